@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ORDK control frames: UDP 4792, so the card hands them to the SimpleNic RX
+ * ring. They carry what the card has no wire format for: RECV advertisements
+ * (in-band SEND/RECV matching) and software atomics. Layout: ordk_wire.h and
+ * doc/guides/prog_guide/wire_formats.md.
+ */
+#include <string.h>
+
+#include "ordk_wire.h"
+#include "wire_bytes.h"
+#include "wire_internal.h"
+
+#define ADVERT_HDR_LEN	   4u  /* count (u16) + reserved (u16) */
+#define ADVERT_ACK_LEN	   8u  /* recv_seq (u32) + reserved (u32) */
+#define ATOMIC_REQ_LEN	   40u /* req_id 4, op 1, rsvd 3, raddr 8, rkey 4, rsvd 4, cmp/add 8, swap 8 */
+#define ATOMIC_RESP_LEN	   16u /* req_id 4, status 1, rsvd 3, orig 8 */
+
+const char *
+ordk_ctrl_type_name(uint8_t type)
+{
+	switch (type) {
+	case ORDK_CTRL_RECV_ADVERT:
+		return "RECV_ADVERT";
+	case ORDK_CTRL_RECV_ADVERT_ACK:
+		return "RECV_ADVERT_ACK";
+	case ORDK_CTRL_ATOMIC_REQ:
+		return "ATOMIC_REQ";
+	case ORDK_CTRL_ATOMIC_RESP:
+		return "ATOMIC_RESP";
+	default:
+		return "?";
+	}
+}
+
+int
+ordk_ctrl_body_len(const struct ordk_ctrl_msg *msg)
+{
+	if (msg == NULL)
+		return ORDK_WIRE_E_ARG;
+	switch (msg->type) {
+	case ORDK_CTRL_RECV_ADVERT:
+		if (msg->advert.count == 0 || msg->advert.count > ORDK_CTRL_MAX_ADVERTS)
+			return ORDK_WIRE_E_CTRL_FIELD;
+		return (int)(ADVERT_HDR_LEN + ORDK_CTRL_ADVERT_LEN * msg->advert.count);
+	case ORDK_CTRL_RECV_ADVERT_ACK:
+		return ADVERT_ACK_LEN;
+	case ORDK_CTRL_ATOMIC_REQ:
+		return ATOMIC_REQ_LEN;
+	case ORDK_CTRL_ATOMIC_RESP:
+		return ATOMIC_RESP_LEN;
+	default:
+		return ORDK_WIRE_E_CTRL_TYPE;
+	}
+}
+
+int
+ordk_wire_ctrl_build(void *buf, uint32_t cap, const struct ordk_wire_l3 *l3,
+		     const struct ordk_ctrl_msg *msg)
+{
+	struct ordk_wire_l3 a;
+	uint8_t *f = buf, *h, *body;
+	uint32_t total;
+	int blen;
+
+	if (buf == NULL || l3 == NULL || msg == NULL)
+		return ORDK_WIRE_E_ARG;
+	blen = ordk_ctrl_body_len(msg);
+	if (blen < 0)
+		return blen;
+	if (msg->src_qpn > BLUE_QPN_MASK || msg->dst_qpn > BLUE_QPN_MASK)
+		return ORDK_WIRE_E_CTRL_FIELD;
+	if (msg->type == ORDK_CTRL_ATOMIC_REQ &&
+	    msg->atomic_req.op != ORDK_CTRL_ATOMIC_CMP_AND_SWP &&
+	    msg->atomic_req.op != ORDK_CTRL_ATOMIC_FETCH_AND_ADD)
+		return ORDK_WIRE_E_CTRL_FIELD;
+	if (msg->type == ORDK_CTRL_ATOMIC_RESP &&
+	    msg->atomic_resp.status > ORDK_CTRL_ATOMIC_STATUS_MAX)
+		return ORDK_WIRE_E_CTRL_FIELD;
+	total = WIRE_L4_PAYLOAD_OFF + ORDK_CTRL_HLEN + (uint32_t)blen;
+	if (cap < total)
+		return ORDK_WIRE_E_NOSPACE;
+
+	memset(f, 0, total);
+	a = *l3;
+	a.src_port = ORDK_WIRE_CTRL_UDP_PORT;
+	a.dst_port = ORDK_WIRE_CTRL_UDP_PORT;
+	wire_l3_build(f, &a, ORDK_CTRL_HLEN + (uint32_t)blen);
+
+	h = f + WIRE_L4_PAYLOAD_OFF;
+	wire_put_be16(h, ORDK_CTRL_MAGIC);
+	h[2] = ORDK_CTRL_VERSION;
+	h[3] = msg->type;
+	h[4] = msg->flags;
+	wire_put_be16(h + 6, (uint16_t)blen);
+	wire_put_be32(h + 8, msg->src_qpn);
+	wire_put_be32(h + 12, msg->dst_qpn);
+	wire_put_be32(h + 16, msg->seq);
+	wire_put_be32(h + 20, msg->ack);
+
+	body = h + ORDK_CTRL_HLEN;
+	switch (msg->type) {
+	case ORDK_CTRL_RECV_ADVERT:
+		wire_put_be16(body, msg->advert.count);
+		for (unsigned int i = 0; i < msg->advert.count; i++) {
+			uint8_t *e = body + ADVERT_HDR_LEN + i * ORDK_CTRL_ADVERT_LEN;
+
+			wire_put_be32(e, msg->advert.e[i].recv_seq);
+			wire_put_be32(e + 4, msg->advert.e[i].length);
+			wire_put_be64(e + 8, msg->advert.e[i].addr);
+			wire_put_be32(e + 16, msg->advert.e[i].rkey);
+		}
+		break;
+	case ORDK_CTRL_RECV_ADVERT_ACK:
+		wire_put_be32(body, msg->advert_ack.recv_seq);
+		break;
+	case ORDK_CTRL_ATOMIC_REQ:
+		wire_put_be32(body, msg->atomic_req.req_id);
+		body[4] = msg->atomic_req.op;
+		wire_put_be64(body + 8, msg->atomic_req.raddr);
+		wire_put_be32(body + 16, msg->atomic_req.rkey);
+		wire_put_be64(body + 24, msg->atomic_req.compare_add);
+		wire_put_be64(body + 32, msg->atomic_req.swap);
+		break;
+	default: /* ATOMIC_RESP */
+		wire_put_be32(body, msg->atomic_resp.req_id);
+		body[4] = msg->atomic_resp.status;
+		wire_put_be64(body + 8, msg->atomic_resp.orig);
+		break;
+	}
+	return (int)total;
+}
+
+static bool
+zero(const uint8_t *p, unsigned int n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+int
+ordk_wire_ctrl_parse(const void *frame, uint32_t len, struct ordk_wire_l3 *l3,
+		     struct ordk_ctrl_msg *msg)
+{
+	const uint8_t *f = frame, *h, *body;
+	uint32_t udp_payload, frame_end, blen;
+	int rc, want;
+
+	if (frame == NULL || l3 == NULL || msg == NULL)
+		return ORDK_WIRE_E_ARG;
+	memset(msg, 0, sizeof(*msg));
+	memset(l3, 0, sizeof(*l3));
+	rc = wire_l3_parse(f, len, l3, &udp_payload, &frame_end);
+	if (rc != 0)
+		return rc;
+	/* both ports are 4792: the builder writes them so, and a parse must round-trip */
+	if (l3->dst_port != ORDK_WIRE_CTRL_UDP_PORT || l3->src_port != ORDK_WIRE_CTRL_UDP_PORT)
+		return ORDK_WIRE_E_NOT_CTRL_PORT;
+	rc = wire_check_trailer(f, len, frame_end, 0);
+	if (rc != 0)
+		return rc;
+	if (udp_payload < ORDK_CTRL_HLEN)
+		return ORDK_WIRE_E_TRUNCATED;
+
+	h = f + WIRE_L4_PAYLOAD_OFF;
+	if (wire_get_be16(h) != ORDK_CTRL_MAGIC)
+		return ORDK_WIRE_E_CTRL_MAGIC;
+	if (h[2] != ORDK_CTRL_VERSION)
+		return ORDK_WIRE_E_CTRL_VERSION;
+	msg->type = h[3];
+	msg->flags = h[4];
+	if (h[5] != 0)
+		return ORDK_WIRE_E_CTRL_FIELD;
+	blen = wire_get_be16(h + 6);
+	if (blen != udp_payload - ORDK_CTRL_HLEN)
+		return ORDK_WIRE_E_CTRL_LEN;
+	msg->src_qpn = wire_get_be32(h + 8);
+	msg->dst_qpn = wire_get_be32(h + 12);
+	msg->seq = wire_get_be32(h + 16);
+	msg->ack = wire_get_be32(h + 20);
+	if (msg->src_qpn > BLUE_QPN_MASK || msg->dst_qpn > BLUE_QPN_MASK)
+		return ORDK_WIRE_E_CTRL_FIELD;
+
+	body = h + ORDK_CTRL_HLEN;
+	switch (msg->type) {
+	case ORDK_CTRL_RECV_ADVERT:
+		if (blen < ADVERT_HDR_LEN)
+			return ORDK_WIRE_E_CTRL_LEN;
+		msg->advert.count = wire_get_be16(body);
+		if (!zero(body + 2, 2))
+			return ORDK_WIRE_E_CTRL_FIELD;
+		break;
+	case ORDK_CTRL_ATOMIC_REQ:
+	case ORDK_CTRL_RECV_ADVERT_ACK:
+	case ORDK_CTRL_ATOMIC_RESP:
+		break;
+	default:
+		return ORDK_WIRE_E_CTRL_TYPE;
+	}
+	want = ordk_ctrl_body_len(msg);
+	if (want < 0)
+		return want;
+	if ((uint32_t)want != blen)
+		return ORDK_WIRE_E_CTRL_LEN;
+
+	switch (msg->type) {
+	case ORDK_CTRL_RECV_ADVERT:
+		for (unsigned int i = 0; i < msg->advert.count; i++) {
+			const uint8_t *e = body + ADVERT_HDR_LEN + i * ORDK_CTRL_ADVERT_LEN;
+
+			if (!zero(e + 20, 4))
+				return ORDK_WIRE_E_CTRL_FIELD;
+			msg->advert.e[i].recv_seq = wire_get_be32(e);
+			msg->advert.e[i].length = wire_get_be32(e + 4);
+			msg->advert.e[i].addr = wire_get_be64(e + 8);
+			msg->advert.e[i].rkey = wire_get_be32(e + 16);
+		}
+		break;
+	case ORDK_CTRL_RECV_ADVERT_ACK:
+		if (!zero(body + 4, 4))
+			return ORDK_WIRE_E_CTRL_FIELD;
+		msg->advert_ack.recv_seq = wire_get_be32(body);
+		break;
+	case ORDK_CTRL_ATOMIC_REQ:
+		if (!zero(body + 5, 3) || !zero(body + 20, 4))
+			return ORDK_WIRE_E_CTRL_FIELD;
+		msg->atomic_req.req_id = wire_get_be32(body);
+		msg->atomic_req.op = body[4];
+		msg->atomic_req.raddr = wire_get_be64(body + 8);
+		msg->atomic_req.rkey = wire_get_be32(body + 16);
+		msg->atomic_req.compare_add = wire_get_be64(body + 24);
+		msg->atomic_req.swap = wire_get_be64(body + 32);
+		if (msg->atomic_req.op != ORDK_CTRL_ATOMIC_CMP_AND_SWP &&
+		    msg->atomic_req.op != ORDK_CTRL_ATOMIC_FETCH_AND_ADD)
+			return ORDK_WIRE_E_CTRL_FIELD;
+		break;
+	default: /* ATOMIC_RESP */
+		if (!zero(body + 5, 3))
+			return ORDK_WIRE_E_CTRL_FIELD;
+		msg->atomic_resp.req_id = wire_get_be32(body);
+		msg->atomic_resp.status = body[4];
+		msg->atomic_resp.orig = wire_get_be64(body + 8);
+		if (msg->atomic_resp.status > ORDK_CTRL_ATOMIC_STATUS_MAX)
+			return ORDK_WIRE_E_CTRL_FIELD;
+		break;
+	}
+	return ORDK_WIRE_OK;
+}
