@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DMA: every host-memory access of the model goes through sim_dma_ptr(), which
+ * translates an IOVA to host memory through the mappings the host made with
+ * bluesim_dma_map() (the model's IOMMU). Anything else is refused and counted,
+ * never performed. MR accesses translate first through the MR table and the
+ * PGT of 2 MiB pages, as the card does (HW-INTERFACE.md section 4).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+/* Index of the last mapping with iova <= @p iova, or -1. */
+static int
+map_find(const struct bluesim *sim, uint64_t iova)
+{
+	int lo = 0, hi = (int)sim->nmaps - 1, best = -1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (sim->maps[mid].iova <= iova) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return best;
+}
+
+static bool
+map_covers(const struct sim_dma_map *m, uint64_t iova, uint64_t len)
+{
+	return iova >= m->iova && len <= m->len && iova - m->iova <= m->len - len;
+}
+
+uint8_t *
+sim_dma_ptr(struct bluesim *sim, uint64_t iova, uint64_t len)
+{
+	const struct sim_dma_map *m;
+	int i;
+
+	if (len == 0)
+		len = 1;
+	if (sim->last_map < sim->nmaps && map_covers(&sim->maps[sim->last_map], iova, len)) {
+		m = &sim->maps[sim->last_map];
+		return m->va + (iova - m->iova);
+	}
+	i = map_find(sim, iova);
+	if (i >= 0 && map_covers(&sim->maps[i], iova, len)) {
+		sim->last_map = (uint32_t)i;
+		m = &sim->maps[i];
+		return m->va + (iova - m->iova);
+	}
+	sim->st.dma_refused++;
+	return NULL;
+}
+
+int
+sim_dma_read(struct bluesim *sim, uint64_t iova, void *dst, uint64_t len)
+{
+	const uint8_t *p = sim_dma_ptr(sim, iova, len);
+
+	if (p == NULL)
+		return -EFAULT;
+	memcpy(dst, p, len);
+	return 0;
+}
+
+int
+sim_dma_write(struct bluesim *sim, uint64_t iova, const void *src, uint64_t len)
+{
+	uint8_t *p = sim_dma_ptr(sim, iova, len);
+
+	if (p == NULL)
+		return -EFAULT;
+	memcpy(p, src, len);
+	return 0;
+}
+
+/*
+ * Walk [va, va + len) of an MR in pieces that stay inside one 2 MiB page:
+ * idx = pgt_offset + (VA >> 21) - (base_va >> 21); PA = (pn << 21) | (VA & 0x1FFFFF).
+ */
+static int
+mr_access(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uint8_t *buf,
+	  uint32_t len, bool write)
+{
+	while (len > 0) {
+		uint64_t off = va & (BLUE_PAGE_SIZE - 1);
+		uint64_t idx = mr->pgt_offset + (va >> BLUE_PAGE_SHIFT) -
+			       (mr->base_va >> BLUE_PAGE_SHIFT);
+		uint32_t n = (uint32_t)RTE_MIN((uint64_t)len, BLUE_PAGE_SIZE - off);
+		uint64_t pa;
+		int rc;
+
+		if (idx >= BLUE_PGT_ENTRIES)
+			return -ERANGE;
+		pa = ((uint64_t)sim->pgt[idx] << BLUE_PAGE_SHIFT) | off;
+		rc = write ? sim_dma_write(sim, pa, buf, n) : sim_dma_read(sim, pa, buf, n);
+		if (rc != 0)
+			return rc;
+		va += n;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int
+sim_mr_read(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, void *dst, uint32_t len)
+{
+	return mr_access(sim, mr, va, dst, len, false);
+}
+
+int
+sim_mr_write(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, const void *src,
+	     uint32_t len)
+{
+	return mr_access(sim, mr, va, (uint8_t *)(uintptr_t)src, len, true);
+}
+
+int
+bluesim_dma_map(struct bluesim *sim, uint64_t iova, void *va, uint64_t len)
+{
+	int i;
+
+	if (sim == NULL || va == NULL || len == 0 || iova + len < iova)
+		return -EINVAL;
+	if (sim->nmaps >= SIM_DMA_MAPS)
+		return -ENOSPC;
+	i = map_find(sim, iova);
+	/* no overlap with the mapping before or after */
+	if (i >= 0 && iova - sim->maps[i].iova < sim->maps[i].len)
+		return -EEXIST;
+	if (i + 1 < (int)sim->nmaps && sim->maps[i + 1].iova - iova < len)
+		return -EEXIST;
+	memmove(&sim->maps[i + 2], &sim->maps[i + 1],
+		(sim->nmaps - (uint32_t)(i + 1)) * sizeof(sim->maps[0]));
+	sim->maps[i + 1] = (struct sim_dma_map){ .iova = iova, .len = len, .va = va };
+	sim->nmaps++;
+	sim->last_map = UINT32_MAX;
+	/* rings re-resolve their base on next use */
+	sim->cmd_req.base_iova = sim->send.base_iova = sim->snic_tx.base_iova = UINT64_MAX;
+	sim->cmd_resp.base_iova = sim->meta.base_iova = sim->snic_rx.base_iova = UINT64_MAX;
+	return 0;
+}
+
+int
+bluesim_dma_unmap(struct bluesim *sim, uint64_t iova)
+{
+	int i;
+
+	if (sim == NULL)
+		return -EINVAL;
+	i = map_find(sim, iova);
+	if (i < 0 || sim->maps[i].iova != iova)
+		return -ENOENT;
+	memmove(&sim->maps[i], &sim->maps[i + 1],
+		(sim->nmaps - (uint32_t)i - 1) * sizeof(sim->maps[0]));
+	sim->nmaps--;
+	sim->last_map = UINT32_MAX;
+	sim->cmd_req.base_iova = sim->send.base_iova = sim->snic_tx.base_iova = UINT64_MAX;
+	sim->cmd_resp.base_iova = sim->meta.base_iova = sim->snic_rx.base_iova = UINT64_MAX;
+	return 0;
+}

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The model's Ethernet port: any DPDK ethdev (or a loopback FIFO), a CRC-32
+ * trailer standing in for the link's FCS, pcapng capture, and seeded fault
+ * injection per direction (drop, duplicate, reorder, corrupt, delay).
+ *
+ * TX path: frame -> FCS appended -> capture -> TX faults -> queue -> port.
+ * RX path: port -> capture -> RX faults -> FCS checked and stripped -> receive.
+ * Corruption is injected after the FCS is computed (TX) or before it is
+ * checked (RX), so it is caught where a real link's FCS would catch it.
+ */
+#include <string.h>
+#include <time.h>
+
+#include <rte_ethdev.h>
+
+#include "sim_internal.h"
+
+uint64_t
+sim_rand(struct bluesim *sim)
+{
+	/* xorshift64*: seeded, deterministic, one lcore */
+	uint64_t x = sim->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	sim->rng = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+static double
+rand_unit(struct bluesim *sim)
+{
+	return (double)(sim_rand(sim) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+struct rte_mbuf *
+sim_mbuf_alloc(struct bluesim *sim)
+{
+	return rte_pktmbuf_alloc(sim->pool);
+}
+
+static uint64_t
+wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void
+capture(struct bluesim *sim, struct rte_mbuf *m, uint32_t len, enum ordk_pcapng_dir dir)
+{
+	if (sim->pcap != NULL)
+		ordk_pcapng_write(sim->pcap, 0, rte_pktmbuf_mtod(m, void *), len, wall_ns(), dir);
+}
+
+/* ---------------------------------------------------------------- faults */
+
+static uint64_t *
+fault_counter(struct bluesim *sim, enum bluesim_dir dir, enum bluesim_fault k)
+{
+	uint64_t *base = dir == BLUESIM_DIR_TX ? &sim->st.fault_tx_drop : &sim->st.fault_rx_drop;
+
+	return base + k; /* the counters are declared in bluesim_fault order */
+}
+
+static void tx_enqueue(struct bluesim *sim, struct rte_mbuf *m);
+static void rx_deliver(struct bluesim *sim, struct rte_mbuf *m);
+
+static void
+emit(struct bluesim *sim, enum bluesim_dir dir, struct rte_mbuf *m)
+{
+	if (dir == BLUESIM_DIR_TX)
+		tx_enqueue(sim, m);
+	else
+		rx_deliver(sim, m);
+}
+
+static void
+hold(struct bluesim *sim, enum bluesim_dir dir, struct rte_mbuf *m, uint32_t countdown,
+     uint64_t release_ns)
+{
+	struct sim_fault_dir *fd = &sim->fault[dir];
+
+	fd->held[fd->nheld++] = (struct sim_held){ .m = m, .countdown = countdown,
+						   .release_ns = release_ns };
+}
+
+/* A frame passed: reorder-held frames count down and go out after it. */
+static void
+held_tick(struct bluesim *sim, enum bluesim_dir dir)
+{
+	struct sim_fault_dir *fd = &sim->fault[dir];
+
+	for (uint32_t i = 0; i < fd->nheld;) {
+		struct sim_held *h = &fd->held[i];
+
+		if (h->countdown != UINT32_MAX && --h->countdown == 0) {
+			struct rte_mbuf *m = h->m;
+
+			*h = fd->held[--fd->nheld];
+			emit(sim, dir, m);
+			continue;
+		}
+		i++;
+	}
+}
+
+static unsigned int
+held_release_due(struct bluesim *sim, enum bluesim_dir dir, bool all)
+{
+	struct sim_fault_dir *fd = &sim->fault[dir];
+	uint64_t now;
+	unsigned int n = 0;
+
+	if (fd->nheld == 0)
+		return 0;
+	now = sim_now_ns(sim);
+	for (uint32_t i = 0; i < fd->nheld;) {
+		struct sim_held *h = &fd->held[i];
+
+		if (all || now >= h->release_ns) {
+			struct rte_mbuf *m = h->m;
+
+			*h = fd->held[--fd->nheld];
+			if (all)
+				rte_pktmbuf_free(m);
+			else
+				emit(sim, dir, m);
+			n++;
+			continue;
+		}
+		i++;
+	}
+	return n;
+}
+
+static void
+fault_apply(struct bluesim *sim, enum bluesim_dir dir, struct rte_mbuf *m)
+{
+	const double *r = sim->cfg.fault.rate[dir];
+	struct sim_fault_dir *fd = &sim->fault[dir];
+	struct rte_mbuf *dup = NULL;
+
+	if (r[BLUESIM_FAULT_DROP] > 0 && rand_unit(sim) < r[BLUESIM_FAULT_DROP]) {
+		(*fault_counter(sim, dir, BLUESIM_FAULT_DROP))++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (r[BLUESIM_FAULT_CORRUPT] > 0 && rand_unit(sim) < r[BLUESIM_FAULT_CORRUPT]) {
+		uint32_t len = rte_pktmbuf_data_len(m);
+
+		if (len > 0) {
+			uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+			uint64_t x = sim_rand(sim);
+
+			p[(x >> 8) % len] ^= (uint8_t)((x & 0xFF) | 1); /* never a no-op flip */
+			(*fault_counter(sim, dir, BLUESIM_FAULT_CORRUPT))++;
+		}
+	}
+	if (r[BLUESIM_FAULT_DUP] > 0 && rand_unit(sim) < r[BLUESIM_FAULT_DUP]) {
+		dup = rte_pktmbuf_copy(m, sim->pool, 0, UINT32_MAX);
+		if (dup != NULL)
+			(*fault_counter(sim, dir, BLUESIM_FAULT_DUP))++;
+	}
+	if (fd->nheld < SIM_HELD_MAX && r[BLUESIM_FAULT_REORDER] > 0 &&
+	    rand_unit(sim) < r[BLUESIM_FAULT_REORDER]) {
+		(*fault_counter(sim, dir, BLUESIM_FAULT_REORDER))++;
+		/* released after reorder_depth later frames, or after 1 ms of silence */
+		hold(sim, dir, m, sim->cfg.fault.reorder_depth, sim_now_ns(sim) + 1000000);
+	} else if (fd->nheld < SIM_HELD_MAX && r[BLUESIM_FAULT_DELAY] > 0 &&
+		   rand_unit(sim) < r[BLUESIM_FAULT_DELAY]) {
+		(*fault_counter(sim, dir, BLUESIM_FAULT_DELAY))++;
+		hold(sim, dir, m, UINT32_MAX,
+		     sim_now_ns(sim) + (uint64_t)sim->cfg.fault.delay_us * 1000);
+	} else {
+		held_tick(sim, dir);
+		emit(sim, dir, m);
+	}
+	if (dup != NULL)
+		emit(sim, dir, dup);
+}
+
+/* -------------------------------------------------------------- transmit */
+
+static void
+tx_enqueue(struct bluesim *sim, struct rte_mbuf *m)
+{
+	if (sim->txq_len >= SIM_TX_QUEUE)
+		sim_port_flush(sim);
+	if (sim->txq_len >= SIM_TX_QUEUE) {
+		sim->st.tx_no_mbuf++; /* the port refuses everything; cannot hold more */
+		rte_pktmbuf_free(m);
+		return;
+	}
+	sim->txq[sim->txq_len++] = m;
+}
+
+void
+sim_port_send(struct bluesim *sim, struct rte_mbuf *m)
+{
+	uint32_t len = rte_pktmbuf_data_len(m);
+
+	if (sim->cfg.fcs) {
+		uint8_t *t = (uint8_t *)rte_pktmbuf_append(m, 4);
+
+		if (t == NULL) {
+			sim->st.tx_no_mbuf++;
+			rte_pktmbuf_free(m);
+			return;
+		}
+		ordk_wire_fcs_append(rte_pktmbuf_mtod(m, void *), len, len + 4);
+	}
+	capture(sim, m, len, ORDK_PCAPNG_DIR_OUT);
+	fault_apply(sim, BLUESIM_DIR_TX, m);
+}
+
+unsigned int
+sim_port_flush(struct bluesim *sim)
+{
+	uint32_t sent = 0;
+
+	held_release_due(sim, BLUESIM_DIR_TX, false);
+	if (sim->txq_len == 0)
+		return 0;
+	if (sim->cfg.port_id == BLUESIM_PORT_LOOPBACK) {
+		while (sent < sim->txq_len && sim->lb_count < SIM_LOOPBACK_RING) {
+			sim->lb[(sim->lb_head + sim->lb_count) % SIM_LOOPBACK_RING] = sim->txq[sent++];
+			sim->lb_count++;
+		}
+	} else {
+		sent = rte_eth_tx_burst(sim->cfg.port_id, sim->cfg.queue_id, sim->txq,
+					(uint16_t)sim->txq_len);
+	}
+	if (sent > 0 && sent < sim->txq_len)
+		memmove(sim->txq, sim->txq + sent, (sim->txq_len - sent) * sizeof(sim->txq[0]));
+	sim->txq_len -= sent;
+	return sent;
+}
+
+/* --------------------------------------------------------------- receive */
+
+static void
+rx_deliver(struct bluesim *sim, struct rte_mbuf *m)
+{
+	if (sim->cfg.fcs) {
+		uint32_t len = rte_pktmbuf_data_len(m);
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t got = 0;
+
+		if (len >= 4)
+			got = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 |
+			      (uint32_t)p[len - 2] << 16 | (uint32_t)p[len - 1] << 24;
+		if (len < 4 || ordk_wire_crc32(p, len - 4) != got) {
+			sim->st.rx_fcs_error++;
+			rte_pktmbuf_free(m);
+			return;
+		}
+		rte_pktmbuf_trim(m, 4);
+	}
+	sim_rx_frame(sim, m);
+	rte_pktmbuf_free(m);
+}
+
+unsigned int
+sim_port_rx(struct bluesim *sim, unsigned int budget)
+{
+	struct rte_mbuf *pkts[SIM_BURST];
+	uint32_t room = (SIM_META_PENDING - sim->meta_count) / 2; /* <= 2 reports per frame */
+	uint16_t n = (uint16_t)RTE_MIN(budget, SIM_BURST);
+
+	if (n > room)
+		n = (uint16_t)room;
+
+	held_release_due(sim, BLUESIM_DIR_RX, false);
+	if (n == 0)
+		return 0; /* the host is behind on meta reports: leave frames on the wire */
+	if (sim->cfg.port_id == BLUESIM_PORT_LOOPBACK) {
+		uint16_t k = 0;
+
+		while (k < n && sim->lb_count > 0) {
+			pkts[k++] = sim->lb[sim->lb_head];
+			sim->lb_head = (sim->lb_head + 1) % SIM_LOOPBACK_RING;
+			sim->lb_count--;
+		}
+		n = k;
+	} else {
+		n = rte_eth_rx_burst(sim->cfg.port_id, sim->cfg.queue_id, pkts, n);
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0) {
+			sim->st.rx_multiseg_dropped++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		capture(sim, m, rte_pktmbuf_data_len(m) - (sim->cfg.fcs && m->data_len >= 4 ? 4 : 0),
+			ORDK_PCAPNG_DIR_IN);
+		fault_apply(sim, BLUESIM_DIR_RX, m);
+	}
+	return n;
+}
+
+void
+sim_port_release_all(struct bluesim *sim)
+{
+	held_release_due(sim, BLUESIM_DIR_TX, true);
+	held_release_due(sim, BLUESIM_DIR_RX, true);
+	for (uint32_t i = 0; i < sim->txq_len; i++)
+		rte_pktmbuf_free(sim->txq[i]);
+	sim->txq_len = 0;
+	while (sim->lb_count > 0) {
+		rte_pktmbuf_free(sim->lb[sim->lb_head]);
+		sim->lb_head = (sim->lb_head + 1) % SIM_LOOPBACK_RING;
+		sim->lb_count--;
+	}
+}
