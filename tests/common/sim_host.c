@@ -11,11 +11,13 @@
 
 #include "sim_host.h"
 
+int test_eal_lcore;
+
 void
 test_eal_init(const char *extra)
 {
 	static bool done;
-	char prefix[64], *argv[16];
+	char prefix[64], lcore[16], *argv[16];
 	int argc = 0;
 
 	if (done)
@@ -29,14 +31,24 @@ test_eal_init(const char *extra)
 	argv[argc++] = "--no-shconf";
 	argv[argc++] = "--no-telemetry";
 	argv[argc++] = "--log-level=4";
+	snprintf(lcore, sizeof(lcore), "%d", test_eal_lcore);
 	argv[argc++] = "-l";
-	argv[argc++] = "0";
+	argv[argc++] = lcore;
 	argv[argc++] = prefix;
 	if (extra != NULL)
 		argv[argc++] = (char *)extra;
 	argv[argc] = NULL;
 	cr_assert_geq(rte_eal_init(argc, argv), 0, "rte_eal_init failed");
 	done = true;
+}
+
+void *
+test_aligned(size_t align, size_t size)
+{
+	void *p = NULL;
+
+	cr_assert_eq(posix_memalign(&p, align, size), 0);
+	return p;
 }
 
 struct rte_mempool *
@@ -319,7 +331,10 @@ sim_host_meta(struct sim_host *h, struct blue_meta_report *rep)
 
 	if (n == 0)
 		return 0;
-	cr_assert_eq(blue_meta_decode(d, d + 32, rep), n, "meta report does not decode");
+	/* The card copies a received ACK's flags: a peer's bogus flags make a report
+	 * the classification table rejects. A driver counts those; so does this host. */
+	if (blue_meta_decode(d, d + 32, rep) != n)
+		rep->kind = BLUE_META_KIND_COUNT;
 	return n;
 }
 

@@ -17,6 +17,8 @@
 #include "bluesim.h"
 #include "ordk_wire.h"
 
+/** The lcore test_eal_init() pins the process to (default 0; a second process uses 1). */
+extern int test_eal_lcore;
 /** EAL for a test process: --no-huge, --no-pci, a unique file prefix. Idempotent. */
 void test_eal_init(const char *extra);
 
@@ -27,6 +29,8 @@ void test_ring_pair(const char *name, uint16_t *p0, uint16_t *p1);
 /** Configure and start an ethdev with one RX and one TX queue. */
 void test_port_start(uint16_t port, struct rte_mempool *pool);
 struct rte_mempool *test_pool(const char *name, unsigned int n);
+/** posix_memalign that asserts (any size, unlike C11 aligned_alloc); free() it. */
+void *test_aligned(size_t align, size_t size);
 
 struct sim_host {
 	struct bluesim *sim;
@@ -66,7 +70,10 @@ bool sim_host_qp(struct sim_host *h, uint32_t qpn, uint32_t peer_qpn, uint32_t p
 void sim_host_send(struct sim_host *h, const struct blue_send_item *it);
 /** Push raw descriptors on a host-to-card ring and write HEAD. */
 void sim_host_push_raw(struct sim_host *h, enum blue_ring_id r, const uint8_t *d, uint32_t n);
-/** Consume one meta report as the driver does; @return descriptors consumed (0: none). */
+/**
+ * Consume one meta report as the driver does; @return descriptors consumed (0: none).
+ * A report that does not decode comes back with kind BLUE_META_KIND_COUNT.
+ */
 int sim_host_meta(struct sim_host *h, struct blue_meta_report *rep);
 /** Send a raw frame through SimpleNic TX. */
 void sim_host_snic_tx(struct sim_host *h, const void *frame, uint32_t len);

@@ -34,7 +34,7 @@ setup(void)
 	cfg.port_id = port;
 	sim_host_init(&h, &cfg);
 	sim_host_start(&h, MAC_A, IP_A);
-	src = aligned_alloc(1 << 21, 4 << 20);
+	src = test_aligned(1 << 21, 4 << 20);
 	for (uint32_t i = 0; i < (4u << 20); i++)
 		src[i] = (uint8_t)(i * 131 + 7);
 	cr_assert(sim_host_reg_mr(&h, LKEY, src, 4 << 20, BLUE_ACC_ALL, 0));

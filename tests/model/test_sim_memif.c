@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Two processes, one model each, joined by net_memif: a WRITE from one lands
+ * byte-exact in the other's memory. The child is the memif server; its exit
+ * status is its verdict. Every loop is time-bounded.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+
+#include "sim_host.h"
+
+#define LEN (256u << 10)
+#define QPN_S 0x000201u
+#define QPN_C 0x000101u
+#define KEY_S 0x00002201u
+#define KEY_C 0x00001101u
+#define MAC_S 0x020000000002ull
+#define MAC_C 0x020000000001ull
+#define IP_S 0x0A000002u
+#define IP_C 0x0A000001u
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static uint8_t
+pattern(uint32_t i)
+{
+	return (uint8_t)(i * 13 + 5);
+}
+
+static struct sim_host h;
+
+static void
+side(const char *vdev, uint64_t mac, uint32_t ip, uint8_t **buf, uint32_t key)
+{
+	struct bluesim_config cfg;
+	struct rte_mempool *mp;
+
+	test_eal_init(vdev);
+	mp = test_pool("memif_pool", 4095);
+	test_port_start(0, mp);
+	bluesim_config_defaults(&cfg);
+	cfg.port_id = 0;
+	cfg.clock_ns = NULL;
+	sim_host_init(&h, &cfg);
+	sim_host_start(&h, mac, ip);
+	*buf = test_aligned(1 << 21, LEN);
+	memset(*buf, 0, LEN);
+	cr_assert(sim_host_reg_mr(&h, key, *buf, LEN, BLUE_ACC_ALL, 0));
+}
+
+static int
+server(const char *vdev, int wfd)
+{
+	uint8_t *buf;
+	uint64_t va;
+	struct blue_meta_report r;
+	double end = now_s() + 20;
+	int last = 0;
+
+	side(vdev, MAC_S, IP_S, &buf, KEY_S);
+	cr_assert(sim_host_qp(&h, QPN_S, QPN_C, IP_C, MAC_C, BLUE_PMTU_4096, BLUE_ACC_ALL));
+	va = (uint64_t)(uintptr_t)buf; /* the client WRITEs here: tell it, as lib/cm will */
+	if (write(wfd, &va, sizeof(va)) != sizeof(va))
+		return 4;
+	close(wfd);
+	while (now_s() < end && last == 0) {
+		bluesim_poll(h.sim, 64);
+		while (sim_host_meta(&h, &r) > 0)
+			if (r.kind == BLUE_META_HEADER_WRITE && r.opcode == BLUE_OP_WRITE_LAST)
+				last = 1;
+	}
+	if (!last)
+		return 2;
+	for (uint32_t i = 0; i < LEN; i++)
+		if (buf[i] != pattern(i))
+			return 3;
+	return 0;
+}
+
+Test(sim_memif, two_processes_write_byte_exact, .timeout = 60)
+{
+	char sock[64], vs[160], vc[160];
+	struct rte_eth_link link;
+	uint8_t *buf;
+	pid_t child;
+	int status = -1, pfd[2];
+	uint64_t peer_va = 0;
+	double end;
+
+	snprintf(sock, sizeof(sock), "/tmp/ordk-memif-%d.sock", (int)getpid());
+	unlink(sock);
+	snprintf(vs, sizeof(vs), "--vdev=net_memif0,role=server,socket=%s,bsize=8192,rsize=10", sock);
+	snprintf(vc, sizeof(vc), "--vdev=net_memif0,role=client,socket=%s,bsize=8192,rsize=10", sock);
+	cr_assert_eq(pipe(pfd), 0);
+	child = fork();
+	if (child == 0)
+		test_eal_lcore = 1; /* one core per process */
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		close(pfd[0]);
+		_exit(server(vs, pfd[1]));
+	}
+	close(pfd[1]);
+	/* the server's buffer address arrives once its socket and MR exist */
+	cr_assert_eq(read(pfd[0], &peer_va, sizeof(peer_va)), (ssize_t)sizeof(peer_va),
+		     "server did not start");
+	close(pfd[0]);
+	side(vc, MAC_C, IP_C, &buf, KEY_C);
+	for (uint32_t i = 0; i < LEN; i++)
+		buf[i] = pattern(i);
+	cr_assert(sim_host_qp(&h, QPN_C, QPN_S, IP_S, MAC_S, BLUE_PMTU_4096, BLUE_ACC_ALL));
+	end = now_s() + 15;
+	do {
+		rte_eth_link_get_nowait(0, &link);
+		usleep(1000);
+	} while (!link.link_status && now_s() < end);
+	cr_assert(link.link_status, "memif link never came up");
+
+	{
+		struct blue_send_item it = {
+			.opcode = BLUE_WR_RDMA_WRITE, .valid = 1, .msn = 1, .total_len = LEN,
+			.rkey = KEY_S, .dqp_ip = IP_S, .raddr = peer_va,
+			.qp_type = BLUE_QPT_RC, .dqpn = QPN_S, .flags = BLUE_SEND_SIGNALED,
+			.pmtu = BLUE_PMTU_4096, .is_first = 1, .is_last = 1, .sqpn = QPN_C,
+			.dst_mac = MAC_S, .lkey = KEY_C, .len = LEN,
+			.laddr = (uint64_t)(uintptr_t)buf,
+		};
+
+		sim_host_send(&h, &it);
+	}
+	end = now_s() + 20;
+	while (now_s() < end) {
+		bluesim_poll(h.sim, 64);
+		if (waitpid(child, &status, WNOHANG) == child)
+			break;
+	}
+	if (now_s() >= end) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+	}
+	unlink(sock);
+	cr_assert(WIFEXITED(status), "server did not exit");
+	cr_assert_eq(WEXITSTATUS(status), 0, "server verdict %d (2: no LAST, 3: bytes differ)",
+		     WEXITSTATUS(status));
+	cr_assert_geq(bluesim_xstat(h.sim, "tx_packets"), LEN / 4096);
+}
