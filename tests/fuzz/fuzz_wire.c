@@ -13,25 +13,10 @@
 #include <string.h>
 
 #include "ordk_wire.h"
+#include "wire_test_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void
-fix_ipv4_csum(uint8_t *f, size_t len)
-{
-	uint32_t sum = 0;
-
-	if (len < 34)
-		return;
-	f[24] = f[25] = 0;
-	for (int i = 14; i < 34; i += 2)
-		sum += (uint32_t)(f[i] << 8 | f[i + 1]);
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = ~sum & 0xFFFF;
-	f[24] = (uint8_t)(sum >> 8);
-	f[25] = (uint8_t)sum;
-}
 
 static void
 check_same(const uint8_t *a, const uint8_t *b, uint32_t n)
@@ -61,7 +46,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = (uint32_t)size - 1;
 	memcpy(frame, data + 1, len);
 	if (opt & 1)
-		fix_ipv4_csum(frame, len);
+		test_fix_ipv4_csum(frame, len);
 
 	(void)ordk_wire_classify(frame, len);
 	(void)ordk_wire_peek_dst(frame, len, &mac, &ip, &has_ip);

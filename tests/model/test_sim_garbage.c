@@ -13,6 +13,7 @@
 #include <rte_ethdev.h>
 
 #include "sim_host.h"
+#include "wire_test_util.h"
 
 #define MAC_A 0x020000000001ull
 #define MAC_B 0x020000000002ull
@@ -34,22 +35,6 @@ rnd(void)
 	return rng * 0x2545F4914F6CDD1Dull;
 }
 
-static void
-fix_ipv4_csum(uint8_t *f, uint32_t len)
-{
-	uint32_t sum = 0;
-
-	if (len < 34)
-		return;
-	f[24] = f[25] = 0;
-	for (int i = 14; i < 34; i += 2)
-		sum += (uint32_t)(f[i] << 8 | f[i + 1]);
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = ~sum & 0xFFFF;
-	f[24] = (uint8_t)(sum >> 8);
-	f[25] = (uint8_t)sum;
-}
 
 Test(sim_garbage, survives_and_stays_inside_its_memory, .timeout = 120)
 {
@@ -119,7 +104,7 @@ Test(sim_garbage, survives_and_stays_inside_its_memory, .timeout = 120)
 			for (uint32_t f = 0; f < flips; f++)
 				frame[rnd() % (uint32_t)len] ^= (uint8_t)(rnd() | 1);
 			if (rnd() % 2)
-				fix_ipv4_csum(frame, (uint32_t)len);
+				test_fix_ipv4_csum(frame, (uint32_t)len);
 			n = (uint32_t)len;
 			if (rnd() % 16 == 0)
 				n = (uint32_t)(rnd() % (uint64_t)(len + 1)); /* truncated */

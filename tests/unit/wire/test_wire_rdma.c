@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ordk_wire.h"
+#include "wire_test_util.h"
 
 /*
  * RDMA_WRITE_ONLY_WITH_IMMEDIATE, 8 bytes at va ...1002 (2 filler bytes),
@@ -44,21 +45,6 @@ base_pkt(uint8_t op)
 	return p;
 }
 
-/* recompute the IPv4 checksum after a test edits the header */
-static void
-fix_csum(uint8_t *f)
-{
-	uint32_t sum = 0;
-
-	f[24] = f[25] = 0;
-	for (int i = 14; i < 34; i += 2)
-		sum += (uint32_t)(f[i] << 8 | f[i + 1]);
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = ~sum & 0xFFFF;
-	f[24] = (uint8_t)(sum >> 8);
-	f[25] = (uint8_t)sum;
-}
 
 Test(wire_rdma, golden_write_only_with_imm)
 {
@@ -243,23 +229,23 @@ Test(wire_rdma, every_reject_reason)
 	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_NOT_IPV4);
 
 	n = build_good(f, sizeof(f));
-	f[14] = 0x65, fix_csum(f);
+	f[14] = 0x65, test_fix_ipv4_csum(f, sizeof(f));
 	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_IP_VERSION);
 	n = build_good(f, sizeof(f));
-	f[14] = 0x46, fix_csum(f);
+	f[14] = 0x46, test_fix_ipv4_csum(f, sizeof(f));
 	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_IP_IHL);
 
 	n = build_good(f, sizeof(f));
 	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n - 1, 0, &o), ORDK_WIRE_E_IP_LEN,
 		     "frame shorter than the IP total length");
-	f[16] = 0, f[17] = 20, fix_csum(f);
+	f[16] = 0, f[17] = 20, test_fix_ipv4_csum(f, sizeof(f));
 	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_IP_LEN);
 
 	n = build_good(f, sizeof(f));
-	f[20] = 0x20, fix_csum(f); /* MF */
+	f[20] = 0x20, test_fix_ipv4_csum(f, sizeof(f)); /* MF */
 	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_IP_FRAGMENT);
 	n = build_good(f, sizeof(f));
-	f[21] = 0x08, fix_csum(f); /* offset */
+	f[21] = 0x08, test_fix_ipv4_csum(f, sizeof(f)); /* offset */
 	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_IP_FRAGMENT);
 
 	n = build_good(f, sizeof(f));
@@ -267,7 +253,7 @@ Test(wire_rdma, every_reject_reason)
 	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_IP_CSUM);
 
 	n = build_good(f, sizeof(f));
-	f[23] = 6, fix_csum(f);
+	f[23] = 6, test_fix_ipv4_csum(f, sizeof(f));
 	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_NOT_UDP);
 
 	n = build_good(f, sizeof(f));
@@ -351,7 +337,7 @@ Test(wire_rdma, length_rules)
 	buf[16] = (uint8_t)((n - 14 + 1) >> 8), buf[17] = (uint8_t)(n - 14 + 1);
 	buf[38] = (uint8_t)((n - 34 + 1) >> 8), buf[39] = (uint8_t)(n - 34 + 1);
 	buf[66] = 0, buf[67] = 0, buf[68] = 0x10, buf[69] = 0x01;
-	fix_csum(buf);
+	test_fix_ipv4_csum(buf, sizeof(buf));
 	cr_assert_eq(ordk_wire_rdma_parse(buf, (uint32_t)n + 1, 0, &o), ORDK_WIRE_E_LENGTH);
 	/* filler bytes must be zero */
 	p.reth.va = 0x1003;
