@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Slot + key allocator: key = slot << 8 | rand8 (HW-INTERFACE.md sections 4, 5.3). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem_internal.h"
+
+static uint8_t
+rand8(struct mem_keys *k)
+{
+	k->rng ^= k->rng << 13;
+	k->rng ^= k->rng >> 7;
+	k->rng ^= k->rng << 17;
+	return (uint8_t)(k->rng >> 24);
+}
+
+int
+mem_keys_init(struct mem_keys *k, uint32_t nslots, uint32_t first, uint64_t seed)
+{
+	memset(k, 0, sizeof(*k));
+	if (nslots == 0 || first >= nslots)
+		return -EINVAL;
+	k->nslots = nslots;
+	k->first = first;
+	k->hint = first;
+	k->rng = seed ? seed : 0x853C49E6748FEA9Bull;
+	k->bitmap = calloc((nslots + 63) / 64, sizeof(uint64_t));
+	k->gen = calloc(nslots, 1);
+	if (k->bitmap == NULL || k->gen == NULL) {
+		mem_keys_fini(k);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+mem_keys_fini(struct mem_keys *k)
+{
+	free(k->bitmap);
+	free(k->gen);
+	k->bitmap = NULL;
+	k->gen = NULL;
+}
+
+static bool
+in_use(const struct mem_keys *k, uint32_t s)
+{
+	return (k->bitmap[s / 64] >> (s % 64)) & 1;
+}
+
+int64_t
+mem_keys_alloc(struct mem_keys *k)
+{
+	uint32_t span = k->nslots - k->first;
+
+	if (k->used >= span)
+		return -1;
+	for (uint32_t i = 0; i < span; i++) {
+		uint32_t s = k->first + (k->hint - k->first + i) % span;
+		uint8_t part;
+
+		if (in_use(k, s))
+			continue;
+		/* a fresh key part, never the slot's previous one: stale keys stay stale */
+		part = rand8(k);
+		if (part == k->gen[s])
+			part++;
+		k->gen[s] = part;
+		k->bitmap[s / 64] |= 1ull << (s % 64);
+		k->used++;
+		k->hint = s + 1 < k->nslots ? s + 1 : k->first;
+		return (int64_t)s << 8 | part;
+	}
+	return -1;
+}
+
+bool
+mem_keys_valid(const struct mem_keys *k, uint32_t key)
+{
+	uint32_t s = key >> 8;
+
+	return s >= k->first && s < k->nslots && in_use(k, s) && k->gen[s] == (uint8_t)key;
+}
+
+int
+mem_keys_free(struct mem_keys *k, uint32_t key)
+{
+	uint32_t s = key >> 8;
+
+	if (!mem_keys_valid(k, key))
+		return -1;
+	k->bitmap[s / 64] &= ~(1ull << (s % 64));
+	k->used--;
+	return 0;
+}

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * ORDK verbs: the native, verb-like C API of ORDK (ibverbs semantics, ORDK names).
+ *
+ * Objects: a device (ordk_dev) owns protection domains (ordk_pd), memory
+ * regions (ordk_mr), completion queues (ordk_cq) and RC queue pairs (ordk_qp).
+ *
+ * Threading: every object belongs to its device, and a device is driven by
+ * one lcore at a time (its progress engine, ordk_dev_poll()). All functions
+ * of one device must be called from that lcore, or serialised by the caller.
+ * Nothing here blocks except the control-path calls that wait for the card's
+ * command responses (bounded by a timeout).
+ *
+ * Errors: control-path functions return 0 or a negative errno; constructors
+ * return a pointer, or NULL with rte_errno set. Post and poll return counts.
+ */
+#ifndef ORDK_VERBS_H
+#define ORDK_VERBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ordk_dev;
+struct ordk_pd;
+struct ordk_cq;
+struct ordk_qp;
+
+/* ------------------------------------------------------------------ device */
+
+/** Device limits and identity (ordk_dev_query()). */
+struct ordk_dev_attr {
+	char name[32];		/**< "bluesim0", "blue:0000:01:00.0" */
+	uint64_t mac;		/**< 48-bit, first octet most significant */
+	uint32_t ip;		/**< IPv4, numeric (10.0.0.1 = 0x0A000001) */
+	uint32_t max_qp;	/**< 1023 (card slots, index 0 reserved) */
+	uint32_t max_qp_wr;	/**< send or receive WRs per QP */
+	uint32_t max_sge;	/**< 1 */
+	uint32_t max_cq;
+	uint32_t max_cqe;
+	uint32_t max_mr;	/**< 8192 MR table slots */
+	uint32_t max_pd;
+	uint64_t max_mr_size;	/**< 2 GiB - 1 (the MR length is 32 bits) */
+	uint32_t max_msg_sz;	/**< 2^31 */
+	uint32_t pgt_entries;	/**< 131072 pages of 2 MiB */
+};
+
+/**
+ * Open a device.
+ * @param devargs `bluesim,port=<ethdev|loopback>[,mac=..][,ip=..][,fault=..][,seed=..]...`
+ *   (a bluesim model on a DPDK port; see doc/guides/drivers/bluesim.md), or
+ *   `blue:<pci bdf>[,vendor=..,device=..,bar=..]` (the card through VFIO).
+ * @return the device, or NULL with rte_errno: EINVAL (bad devargs), ENODEV
+ *   (no such port or device), ENOMEM, ETIMEDOUT (the card did not answer).
+ * Call from the lcore that will drive the device.
+ */
+struct ordk_dev *ordk_dev_open(const char *devargs);
+
+/**
+ * Close a device: its QPs, CQs, MRs and PDs must have been destroyed.
+ * @return 0, -EBUSY (objects remain), -EINVAL (NULL).
+ */
+int ordk_dev_close(struct ordk_dev *dev);
+
+/** @return 0, or -EINVAL. */
+int ordk_dev_query(const struct ordk_dev *dev, struct ordk_dev_attr *attr);
+
+/**
+ * Run the device's progress engine once: the model (if any), meta reports,
+ * command responses, SimpleNic RX, timers, the send rings.
+ * @return work done (0 when idle). ordk_cq_poll() calls it too.
+ */
+unsigned int ordk_dev_poll(struct ordk_dev *dev, unsigned int budget);
+
+/* ---------------------------------------------------------------- PD, MR */
+
+struct ordk_pd *ordk_pd_alloc(struct ordk_dev *dev);
+/** @return 0, -EBUSY (MRs or QPs use it), -EINVAL. */
+int ordk_pd_free(struct ordk_pd *pd);
+
+/** Access flags of an MR or a QP (ibv_access_flags values). */
+enum ordk_access {
+	ORDK_ACCESS_LOCAL_WRITE = 1,
+	ORDK_ACCESS_REMOTE_WRITE = 2,
+	ORDK_ACCESS_REMOTE_READ = 4,
+	ORDK_ACCESS_REMOTE_ATOMIC = 8,
+};
+
+/** A registered memory region; the fields are read-only for the user. */
+struct ordk_mr {
+	struct ordk_pd *pd;
+	void *addr;
+	size_t length;
+	uint32_t lkey;
+	uint32_t rkey; /**< equal to lkey on this card */
+	unsigned int access;
+};
+
+/**
+ * Register [addr, addr + length) for local and remote access.
+ * @return the MR, or NULL with rte_errno: EINVAL (length 0, a range that
+ *   wraps, unknown access flags, length above max_mr_size), ENOSPC (MR slots
+ *   or PGT entries exhausted), EFAULT (memory that cannot be DMA-mapped, or
+ *   not in 2 MiB hugepages where the device needs physical addresses),
+ *   ETIMEDOUT, EIO (the card refused the update). Nothing is left half
+ *   registered on failure. Two MRs may share pages or overlap.
+ */
+struct ordk_mr *ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsigned int access);
+
+/**
+ * Deregister: the card's entry is invalidated (UpdateMrTable length 0)
+ * before the slot can be reused, so a stale rkey is refused by the card.
+ * @return 0, -EINVAL, -ETIMEDOUT, -EIO.
+ */
+int ordk_mr_dereg(struct ordk_mr *mr);
+
+/* -------------------------------------------------------------------- CQ */
+
+enum ordk_wc_status {
+	ORDK_WC_SUCCESS = 0,
+	ORDK_WC_LOC_LEN_ERR,
+	ORDK_WC_LOC_QP_OP_ERR,
+	ORDK_WC_LOC_PROT_ERR,
+	ORDK_WC_WR_FLUSH_ERR,
+	ORDK_WC_BAD_RESP_ERR,
+	ORDK_WC_LOC_ACCESS_ERR,
+	ORDK_WC_REM_INV_REQ_ERR,
+	ORDK_WC_REM_ACCESS_ERR,
+	ORDK_WC_REM_OP_ERR,
+	ORDK_WC_RETRY_EXC_ERR,
+	ORDK_WC_RNR_RETRY_EXC_ERR,
+	ORDK_WC_GENERAL_ERR,
+	ORDK_WC_STATUS_COUNT
+};
+
+/** "success", "WR flushed", ... (ibv_wc_status_str's spirit). */
+const char *ordk_wc_status_str(enum ordk_wc_status status);
+
+enum ordk_wc_opcode {
+	ORDK_WC_SEND = 0,
+	ORDK_WC_RDMA_WRITE,
+	ORDK_WC_RDMA_READ,
+	ORDK_WC_COMP_SWAP,
+	ORDK_WC_FETCH_ADD,
+	ORDK_WC_RECV = 128,
+	ORDK_WC_RECV_RDMA_WITH_IMM,
+};
+
+#define ORDK_WC_WITH_IMM 0x1u
+
+/** A work completion. */
+struct ordk_wc {
+	uint64_t wr_id;
+	enum ordk_wc_status status;
+	enum ordk_wc_opcode opcode;
+	uint32_t byte_len; /**< receive completions: bytes received */
+	uint32_t imm_data; /**< valid with ORDK_WC_WITH_IMM */
+	uint32_t qp_num;
+	unsigned int wc_flags;
+};
+
+/** @return a CQ of at least @p cqe entries, or NULL (rte_errno EINVAL, ENOMEM). */
+struct ordk_cq *ordk_cq_create(struct ordk_dev *dev, uint32_t cqe);
+/** @return 0, -EBUSY (a QP uses it), -EINVAL. */
+int ordk_cq_destroy(struct ordk_cq *cq);
+/**
+ * Drive the device's progress, then return up to @p n completions.
+ * @return completions written (0..n), or -EINVAL.
+ */
+int ordk_cq_poll(struct ordk_cq *cq, struct ordk_wc *wc, int n);
+
+/* -------------------------------------------------------------------- QP */
+
+enum ordk_qp_state {
+	ORDK_QPS_RESET = 0,
+	ORDK_QPS_INIT,
+	ORDK_QPS_RTR,
+	ORDK_QPS_RTS,
+	ORDK_QPS_ERR,
+	ORDK_QPS_COUNT
+};
+
+const char *ordk_qp_state_str(enum ordk_qp_state s);
+
+/** Path MTU (ibv_mtu values). */
+enum ordk_mtu {
+	ORDK_MTU_256 = 1,
+	ORDK_MTU_512 = 2,
+	ORDK_MTU_1024 = 3,
+	ORDK_MTU_2048 = 4,
+	ORDK_MTU_4096 = 5,
+};
+
+struct ordk_qp_init_attr {
+	struct ordk_cq *send_cq;
+	struct ordk_cq *recv_cq;
+	uint32_t max_send_wr; /**< 1..max_qp_wr */
+	uint32_t max_recv_wr; /**< 1..max_qp_wr */
+	void *qp_context;
+};
+
+/** QP attributes (ibv_qp_attr's RC subset; the address vector is IP + MAC). */
+struct ordk_qp_attr {
+	enum ordk_qp_state qp_state;
+	unsigned int qp_access_flags; /**< ordk_access */
+	enum ordk_mtu path_mtu;
+	uint32_t dest_qp_num;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_ip;  /**< the peer's IPv4 (address vector) */
+	uint64_t dest_mac; /**< the peer's MAC (address vector) */
+	uint8_t timeout;   /**< local ACK timeout, 4.096 us << timeout (0: default ~1 ms) */
+	uint8_t retry_cnt; /**< 0..7 */
+	uint8_t rnr_retry; /**< 0..7, 7 = infinite */
+	uint8_t min_rnr_timer;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+};
+
+/** Attribute mask bits for ordk_qp_modify() (ibv_qp_attr_mask spirit). */
+enum ordk_qp_attr_mask {
+	ORDK_QP_STATE = 1u << 0,
+	ORDK_QP_ACCESS_FLAGS = 1u << 1,
+	ORDK_QP_PATH_MTU = 1u << 2,
+	ORDK_QP_DEST_QPN = 1u << 3,
+	ORDK_QP_RQ_PSN = 1u << 4,
+	ORDK_QP_SQ_PSN = 1u << 5,
+	ORDK_QP_AV = 1u << 6, /**< dest_ip and dest_mac */
+	ORDK_QP_TIMEOUT = 1u << 7,
+	ORDK_QP_RETRY_CNT = 1u << 8,
+	ORDK_QP_RNR_RETRY = 1u << 9,
+	ORDK_QP_MIN_RNR_TIMER = 1u << 10,
+	ORDK_QP_MAX_QP_RD_ATOMIC = 1u << 11,
+	ORDK_QP_MAX_DEST_RD_ATOMIC = 1u << 12,
+};
+
+/**
+ * Create an RC QP in RESET.
+ * @return the QP, or NULL with rte_errno: EINVAL (NULL CQs, WR counts 0 or
+ *   above max_qp_wr, CQs of another device), ENOSPC (1023 QPs exist), ENOMEM.
+ */
+struct ordk_qp *ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *attr);
+
+/**
+ * Move a QP through RESET -> INIT -> RTR -> RTS (and to ERR or RESET from
+ * any state), with the attribute masks ibverbs requires for RC:
+ * RESET->INIT needs STATE|ACCESS_FLAGS; INIT->RTR needs STATE|AV|PATH_MTU|
+ * DEST_QPN|RQ_PSN|MAX_DEST_RD_ATOMIC|MIN_RNR_TIMER; RTR->RTS needs STATE|
+ * SQ_PSN|TIMEOUT|RETRY_CNT|RNR_RETRY|MAX_QP_RD_ATOMIC. Every transition is
+ * sent to the card (ManageQp).
+ * @return 0; -EINVAL (illegal transition, a required bit missing or a bit
+ *   not allowed for it; the reason is logged), -ETIMEDOUT, -EIO.
+ */
+int ordk_qp_modify(struct ordk_qp *qp, const struct ordk_qp_attr *attr, unsigned int mask);
+
+/** @return 0 or -EINVAL. Either output may be NULL. */
+int ordk_qp_query(const struct ordk_qp *qp, struct ordk_qp_attr *attr,
+		  struct ordk_qp_init_attr *init);
+
+/** Destroy (the card's QPC is cleared). @return 0, -EINVAL, -ETIMEDOUT. */
+int ordk_qp_destroy(struct ordk_qp *qp);
+
+/** The QP number (qpn = index << 8 | key). */
+uint32_t ordk_qp_num(const struct ordk_qp *qp);
+
+/* ------------------------------------------------------------- post / WR */
+
+struct ordk_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+enum ordk_wr_opcode {
+	ORDK_WR_RDMA_WRITE = 0,
+	ORDK_WR_RDMA_WRITE_WITH_IMM,
+	ORDK_WR_SEND,
+	ORDK_WR_SEND_WITH_IMM,
+	ORDK_WR_RDMA_READ,
+	ORDK_WR_ATOMIC_CMP_AND_SWP,
+	ORDK_WR_ATOMIC_FETCH_AND_ADD,
+};
+
+enum ordk_send_flags {
+	ORDK_SEND_FENCE = 1,
+	ORDK_SEND_SIGNALED = 2,
+	ORDK_SEND_SOLICITED = 4,
+};
+
+struct ordk_send_wr {
+	uint64_t wr_id;
+	enum ordk_wr_opcode opcode;
+	unsigned int send_flags;
+	int num_sge; /**< 0 or 1 */
+	struct ordk_sge sge;
+	uint32_t imm_data;
+	union {
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+		} rdma;
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+			uint64_t compare_add;
+			uint64_t swap;
+		} atomic;
+	};
+};
+
+struct ordk_recv_wr {
+	uint64_t wr_id;
+	int num_sge; /**< 0 or 1 */
+	struct ordk_sge sge;
+};
+
+/**
+ * Post send WRs. The QP must be in RTS.
+ * @return the number of WRs accepted, from the first (0..n). When fewer than
+ *   @p n were accepted, rte_errno tells why WR[return value] was not:
+ *   EINVAL (QP state, opcode, num_sge, a zero-length plain WRITE, a length
+ *   above max_msg_sz), ENOMEM (send queue full), EPERM (lkey not of this
+ *   device or not covering the SGE).
+ */
+int ordk_qp_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr, int n);
+
+/**
+ * Post receive WRs; accepted from INIT on (so WRs posted before the
+ * connection exists are kept and advertised once it does).
+ * @return WRs accepted; rte_errno as for ordk_qp_post_send().
+ */
+int ordk_qp_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr, int n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ORDK_VERBS_H */
