@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* bluesim command unit through the CmdReq/CmdResp rings (HW-INTERFACE.md 3.1). */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <string.h>
 
 #include "blue_regs.h"
@@ -171,4 +172,26 @@ Test(sim_cmd, unmapped_ring_is_refused)
 	bluesim_poll(s, 64);
 	cr_assert_geq(bluesim_xstat(s, "ring_insane"), 1);
 	bluesim_destroy(s);
+}
+
+Test(sim_cmd, dma_unmap_cuts_mappings)
+{
+	static uint8_t buf[5 * 4096] __attribute__((aligned(4096)));
+	uint64_t a = (uint64_t)(uintptr_t)buf;
+	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_UPDATE_PGT, .valid = 1 } };
+
+	cr_assert_eq(bluesim_dma_map(h.sim, a, buf, sizeof(buf)), 0);
+	cr_assert_eq(bluesim_dma_map(h.sim, a + 4096, buf + 4096, 10), -EEXIST, "overlap refused");
+	cr_assert_eq(bluesim_dma_unmap(h.sim, a + 4096, 4096), 0, "a hole in the middle");
+	c.pgt.zero_based_entry_count = 0;
+	c.pgt.dma_addr = a; /* head still mapped */
+	cr_assert_eq(sim_host_cmd(&h, &c).is_success, 1);
+	c.pgt.dma_addr = a + 4096; /* the hole */
+	cr_assert_eq(sim_host_cmd(&h, &c).is_success, 0);
+	c.pgt.dma_addr = a + 2 * 4096; /* tail still mapped */
+	cr_assert_eq(sim_host_cmd(&h, &c).is_success, 1);
+	cr_assert_eq(bluesim_dma_unmap(h.sim, a, sizeof(buf)), 0, "both pieces");
+	c.pgt.dma_addr = a;
+	cr_assert_eq(sim_host_cmd(&h, &c).is_success, 0);
+	cr_assert_eq(bluesim_dma_unmap(h.sim, a, sizeof(buf)), -ENOENT);
 }

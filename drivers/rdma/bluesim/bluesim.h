@@ -102,8 +102,12 @@ volatile void *bluesim_bar0(struct bluesim *sim);
  * @p va (an IOMMU mapping). @return 0, -EINVAL (overlap, zero length), -ENOSPC.
  */
 int bluesim_dma_map(struct bluesim *sim, uint64_t iova, void *va, uint64_t len);
-/** Remove a mapping made with exactly this @p iova. @return 0 or -ENOENT. */
-int bluesim_dma_unmap(struct bluesim *sim, uint64_t iova);
+/**
+ * Make [iova, iova + len) inaccessible again, cutting mappings that extend
+ * beyond it. @return 0, or -ENOENT when nothing in the range was mapped,
+ * -ENOSPC when a split needs a table entry and none is left.
+ */
+int bluesim_dma_unmap(struct bluesim *sim, uint64_t iova, uint64_t len);
 
 /** Do up to @p budget units of work (descriptors, frames); return the work done. */
 unsigned int bluesim_poll(struct bluesim *sim, unsigned int budget);

@@ -122,6 +122,8 @@ sim_mr_write(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, const vo
 	return mr_access(sim, mr, va, (uint8_t *)(uintptr_t)src, len, true);
 }
 
+static void invalidate_ring_bases(struct bluesim *sim);
+
 int
 bluesim_dma_map(struct bluesim *sim, uint64_t iova, void *va, uint64_t len)
 {
@@ -141,28 +143,61 @@ bluesim_dma_map(struct bluesim *sim, uint64_t iova, void *va, uint64_t len)
 		(sim->nmaps - (uint32_t)(i + 1)) * sizeof(sim->maps[0]));
 	sim->maps[i + 1] = (struct sim_dma_map){ .iova = iova, .len = len, .va = va };
 	sim->nmaps++;
-	sim->last_map = UINT32_MAX;
-	/* rings re-resolve their base on next use */
-	sim->cmd_req.base_iova = sim->send.base_iova = sim->snic_tx.base_iova = UINT64_MAX;
-	sim->cmd_resp.base_iova = sim->meta.base_iova = sim->snic_rx.base_iova = UINT64_MAX;
+	invalidate_ring_bases(sim); /* rings re-resolve their base on next use */
 	return 0;
 }
 
-int
-bluesim_dma_unmap(struct bluesim *sim, uint64_t iova)
+static void
+invalidate_ring_bases(struct bluesim *sim)
 {
-	int i;
-
-	if (sim == NULL)
-		return -EINVAL;
-	i = map_find(sim, iova);
-	if (i < 0 || sim->maps[i].iova != iova)
-		return -ENOENT;
-	memmove(&sim->maps[i], &sim->maps[i + 1],
-		(sim->nmaps - (uint32_t)i - 1) * sizeof(sim->maps[0]));
-	sim->nmaps--;
 	sim->last_map = UINT32_MAX;
 	sim->cmd_req.base_iova = sim->send.base_iova = sim->snic_tx.base_iova = UINT64_MAX;
 	sim->cmd_resp.base_iova = sim->meta.base_iova = sim->snic_rx.base_iova = UINT64_MAX;
-	return 0;
+}
+
+int
+bluesim_dma_unmap(struct bluesim *sim, uint64_t iova, uint64_t len)
+{
+	uint64_t end = iova + len;
+	bool removed = false;
+
+	if (sim == NULL || len == 0 || end < iova)
+		return -EINVAL;
+	for (uint32_t i = 0; i < sim->nmaps;) {
+		struct sim_dma_map *m = &sim->maps[i];
+		uint64_t ms = m->iova, me = m->iova + m->len;
+
+		if (me <= iova || ms >= end) {
+			i++;
+			continue;
+		}
+		removed = true;
+		if (ms < iova && me > end) { /* a hole in the middle: split in two */
+			if (sim->nmaps >= SIM_DMA_MAPS)
+				return -ENOSPC;
+			memmove(&sim->maps[i + 1], &sim->maps[i],
+				(sim->nmaps - i) * sizeof(sim->maps[0]));
+			sim->nmaps++;
+			sim->maps[i].len = iova - ms;
+			sim->maps[i + 1].iova = end;
+			sim->maps[i + 1].va = m->va + (end - ms);
+			sim->maps[i + 1].len = me - end;
+			break;
+		}
+		if (ms < iova) { /* keep the head */
+			m->len = iova - ms;
+			i++;
+		} else if (me > end) { /* keep the tail */
+			m->va += end - ms;
+			m->iova = end;
+			m->len = me - end;
+			i++;
+		} else { /* inside: gone */
+			memmove(&sim->maps[i], &sim->maps[i + 1],
+				(sim->nmaps - i - 1) * sizeof(sim->maps[0]));
+			sim->nmaps--;
+		}
+	}
+	invalidate_ring_bases(sim);
+	return removed ? 0 : -ENOENT;
 }

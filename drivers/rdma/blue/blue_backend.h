@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The seam between the PMD and what sits behind BAR0: the card through VFIO,
+ * or bluesim. The PMD knows only this: where BAR0 is, how to make memory
+ * DMA-able (and at which IOVA the device sees it), and, for a model, how to
+ * let it step. No model knowledge crosses this line.
+ */
+#ifndef BLUE_BACKEND_H
+#define BLUE_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct blue_backend;
+
+struct blue_backend_ops {
+	/** Make [va, va + len) reachable by the device; *iova is where it sees va. */
+	int (*dma_map)(struct blue_backend *be, void *va, uint64_t len, uint64_t *iova);
+	/** Undo dma_map of exactly this va. */
+	int (*dma_unmap)(struct blue_backend *be, void *va, uint64_t len);
+	/** Step a model; NULL for hardware. */
+	unsigned int (*poll)(struct blue_backend *be, unsigned int budget);
+	/** Counters of what is behind BAR0 (model xstats), or NULL. */
+	unsigned int (*xstats)(struct blue_backend *be, const char **names, uint64_t *values,
+			       unsigned int n);
+	void (*close)(struct blue_backend *be);
+};
+
+struct blue_backend {
+	const struct blue_backend_ops *ops;
+	volatile uint8_t *bar0;
+	bool needs_pa;	   /**< the device DMAs by physical address: 2 MiB hugepages only */
+	char name[32];
+	void *priv;
+};
+
+/**
+ * The bluesim provider: parses the model's devargs (port=, fault=, ...) from
+ * @p args and creates the model. @return 0 or a negative errno, message in err.
+ */
+int blue_sim_backend_open(const char *args, struct blue_backend *be, char *err, uint32_t errlen);
+
+#endif /* BLUE_BACKEND_H */

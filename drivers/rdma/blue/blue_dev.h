@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The PMD's device: rings, command queue, SimpleNic buffers, over a backend.
+ * Used by lib/verbs and lib/rc; one lcore at a time.
+ */
+#ifndef BLUE_DEV_H
+#define BLUE_DEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_log.h>
+
+#include "blue_backend.h"
+#include "blue_desc.h"
+#include "blue_ring.h"
+
+extern int blue_logtype;
+#define BLUE_LOG(level, dev, fmt, ...) \
+	rte_log(RTE_LOG_##level, blue_logtype, "blue: %s: " fmt "\n", (dev)->be.name, ##__VA_ARGS__)
+
+/* Commands in flight: the card answers in order, so a FIFO matches them. */
+#define BLUE_CMDQ_DEPTH 256u
+#define BLUE_PGT_STAGING_SLOTS 64u /* 512 B each: one UpdatePGT burst per slot */
+
+/* SimpleNic TX: one 256-byte frame slot per ring slot (a slot never crosses a page). */
+#define BLUE_SNIC_TX_SLOT 256u
+
+struct blue_cmd_slot {
+	uint8_t busy;
+	uint8_t done;
+	uint8_t ok;
+	uint8_t opcode;
+};
+
+struct blue_dev_stats {
+	uint64_t cmd_submitted, cmd_ok, cmd_failed, cmd_timeouts;
+	uint64_t meta_reports, meta_bad, meta_bad_kind[BLUE_META_KIND_COUNT];
+	uint64_t snic_tx, snic_tx_full, snic_rx, snic_rx_bad;
+	uint64_t send_items, send_ring_full;
+	uint64_t cmd_resp_unexpected;
+};
+
+struct blue_dev {
+	struct blue_backend be;
+	uint64_t mac;
+	uint32_t ip, netmask, gateway;
+	bool started;
+
+	struct blue_hring ring[BLUE_RING_COUNT];
+	void *ring_mem[BLUE_RING_COUNT];
+
+	/* command queue */
+	struct blue_cmd_slot cmd[BLUE_CMDQ_DEPTH];
+	uint32_t cmd_seq;	/* next sequence to submit */
+	uint32_t cmd_done_seq;	/* next sequence whose response is due */
+	uint8_t *pgt_staging;	/* BLUE_PGT_STAGING_SLOTS x 512 B */
+	uint64_t pgt_staging_iova;
+	uint32_t pgt_staging_next;
+
+	/* SimpleNic */
+	uint8_t *snic_tx_buf;
+	uint64_t snic_tx_iova;
+	uint8_t *snic_rx_buf;
+	uint64_t snic_rx_iova;
+
+	uint64_t tsc_hz;
+	uint64_t cmd_timeout_tsc;
+	struct blue_dev_stats st;
+};
+
+/** Bring up a device over an opened backend: rings, buffers, SetNetworkParam, raw RX. */
+int blue_dev_start(struct blue_dev *dev, uint64_t mac, uint32_t ip);
+/** Release every ring and buffer, close the backend. */
+void blue_dev_close(struct blue_dev *dev);
+
+/** DMA-able memory (rte_zmalloc + backend map); *iova where the device sees it. */
+void *blue_dma_alloc(struct blue_dev *dev, size_t len, size_t align, uint64_t *iova);
+void blue_dma_free(struct blue_dev *dev, void *va, size_t len);
+
+/* --------------------------------------------------------------- commands */
+
+/**
+ * Queue a command; @return its sequence number (>= 0), or -EAGAIN when the
+ * CmdReq ring or the in-flight table is full. The doorbell is rung here.
+ */
+int64_t blue_cmd_submit(struct blue_dev *dev, const struct blue_cmd *cmd);
+/** Consume command responses; @return how many. */
+unsigned int blue_cmd_poll(struct blue_dev *dev);
+/** Has @p seq completed? *ok gets is_success. */
+bool blue_cmd_done(const struct blue_dev *dev, uint32_t seq, bool *ok);
+/**
+ * Submit and wait (stepping the backend and the command queue only, with a
+ * timeout). @return 0, -EIO (is_success = 0), -ETIMEDOUT, -EAGAIN.
+ */
+int blue_cmd_exec(struct blue_dev *dev, const struct blue_cmd *cmd);
+/** A 512-byte, 512-aligned staging slot for UpdatePGT entries, with its IOVA. */
+uint64_t *blue_pgt_staging(struct blue_dev *dev, uint64_t *iova);
+
+/** Step the backend (a model) if it has to be stepped. */
+static inline unsigned int
+blue_backend_poll(struct blue_dev *dev, unsigned int budget)
+{
+	return dev->be.ops->poll != NULL ? dev->be.ops->poll(&dev->be, budget) : 0;
+}
+
+/* ------------------------------------------------------------ send ring */
+
+/** Free descriptor slots on the Send ring (2 per item). */
+static inline uint32_t
+blue_send_free(struct blue_dev *dev, uint32_t want)
+{
+	return blue_hring_free(&dev->ring[BLUE_RING_SEND0], want);
+}
+
+/** Encode and place an item (caller checked 2 free slots); doorbell separate. */
+int blue_send_item_put(struct blue_dev *dev, const struct blue_send_item *it);
+
+static inline void
+blue_send_doorbell(struct blue_dev *dev)
+{
+	blue_hring_doorbell(&dev->ring[BLUE_RING_SEND0]);
+}
+
+/* ------------------------------------------------------------ meta ring */
+
+/**
+ * The next meta report: 1 with @p rep filled, 0 when none is ready, -1 when a
+ * report did not decode (consumed, counted). TAIL is written by blue_meta_commit().
+ */
+int blue_meta_next(struct blue_dev *dev, struct blue_meta_report *rep);
+
+static inline void
+blue_meta_commit(struct blue_dev *dev)
+{
+	blue_hring_commit(&dev->ring[BLUE_RING_META0]);
+}
+
+/* ------------------------------------------------------------ SimpleNic */
+
+/** Queue a raw frame (<= 256 bytes) on SimpleNic TX; @return 0 or -EAGAIN/-EINVAL. */
+int blue_snic_tx(struct blue_dev *dev, const void *frame, uint32_t len);
+/** Room for one more frame on SimpleNic TX? */
+bool blue_snic_tx_room(struct blue_dev *dev);
+
+static inline void
+blue_snic_tx_flush(struct blue_dev *dev)
+{
+	blue_hring_doorbell(&dev->ring[BLUE_RING_SIMPLE_NIC_TX]);
+}
+
+/** The next received raw frame: pointer into the RX buffer, or NULL. Consume with blue_snic_rx_done(). */
+const uint8_t *blue_snic_rx_next(struct blue_dev *dev, uint32_t *len);
+void blue_snic_rx_done(struct blue_dev *dev);
+
+static inline void
+blue_snic_rx_commit(struct blue_dev *dev)
+{
+	blue_hring_commit(&dev->ring[BLUE_RING_SIMPLE_NIC_RX]);
+}
+
+#endif /* BLUE_DEV_H */

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The bluesim provider of the backend seam: BAR0 is the model's register
+ * block, DMA is identity-mapped (IOVA = VA) through the model's IOMMU, and the
+ * model steps whenever the PMD polls.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+
+#include "blue_backend.h"
+#include "bluesim.h"
+
+struct sim_priv {
+	struct bluesim *sim;
+	char keep[512];
+};
+
+static int
+sim_dma_map(struct blue_backend *be, void *va, uint64_t len, uint64_t *iova)
+{
+	struct sim_priv *p = be->priv;
+	int rc = bluesim_dma_map(p->sim, (uint64_t)(uintptr_t)va, va, len);
+
+	if (rc != 0)
+		return rc;
+	*iova = (uint64_t)(uintptr_t)va;
+	return 0;
+}
+
+static int
+sim_dma_unmap(struct blue_backend *be, void *va, uint64_t len)
+{
+	struct sim_priv *p = be->priv;
+
+	return bluesim_dma_unmap(p->sim, (uint64_t)(uintptr_t)va, len);
+}
+
+static unsigned int
+sim_poll(struct blue_backend *be, unsigned int budget)
+{
+	return bluesim_poll(((struct sim_priv *)be->priv)->sim, budget);
+}
+
+static unsigned int
+sim_xstats(struct blue_backend *be, const char **names, uint64_t *values, unsigned int n)
+{
+	struct sim_priv *p = be->priv;
+	unsigned int total = bluesim_xstats_count();
+	uint64_t *all;
+
+	if (names == NULL || values == NULL || n < total)
+		return total;
+	all = calloc(total, sizeof(*all));
+	if (all == NULL)
+		return 0;
+	bluesim_xstats_get(p->sim, all);
+	for (unsigned int i = 0; i < total; i++) {
+		names[i] = bluesim_xstat_name(i);
+		values[i] = all[i];
+	}
+	free(all);
+	return total;
+}
+
+static void
+sim_close(struct blue_backend *be)
+{
+	struct sim_priv *p = be->priv;
+
+	if (p == NULL)
+		return;
+	bluesim_destroy(p->sim);
+	free(p);
+	be->priv = NULL;
+}
+
+static const struct blue_backend_ops sim_ops = {
+	.dma_map = sim_dma_map,
+	.dma_unmap = sim_dma_unmap,
+	.poll = sim_poll,
+	.xstats = sim_xstats,
+	.close = sim_close,
+};
+
+int
+blue_sim_backend_open(const char *args, struct blue_backend *be, char *err, uint32_t errlen)
+{
+	static unsigned int count;
+	struct bluesim_config cfg;
+	struct sim_priv *p = calloc(1, sizeof(*p));
+	int rc;
+
+	if (p == NULL)
+		return -ENOMEM;
+	bluesim_config_defaults(&cfg);
+	rc = bluesim_parse_devargs(args != NULL ? args : "", &cfg, p->keep, sizeof(p->keep), err,
+				   errlen);
+	if (rc != 0) {
+		free(p);
+		return rc;
+	}
+	snprintf(be->name, sizeof(be->name), "bluesim%u", count++);
+	cfg.name = be->name;
+	p->sim = bluesim_create(&cfg);
+	if (p->sim == NULL) {
+		snprintf(err, errlen, "bluesim: cannot create the model: %s",
+			 rte_strerror(rte_errno));
+		free(p);
+		return -rte_errno;
+	}
+	be->ops = &sim_ops;
+	be->priv = p;
+	be->bar0 = (volatile uint8_t *)bluesim_bar0(p->sim);
+	be->needs_pa = false;
+	return 0;
+}

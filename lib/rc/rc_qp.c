@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RC queue pair lifecycle and the post path: validation of WRs against the
+ * QP state and the MR table, the send and receive queues, and RECV
+ * advertisements (ORDK control frames through SimpleNic TX) so the peer can
+ * place SENDs in posted buffers with standard semantics.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "verbs_internal.h"
+
+RTE_LOG_REGISTER_SUFFIX(ordk_rc_logtype, rc, NOTICE);
+
+int
+rc_qp_init(struct ordk_qp *qp)
+{
+	qp->sq_size = qp->init.max_send_wr + 64; /* room for internal READ responses */
+	qp->rq_size = qp->init.max_recv_wr;
+	qp->sq = rte_zmalloc("ordk_sq", sizeof(*qp->sq) * qp->sq_size, RTE_CACHE_LINE_SIZE);
+	qp->reads = rte_zmalloc("ordk_rd", sizeof(*qp->reads) * qp->sq_size, 0);
+	qp->rq = rte_zmalloc("ordk_rq", sizeof(*qp->rq) * qp->rq_size, RTE_CACHE_LINE_SIZE);
+	qp->adv = rte_zmalloc("ordk_adv", sizeof(*qp->adv) * ORDK_ADVERT_RING, 0);
+	qp->msgs = rte_zmalloc("ordk_msg", sizeof(*qp->msgs) * ORDK_MSG_QUEUE, 0);
+	if (!qp->sq || !qp->reads || !qp->rq || !qp->adv || !qp->msgs)
+		return -ENOMEM;
+	return 0;
+}
+
+void
+rc_qp_fini(struct ordk_qp *qp)
+{
+	rte_free(qp->sq);
+	rte_free(qp->reads);
+	rte_free(qp->rq);
+	rte_free(qp->adv);
+	rte_free(qp->msgs);
+	qp->sq = NULL;
+	qp->reads = NULL;
+	qp->rq = NULL;
+	qp->adv = NULL;
+	qp->msgs = NULL;
+}
+
+void
+rc_qp_reset(struct ordk_qp *qp)
+{
+	qp->sq_head = qp->sq_next = qp->sq_tail = qp->sq_user = 0;
+	qp->rd_head = qp->rd_count = 0;
+	qp->adv_head = qp->adv_count = qp->adv_expect = 0;
+	qp->rq_head = qp->rq_count = qp->rq_advertised = qp->next_recv_seq = 0;
+	qp->msg_head = qp->msg_count = 0;
+	qp->ack_due = false;
+	memset(qp->rbits, 0, sizeof(qp->rbits));
+}
+
+void
+rc_activate(struct ordk_qp *qp)
+{
+	if (!qp->on_active) {
+		TAILQ_INSERT_TAIL(&qp->dev->active, qp, link);
+		qp->on_active = true;
+	}
+}
+
+void
+rc_qp_to_rtr(struct ordk_qp *qp)
+{
+	qp->epsn = qp->attr.rq_psn;
+	qp->acked_epsn = qp->epsn;
+	memset(qp->rbits, 0, sizeof(qp->rbits));
+	rc_activate(qp); /* RECVs posted in INIT are advertised now */
+}
+
+void
+rc_qp_to_rts(struct ordk_qp *qp)
+{
+	qp->next_psn = qp->attr.sq_psn;
+	qp->acked_psn = qp->attr.sq_psn;
+}
+
+static void
+flush_cqe(struct ordk_cq *cq, uint64_t wr_id, enum ordk_wc_opcode op, uint32_t qpn)
+{
+	struct ordk_wc wc = { .wr_id = wr_id, .status = ORDK_WC_WR_FLUSH_ERR, .opcode = op,
+			      .qp_num = qpn };
+
+	verbs_cq_push(cq, &wc);
+}
+
+/* QP to ERR: every outstanding WR completes with WR_FLUSH_ERR. */
+void
+rc_qp_flush(struct ordk_qp *qp)
+{
+	for (uint32_t i = qp->sq_head; i != qp->sq_tail; i++) {
+		struct rc_wqe *w = &qp->sq[i % qp->sq_size];
+
+		if (!(w->flags & RC_WQE_INTERNAL))
+			flush_cqe(qp->scq, w->wr_id,
+				  w->opcode == BLUE_WR_RDMA_READ ? ORDK_WC_RDMA_READ
+				  : (w->opcode == BLUE_WR_SEND || w->opcode == BLUE_WR_SEND_WITH_IMM)
+					  ? ORDK_WC_SEND : ORDK_WC_RDMA_WRITE,
+				  qp->qpn);
+	}
+	for (uint32_t i = 0; i < qp->rq_count; i++)
+		flush_cqe(qp->rcq, qp->rq[(qp->rq_head + i) % qp->rq_size].wr_id, ORDK_WC_RECV,
+			  qp->qpn);
+	rc_qp_reset(qp);
+}
+
+/* The SGE must lie inside an MR of this device with the access the operation needs. */
+static int
+check_sge(struct ordk_qp *qp, const struct ordk_sge *sge, unsigned int need)
+{
+	struct ordk_mr_int *m = verbs_mr_lookup(qp->dev, sge->lkey);
+	uint64_t base;
+
+	if (m == NULL || m->pub.pd != qp->pd)
+		return -EPERM;
+	base = (uint64_t)(uintptr_t)m->pub.addr;
+	if (sge->addr < base || sge->addr - base > m->pub.length ||
+	    sge->length > m->pub.length - (sge->addr - base) || (m->pub.access & need) != need)
+		return -EPERM;
+	return 0;
+}
+
+int
+rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
+{
+	uint32_t len = wr->num_sge == 1 ? wr->sge.length : 0;
+	struct rc_wqe *w;
+	int rc;
+
+	if (qp->attr.qp_state != ORDK_QPS_RTS)
+		return -EINVAL;
+	if (wr->opcode == ORDK_WR_ATOMIC_CMP_AND_SWP || wr->opcode == ORDK_WR_ATOMIC_FETCH_AND_ADD)
+		return -ENOTSUP; /* software atomics: the reliability issue */
+	if ((unsigned int)wr->opcode > ORDK_WR_RDMA_READ || wr->num_sge < 0 || wr->num_sge > 1 ||
+	    (wr->send_flags & ~(unsigned int)(ORDK_SEND_FENCE | ORDK_SEND_SIGNALED |
+					      ORDK_SEND_SOLICITED)))
+		return -EINVAL;
+	/* the card cannot send a zero-length plain WRITE or READ */
+	if (len == 0 && (wr->opcode == ORDK_WR_RDMA_WRITE || wr->opcode == ORDK_WR_RDMA_READ))
+		return -EINVAL;
+	if (len > (1u << 31))
+		return -EINVAL;
+	if (len > 0) {
+		/* a READ's buffer is written by the card as a remote write (section 5.3) */
+		rc = check_sge(qp, &wr->sge,
+			       wr->opcode == ORDK_WR_RDMA_READ
+				       ? ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE
+				       : 0);
+		if (rc != 0)
+			return rc;
+	}
+	if (qp->sq_user >= qp->init.max_send_wr || qp->sq_tail - qp->sq_head >= qp->sq_size)
+		return -ENOMEM;
+	w = &qp->sq[qp->sq_tail % qp->sq_size];
+	*w = (struct rc_wqe){
+		.wr_id = wr->wr_id, .opcode = (uint8_t)wr->opcode, /* ordk == blue WR opcodes 0-4 */
+		.signaled = (wr->send_flags & ORDK_SEND_SIGNALED) != 0,
+		.solicited = (wr->send_flags & ORDK_SEND_SOLICITED) != 0, .imm = wr->imm_data,
+		.laddr = wr->sge.addr, .lkey = wr->sge.lkey, .len = len,
+		.raddr = wr->rdma.remote_addr, .rkey = wr->rdma.rkey };
+	qp->sq_tail++;
+	qp->sq_user++;
+	qp->st.wr_posted++;
+	return 0;
+}
+
+int
+rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
+{
+	struct rc_rwqe *r;
+	int rc;
+
+	if (qp->attr.qp_state == ORDK_QPS_RESET || qp->attr.qp_state == ORDK_QPS_ERR)
+		return -EINVAL;
+	if (wr->num_sge < 0 || wr->num_sge > 1)
+		return -EINVAL;
+	if (wr->num_sge == 1 && wr->sge.length > 0) {
+		rc = check_sge(qp, &wr->sge, ORDK_ACCESS_LOCAL_WRITE);
+		if (rc != 0)
+			return rc;
+	}
+	if (qp->rq_count >= qp->rq_size)
+		return -ENOMEM;
+	r = &qp->rq[(qp->rq_head + qp->rq_count) % qp->rq_size];
+	*r = (struct rc_rwqe){ .wr_id = wr->wr_id, .recv_seq = qp->next_recv_seq++ };
+	if (wr->num_sge == 1) {
+		r->addr = wr->sge.addr;
+		r->len = wr->sge.length;
+		r->lkey = wr->sge.lkey;
+	}
+	qp->rq_count++;
+	return 0;
+}
+
+/* Advertise posted RECVs not advertised yet, up to 7 per control frame. */
+bool rc_send_adverts(struct ordk_qp *qp);
+bool
+rc_send_adverts(struct ordk_qp *qp)
+{
+	struct ordk_dev *dev = qp->dev;
+	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
+				   .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip, .df = 1,
+				   .ttl = 64 };
+	uint8_t frame[BLUE_SNIC_TX_SLOT];
+
+	if (qp->attr.qp_state != ORDK_QPS_RTR && qp->attr.qp_state != ORDK_QPS_RTS)
+		return true;
+	while (qp->rq_advertised < qp->rq_count) {
+		struct ordk_ctrl_msg m = { .type = ORDK_CTRL_RECV_ADVERT, .src_qpn = qp->qpn,
+					   .dst_qpn = qp->attr.dest_qp_num };
+		/* 42 + 24 + 4 + 24 n bytes must fit a 256-byte SimpleNic TX slot: n <= 7 */
+		uint32_t n = RTE_MIN(qp->rq_count - qp->rq_advertised, 7u);
+		int len;
+
+		if (!blue_snic_tx_room(&dev->hw))
+			return false;
+		for (uint32_t i = 0; i < n; i++) {
+			const struct rc_rwqe *r =
+				&qp->rq[(qp->rq_head + qp->rq_advertised + i) % qp->rq_size];
+
+			m.advert.e[i] = (struct ordk_ctrl_advert){ .recv_seq = r->recv_seq,
+								   .length = r->len, .addr = r->addr,
+								   .rkey = r->lkey };
+		}
+		m.advert.count = (uint16_t)n;
+		m.seq = m.advert.e[0].recv_seq;
+		len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, &m);
+		if (len < 0 || blue_snic_tx(&dev->hw, frame, (uint32_t)len) != 0)
+			return false;
+		qp->rq_advertised += n;
+		qp->st.adverts_sent += n;
+		dev->st.adverts_sent += n;
+	}
+	return true;
+}

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Requester and completer.
+ * Requester: a WR gets its MSN and PSN range when it starts, then goes to the
+ * Send ring as items of at most 64 KiB whose boundaries fall on PMTU
+ * boundaries of the remote address (so the card segments each item exactly as
+ * it would the whole message). SEND, SEND_IMM and WRITE_IMM wait for one of
+ * the peer's RECV adverts. The outstanding PSN range is bounded.
+ * Completer: a cumulative ACK (the peer driver's AckRemoteDriver) retires WRs
+ * in order; a READ also needs its response; completions are in posting order.
+ */
+#include <errno.h>
+
+#include "verbs_internal.h"
+
+/* PSNs a QP may have sent and not had acknowledged (well inside 2^23). */
+#define RC_MAX_OUTSTANDING_PSN (1u << 20)
+
+static bool
+needs_advert(uint8_t op)
+{
+	return op == BLUE_WR_SEND || op == BLUE_WR_SEND_WITH_IMM || op == BLUE_WR_RDMA_WRITE_WITH_IMM;
+}
+
+static enum ordk_wc_opcode
+wc_opcode(uint8_t op)
+{
+	switch (op) {
+	case BLUE_WR_RDMA_READ:
+		return ORDK_WC_RDMA_READ;
+	case BLUE_WR_SEND:
+	case BLUE_WR_SEND_WITH_IMM:
+		return ORDK_WC_SEND;
+	default:
+		return ORDK_WC_RDMA_WRITE;
+	}
+}
+
+/* Retire, in order, every WR the ACKs (and READ responses) have finished. */
+void rc_complete_sends(struct ordk_qp *qp);
+void
+rc_complete_sends(struct ordk_qp *qp)
+{
+	while (qp->sq_head != qp->sq_next) {
+		struct rc_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
+
+		if (!(w->flags & RC_WQE_ERROR)) {
+			if (blue_psn_diff(qp->acked_psn, blue_psn_add(w->psn, w->npkts)) < 0)
+				break;
+			if (w->opcode == BLUE_WR_RDMA_READ && !(w->flags & RC_WQE_READ_DONE))
+				break;
+		}
+		if (!(w->flags & RC_WQE_INTERNAL)) {
+			if (w->signaled || (w->flags & RC_WQE_ERROR)) {
+				struct ordk_wc wc = {
+					.wr_id = w->wr_id, .opcode = wc_opcode(w->opcode),
+					.status = (w->flags & RC_WQE_ERROR) ? w->status
+									    : ORDK_WC_SUCCESS,
+					.byte_len = w->len, .qp_num = qp->qpn };
+
+				verbs_cq_push(qp->scq, &wc);
+			}
+			qp->sq_user--;
+			qp->st.wr_completed++;
+			qp->dev->st.wr_completed++;
+		}
+		qp->sq_head++;
+	}
+}
+
+/* Everything before @p psn is acknowledged. */
+void rc_ack(struct ordk_qp *qp, uint32_t psn);
+void
+rc_ack(struct ordk_qp *qp, uint32_t psn)
+{
+	/* only forward, and never past what was sent */
+	if (blue_psn_diff(psn, qp->acked_psn) <= 0 || blue_psn_diff(psn, qp->next_psn) > 0)
+		return;
+	qp->acked_psn = psn;
+	rc_complete_sends(qp);
+}
+
+/* Give a WR its PSNs (and its advert); false when it must wait. */
+static bool
+start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
+{
+	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu);
+
+	if (needs_advert(w->opcode) && !(w->flags & RC_WQE_BOUND)) {
+		const struct ordk_ctrl_advert *a;
+
+		if (qp->adv_count == 0)
+			return false; /* no RECV posted at the peer yet: wait */
+		a = &qp->adv[qp->adv_head];
+		qp->adv_head = (qp->adv_head + 1) % ORDK_ADVERT_RING;
+		qp->adv_count--;
+		w->flags |= RC_WQE_BOUND;
+		if (w->opcode != BLUE_WR_RDMA_WRITE_WITH_IMM) {
+			if (w->len > a->length) {
+				/* the peer's RECV is too small: the WR fails, nothing is sent */
+				w->flags |= RC_WQE_ERROR;
+				w->status = ORDK_WC_REM_INV_REQ_ERR;
+				w->npkts = 0;
+				w->started = true;
+				return true;
+			}
+			w->raddr = a->addr;
+			w->rkey = a->rkey;
+		}
+	}
+	if (blue_psn_diff(qp->next_psn, qp->acked_psn) > (int32_t)RC_MAX_OUTSTANDING_PSN)
+		return false;
+	w->npkts = w->opcode == BLUE_WR_RDMA_READ ? 1 : rc_pkts(w->raddr, w->len, pmtu);
+	w->psn = qp->next_psn;
+	w->msn = qp->next_msn++;
+	qp->next_psn = blue_psn_add(qp->next_psn, w->npkts);
+	w->started = true;
+	w->sent = 0;
+	if (w->opcode == BLUE_WR_RDMA_READ) {
+		qp->reads[(qp->rd_head + qp->rd_count) % qp->sq_size] = qp->sq_next % qp->sq_size;
+		qp->rd_count++;
+	}
+	return true;
+}
+
+/* Push items of queued WRs while the Send ring has room; @return items pushed. */
+unsigned int rc_push(struct ordk_qp *qp);
+unsigned int
+rc_push(struct ordk_qp *qp)
+{
+	struct ordk_dev *dev = qp->dev;
+	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu);
+	unsigned int items = 0;
+
+	while (qp->sq_next != qp->sq_tail) {
+		struct rc_wqe *w = &qp->sq[qp->sq_next % qp->sq_size];
+		bool last_queued = qp->sq_next + 1 == qp->sq_tail;
+		bool want_ack;
+
+		if (!w->started && !start_wqe(qp, w))
+			break;
+		if (w->flags & RC_WQE_ERROR) {
+			qp->sq_next++;
+			continue;
+		}
+		/* ask the responder for an ACK: signaled WRs, READ responses, every
+		 * ORDK_ACK_EVERY WRs, and the last WR queued (so unsignaled ones retire) */
+		want_ack = w->signaled || (w->flags & RC_WQE_INTERNAL) || last_queued ||
+			   qp->since_ack_req + 1 >= ORDK_ACK_EVERY;
+		do {
+			struct blue_send_item it;
+			uint32_t off = w->sent, n;
+
+			if (blue_send_free(&dev->hw, 2) < 2) {
+				dev->hw.st.send_ring_full++;
+				return items;
+			}
+			if (w->opcode == BLUE_WR_RDMA_READ)
+				n = w->len; /* one READ_REQUEST for the whole length */
+			else if (off == 0)
+				n = RTE_MIN(w->len, ORDK_ITEM_MAX - (uint32_t)(w->raddr % pmtu));
+			else
+				n = RTE_MIN(w->len - off, ORDK_ITEM_MAX);
+			it = (struct blue_send_item){
+				.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP
+								       : w->opcode,
+				.valid = 1, .msn = w->msn, .total_len = w->len, .rkey = w->rkey,
+				.dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off,
+				.psn = off == 0 ? w->psn
+						: blue_psn_add(w->psn, rc_pkts(w->raddr, off, pmtu)),
+				.qp_type = BLUE_QPT_RC, .dqpn = qp->attr.dest_qp_num,
+				.flags = (uint8_t)((want_ack ? BLUE_SEND_SIGNALED : 0) |
+						   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
+				.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = off == 0,
+				.is_last = off + n == w->len, .sqpn = qp->qpn, .imm = w->imm,
+				.dst_mac = qp->attr.dest_mac, .lkey = w->lkey, .len = n,
+				.laddr = w->laddr + off };
+			if (blue_send_item_put(&dev->hw, &it) != 0) {
+				w->flags |= RC_WQE_ERROR;
+				w->status = ORDK_WC_LOC_QP_OP_ERR;
+				break;
+			}
+			w->sent += n;
+			items++;
+		} while (w->sent < w->len && w->opcode != BLUE_WR_RDMA_READ);
+		qp->since_ack_req = want_ack ? 0 : qp->since_ack_req + 1;
+		qp->sq_next++;
+	}
+	return items;
+}

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Responder and the progress engine.
+ *
+ * The card reports FIRST, LAST and ONLY packets, READ requests, and bitmaps of
+ * its 128-PSN window (HW-INTERFACE.md section 5.1). The receive tracker keeps
+ * the expected PSN (epsn: every PSN before it arrived) and a bitmap of PSNs
+ * seen after it. A local AckLocalHw whose window starts at B implies every PSN
+ * before B arrived: a gap sliding out of the card's window would have made a
+ * loss report instead. A message completes when epsn passes its last PSN;
+ * then RECVs are consumed, READs finish, and an ACK goes back through
+ * SimpleNic TX as the card's ACK frame with is_send_by_driver = 1.
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "verbs_internal.h"
+
+void rc_ack(struct ordk_qp *qp, uint32_t psn);
+void rc_complete_sends(struct ordk_qp *qp);
+unsigned int rc_push(struct ordk_qp *qp);
+bool rc_send_adverts(struct ordk_qp *qp);
+
+/* ------------------------------------------------------ receive tracker */
+
+static bool
+rbit(const struct ordk_qp *qp, uint32_t psn)
+{
+	uint32_t i = psn % ORDK_RECV_WINDOW;
+
+	return (qp->rbits[i / 64] >> (i % 64)) & 1;
+}
+
+static void
+rbit_set(struct ordk_qp *qp, uint32_t psn, bool v)
+{
+	uint32_t i = psn % ORDK_RECV_WINDOW;
+
+	if (v)
+		qp->rbits[i / 64] |= 1ull << (i % 64);
+	else
+		qp->rbits[i / 64] &= ~(1ull << (i % 64));
+}
+
+static void
+advance(struct ordk_qp *qp)
+{
+	while (rbit(qp, qp->epsn)) {
+		rbit_set(qp, qp->epsn, false);
+		qp->epsn = blue_psn_add(qp->epsn, 1);
+	}
+}
+
+/* Every PSN before @p psn arrived. */
+static void
+advance_to(struct ordk_qp *qp, uint32_t psn)
+{
+	int32_t d = blue_psn_diff(psn, qp->epsn);
+
+	if (d <= 0)
+		return;
+	if (d >= (int32_t)ORDK_RECV_WINDOW) {
+		memset(qp->rbits, 0, sizeof(qp->rbits));
+	} else {
+		for (int32_t i = 0; i < d; i++)
+			rbit_set(qp, blue_psn_add(qp->epsn, (uint32_t)i), false);
+	}
+	qp->epsn = psn;
+	advance(qp);
+}
+
+/* @return false for a PSN that arrived before (a duplicate). */
+static bool
+mark(struct ordk_qp *qp, uint32_t psn)
+{
+	int32_t d = blue_psn_diff(psn, qp->epsn);
+
+	if (d < 0)
+		return false;
+	if (d >= (int32_t)ORDK_RECV_WINDOW) {
+		qp->st.out_of_window++; /* implied later by a bitmap report */
+		return true;
+	}
+	rbit_set(qp, psn, true);
+	advance(qp);
+	return true;
+}
+
+static void
+merge_window(struct ordk_qp *qp, uint32_t base, const struct blue_bitmap128 *b)
+{
+	for (unsigned int w = 0; w < 2; w++) {
+		uint64_t bits = w ? b->hi : b->lo;
+
+		while (bits) {
+			unsigned int i = (unsigned int)__builtin_ctzll(bits);
+			uint32_t psn = blue_psn_add(base, w * 64 + i);
+
+			bits &= bits - 1;
+			if (blue_psn_diff(psn, qp->epsn) >= 0)
+				mark(qp, psn);
+		}
+	}
+}
+
+/* ------------------------------------------------------------- messages */
+
+static void
+recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, bool imm)
+{
+	struct ordk_wc wc = { .opcode = op, .byte_len = m->len, .qp_num = qp->qpn };
+	struct rc_rwqe *r;
+
+	if (qp->rq_count == 0 || qp->rq_advertised == 0) {
+		/* a SEND the peer had no advert for: cannot come from an ORDK peer */
+		qp->st.adverts_unexpected++;
+		return;
+	}
+	r = &qp->rq[qp->rq_head];
+	qp->rq_head = (qp->rq_head + 1) % qp->rq_size;
+	qp->rq_count--;
+	qp->rq_advertised--;
+	wc.wr_id = r->wr_id;
+	if (imm) {
+		wc.imm_data = m->imm;
+		wc.wc_flags = ORDK_WC_WITH_IMM;
+	}
+	verbs_cq_push(qp->rcq, &wc);
+	qp->st.recv_completed++;
+	qp->dev->st.recv_completed++;
+}
+
+static void
+read_done(struct ordk_qp *qp)
+{
+	struct rc_wqe *w;
+
+	if (qp->rd_count == 0) {
+		qp->st.reports_unexpected++; /* a READ response nobody asked for */
+		return;
+	}
+	w = &qp->sq[qp->reads[qp->rd_head]];
+	qp->rd_head = (qp->rd_head + 1) % qp->sq_size;
+	qp->rd_count--;
+	w->flags |= RC_WQE_READ_DONE;
+	/* the response proves the request arrived: an implicit ACK up to it */
+	rc_ack(qp, blue_psn_add(w->psn, 1));
+	rc_complete_sends(qp);
+}
+
+static void
+complete_msgs(struct ordk_qp *qp)
+{
+	while (qp->msg_count > 0) {
+		struct rc_msg *m = &qp->msgs[qp->msg_head];
+
+		if (blue_psn_diff(qp->epsn, m->end_psn) <= 0)
+			break;
+		switch (m->opcode) {
+		case BLUE_OP_SEND_LAST:
+		case BLUE_OP_SEND_ONLY:
+			recv_cqe(qp, m, ORDK_WC_RECV, false);
+			break;
+		case BLUE_OP_SEND_LAST_WITH_IMM:
+		case BLUE_OP_SEND_ONLY_WITH_IMM:
+			recv_cqe(qp, m, ORDK_WC_RECV, true);
+			break;
+		case BLUE_OP_WRITE_LAST_WITH_IMM:
+		case BLUE_OP_WRITE_ONLY_WITH_IMM:
+			recv_cqe(qp, m, ORDK_WC_RECV_RDMA_WITH_IMM, true);
+			break;
+		case BLUE_OP_READ_RESPONSE_LAST:
+		case BLUE_OP_READ_RESPONSE_ONLY:
+			read_done(qp);
+			break;
+		default:
+			break; /* a plain WRITE completes nothing at the responder */
+		}
+		if (m->ack_req)
+			qp->ack_due = true;
+		qp->msg_head = (qp->msg_head + 1) % ORDK_MSG_QUEUE;
+		qp->msg_count--;
+	}
+}
+
+static void
+rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
+{
+	uint8_t op = BLUE_BTH_OP(r->opcode);
+	const struct blue_meta_basic *b = &r->basic;
+	enum blue_pkt_pos pos = blue_op_pos(op);
+
+	qp->last_rx_tsc = rte_get_tsc_cycles();
+	if (!mark(qp, b->psn)) {
+		/* a duplicate: placed again by the card; ACK again, never complete twice */
+		qp->st.duplicates++;
+		if (b->ack_req)
+			qp->ack_due = true;
+		return;
+	}
+	if (pos == BLUE_POS_FIRST) {
+		qp->first_len = b->total_len;
+	} else if (pos == BLUE_POS_LAST || pos == BLUE_POS_ONLY) {
+		struct rc_msg *m;
+
+		if (qp->msg_count == ORDK_MSG_QUEUE) {
+			qp->st.reports_unexpected++;
+			return;
+		}
+		m = &qp->msgs[(qp->msg_head + qp->msg_count) % ORDK_MSG_QUEUE];
+		*m = (struct rc_msg){ .end_psn = b->psn, .opcode = op, .ack_req = b->ack_req,
+				      .imm = b->imm_data,
+				      .len = pos == BLUE_POS_ONLY ? b->total_len : qp->first_len };
+		qp->msg_count++;
+	}
+	complete_msgs(qp);
+}
+
+/* A READ request: answer with a READ response on this QP's send side. */
+static void
+rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
+{
+	const struct blue_meta_basic *b = &r->basic;
+	struct ordk_mr_int *m;
+	struct rc_wqe *w;
+	uint64_t base;
+
+	qp->last_rx_tsc = rte_get_tsc_cycles();
+	if (!mark(qp, b->psn)) {
+		qp->st.duplicates++;
+		qp->ack_due = true;
+		return;
+	}
+	if (b->ack_req)
+		qp->ack_due = true;
+	/* the card checks nothing on READ requests: the driver does (rkey, access, bounds) */
+	m = verbs_mr_lookup(qp->dev, b->rkey);
+	base = m != NULL ? (uint64_t)(uintptr_t)m->pub.addr : 0;
+	if (m == NULL || m->pub.pd != qp->pd || !(m->pub.access & ORDK_ACCESS_REMOTE_READ) ||
+	    b->raddr < base || b->raddr - base > m->pub.length ||
+	    r->read_ext.total_len > m->pub.length - (b->raddr - base) ||
+	    qp->sq_tail - qp->sq_head >= qp->sq_size) {
+		qp->st.read_req_rejected++;
+		qp->dev->st.read_req_rejected++;
+		return;
+	}
+	w = &qp->sq[qp->sq_tail % qp->sq_size];
+	*w = (struct rc_wqe){ .opcode = BLUE_WR_RDMA_READ_RESP, .flags = RC_WQE_INTERNAL,
+			      .signaled = 1, .laddr = b->raddr, .lkey = b->rkey,
+			      .len = r->read_ext.total_len, .raddr = r->read_ext.laddr,
+			      .rkey = r->read_ext.lkey };
+	qp->sq_tail++;
+	qp->st.read_resp_posted++;
+	qp->dev->st.read_resp_posted++;
+}
+
+static void
+rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
+{
+	const struct blue_meta_ack *a = &r->ack;
+	uint32_t base = blue_psn_add(a->psn_now, BLUE_PSN_MASK + 1 - 112);
+
+	if (r->kind == BLUE_META_NAK_LOCAL_HW) {
+		uint32_t pre = blue_psn_add(a->psn_before_slide, BLUE_PSN_MASK + 1 - 112);
+
+		/* before the old window all arrived; its holes are lost (the peer resends) */
+		advance_to(qp, pre);
+		merge_window(qp, pre, &a->pre_bitmap);
+	} else {
+		advance_to(qp, base);
+	}
+	merge_window(qp, base, &a->now_bitmap);
+	complete_msgs(qp);
+	qp->ack_due = true; /* bitmap reports come after quiet: ACK now */
+}
+
+/* ----------------------------------------------------------------- ACKs */
+
+static bool
+send_ack(struct ordk_qp *qp)
+{
+	struct ordk_dev *dev = qp->dev;
+	struct ordk_wire_rdma p = { 0 };
+	uint8_t frame[ORDK_WIRE_RDMA_HLEN];
+	int n;
+
+	if (!blue_snic_tx_room(&dev->hw))
+		return false;
+	p.l3 = (struct ordk_wire_l3){ .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
+				      .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip,
+				      .src_port = ORDK_WIRE_ROCE_UDP_PORT,
+				      .dst_port = ORDK_WIRE_ROCE_UDP_PORT, .df = 1, .ttl = 64 };
+	p.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_ACKNOWLEDGE,
+					.dqpn = qp->attr.dest_qp_num, .psn = qp->epsn };
+	p.aeth = (struct ordk_wire_aeth){ .now_bitmap = { ~0ull, ~0ull }, .is_send_by_driver = 1,
+					  .pre_psn = qp->epsn };
+	n = ordk_wire_rdma_build_hdr(frame, sizeof(frame), &p, 0);
+	if (n < 0 || blue_snic_tx(&dev->hw, frame, (uint32_t)n) != 0)
+		return false;
+	qp->acked_epsn = qp->epsn;
+	qp->ack_due = false;
+	qp->st.acks_sent++;
+	dev->st.acks_sent++;
+	return true;
+}
+
+/* ------------------------------------------------------- control frames */
+
+static void
+rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
+{
+	struct ordk_wire_l3 l3;
+	struct ordk_ctrl_msg m;
+	struct ordk_qp *qp;
+
+	if (ordk_wire_classify(f, len) == ORDK_WIRE_CLASS_RDMA)
+		return; /* not ours */
+	if (ordk_wire_ctrl_parse(f, len, &l3, &m) != 0) {
+		dev->st.ctrl_bad++; /* ARP and friends are for lib/cm; counted for now */
+		return;
+	}
+	qp = verbs_qp_lookup(dev, m.dst_qpn);
+	if (qp == NULL || m.src_qpn != qp->attr.dest_qp_num) {
+		dev->st.ctrl_bad++;
+		return;
+	}
+	if (m.type != ORDK_CTRL_RECV_ADVERT) {
+		dev->st.ctrl_bad++;
+		return;
+	}
+	for (unsigned int i = 0; i < m.advert.count; i++) {
+		const struct ordk_ctrl_advert *a = &m.advert.e[i];
+
+		if (a->recv_seq != qp->adv_expect || qp->adv_count == ORDK_ADVERT_RING) {
+			qp->st.adverts_unexpected++;
+			continue; /* duplicates and gaps: reliability comes with issue 5 */
+		}
+		qp->adv[(qp->adv_head + qp->adv_count) % ORDK_ADVERT_RING] = *a;
+		qp->adv_count++;
+		qp->adv_expect++;
+		qp->st.adverts_received++;
+		dev->st.adverts_received++;
+	}
+	rc_activate(qp);
+}
+
+/* --------------------------------------------------------- the engine */
+
+static void
+dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
+{
+	uint32_t qpn = r->kind <= BLUE_META_HEADER_READ ? r->basic.dqpn : r->ack.qpn;
+	struct ordk_qp *qp = verbs_qp_lookup(dev, qpn);
+
+	if (qp == NULL || qp->attr.qp_state < ORDK_QPS_RTR) {
+		dev->st.reports_unexpected++; /* a stale QPN or a QP not connected */
+		return;
+	}
+	switch (r->kind) {
+	case BLUE_META_HEADER_WRITE:
+		rx_header(qp, r);
+		break;
+	case BLUE_META_HEADER_READ:
+		rx_read(qp, r);
+		break;
+	case BLUE_META_ACK_LOCAL_HW:
+	case BLUE_META_NAK_LOCAL_HW:
+		rx_bitmap(qp, r);
+		break;
+	case BLUE_META_ACK_REMOTE_DRIVER:
+		qp->st.acks_received++;
+		dev->st.acks_received++;
+		rc_ack(qp, r->ack.psn_now);
+		break;
+	case BLUE_META_NAK_REMOTE_HW:
+	case BLUE_META_NAK_REMOTE_DRIVER:
+		/* retransmission comes with the reliability issue; counted */
+		qp->st.naks_received++;
+		dev->st.naks_received++;
+		break;
+	default:
+		dev->st.cnps++;
+		break;
+	}
+	rc_activate(qp);
+}
+
+unsigned int
+rc_poll(struct ordk_dev *dev, unsigned int budget)
+{
+	struct blue_meta_report rep;
+	unsigned int work = 0, items = 0;
+	const uint8_t *f;
+	uint32_t len;
+	struct ordk_qp *qp, *tmp;
+	bool snic = false;
+
+	for (unsigned int i = 0; i < budget; i++) {
+		int rc = blue_meta_next(&dev->hw, &rep);
+
+		if (rc == 0)
+			break;
+		work++;
+		if (rc < 0) {
+			dev->st.reports_unexpected++;
+			continue;
+		}
+		dispatch(dev, &rep);
+	}
+	blue_meta_commit(&dev->hw);
+
+	for (unsigned int i = 0; i < budget && (f = blue_snic_rx_next(&dev->hw, &len)) != NULL; i++) {
+		rx_ctrl(dev, f, len);
+		blue_snic_rx_done(&dev->hw);
+		work++;
+	}
+	blue_snic_rx_commit(&dev->hw);
+
+	for (qp = TAILQ_FIRST(&dev->active); qp != NULL; qp = tmp) {
+		bool idle = true;
+
+		tmp = TAILQ_NEXT(qp, link);
+
+		if (qp->rq_advertised < qp->rq_count) {
+			snic = true;
+			idle &= rc_send_adverts(qp);
+		}
+		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR) {
+			items += rc_push(qp);
+			idle &= qp->sq_next == qp->sq_tail;
+		}
+		if (qp->ack_due) {
+			snic = true;
+			idle &= send_ack(qp);
+		}
+		if (idle) {
+			TAILQ_REMOVE(&dev->active, qp, link);
+			qp->on_active = false;
+		}
+	}
+	if (items > 0)
+		blue_send_doorbell(&dev->hw);
+	if (snic)
+		blue_snic_tx_flush(&dev->hw);
+	return work + items;
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internals of lib/verbs and lib/rc: the objects behind ordk_verbs.h.
+ * A device owns everything; one lcore drives it (ordk_dev_poll()).
+ */
+#ifndef VERBS_INTERNAL_H
+#define VERBS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_hash.h>
+#include <rte_log.h>
+
+#include "blue_dev.h"
+#include "mem_internal.h"
+#include "ordk_verbs.h"
+#include "ordk_wire.h"
+
+extern int ordk_verbs_logtype;
+extern int ordk_rc_logtype;
+#define VERBS_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, ordk_verbs_logtype, "ordk.verbs: " fmt "\n", ##__VA_ARGS__)
+#define RC_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, ordk_rc_logtype, "ordk.rc: " fmt "\n", ##__VA_ARGS__)
+
+#define ORDK_MAX_QP_WR	  4096u
+#define ORDK_MAX_CQE	  (1u << 20)
+#define ORDK_ITEM_MAX	  65536u /* a Send item covers at most 64 KiB */
+#define ORDK_RECV_WINDOW  4096u	 /* PSNs tracked ahead of the expected PSN */
+#define ORDK_MSG_QUEUE	  4096u	 /* received messages waiting for their last PSN */
+#define ORDK_ADVERT_RING  4096u
+#define ORDK_ACK_EVERY	  16u	 /* ask for an ACK at least every N WRs */
+#define ORDK_ACK_IDLE_NS  20000u /* send a pending ACK after this much quiet */
+
+struct ordk_mr_int;
+
+/* Device-wide counters (and per QP, the same names where they apply). */
+struct ordk_rc_stats {
+	uint64_t wr_posted, wr_completed, recv_completed;
+	uint64_t acks_sent, acks_received, duplicates, out_of_window;
+	uint64_t read_resp_posted, read_req_rejected;
+	uint64_t adverts_sent, adverts_received, adverts_unexpected;
+	uint64_t reports_unexpected; /* reports for unknown QPs or of unexpected kinds */
+	uint64_t naks_received, cnps;
+	uint64_t ctrl_bad, cq_overflow;
+};
+
+struct ordk_dev {
+	struct blue_dev hw;
+	char name[32];
+	struct mem_keys mr_keys;
+	struct mem_pgt pgt;
+	struct mem_pins pins;
+	struct mem_keys qp_keys;
+	struct rte_hash *qp_table;		  /* qpn -> struct ordk_qp * */
+	struct ordk_mr_int *mr_by_slot[BLUE_MAX_MR]; /* responder-side rkey checks */
+	uint32_t npd, nmr, ncq, nqp;
+	TAILQ_HEAD(, ordk_qp) active;		  /* QPs with send work or ACKs to make */
+	uint64_t tsc_hz;
+	struct ordk_rc_stats st;
+};
+
+struct ordk_pd {
+	struct ordk_dev *dev;
+	uint32_t refs;
+	uint32_t handle;
+};
+
+struct ordk_mr_int {
+	struct ordk_mr pub;
+	uint32_t pgt_start;
+	uint32_t pgt_n;
+	uint64_t iova; /* where the device sees addr (identity with the model) */
+};
+
+struct ordk_cq {
+	struct ordk_dev *dev;
+	struct ordk_wc *wc;
+	uint32_t size;
+	uint32_t head;	/* oldest */
+	uint32_t count;
+	uint32_t refs;
+};
+
+/* A send WQE: a user WR, or an internal READ response. */
+enum rc_wqe_flags {
+	RC_WQE_INTERNAL = 1, /* READ response: no completion */
+	RC_WQE_BOUND = 2,    /* SEND/IMM: an advert is attached */
+	RC_WQE_READ_DONE = 4,
+	RC_WQE_ERROR = 8,
+};
+
+struct rc_wqe {
+	uint64_t wr_id;
+	uint8_t opcode;	     /* blue_wr_opcode */
+	uint8_t flags;	     /* rc_wqe_flags */
+	uint8_t signaled;
+	uint8_t solicited;
+	uint8_t status;	     /* ordk_wc_status when RC_WQE_ERROR */
+	uint16_t msn;
+	uint32_t imm;
+	uint64_t laddr;
+	uint32_t lkey;
+	uint32_t len;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t psn;	     /* first PSN (assigned when sending starts) */
+	uint32_t npkts;
+	uint32_t sent;	     /* bytes pushed to the Send ring */
+	bool started;
+};
+
+struct rc_rwqe {
+	uint64_t wr_id;
+	uint64_t addr;
+	uint32_t len;
+	uint32_t lkey;
+	uint32_t recv_seq;
+};
+
+/* A message received (its last packet's report seen), waiting for all its PSNs. */
+struct rc_msg {
+	uint32_t end_psn;    /* PSN of its last packet */
+	uint8_t opcode;	     /* packet opcode of the last packet */
+	uint8_t ack_req;
+	uint32_t imm;
+	uint32_t len;
+};
+
+struct ordk_qp {
+	struct ordk_dev *dev;
+	struct ordk_pd *pd;
+	struct ordk_cq *scq, *rcq;
+	void *ctx;
+	uint32_t qpn;
+	struct ordk_qp_attr attr;
+	struct ordk_qp_init_attr init;
+	TAILQ_ENTRY(ordk_qp) link;
+	bool on_active;
+
+	/* send queue: [head, next) sent or being sent, [next, tail) queued */
+	struct rc_wqe *sq;
+	uint32_t sq_size, sq_head, sq_next, sq_tail, sq_user; /* sq_user: user WRs in the queue */
+	uint32_t next_psn;
+	uint16_t next_msn;
+	uint32_t acked_psn;	   /* every PSN before this one is acknowledged */
+	uint32_t since_ack_req;
+	uint32_t *reads;	   /* FIFO of sq indices of outstanding READs */
+	uint32_t rd_head, rd_count;
+
+	/* the peer's RECV adverts, for our SEND / SEND_IMM / WRITE_IMM */
+	struct ordk_ctrl_advert *adv;
+	uint32_t adv_head, adv_count, adv_expect;
+
+	/* receive queue */
+	struct rc_rwqe *rq;
+	uint32_t rq_size, rq_head, rq_count, rq_advertised;
+	uint32_t next_recv_seq;
+
+	/* receive tracker: PSNs of the peer's send space */
+	uint32_t epsn;				/* expected: every PSN before it arrived */
+	uint64_t rbits[ORDK_RECV_WINDOW / 64];	/* PSNs at or after epsn that arrived */
+	struct rc_msg *msgs;
+	uint32_t msg_head, msg_count;
+	uint32_t first_len;			/* total_len of the message in progress */
+	bool ack_due;
+	uint32_t acked_epsn;			/* epsn of the last ACK sent */
+	uint64_t last_rx_tsc;
+
+	struct ordk_rc_stats st;
+};
+
+/* verbs */
+struct ordk_qp *verbs_qp_lookup(struct ordk_dev *dev, uint32_t qpn);
+struct ordk_mr_int *verbs_mr_lookup(struct ordk_dev *dev, uint32_t key);
+void verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc);
+int verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error);
+
+/* lib/rc */
+int rc_qp_init(struct ordk_qp *qp);
+void rc_qp_fini(struct ordk_qp *qp);
+void rc_qp_reset(struct ordk_qp *qp);
+void rc_qp_to_rtr(struct ordk_qp *qp);
+void rc_qp_to_rts(struct ordk_qp *qp);
+void rc_qp_flush(struct ordk_qp *qp);
+int rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr);
+int rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr);
+void rc_activate(struct ordk_qp *qp);
+unsigned int rc_poll(struct ordk_dev *dev, unsigned int budget);
+
+static inline uint32_t
+rc_pkts(uint64_t raddr, uint32_t len, uint32_t pmtu)
+{
+	uint32_t first = pmtu - (uint32_t)(raddr % pmtu);
+
+	if (len <= first)
+		return 1;
+	return 1 + (len - first + pmtu - 1) / pmtu;
+}
+
+#endif /* VERBS_INTERNAL_H */

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RC queue pairs: creation (qpn = index << 8 | rand8, looked up through an
+ * rte_hash), the RESET -> INIT -> RTR -> RTS state machine with ibverbs' RC
+ * attribute masks, ManageQp on every transition, and the post entry points.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "verbs_internal.h"
+
+static const char *const state_names[ORDK_QPS_COUNT] = {
+	[ORDK_QPS_RESET] = "RESET", [ORDK_QPS_INIT] = "INIT", [ORDK_QPS_RTR] = "RTR",
+	[ORDK_QPS_RTS] = "RTS",	    [ORDK_QPS_ERR] = "ERR",
+};
+
+const char *
+ordk_qp_state_str(enum ordk_qp_state s)
+{
+	return (unsigned int)s < ORDK_QPS_COUNT ? state_names[s] : "?";
+}
+
+struct ordk_qp *
+verbs_qp_lookup(struct ordk_dev *dev, uint32_t qpn)
+{
+	void *qp = NULL;
+
+	if (rte_hash_lookup_data(dev->qp_table, &qpn, &qp) < 0)
+		return NULL;
+	return qp;
+}
+
+int
+verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
+{
+	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_MANAGE_QP, .valid = 1 } };
+
+	c.qp = (struct blue_cmd_manage_qp){
+		.is_valid = valid, .is_error = error, .qpn = qp->qpn,
+		.peer_qpn = qp->attr.dest_qp_num, .peer_ip = qp->attr.dest_ip,
+		.peer_mac = qp->attr.dest_mac, .pmtu = (uint8_t)qp->attr.path_mtu,
+		.rq_access_flags = (uint8_t)qp->attr.qp_access_flags, .qp_type = BLUE_QPT_RC,
+		/* UDP source port of the card's own ACKs for this QP */
+		.local_udp_port = 0x100 };
+	return blue_cmd_exec(&qp->dev->hw, &c);
+}
+
+struct ordk_qp *
+ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
+{
+	struct ordk_dev *dev;
+	struct ordk_qp *qp;
+	int64_t qpn;
+	int rc;
+
+	if (pd == NULL || ia == NULL || ia->send_cq == NULL || ia->recv_cq == NULL ||
+	    ia->send_cq->dev != pd->dev || ia->recv_cq->dev != pd->dev || ia->max_send_wr == 0 ||
+	    ia->max_recv_wr == 0 || ia->max_send_wr > ORDK_MAX_QP_WR ||
+	    ia->max_recv_wr > ORDK_MAX_QP_WR) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	dev = pd->dev;
+	qp = rte_zmalloc("ordk_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
+	if (qp == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	qp->dev = dev;
+	qp->pd = pd;
+	qp->scq = ia->send_cq;
+	qp->rcq = ia->recv_cq;
+	qp->ctx = ia->qp_context;
+	qp->init = *ia;
+	qp->attr.qp_state = ORDK_QPS_RESET;
+	qp->attr.path_mtu = ORDK_MTU_4096;
+	qpn = mem_keys_alloc(&dev->qp_keys);
+	if (qpn < 0) {
+		rte_free(qp);
+		VERBS_LOG(ERR, "qp_create: all %u QP slots in use", BLUE_MAX_QP - 1);
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	qp->qpn = (uint32_t)qpn;
+	rc = rc_qp_init(qp);
+	if (rc == 0 && rte_hash_add_key_data(dev->qp_table, &qp->qpn, qp) != 0)
+		rc = -ENOMEM;
+	if (rc != 0) {
+		rc_qp_fini(qp);
+		mem_keys_free(&dev->qp_keys, qp->qpn);
+		rte_free(qp);
+		rte_errno = -rc;
+		return NULL;
+	}
+	pd->refs++;
+	qp->scq->refs++;
+	qp->rcq->refs++;
+	dev->nqp++;
+	return qp;
+}
+
+int
+ordk_qp_destroy(struct ordk_qp *qp)
+{
+	struct ordk_dev *dev;
+	int rc = 0;
+
+	if (qp == NULL)
+		return -EINVAL;
+	dev = qp->dev;
+	if (qp->attr.qp_state != ORDK_QPS_RESET)
+		rc = verbs_manage_qp(qp, false, false); /* the card's QPC is cleared */
+	if (qp->on_active)
+		TAILQ_REMOVE(&dev->active, qp, link);
+	rte_hash_del_key(dev->qp_table, &qp->qpn);
+	mem_keys_free(&dev->qp_keys, qp->qpn); /* the QPN is stale from now on */
+	rc_qp_fini(qp);
+	qp->pd->refs--;
+	qp->scq->refs--;
+	qp->rcq->refs--;
+	dev->nqp--;
+	rte_free(qp);
+	return rc;
+}
+
+uint32_t
+ordk_qp_num(const struct ordk_qp *qp)
+{
+	return qp == NULL ? 0 : qp->qpn;
+}
+
+int
+ordk_qp_query(const struct ordk_qp *qp, struct ordk_qp_attr *attr, struct ordk_qp_init_attr *init)
+{
+	if (qp == NULL)
+		return -EINVAL;
+	if (attr != NULL)
+		*attr = qp->attr;
+	if (init != NULL)
+		*init = qp->init;
+	return 0;
+}
+
+/* ------------------------------------------------------- state machine */
+
+/* Required and optional attribute bits per RC transition (IBA 11.2.4 / ibverbs). */
+struct qp_transition {
+	bool legal;
+	unsigned int required;
+	unsigned int optional;
+};
+
+#define RTR_REQ (ORDK_QP_STATE | ORDK_QP_AV | ORDK_QP_PATH_MTU | ORDK_QP_DEST_QPN | \
+		 ORDK_QP_RQ_PSN | ORDK_QP_MAX_DEST_RD_ATOMIC | ORDK_QP_MIN_RNR_TIMER)
+#define RTS_REQ (ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT | ORDK_QP_RETRY_CNT | \
+		 ORDK_QP_RNR_RETRY | ORDK_QP_MAX_QP_RD_ATOMIC)
+
+static struct qp_transition
+transition(enum ordk_qp_state cur, enum ordk_qp_state next)
+{
+	struct qp_transition t = { false, 0, 0 };
+
+	if (next == ORDK_QPS_RESET || next == ORDK_QPS_ERR)
+		return (struct qp_transition){ true, ORDK_QP_STATE, 0 };
+	switch (cur) {
+	case ORDK_QPS_RESET:
+		if (next == ORDK_QPS_INIT)
+			t = (struct qp_transition){ true, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS, 0 };
+		break;
+	case ORDK_QPS_INIT:
+		if (next == ORDK_QPS_INIT)
+			t = (struct qp_transition){ true, 0, ORDK_QP_ACCESS_FLAGS };
+		else if (next == ORDK_QPS_RTR)
+			t = (struct qp_transition){ true, RTR_REQ, ORDK_QP_ACCESS_FLAGS };
+		break;
+	case ORDK_QPS_RTR:
+		if (next == ORDK_QPS_RTS)
+			t = (struct qp_transition){ true, RTS_REQ,
+						    ORDK_QP_ACCESS_FLAGS | ORDK_QP_MIN_RNR_TIMER };
+		break;
+	case ORDK_QPS_RTS:
+		if (next == ORDK_QPS_RTS)
+			t = (struct qp_transition){ true, 0,
+						    ORDK_QP_ACCESS_FLAGS | ORDK_QP_MIN_RNR_TIMER };
+		break;
+	default:
+		break;
+	}
+	return t;
+}
+
+int
+ordk_qp_modify(struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int mask)
+{
+	enum ordk_qp_state cur, next;
+	struct qp_transition t;
+	struct ordk_qp_attr old;
+	int rc;
+
+	if (qp == NULL || a == NULL)
+		return -EINVAL;
+	cur = qp->attr.qp_state;
+	next = (mask & ORDK_QP_STATE) ? a->qp_state : cur;
+	if ((unsigned int)next >= ORDK_QPS_COUNT) {
+		VERBS_LOG(ERR, "qp 0x%06x: unknown state %d", qp->qpn, (int)next);
+		return -EINVAL;
+	}
+	t = transition(cur, next);
+	if (!t.legal) {
+		VERBS_LOG(ERR, "qp 0x%06x: %s -> %s is not a legal transition", qp->qpn,
+			  ordk_qp_state_str(cur), ordk_qp_state_str(next));
+		return -EINVAL;
+	}
+	if ((mask & t.required) != t.required) {
+		VERBS_LOG(ERR, "qp 0x%06x: %s -> %s needs attribute mask 0x%x, missing 0x%x",
+			  qp->qpn, ordk_qp_state_str(cur), ordk_qp_state_str(next), t.required,
+			  t.required & ~mask);
+		return -EINVAL;
+	}
+	if (mask & ~(t.required | t.optional | ORDK_QP_STATE)) {
+		VERBS_LOG(ERR, "qp 0x%06x: %s -> %s does not take attribute bits 0x%x", qp->qpn,
+			  ordk_qp_state_str(cur), ordk_qp_state_str(next),
+			  mask & ~(t.required | t.optional | ORDK_QP_STATE));
+		return -EINVAL;
+	}
+	if (((mask & ORDK_QP_ACCESS_FLAGS) && (a->qp_access_flags & ~(unsigned int)BLUE_ACC_ALL)) ||
+	    ((mask & ORDK_QP_PATH_MTU) && !blue_pmtu_valid(a->path_mtu)) ||
+	    ((mask & ORDK_QP_DEST_QPN) && a->dest_qp_num > BLUE_QPN_MASK) ||
+	    ((mask & ORDK_QP_RQ_PSN) && a->rq_psn > BLUE_PSN_MASK) ||
+	    ((mask & ORDK_QP_SQ_PSN) && a->sq_psn > BLUE_PSN_MASK) ||
+	    ((mask & ORDK_QP_RETRY_CNT) && a->retry_cnt > 7) ||
+	    ((mask & ORDK_QP_RNR_RETRY) && a->rnr_retry > 7) ||
+	    ((mask & ORDK_QP_TIMEOUT) && a->timeout > 31) ||
+	    ((mask & ORDK_QP_AV) && (a->dest_mac == 0 || a->dest_mac >> 48 || a->dest_ip == 0))) {
+		VERBS_LOG(ERR, "qp 0x%06x: an attribute value is out of range", qp->qpn);
+		return -EINVAL;
+	}
+
+	old = qp->attr;
+	if (mask & ORDK_QP_ACCESS_FLAGS)
+		qp->attr.qp_access_flags = a->qp_access_flags;
+	if (mask & ORDK_QP_PATH_MTU)
+		qp->attr.path_mtu = a->path_mtu;
+	if (mask & ORDK_QP_DEST_QPN)
+		qp->attr.dest_qp_num = a->dest_qp_num;
+	if (mask & ORDK_QP_RQ_PSN)
+		qp->attr.rq_psn = a->rq_psn;
+	if (mask & ORDK_QP_SQ_PSN)
+		qp->attr.sq_psn = a->sq_psn;
+	if (mask & ORDK_QP_AV) {
+		qp->attr.dest_ip = a->dest_ip;
+		qp->attr.dest_mac = a->dest_mac;
+	}
+	if (mask & ORDK_QP_TIMEOUT)
+		qp->attr.timeout = a->timeout;
+	if (mask & ORDK_QP_RETRY_CNT)
+		qp->attr.retry_cnt = a->retry_cnt;
+	if (mask & ORDK_QP_RNR_RETRY)
+		qp->attr.rnr_retry = a->rnr_retry;
+	if (mask & ORDK_QP_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = a->min_rnr_timer;
+	if (mask & ORDK_QP_MAX_QP_RD_ATOMIC)
+		qp->attr.max_rd_atomic = a->max_rd_atomic;
+	if (mask & ORDK_QP_MAX_DEST_RD_ATOMIC)
+		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
+
+	/* the card learns every transition (ManageQp; it also resets its PSN bitmap) */
+	rc = verbs_manage_qp(qp, next != ORDK_QPS_RESET, next == ORDK_QPS_ERR);
+	if (rc != 0) {
+		qp->attr = old;
+		return rc;
+	}
+	qp->attr.qp_state = next;
+	if (next == ORDK_QPS_RESET)
+		rc_qp_reset(qp);
+	else if (next == ORDK_QPS_ERR)
+		rc_qp_flush(qp);
+	else if (next == ORDK_QPS_RTR && cur == ORDK_QPS_INIT)
+		rc_qp_to_rtr(qp);
+	else if (next == ORDK_QPS_RTS && cur == ORDK_QPS_RTR)
+		rc_qp_to_rts(qp);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ post */
+
+int
+ordk_qp_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr, int n)
+{
+	int i;
+
+	if (qp == NULL || wr == NULL || n < 0) {
+		rte_errno = EINVAL;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		int rc = rc_post_send(qp, &wr[i]);
+
+		if (rc != 0) {
+			rte_errno = -rc;
+			break;
+		}
+	}
+	if (i > 0)
+		rc_activate(qp);
+	return i;
+}
+
+int
+ordk_qp_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr, int n)
+{
+	int i;
+
+	if (qp == NULL || wr == NULL || n < 0) {
+		rte_errno = EINVAL;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		int rc = rc_post_recv(qp, &wr[i]);
+
+		if (rc != 0) {
+			rte_errno = -rc;
+			break;
+		}
+	}
+	if (i > 0)
+		rc_activate(qp);
+	return i;
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <criterion/criterion.h>
+#include <rte_errno.h>
+
+#include "func_common.h"
+#include "sim_host.h"
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void
+func_pair_open(struct func_pair *p, size_t len, const char *extra)
+{
+	static int n;
+	struct rte_mempool *mp;
+	uint16_t p0, p1;
+	char name[32], args[256];
+
+	memset(p, 0, sizeof(*p));
+	test_eal_init(NULL);
+	snprintf(name, sizeof(name), "fpool%d", n);
+	mp = test_pool(name, 8191);
+	snprintf(name, sizeof(name), "fr%d_", n++);
+	test_ring_pair(name, &p0, &p1);
+	test_port_start(p0, mp);
+	test_port_start(p1, mp);
+	for (int i = 0; i < 2; i++) {
+		struct func_side *s = &p->s[i];
+
+		snprintf(args, sizeof(args), "bluesim,port=%u,mac=02:00:00:00:00:%02x,ip=10.0.0.%d%s%s",
+			 i ? p1 : p0, i + 1, i + 1, extra ? "," : "", extra ? extra : "");
+		s->dev = ordk_dev_open(args);
+		cr_assert_not_null(s->dev, "ordk_dev_open(%s): %s", args, rte_strerror(rte_errno));
+		cr_assert_eq(ordk_dev_query(s->dev, &s->attr), 0);
+		s->pd = ordk_pd_alloc(s->dev);
+		s->cq = ordk_cq_create(s->dev, 65536);
+		cr_assert(s->pd && s->cq);
+		s->len = len;
+		s->buf = test_aligned(1 << 21, len);
+		memset(s->buf, 0, len);
+		s->mr = ordk_mr_reg(s->pd, s->buf, len,
+				    ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE |
+					    ORDK_ACCESS_REMOTE_READ | ORDK_ACCESS_REMOTE_ATOMIC);
+		cr_assert_not_null(s->mr, "mr_reg: %s", rte_strerror(rte_errno));
+	}
+}
+
+void
+func_connect(struct func_side *a, struct ordk_qp *qa, struct func_side *b, struct ordk_qp *qb,
+	     enum ordk_mtu mtu)
+{
+	struct func_side *sides[2] = { a, b };
+	struct ordk_qp *qps[2] = { qa, qb };
+
+	for (int i = 0; i < 2; i++) {
+		struct ordk_qp_attr at = { .qp_state = ORDK_QPS_INIT,
+					   .qp_access_flags = ORDK_ACCESS_LOCAL_WRITE |
+							      ORDK_ACCESS_REMOTE_WRITE |
+							      ORDK_ACCESS_REMOTE_READ |
+							      ORDK_ACCESS_REMOTE_ATOMIC };
+		const struct func_side *peer = sides[1 - i];
+
+		cr_assert_eq(ordk_qp_modify(qps[i], &at, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS), 0);
+		at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTR, .path_mtu = mtu,
+					    .dest_qp_num = ordk_qp_num(qps[1 - i]), .rq_psn = 0,
+					    .dest_ip = peer->attr.ip, .dest_mac = peer->attr.mac,
+					    .max_dest_rd_atomic = 16, .min_rnr_timer = 12 };
+		cr_assert_eq(ordk_qp_modify(qps[i], &at,
+					    ORDK_QP_STATE | ORDK_QP_AV | ORDK_QP_PATH_MTU |
+						    ORDK_QP_DEST_QPN | ORDK_QP_RQ_PSN |
+						    ORDK_QP_MAX_DEST_RD_ATOMIC | ORDK_QP_MIN_RNR_TIMER),
+			     0);
+		at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .sq_psn = 0, .timeout = 14,
+					    .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 16 };
+		cr_assert_eq(ordk_qp_modify(qps[i], &at,
+					    ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT |
+						    ORDK_QP_RETRY_CNT | ORDK_QP_RNR_RETRY |
+						    ORDK_QP_MAX_QP_RD_ATOMIC),
+			     0);
+	}
+}
+
+void
+func_pair_qps(struct func_pair *p, enum ordk_mtu mtu, uint32_t wr)
+{
+	for (int i = 0; i < 2; i++) {
+		struct ordk_qp_init_attr ia = { .send_cq = p->s[i].cq, .recv_cq = p->s[i].cq,
+						.max_send_wr = wr, .max_recv_wr = wr };
+
+		p->s[i].qp = ordk_qp_create(p->s[i].pd, &ia);
+		cr_assert_not_null(p->s[i].qp, "qp_create: %s", rte_strerror(rte_errno));
+	}
+	func_connect(&p->s[0], p->s[0].qp, &p->s[1], p->s[1].qp, mtu);
+}
+
+void
+func_pair_close(struct func_pair *p)
+{
+	for (int i = 0; i < 2; i++) {
+		struct func_side *s = &p->s[i];
+
+		if (s->qp)
+			cr_assert_eq(ordk_qp_destroy(s->qp), 0);
+		cr_assert_eq(ordk_mr_dereg(s->mr), 0);
+		cr_assert_eq(ordk_cq_destroy(s->cq), 0);
+		cr_assert_eq(ordk_pd_free(s->pd), 0);
+		cr_assert_eq(ordk_dev_close(s->dev), 0);
+		free(s->buf);
+	}
+}
+
+void
+func_wait(struct func_pair *p, int side, struct ordk_wc *wc, int n, double seconds)
+{
+	double end = now_s() + seconds;
+	int got = 0;
+
+	while (got < n) {
+		int k;
+
+		ordk_dev_poll(p->s[1 - side].dev, 64);
+		k = ordk_cq_poll(p->s[side].cq, wc + got, n - got);
+		cr_assert_geq(k, 0);
+		got += k;
+		if (now_s() > end)
+			cr_assert_fail("side %d: %d of %d completions after %.1f s", side, got, n,
+				       seconds);
+	}
+}
+
+void
+func_idle(struct func_pair *p, double seconds)
+{
+	double end = now_s() + seconds;
+
+	while (now_s() < end) {
+		ordk_dev_poll(p->s[0].dev, 64);
+		ordk_dev_poll(p->s[1].dev, 64);
+	}
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Functional-test helpers: two bluesim devices on a net_ring pair, connected RC QPs. */
+#ifndef FUNC_COMMON_H
+#define FUNC_COMMON_H
+
+#include <stdint.h>
+
+#include "ordk_verbs.h"
+
+struct func_side {
+	struct ordk_dev *dev;
+	struct ordk_pd *pd;
+	struct ordk_cq *cq;
+	struct ordk_qp *qp;
+	uint8_t *buf;
+	size_t len;
+	struct ordk_mr *mr;
+	struct ordk_dev_attr attr;
+};
+
+struct func_pair {
+	struct func_side s[2];
+};
+
+/** EAL, ring pair, devices, PDs, CQs, buffers of @p len registered with every access. */
+void func_pair_open(struct func_pair *p, size_t len, const char *extra_devargs);
+/** QPs on both sides connected RESET -> RTS with path MTU @p mtu. */
+void func_pair_qps(struct func_pair *p, enum ordk_mtu mtu, uint32_t wr);
+void func_pair_close(struct func_pair *p);
+/** Poll both devices until @p n completions arrive on side @p side's CQ (or fail the test). */
+void func_wait(struct func_pair *p, int side, struct ordk_wc *wc, int n, double seconds);
+/** Poll both devices for @p seconds (checks that nothing more arrives). */
+void func_idle(struct func_pair *p, double seconds);
+/** Connect one QP on each side (used for many-QP tests). */
+void func_connect(struct func_side *a, struct ordk_qp *qa, struct func_side *b, struct ordk_qp *qb,
+		  enum ordk_mtu mtu);
+
+#endif
