@@ -3,7 +3,8 @@
 # Install what ORDK needs on Debian 12 and reserve 2 MiB hugepages.
 # Idempotent: installs only missing packages, runs 'apt-get update' only when
 # the package lists are missing or an install fails for want of them.
-# Environment: ORDK_HUGEPAGES (2 MiB pages to reserve, default 512 = 1 GiB; 0 = none).
+# Environment: ORDK_HUGEPAGES (2 MiB pages to reserve, default 1280 = 2.5 GiB, enough for
+# the 1 GiB WRITE test with its source and destination; 0 = none).
 set -euo pipefail
 
 PKGS=(
@@ -45,7 +46,7 @@ fi
 
 # Hugepages: DPDK runs without them (--no-huge), but the card needs 2 MiB
 # pages where it DMAs by physical address, and big MRs go faster on them.
-want=${ORDK_HUGEPAGES:-512}
+want=${ORDK_HUGEPAGES:-1280}
 hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
 if [ ! -e "$hp" ]; then
     say "hugepages: this kernel has no 2 MiB hugepages; tests run with --no-huge"

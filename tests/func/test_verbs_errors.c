@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Control-path errors and bad input: every QP transition (legal and
+ * illegal), attribute masks, MR registration errors, post errors, stale QPNs
+ * and rkeys, and resource exhaustion. A clean error each time, never a crash.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+
+#include "func_common.h"
+#include "sim_host.h"
+#include "verbs_internal.h"
+
+static struct func_pair p;
+
+static void
+setup(void)
+{
+	func_pair_open(&p, 4 << 20, NULL);
+}
+
+static void
+teardown(void)
+{
+	func_pair_close(&p);
+}
+
+TestSuite(verbs_errors, .init = setup, .fini = teardown, .timeout = 60);
+
+static struct ordk_qp *
+new_qp(struct func_side *s)
+{
+	struct ordk_qp_init_attr ia = { .send_cq = s->cq, .recv_cq = s->cq, .max_send_wr = 8,
+					.max_recv_wr = 8 };
+	struct ordk_qp *qp = ordk_qp_create(s->pd, &ia);
+
+	cr_assert_not_null(qp);
+	return qp;
+}
+
+#define ALL_MASK 0x1FFFu
+#define RTR_MASK (ORDK_QP_STATE | ORDK_QP_AV | ORDK_QP_PATH_MTU | ORDK_QP_DEST_QPN | \
+		  ORDK_QP_RQ_PSN | ORDK_QP_MAX_DEST_RD_ATOMIC | ORDK_QP_MIN_RNR_TIMER)
+#define RTS_MASK (ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT | ORDK_QP_RETRY_CNT | \
+		  ORDK_QP_RNR_RETRY | ORDK_QP_MAX_QP_RD_ATOMIC)
+
+static const struct ordk_qp_attr good = {
+	.qp_access_flags = 7, .path_mtu = ORDK_MTU_1024, .dest_qp_num = 0x101, .dest_ip = 0x0A000002,
+	.dest_mac = 0x020000000002ull, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+};
+
+/* Bring a fresh QP to @p s along the legal path. */
+static void
+to_state(struct ordk_qp *qp, enum ordk_qp_state s)
+{
+	struct ordk_qp_attr a = good;
+
+	if (s == ORDK_QPS_RESET)
+		return;
+	a.qp_state = ORDK_QPS_INIT;
+	cr_assert_eq(ordk_qp_modify(qp, &a, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS), 0);
+	if (s == ORDK_QPS_INIT)
+		return;
+	if (s == ORDK_QPS_ERR) {
+		a.qp_state = ORDK_QPS_ERR;
+		cr_assert_eq(ordk_qp_modify(qp, &a, ORDK_QP_STATE), 0);
+		return;
+	}
+	a.qp_state = ORDK_QPS_RTR;
+	cr_assert_eq(ordk_qp_modify(qp, &a, RTR_MASK), 0);
+	if (s == ORDK_QPS_RTR)
+		return;
+	a.qp_state = ORDK_QPS_RTS;
+	cr_assert_eq(ordk_qp_modify(qp, &a, RTS_MASK), 0);
+}
+
+/* Every (from, to) pair: legal ones succeed with the right mask, others fail with EINVAL. */
+Test(verbs_errors, every_transition)
+{
+	static const bool legal[ORDK_QPS_COUNT][ORDK_QPS_COUNT] = {
+		/*             RESET  INIT   RTR    RTS    ERR */
+		[ORDK_QPS_RESET] = { 1, 1, 0, 0, 1 },
+		[ORDK_QPS_INIT] = { 1, 1, 1, 0, 1 },
+		[ORDK_QPS_RTR] = { 1, 0, 0, 1, 1 },
+		[ORDK_QPS_RTS] = { 1, 0, 0, 1, 1 },
+		[ORDK_QPS_ERR] = { 1, 0, 0, 0, 1 },
+	};
+	static const unsigned int mask[ORDK_QPS_COUNT][ORDK_QPS_COUNT] = {
+		[ORDK_QPS_RESET][ORDK_QPS_INIT] = ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS,
+		[ORDK_QPS_INIT][ORDK_QPS_RTR] = RTR_MASK,
+		[ORDK_QPS_RTR][ORDK_QPS_RTS] = RTS_MASK,
+	};
+
+	for (int from = 0; from < ORDK_QPS_COUNT; from++) {
+		for (int to = 0; to < ORDK_QPS_COUNT; to++) {
+			struct ordk_qp *qp = new_qp(&p.s[0]);
+			struct ordk_qp_attr a = good, q;
+			unsigned int m = mask[from][to] ? mask[from][to] : ORDK_QP_STATE;
+			int rc;
+
+			to_state(qp, (enum ordk_qp_state)from);
+			a.qp_state = (enum ordk_qp_state)to;
+			rc = ordk_qp_modify(qp, &a, m);
+			cr_assert_eq(rc, legal[from][to] ? 0 : -EINVAL, "%s -> %s: %d",
+				     ordk_qp_state_str(from), ordk_qp_state_str(to), rc);
+			cr_assert_eq(ordk_qp_query(qp, &q, NULL), 0);
+			cr_assert_eq(q.qp_state, legal[from][to] ? to : from);
+			cr_assert_eq(ordk_qp_destroy(qp), 0);
+		}
+	}
+}
+
+Test(verbs_errors, attribute_masks)
+{
+	struct ordk_qp *qp = new_qp(&p.s[0]);
+	struct ordk_qp_attr a = good;
+
+	a.qp_state = ORDK_QPS_INIT;
+	cr_assert_eq(ordk_qp_modify(qp, &a, ORDK_QP_STATE), -EINVAL, "INIT needs ACCESS_FLAGS");
+	cr_assert_eq(ordk_qp_modify(qp, &a, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS | ORDK_QP_SQ_PSN),
+		     -EINVAL, "SQ_PSN is not an INIT attribute");
+	cr_assert_eq(ordk_qp_modify(qp, &a, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS), 0);
+	a.qp_state = ORDK_QPS_RTR;
+	for (unsigned int bit = 1; bit < ORDK_QP_MAX_DEST_RD_ATOMIC * 2; bit <<= 1)
+		if (RTR_MASK & bit)
+			cr_assert_eq(ordk_qp_modify(qp, &a, RTR_MASK & ~bit), -EINVAL,
+				     "RTR without bit 0x%x", bit);
+	a.path_mtu = 6;
+	cr_assert_eq(ordk_qp_modify(qp, &a, RTR_MASK), -EINVAL, "bad MTU");
+	a = good;
+	a.qp_state = ORDK_QPS_RTR;
+	a.dest_mac = 0;
+	cr_assert_eq(ordk_qp_modify(qp, &a, RTR_MASK), -EINVAL, "no MAC");
+	a.dest_mac = good.dest_mac;
+	a.dest_qp_num = 1u << 24;
+	cr_assert_eq(ordk_qp_modify(qp, &a, RTR_MASK), -EINVAL, "QPN above 24 bits");
+	a.dest_qp_num = good.dest_qp_num;
+	cr_assert_eq(ordk_qp_modify(qp, &a, RTR_MASK), 0);
+	a.qp_state = ORDK_QPS_RTS;
+	a.retry_cnt = 8;
+	cr_assert_eq(ordk_qp_modify(qp, &a, RTS_MASK), -EINVAL, "retry_cnt 8");
+	a.retry_cnt = 7;
+	cr_assert_eq(ordk_qp_modify(qp, &a, RTS_MASK | ORDK_QP_PATH_MTU), -EINVAL,
+		     "PATH_MTU not allowed RTR -> RTS");
+	cr_assert_eq(ordk_qp_modify(qp, &a, RTS_MASK), 0);
+	cr_assert_eq(ordk_qp_modify(NULL, &a, RTS_MASK), -EINVAL);
+	cr_assert_eq(ordk_qp_destroy(qp), 0);
+}
+
+Test(verbs_errors, mr_registration_errors)
+{
+	struct ordk_pd *pd = p.s[0].pd;
+	uint8_t *m = test_aligned(4096, 1 << 20);
+
+	cr_assert_null(ordk_mr_reg(pd, m, 0, 1));
+	cr_assert_eq(rte_errno, EINVAL, "length 0");
+	cr_assert_null(ordk_mr_reg(pd, (void *)(uintptr_t)(UINT64_MAX - 100), 1000, 1));
+	cr_assert_eq(rte_errno, EINVAL, "a range that wraps");
+	cr_assert_null(ordk_mr_reg(pd, m, 4096, 0x10));
+	cr_assert_eq(rte_errno, EINVAL, "unknown access flag");
+	cr_assert_null(ordk_mr_reg(pd, m, 4096, ORDK_ACCESS_REMOTE_WRITE));
+	cr_assert_eq(rte_errno, EINVAL, "remote write without local write");
+	cr_assert_null(ordk_mr_reg(pd, m, 1ull << 31, 1));
+	cr_assert_eq(rte_errno, EINVAL, "longer than the card's 32-bit MR length");
+	cr_assert_null(ordk_mr_reg(NULL, m, 4096, 1));
+	cr_assert_eq(rte_errno, EINVAL);
+
+	/* two MRs over the same pages, and overlapping ones, as NCCL does */
+	struct ordk_mr *a = ordk_mr_reg(pd, m, 4096, 1), *b = ordk_mr_reg(pd, m + 100, 200, 7);
+	struct ordk_mr *c = ordk_mr_reg(pd, m + 2048, 8192, 1);
+
+	cr_assert(a && b && c);
+	cr_assert_neq(a->lkey, b->lkey);
+	cr_assert_eq(ordk_mr_dereg(b), 0);
+	cr_assert_eq(ordk_mr_dereg(a), 0);
+	cr_assert_eq(ordk_mr_dereg(c), 0);
+	cr_assert_eq(ordk_mr_dereg(c), -EINVAL, "double dereg");
+	free(m);
+}
+
+Test(verbs_errors, mr_slots_exhausted) /* PGT exhaustion: tests/unit/mem */
+{
+	struct ordk_pd *pd = p.s[0].pd;
+	uint8_t *m = test_aligned(4096, 4096);
+	static struct ordk_mr *mrs[BLUE_MAX_MR];
+	uint32_t n = 0;
+
+	/* the pair's two MRs hold 1 slot each per device: 8191 more fit on side 0 */
+	while (n < BLUE_MAX_MR && (mrs[n] = ordk_mr_reg(pd, m, 64, 1)) != NULL)
+		n++;
+	cr_assert_eq(n, BLUE_MAX_MR - 1);
+	cr_assert_eq(rte_errno, ENOSPC, "MR slots exhausted");
+	cr_assert_eq(ordk_mr_dereg(mrs[--n]), 0);
+	mrs[n] = ordk_mr_reg(pd, m, 64, 1);
+	cr_assert_not_null(mrs[n], "a freed slot is reused");
+	n++;
+	while (n > 0)
+		cr_assert_eq(ordk_mr_dereg(mrs[--n]), 0);
+	free(m);
+}
+
+Test(verbs_errors, dereg_invalidates_the_card_entry)
+{
+	struct func_side *a = &p.s[0], *b = &p.s[1];
+	uint8_t *m = test_aligned(4096, 8192);
+	struct ordk_mr *victim = ordk_mr_reg(b->pd, m, 8192, 7);
+	struct ordk_send_wr wr = { .wr_id = 1, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1,
+				   .send_flags = ORDK_SEND_SIGNALED };
+	struct ordk_dev *dev = b->dev;
+	uint64_t before;
+
+	func_pair_qps(&p, ORDK_MTU_1024, 8);
+	cr_assert_not_null(victim);
+	memset(m, 0, 8192);
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)a->buf, 64, a->mr->lkey };
+	wr.rdma.remote_addr = (uint64_t)(uintptr_t)m;
+	wr.rdma.rkey = victim->rkey;
+	cr_assert_eq(ordk_mr_dereg(victim), 0);
+	/* the stale rkey now reaches the card, which must drop the packet */
+	before = 0;
+	{
+		const char *names[128];
+		uint64_t vals[128];
+		unsigned int k = dev->hw.be.ops->xstats(&dev->hw.be, names, vals, 128);
+
+		for (unsigned int i = 0; i < k; i++)
+			if (strcmp(names[i], "drop_invalid_mr_key") == 0)
+				before = vals[i];
+	}
+	memset(a->buf, 0x5A, 64);
+	cr_assert_eq(ordk_qp_post_send(a->qp, &wr, 1), 1);
+	func_idle(&p, 0.05);
+	{
+		const char *names[128];
+		uint64_t vals[128];
+		unsigned int k = dev->hw.be.ops->xstats(&dev->hw.be, names, vals, 128);
+
+		for (unsigned int i = 0; i < k; i++)
+			if (strcmp(names[i], "drop_invalid_mr_key") == 0)
+				cr_assert_eq(vals[i], before + 1, "the card refused the stale rkey");
+	}
+	for (int i = 0; i < 8192; i++)
+		cr_assert_eq(m[i], 0, "deregistered memory written");
+	free(m);
+}
+
+Test(verbs_errors, post_errors)
+{
+	struct func_side *a = &p.s[0];
+	struct ordk_qp *qp = new_qp(a);
+	struct ordk_send_wr wr = { .wr_id = 1, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1 };
+	struct ordk_recv_wr rr = { .wr_id = 2, .num_sge = 1 };
+
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)a->buf, 64, a->mr->lkey };
+	rr.sge = wr.sge;
+	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 0);
+	cr_assert_eq(rte_errno, EINVAL, "send in RESET");
+	cr_assert_eq(ordk_qp_post_recv(qp, &rr, 1), 0);
+	cr_assert_eq(rte_errno, EINVAL, "recv in RESET");
+	to_state(qp, ORDK_QPS_INIT);
+	cr_assert_eq(ordk_qp_post_recv(qp, &rr, 1), 1, "RECVs are accepted from INIT on");
+	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 0);
+	cr_assert_eq(rte_errno, EINVAL, "send in INIT");
+	ordk_qp_destroy(qp);
+
+	func_pair_qps(&p, ORDK_MTU_4096, 8);
+	qp = a->qp;
+	wr.sge.lkey ^= 0x80; /* stale key part */
+	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 0);
+	cr_assert_eq(rte_errno, EPERM, "bad lkey");
+	wr.sge.lkey = a->mr->lkey;
+	wr.sge.length = (uint32_t)a->len + 1;
+	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 0);
+	cr_assert_eq(rte_errno, EPERM, "SGE beyond the MR");
+	wr.sge.length = 0;
+	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 0);
+	cr_assert_eq(rte_errno, EINVAL, "zero-length plain WRITE");
+	wr.sge.length = 64;
+	wr.num_sge = 2;
+	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 0);
+	cr_assert_eq(rte_errno, EINVAL, "two SGEs");
+	wr.num_sge = 1;
+	wr.opcode = 99;
+	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 0);
+	cr_assert_eq(rte_errno, EINVAL, "unknown opcode");
+	wr.opcode = ORDK_WR_RDMA_WRITE;
+	wr.send_flags = 0x100;
+	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 0);
+	cr_assert_eq(rte_errno, EINVAL, "unknown send flag");
+	wr.send_flags = 0;
+
+	/* beyond the queue depth: the 9th of 8 WRs waits for an advert that never comes */
+	{
+		struct ordk_send_wr many[12];
+
+		for (int i = 0; i < 12; i++) {
+			many[i] = wr;
+			many[i].opcode = ORDK_WR_SEND; /* no RECV posted: they stay queued */
+		}
+		cr_assert_eq(ordk_qp_post_send(qp, many, 12), 8);
+		cr_assert_eq(rte_errno, ENOMEM, "send queue full");
+	}
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(ordk_qp_post_recv(qp, &rr, 1), 1);
+	cr_assert_eq(ordk_qp_post_recv(qp, &rr, 1), 0);
+	cr_assert_eq(rte_errno, ENOMEM, "receive queue full");
+}
+
+Test(verbs_errors, stale_qpn_and_busy_objects)
+{
+	struct func_side *a = &p.s[0];
+	struct ordk_qp *qp = new_qp(a);
+	uint32_t qpn = ordk_qp_num(qp);
+
+	cr_assert_eq(verbs_qp_lookup(a->dev, qpn), qp);
+	cr_assert_eq(ordk_cq_destroy(a->cq), -EBUSY, "a QP uses the CQ");
+	cr_assert_eq(ordk_pd_free(a->pd), -EBUSY, "a QP and an MR use the PD");
+	cr_assert_eq(ordk_dev_close(a->dev), -EBUSY);
+	cr_assert_eq(ordk_qp_destroy(qp), 0);
+	cr_assert_null(verbs_qp_lookup(a->dev, qpn), "a destroyed QPN is not found");
+	qp = new_qp(a);
+	cr_assert_neq(ordk_qp_num(qp), qpn, "a QPN is not handed out again at once");
+	cr_assert_null(verbs_qp_lookup(a->dev, qpn));
+	cr_assert_eq(ordk_qp_destroy(qp), 0);
+	cr_assert_null(ordk_dev_open("nosuch,port=0"));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(ordk_dev_open("bluesim,port=200"));
+	cr_assert_null(ordk_dev_open("bluesim,port=loopback,mac=01:00:00:00:00:01"));
+	cr_assert_eq(rte_errno, EINVAL, "multicast MAC");
+	cr_assert_null(ordk_dev_open("bluesim,port=loopback,ip=300.1.1.1"));
+	cr_assert_null(ordk_dev_open("blue:0000:01:00.0"));
+	cr_assert_eq(rte_errno, ENODEV);
+	cr_assert_null(ordk_cq_create(a->dev, 0));
+	cr_assert_null(ordk_qp_create(a->pd, &(struct ordk_qp_init_attr){ .send_cq = a->cq }));
+	cr_assert_eq(rte_errno, EINVAL);
+}
+
+Test(verbs_errors, qp_slots_exhausted)
+{
+	static struct ordk_qp *qps[BLUE_MAX_QP];
+	struct ordk_qp_init_attr ia = { .send_cq = p.s[0].cq, .recv_cq = p.s[0].cq,
+					.max_send_wr = 1, .max_recv_wr = 1 };
+	uint32_t n = 0;
+
+	while (n < BLUE_MAX_QP && (qps[n] = ordk_qp_create(p.s[0].pd, &ia)) != NULL)
+		n++;
+	cr_assert_eq(n, BLUE_MAX_QP - 1, "1023 QPs: index 0 is reserved");
+	cr_assert_eq(rte_errno, ENOSPC);
+	while (n > 0)
+		cr_assert_eq(ordk_qp_destroy(qps[--n]), 0);
+}
