@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TCP exchange of QP attributes. The message is 48 bytes, big-endian:
+ * "ORDKCM01" (8), qpn, psn, ip, reserved (4 x u32), mac, addr (2 x u64),
+ * rkey, len (2 x u32). Every wait is bounded by the caller's timeout.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ordk_cm.h"
+
+#define CM_MAGIC "ORDKCM01"
+#define CM_LEN 48
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+put(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = n - 1; i >= 0; i--, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+static uint64_t
+get(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void
+encode(const struct ordk_cm_info *in, uint8_t *b)
+{
+	memset(b, 0, CM_LEN);
+	memcpy(b, CM_MAGIC, 8);
+	put(b + 8, in->qpn, 4);
+	put(b + 12, in->psn, 4);
+	put(b + 16, in->ip, 4);
+	put(b + 24, in->mac, 8);
+	put(b + 32, in->addr, 8);
+	put(b + 40, in->rkey, 4);
+	put(b + 44, in->len, 4);
+}
+
+static int
+decode(const uint8_t *b, struct ordk_cm_info *out)
+{
+	if (memcmp(b, CM_MAGIC, 8) != 0)
+		return -EPROTO;
+	out->qpn = (uint32_t)get(b + 8, 4);
+	out->psn = (uint32_t)get(b + 12, 4);
+	out->ip = (uint32_t)get(b + 16, 4);
+	out->mac = get(b + 24, 8);
+	out->addr = get(b + 32, 8);
+	out->rkey = (uint32_t)get(b + 40, 4);
+	out->len = (uint32_t)get(b + 44, 4);
+	if (out->qpn > 0xFFFFFF || out->psn > 0xFFFFFF || out->mac >> 48)
+		return -EPROTO;
+	return 0;
+}
+
+static int
+wait_fd(int fd, short ev, int64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = ev };
+	int64_t left = deadline - now_ms();
+	int rc;
+
+	if (left <= 0)
+		return -ETIMEDOUT;
+	rc = poll(&p, 1, (int)left);
+	if (rc < 0)
+		return -errno;
+	return rc == 0 ? -ETIMEDOUT : 0;
+}
+
+static int
+io_all(int fd, uint8_t *b, size_t n, bool wr, int64_t deadline)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t k;
+		int rc = wait_fd(fd, wr ? POLLOUT : POLLIN, deadline);
+
+		if (rc != 0)
+			return rc;
+		k = wr ? send(fd, b + done, n - done, MSG_NOSIGNAL) : recv(fd, b + done, n - done, 0);
+		if (k == 0)
+			return -ECONNRESET;
+		if (k < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		done += (size_t)k;
+	}
+	return 0;
+}
+
+static int
+swap_info(int fd, const struct ordk_cm_info *local, struct ordk_cm_info *remote, int64_t deadline)
+{
+	uint8_t out[CM_LEN], in[CM_LEN];
+	int rc;
+
+	encode(local, out);
+	rc = io_all(fd, out, CM_LEN, true, deadline);
+	if (rc == 0)
+		rc = io_all(fd, in, CM_LEN, false, deadline);
+	if (rc == 0)
+		rc = decode(in, remote);
+	return rc;
+}
+
+static int
+server(uint16_t port, const struct ordk_cm_info *local, struct ordk_cm_info *remote,
+       int64_t deadline)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(port),
+				  .sin6_addr = IN6ADDR_ANY_INIT };
+	int one = 1, zero = 0, ls, fd, rc;
+
+	ls = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (ls < 0)
+		return -errno;
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(ls, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)); /* IPv4 too */
+	if (bind(ls, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(ls, 1) != 0) {
+		rc = -errno;
+		close(ls);
+		return rc;
+	}
+	rc = wait_fd(ls, POLLIN, deadline);
+	if (rc != 0) {
+		close(ls);
+		return rc;
+	}
+	fd = accept(ls, NULL, NULL);
+	close(ls);
+	if (fd < 0)
+		return -errno;
+	rc = swap_info(fd, local, remote, deadline);
+	close(fd);
+	return rc;
+}
+
+static int
+client(const char *host, uint16_t port, const struct ordk_cm_info *local,
+       struct ordk_cm_info *remote, int64_t deadline)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+	char svc[8];
+	int rc = -ETIMEDOUT;
+
+	snprintf(svc, sizeof(svc), "%u", port);
+	if (getaddrinfo(host, svc, &hints, &res) != 0 || res == NULL)
+		return -EHOSTUNREACH;
+	/* the server may not listen yet: retry until the deadline */
+	while (now_ms() < deadline) {
+		int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+
+		if (fd < 0) {
+			rc = -errno;
+			break;
+		}
+		if (connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			rc = swap_info(fd, local, remote, deadline);
+			close(fd);
+			break;
+		}
+		rc = -errno;
+		close(fd);
+		usleep(20000);
+	}
+	freeaddrinfo(res);
+	return rc == -ECONNREFUSED && now_ms() >= deadline ? -ETIMEDOUT : rc;
+}
+
+int
+ordk_cm_exchange(const char *host, uint16_t port, const struct ordk_cm_info *local,
+		 struct ordk_cm_info *remote, int timeout_ms)
+{
+	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 10000);
+
+	if (local == NULL || remote == NULL)
+		return -EINVAL;
+	return host == NULL ? server(port, local, remote, deadline)
+			    : client(host, port, local, remote, deadline);
+}
+
+int
+ordk_cm_connect_qp(struct ordk_qp *qp, const struct ordk_cm_info *local,
+		   const struct ordk_cm_info *remote, enum ordk_mtu mtu, unsigned int access)
+{
+	struct ordk_qp_attr a = { .qp_state = ORDK_QPS_INIT, .qp_access_flags = access };
+	int rc;
+
+	rc = ordk_qp_modify(qp, &a, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS);
+	if (rc != 0)
+		return rc;
+	a = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTR, .path_mtu = mtu,
+				   .dest_qp_num = remote->qpn, .rq_psn = remote->psn,
+				   .dest_ip = remote->ip, .dest_mac = remote->mac,
+				   .max_dest_rd_atomic = 16, .min_rnr_timer = 12 };
+	rc = ordk_qp_modify(qp, &a,
+			    ORDK_QP_STATE | ORDK_QP_AV | ORDK_QP_PATH_MTU | ORDK_QP_DEST_QPN |
+				    ORDK_QP_RQ_PSN | ORDK_QP_MAX_DEST_RD_ATOMIC |
+				    ORDK_QP_MIN_RNR_TIMER);
+	if (rc != 0)
+		return rc;
+	a = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .sq_psn = local->psn, .timeout = 14,
+				   .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 16 };
+	return ordk_qp_modify(qp, &a,
+			      ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT |
+				      ORDK_QP_RETRY_CNT | ORDK_QP_RNR_RETRY |
+				      ORDK_QP_MAX_QP_RD_ATOMIC);
+}

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Two processes over net_memif, one core each, connected through lib/cm: a
+ * 1 MiB WRITE into the server's buffer, then a SEND; the server checks the
+ * bytes and answers with a SEND carrying its verdict. Every wait is bounded.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+
+#include "ordk_cm.h"
+#include "sim_host.h"
+
+#define LEN (1u << 20)
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+struct end {
+	struct ordk_dev *dev;
+	struct ordk_pd *pd;
+	struct ordk_cq *cq;
+	struct ordk_qp *qp;
+	struct ordk_mr *mr;
+	uint8_t *buf;
+	struct ordk_cm_info me, peer;
+};
+
+static int
+end_open(struct end *e, const char *vdev, int idx)
+{
+	struct ordk_qp_init_attr ia = { .max_send_wr = 64, .max_recv_wr = 64 };
+	struct ordk_dev_attr a;
+	char args[128];
+
+	test_eal_init(vdev);
+	test_port_start(0, test_pool("mp", 4095));
+	snprintf(args, sizeof(args), "bluesim,port=0,mac=02:00:00:00:00:%02x,ip=10.0.0.%d", idx,
+		 idx);
+	e->dev = ordk_dev_open(args);
+	if (e->dev == NULL)
+		return -1;
+	ordk_dev_query(e->dev, &a);
+	e->pd = ordk_pd_alloc(e->dev);
+	e->cq = ordk_cq_create(e->dev, 256);
+	ia.send_cq = ia.recv_cq = e->cq;
+	e->qp = ordk_qp_create(e->pd, &ia);
+	e->buf = test_aligned(4096, LEN + 4096);
+	memset(e->buf, 0, LEN + 4096);
+	e->mr = ordk_mr_reg(e->pd, e->buf, LEN + 4096, 7);
+	if (!e->pd || !e->cq || !e->qp || !e->mr)
+		return -2;
+	e->me = (struct ordk_cm_info){ .qpn = ordk_qp_num(e->qp), .psn = 0, .ip = a.ip,
+				       .mac = a.mac, .addr = (uint64_t)(uintptr_t)e->buf,
+				       .rkey = e->mr->rkey, .len = LEN };
+	return 0;
+}
+
+static int
+wait_one(struct end *e, struct ordk_wc *wc, double seconds)
+{
+	double end = now_s() + seconds;
+
+	while (now_s() < end)
+		if (ordk_cq_poll(e->cq, wc, 1) == 1)
+			return wc->status == ORDK_WC_SUCCESS ? 0 : -1;
+	return -2;
+}
+
+static struct ordk_recv_wr
+recv_wr(struct end *e, uint64_t id)
+{
+	struct ordk_recv_wr r = { .wr_id = id, .num_sge = 1 };
+
+	r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)e->buf + LEN, 64, e->mr->lkey };
+	return r;
+}
+
+/* The real server: posts its RECV once the QP is in INIT (accepted from INIT on). */
+static int
+server_run(const char *vdev, uint16_t port)
+{
+	struct end e = { 0 };
+	struct ordk_wc wc;
+	struct ordk_recv_wr r;
+	struct ordk_send_wr s = { .wr_id = 9, .opcode = ORDK_WR_SEND_WITH_IMM, .num_sge = 1,
+				  .send_flags = ORDK_SEND_SIGNALED };
+	struct ordk_qp_attr a = { .qp_state = ORDK_QPS_INIT, .qp_access_flags = 7 };
+	uint32_t bad = 0;
+
+	if (end_open(&e, vdev, 2) != 0)
+		return 10;
+	/* early RECV, in INIT, before the connection exists (NCCL does this) */
+	if (ordk_qp_modify(e.qp, &a, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS) != 0)
+		return 11;
+	r = recv_wr(&e, 1);
+	if (ordk_qp_post_recv(e.qp, &r, 1) != 1)
+		return 12;
+	if (ordk_cm_exchange(NULL, port, &e.me, &e.peer, 20000) != 0)
+		return 13;
+	{
+		/* INIT already: finish RTR, RTS */
+		struct ordk_qp_attr b = { .qp_state = ORDK_QPS_RTR, .path_mtu = ORDK_MTU_4096,
+					  .dest_qp_num = e.peer.qpn, .rq_psn = e.peer.psn,
+					  .dest_ip = e.peer.ip, .dest_mac = e.peer.mac };
+
+		if (ordk_qp_modify(e.qp, &b, ORDK_QP_STATE | ORDK_QP_AV | ORDK_QP_PATH_MTU |
+						     ORDK_QP_DEST_QPN | ORDK_QP_RQ_PSN |
+						     ORDK_QP_MAX_DEST_RD_ATOMIC |
+						     ORDK_QP_MIN_RNR_TIMER) != 0)
+			return 14;
+		b = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .sq_psn = e.me.psn,
+					   .timeout = 14, .retry_cnt = 7, .rnr_retry = 7 };
+		if (ordk_qp_modify(e.qp, &b, ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT |
+						     ORDK_QP_RETRY_CNT | ORDK_QP_RNR_RETRY |
+						     ORDK_QP_MAX_QP_RD_ATOMIC) != 0)
+			return 15;
+	}
+	if (wait_one(&e, &wc, 20) != 0 || wc.opcode != ORDK_WC_RECV || wc.byte_len != 64)
+		return 16;
+	for (uint32_t i = 0; i < LEN; i++)
+		bad += e.buf[i] != (uint8_t)(i * 13 + 5);
+	e.buf[LEN + 64] = 0;
+	s.imm_data = bad;
+	s.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)e.buf + LEN + 64, 8, e.mr->lkey };
+	if (ordk_qp_post_send(e.qp, &s, 1) != 1)
+		return 17;
+	if (wait_one(&e, &wc, 20) != 0)
+		return 18;
+	/* let the client's last ACK and completion through before leaving */
+	for (double end = now_s() + 0.3; now_s() < end;)
+		ordk_dev_poll(e.dev, 64);
+	return bad == 0 ? 0 : 19;
+}
+
+Test(verbs_memif, two_processes_write_and_send, .timeout = 90)
+{
+	char sock[64], vs[160], vc[160];
+	uint16_t port = (uint16_t)(20000 + getpid() % 20000);
+	struct end e = { 0 };
+	struct ordk_wc wc;
+	struct ordk_recv_wr r;
+	struct ordk_send_wr w = { .wr_id = 1, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1 };
+	struct ordk_send_wr s = { .wr_id = 2, .opcode = ORDK_WR_SEND, .num_sge = 1,
+				  .send_flags = ORDK_SEND_SIGNALED };
+	int status = -1;
+	pid_t child;
+
+	snprintf(sock, sizeof(sock), "/tmp/ordk-vm-%d.sock", (int)getpid());
+	unlink(sock);
+	snprintf(vs, sizeof(vs), "--vdev=net_memif0,role=server,socket=%s,bsize=8192,rsize=11", sock);
+	snprintf(vc, sizeof(vc), "--vdev=net_memif0,role=client,socket=%s,bsize=8192,rsize=11", sock);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		test_eal_lcore = 1;
+		_exit(server_run(vs, port));
+	}
+	usleep(200000);
+	cr_assert_eq(end_open(&e, vc, 1), 0, "client: %s", rte_strerror(rte_errno));
+	cr_assert_eq(ordk_cm_exchange("127.0.0.1", port, &e.me, &e.peer, 20000), 0);
+	cr_assert_eq(ordk_cm_connect_qp(e.qp, &e.me, &e.peer, ORDK_MTU_4096, 7), 0);
+	r = recv_wr(&e, 3);
+	cr_assert_eq(ordk_qp_post_recv(e.qp, &r, 1), 1);
+	for (uint32_t i = 0; i < LEN; i++)
+		e.buf[i] = (uint8_t)(i * 13 + 5);
+	w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)e.buf, LEN, e.mr->lkey };
+	w.rdma.remote_addr = e.peer.addr;
+	w.rdma.rkey = e.peer.rkey;
+	s.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)e.buf, 64, e.mr->lkey };
+	cr_assert_eq(ordk_qp_post_send(e.qp, &w, 1), 1);
+	cr_assert_eq(ordk_qp_post_send(e.qp, &s, 1), 1);
+	cr_assert_eq(wait_one(&e, &wc, 20), 0, "SEND completion");
+	cr_assert_eq(wc.wr_id, 2);
+	cr_assert_eq(wait_one(&e, &wc, 20), 0, "the server's answer");
+	cr_assert_eq(wc.opcode, ORDK_WC_RECV);
+	cr_assert_eq(wc.wc_flags & ORDK_WC_WITH_IMM, ORDK_WC_WITH_IMM);
+	cr_assert_eq(wc.imm_data, 0, "server found %u bad bytes", wc.imm_data);
+	cr_assert_eq(wc.byte_len, 8);
+	for (double end = now_s() + 20; now_s() < end;) {
+		ordk_dev_poll(e.dev, 64);
+		if (waitpid(child, &status, WNOHANG) == child)
+			break;
+	}
+	if (!WIFEXITED(status)) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+	}
+	unlink(sock);
+	cr_assert(WIFEXITED(status));
+	cr_assert_eq(WEXITSTATUS(status), 0, "server exit %d", WEXITSTATUS(status));
+}
