@@ -12,7 +12,7 @@
 
 #include "verbs_internal.h"
 
-RTE_LOG_REGISTER_SUFFIX(ordk_rc_logtype, rc, NOTICE);
+RTE_LOG_REGISTER(ordk_rc_logtype, ordk.rc, NOTICE);
 
 int
 rc_qp_init(struct ordk_qp *qp)
@@ -68,6 +68,13 @@ rc_activate(struct ordk_qp *qp)
 void
 rc_qp_to_rtr(struct ordk_qp *qp)
 {
+	/* adverts that came before the peer was known must be the peer's */
+	if (qp->adv_count > 0 && qp->adv_src != qp->attr.dest_qp_num) {
+		RC_LOG(WARNING, "qp 0x%06x: %u early adverts from 0x%06x, not the peer 0x%06x: dropped",
+		       qp->qpn, qp->adv_count, qp->adv_src, qp->attr.dest_qp_num);
+		qp->st.adverts_unexpected += qp->adv_count;
+		qp->adv_head = qp->adv_count = qp->adv_expect = 0;
+	}
 	qp->epsn = qp->attr.rq_psn;
 	qp->acked_epsn = qp->epsn;
 	memset(qp->rbits, 0, sizeof(qp->rbits));

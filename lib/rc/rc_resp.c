@@ -298,6 +298,8 @@ send_ack(struct ordk_qp *qp)
 	n = ordk_wire_rdma_build_hdr(frame, sizeof(frame), &p, 0);
 	if (n < 0 || blue_snic_tx(&dev->hw, frame, (uint32_t)n) != 0)
 		return false;
+	RC_LOG(DEBUG, "qp 0x%06x: ACK psn 0x%06x to 0x%06x", qp->qpn, qp->epsn,
+	       qp->attr.dest_qp_num);
 	qp->acked_epsn = qp->epsn;
 	qp->ack_due = false;
 	qp->st.acks_sent++;
@@ -317,11 +319,27 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 	if (ordk_wire_classify(f, len) == ORDK_WIRE_CLASS_RDMA)
 		return; /* not ours */
 	if (ordk_wire_ctrl_parse(f, len, &l3, &m) != 0) {
+		RC_LOG(DEBUG, "SimpleNic frame of %u B is not an ORDK control frame", len);
 		dev->st.ctrl_bad++; /* ARP and friends are for lib/cm; counted for now */
 		return;
 	}
 	qp = verbs_qp_lookup(dev, m.dst_qpn);
-	if (qp == NULL || m.src_qpn != qp->attr.dest_qp_num) {
+	if (qp == NULL || qp->attr.qp_state == ORDK_QPS_ERR) {
+		dev->st.ctrl_bad++;
+		return;
+	}
+	if (qp->attr.qp_state < ORDK_QPS_RTR) {
+		/*
+		 * The peer may connect and advertise before this QP knows it (both
+		 * sides move to RTR after the out-of-band exchange): keep the adverts
+		 * of one sender, checked against the peer's QPN at RTR.
+		 */
+		if (qp->adv_count > 0 && m.src_qpn != qp->adv_src) {
+			dev->st.ctrl_bad++;
+			return;
+		}
+		qp->adv_src = m.src_qpn;
+	} else if (m.src_qpn != qp->attr.dest_qp_num) {
 		dev->st.ctrl_bad++;
 		return;
 	}
@@ -333,9 +351,13 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 		const struct ordk_ctrl_advert *a = &m.advert.e[i];
 
 		if (a->recv_seq != qp->adv_expect || qp->adv_count == ORDK_ADVERT_RING) {
+			RC_LOG(DEBUG, "qp 0x%06x: advert %u unexpected (want %u)", qp->qpn,
+			       a->recv_seq, qp->adv_expect);
 			qp->st.adverts_unexpected++;
 			continue; /* duplicates and gaps: reliability comes with issue 5 */
 		}
+		RC_LOG(DEBUG, "qp 0x%06x: advert %u (%u B at 0x%" PRIx64 ")", qp->qpn, a->recv_seq,
+		       a->length, a->addr);
 		qp->adv[(qp->adv_head + qp->adv_count) % ORDK_ADVERT_RING] = *a;
 		qp->adv_count++;
 		qp->adv_expect++;
@@ -354,9 +376,13 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 	struct ordk_qp *qp = verbs_qp_lookup(dev, qpn);
 
 	if (qp == NULL || qp->attr.qp_state < ORDK_QPS_RTR) {
+		RC_LOG(DEBUG, "%s report for unknown or unconnected QPN 0x%06x",
+		       blue_meta_kind_name(r->kind), qpn);
 		dev->st.reports_unexpected++; /* a stale QPN or a QP not connected */
 		return;
 	}
+	RC_LOG(DEBUG, "qp 0x%06x: %s psn 0x%06x", qpn, blue_meta_kind_name(r->kind),
+	       r->kind <= BLUE_META_HEADER_READ ? r->basic.psn : r->ack.psn_now);
 	switch (r->kind) {
 	case BLUE_META_HEADER_WRITE:
 		rx_header(qp, r);

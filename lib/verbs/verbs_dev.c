@@ -12,7 +12,7 @@
 
 #include "verbs_internal.h"
 
-RTE_LOG_REGISTER_SUFFIX(ordk_verbs_logtype, verbs, NOTICE);
+RTE_LOG_REGISTER(ordk_verbs_logtype, ordk.verbs, NOTICE);
 
 static unsigned int dev_count;
 

@@ -153,6 +153,7 @@ struct ordk_qp {
 	/* the peer's RECV adverts, for our SEND / SEND_IMM / WRITE_IMM */
 	struct ordk_ctrl_advert *adv;
 	uint32_t adv_head, adv_count, adv_expect;
+	uint32_t adv_src; /* QPN that sent adverts before this QP reached RTR */
 
 	/* receive queue */
 	struct rc_rwqe *rq;

@@ -42,7 +42,15 @@ verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
 		.is_valid = valid, .is_error = error, .qpn = qp->qpn,
 		.peer_qpn = qp->attr.dest_qp_num, .peer_ip = qp->attr.dest_ip,
 		.peer_mac = qp->attr.dest_mac, .pmtu = (uint8_t)qp->attr.path_mtu,
-		.rq_access_flags = (uint8_t)qp->attr.qp_access_flags, .qp_type = BLUE_QPT_RC,
+		/*
+		 * The card accepts SEND packets only with REMOTE_WRITE in the QPC and
+		 * READ responses only with LOCAL_WRITE (HW-INTERFACE.md 5.1), where an
+		 * ibverbs QP receives SENDs with no remote access at all. So the card
+		 * always gets both; incoming WRITEs are still gated by the MR's access.
+		 */
+		.rq_access_flags = (uint8_t)(qp->attr.qp_access_flags | BLUE_ACC_LOCAL_WRITE |
+					     BLUE_ACC_REMOTE_WRITE),
+		.qp_type = BLUE_QPT_RC,
 		/* UDP source port of the card's own ACKs for this QP */
 		.local_udp_port = 0x100 };
 	return blue_cmd_exec(&qp->dev->hw, &c);

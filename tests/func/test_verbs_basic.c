@@ -28,3 +28,48 @@ Test(verbs_basic, write_lands_byte_exact, .timeout = 60)
 	cr_assert_eq(memcmp(p.s[1].buf + 3, p.s[0].buf, 10000), 0);
 	func_pair_close(&p);
 }
+
+/* SEND/RECV ping-pong: each side keeps RECVs posted and reposts them. */
+Test(verbs_basic, send_recv_ping_pong, .timeout = 60)
+{
+	struct func_pair p;
+	struct ordk_wc wc;
+	const uint32_t depth = 4;
+
+	func_pair_open(&p, 1 << 20, NULL);
+	func_pair_qps(&p, ORDK_MTU_4096, 16);
+	/* an ibverbs QP receives SENDs with LOCAL_WRITE alone (the card needs more: see doc) */
+	for (int s = 0; s < 2; s++) {
+		struct ordk_qp_attr a = { .qp_state = ORDK_QPS_RTS,
+					  .qp_access_flags = ORDK_ACCESS_LOCAL_WRITE };
+
+		cr_assert_eq(ordk_qp_modify(p.s[s].qp, &a, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS), 0);
+	}
+	for (int s = 0; s < 2; s++)
+		for (uint32_t i = 0; i < depth; i++) {
+			struct ordk_recv_wr r = { .wr_id = i, .num_sge = 1 };
+
+			r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[s].buf + i * 64, 64,
+						   p.s[s].mr->lkey };
+			cr_assert_eq(ordk_qp_post_recv(p.s[s].qp, &r, 1), 1);
+		}
+	for (int round = 0; round < 200; round++) {
+		int from = round % 2, to = 1 - from;
+		struct ordk_send_wr s = { .wr_id = 100 + round, .opcode = ORDK_WR_SEND, .num_sge = 1,
+					  .send_flags = ORDK_SEND_SIGNALED };
+		struct ordk_recv_wr r = { .num_sge = 1 };
+
+		s.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[from].buf + 4096, 64,
+					   p.s[from].mr->lkey };
+		cr_assert_eq(ordk_qp_post_send(p.s[from].qp, &s, 1), 1, "round %d", round);
+		func_wait(&p, to, &wc, 1, 5);
+		cr_assert_eq(wc.opcode, ORDK_WC_RECV, "round %d", round);
+		r.wr_id = wc.wr_id;
+		r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[to].buf + wc.wr_id * 64, 64,
+					   p.s[to].mr->lkey };
+		cr_assert_eq(ordk_qp_post_recv(p.s[to].qp, &r, 1), 1);
+		func_wait(&p, from, &wc, 1, 5);
+		cr_assert_eq(wc.opcode, ORDK_WC_SEND, "round %d", round);
+	}
+	func_pair_close(&p);
+}

@@ -13,7 +13,7 @@
 
 #include "blue_dev.h"
 
-RTE_LOG_REGISTER_DEFAULT(blue_logtype, NOTICE);
+RTE_LOG_REGISTER(blue_logtype, ordk.blue, NOTICE);
 
 void *
 blue_dma_alloc(struct blue_dev *dev, size_t len, size_t align, uint64_t *iova)

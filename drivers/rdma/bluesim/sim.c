@@ -13,7 +13,7 @@
 
 #include "sim_internal.h"
 
-RTE_LOG_REGISTER_DEFAULT(bluesim_logtype, NOTICE);
+RTE_LOG_REGISTER(bluesim_logtype, ordk.bluesim, NOTICE);
 
 static_assert(offsetof(struct sim_stats, fault_tx_dup) - offsetof(struct sim_stats, fault_tx_drop) ==
 		      BLUESIM_FAULT_DUP * sizeof(uint64_t) &&
