@@ -295,17 +295,19 @@ ordk_qp_modify(struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int ma
 
 /* ------------------------------------------------------------------ post */
 
-int
-ordk_qp_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr, int n)
+/* Post WRs one by one until one is refused; @return how many went in. */
+static int
+post_many(struct ordk_qp *qp, const void *wrs, size_t wr_size, int n,
+	  int (*post_one)(struct ordk_qp *, const void *))
 {
 	int i;
 
-	if (qp == NULL || wr == NULL || n < 0) {
+	if (qp == NULL || wrs == NULL || n < 0) {
 		rte_errno = EINVAL;
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
-		int rc = rc_post_send(qp, &wr[i]);
+		int rc = post_one(qp, (const uint8_t *)wrs + (size_t)i * wr_size);
 
 		if (rc != 0) {
 			rte_errno = -rc;
@@ -317,24 +319,26 @@ ordk_qp_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr, int n)
 	return i;
 }
 
+static int
+post_send_one(struct ordk_qp *qp, const void *wr)
+{
+	return rc_post_send(qp, wr);
+}
+
+static int
+post_recv_one(struct ordk_qp *qp, const void *wr)
+{
+	return rc_post_recv(qp, wr);
+}
+
+int
+ordk_qp_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr, int n)
+{
+	return post_many(qp, wr, sizeof(*wr), n, post_send_one);
+}
+
 int
 ordk_qp_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr, int n)
 {
-	int i;
-
-	if (qp == NULL || wr == NULL || n < 0) {
-		rte_errno = EINVAL;
-		return 0;
-	}
-	for (i = 0; i < n; i++) {
-		int rc = rc_post_recv(qp, &wr[i]);
-
-		if (rc != 0) {
-			rte_errno = -rc;
-			break;
-		}
-	}
-	if (i > 0)
-		rc_activate(qp);
-	return i;
+	return post_many(qp, wr, sizeof(*wr), n, post_recv_one);
 }

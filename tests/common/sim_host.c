@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -40,6 +41,15 @@ test_eal_init(const char *extra)
 	argv[argc] = NULL;
 	cr_assert_geq(rte_eal_init(argc, argv), 0, "rte_eal_init failed");
 	done = true;
+}
+
+double
+test_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 void *

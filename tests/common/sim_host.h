@@ -29,6 +29,8 @@ void test_ring_pair(const char *name, uint16_t *p0, uint16_t *p1);
 /** Configure and start an ethdev with one RX and one TX queue. */
 void test_port_start(uint16_t port, struct rte_mempool *pool);
 struct rte_mempool *test_pool(const char *name, unsigned int n);
+/** Monotonic time in seconds, for time-bounded test loops. */
+double test_now_s(void);
 /** posix_memalign that asserts (any size, unlike C11 aligned_alloc); free() it. */
 void *test_aligned(size_t align, size_t size);
 

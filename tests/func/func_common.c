@@ -10,14 +10,6 @@
 #include "func_common.h"
 #include "sim_host.h"
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 void
 func_pair_open(struct func_pair *p, size_t len, const char *extra)
@@ -123,7 +115,7 @@ func_pair_close(struct func_pair *p)
 void
 func_wait(struct func_pair *p, int side, struct ordk_wc *wc, int n, double seconds)
 {
-	double end = now_s() + seconds;
+	double end = test_now_s() + seconds;
 	int got = 0;
 
 	while (got < n) {
@@ -133,7 +125,7 @@ func_wait(struct func_pair *p, int side, struct ordk_wc *wc, int n, double secon
 		k = ordk_cq_poll(p->s[side].cq, wc + got, n - got);
 		cr_assert_geq(k, 0);
 		got += k;
-		if (now_s() > end)
+		if (test_now_s() > end)
 			cr_assert_fail("side %d: %d of %d completions after %.1f s", side, got, n,
 				       seconds);
 	}
@@ -142,9 +134,9 @@ func_wait(struct func_pair *p, int side, struct ordk_wc *wc, int n, double secon
 void
 func_idle(struct func_pair *p, double seconds)
 {
-	double end = now_s() + seconds;
+	double end = test_now_s() + seconds;
 
-	while (now_s() < end) {
+	while (test_now_s() < end) {
 		ordk_dev_poll(p->s[0].dev, 64);
 		ordk_dev_poll(p->s[1].dev, 64);
 	}

@@ -21,14 +21,6 @@
 
 #define LEN (1u << 20)
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 struct end {
 	struct ordk_dev *dev;
@@ -73,9 +65,9 @@ end_open(struct end *e, const char *vdev, int idx)
 static int
 wait_one(struct end *e, struct ordk_wc *wc, double seconds)
 {
-	double end = now_s() + seconds;
+	double end = test_now_s() + seconds;
 
-	while (now_s() < end)
+	while (test_now_s() < end)
 		if (ordk_cq_poll(e->cq, wc, 1) == 1)
 			return wc->status == ORDK_WC_SUCCESS ? 0 : -1;
 	return -2;
@@ -142,7 +134,7 @@ server_run(const char *vdev, uint16_t port)
 	if (wait_one(&e, &wc, 20) != 0)
 		return 18;
 	/* let the client's last ACK and completion through before leaving */
-	for (double end = now_s() + 0.3; now_s() < end;)
+	for (double end = test_now_s() + 0.3; test_now_s() < end;)
 		ordk_dev_poll(e.dev, 64);
 	return bad == 0 ? 0 : 19;
 }
@@ -191,7 +183,7 @@ Test(verbs_memif, two_processes_write_and_send, .timeout = 90)
 	cr_assert_eq(wc.wc_flags & ORDK_WC_WITH_IMM, ORDK_WC_WITH_IMM);
 	cr_assert_eq(wc.imm_data, 0, "server found %u bad bytes", wc.imm_data);
 	cr_assert_eq(wc.byte_len, 8);
-	for (double end = now_s() + 20; now_s() < end;) {
+	for (double end = test_now_s() + 20; test_now_s() < end;) {
 		ordk_dev_poll(e.dev, 64);
 		if (waitpid(child, &status, WNOHANG) == child)
 			break;

@@ -28,14 +28,6 @@
 #define IP_S 0x0A000002u
 #define IP_C 0x0A000001u
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static uint8_t
 pattern(uint32_t i)
@@ -70,7 +62,7 @@ server(const char *vdev, int wfd)
 	uint8_t *buf;
 	uint64_t va;
 	struct blue_meta_report r;
-	double end = now_s() + 20;
+	double end = test_now_s() + 20;
 	int last = 0;
 
 	side(vdev, MAC_S, IP_S, &buf, KEY_S);
@@ -79,7 +71,7 @@ server(const char *vdev, int wfd)
 	if (write(wfd, &va, sizeof(va)) != sizeof(va))
 		return 4;
 	close(wfd);
-	while (now_s() < end && last == 0) {
+	while (test_now_s() < end && last == 0) {
 		bluesim_poll(h.sim, 64);
 		while (sim_host_meta(&h, &r) > 0)
 			if (r.kind == BLUE_META_HEADER_WRITE && r.opcode == BLUE_OP_WRITE_LAST)
@@ -125,11 +117,11 @@ Test(sim_memif, two_processes_write_byte_exact, .timeout = 60)
 	for (uint32_t i = 0; i < LEN; i++)
 		buf[i] = pattern(i);
 	cr_assert(sim_host_qp(&h, QPN_C, QPN_S, IP_S, MAC_S, BLUE_PMTU_4096, BLUE_ACC_ALL));
-	end = now_s() + 15;
+	end = test_now_s() + 15;
 	do {
 		rte_eth_link_get_nowait(0, &link);
 		usleep(1000);
-	} while (!link.link_status && now_s() < end);
+	} while (!link.link_status && test_now_s() < end);
 	cr_assert(link.link_status, "memif link never came up");
 
 	{
@@ -144,13 +136,13 @@ Test(sim_memif, two_processes_write_byte_exact, .timeout = 60)
 
 		sim_host_send(&h, &it);
 	}
-	end = now_s() + 20;
-	while (now_s() < end) {
+	end = test_now_s() + 20;
+	while (test_now_s() < end) {
 		bluesim_poll(h.sim, 64);
 		if (waitpid(child, &status, WNOHANG) == child)
 			break;
 	}
-	if (now_s() >= end) {
+	if (test_now_s() >= end) {
 		kill(child, SIGKILL);
 		waitpid(child, &status, 0);
 	}

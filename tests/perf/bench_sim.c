@@ -23,14 +23,6 @@
 
 static double secs = 1.5;
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 struct side {
 	struct sim_host h;
@@ -117,12 +109,12 @@ memcpy_gbs(void)
 
 	memset(a, 1, 64 << 20);
 	memset(b, 2, 64 << 20);
-	t0 = now_s();
+	t0 = test_now_s();
 	do {
 		for (size_t off = 0; off < (64u << 20); off += 4096)
 			memcpy(b + off, a + ((off * 7) % (64u << 20)), 4096);
 		bytes += 64u << 20;
-		t = now_s() - t0;
+		t = test_now_s() - t0;
 	} while (t < secs);
 	free(a);
 	free(b);
@@ -162,7 +154,7 @@ bench_ring(uint32_t payload)
 	side_init(&B, p1, 0x020000000002ull, 0x0A000002, 0x201, 0x2201);
 	side_qp(&A, B.qpn, B.ip, B.mac);
 	side_qp(&B, A.qpn, A.ip, A.mac);
-	t0 = now_s();
+	t0 = test_now_s();
 	do {
 		feed(&A, B.qpn, B.ip, B.mac, B.key, (uint64_t)(uintptr_t)B.buf,
 		     payload == 64 ? 64 : 65536);
@@ -170,7 +162,7 @@ bench_ring(uint32_t payload)
 		poll_timed(&B);
 		drain_meta(&A);
 		drain_meta(&B);
-		t = now_s() - t0;
+		t = test_now_s() - t0;
 	} while (t < secs);
 	t = row("net_ring", payload, bluesim_xstat(B.h.sim, "rx_rdma"), t, A.tsc, B.tsc,
 		bluesim_xstat(A.h.sim, "tx_packets"));
@@ -212,11 +204,11 @@ memif_pair(uint32_t payload)
 		if (write(pfd[1], info, 8) != 8)
 			_exit(1);
 		/* receive until the client has been quiet for 300 ms, at most 4 x secs */
-		end = now_s() + 4 * secs + 10;
+		end = test_now_s() + 4 * secs + 10;
 		t0 = 0;
 		uint64_t last = 0;
-		double quiet = now_s();
-		while (now_s() < end) {
+		double quiet = test_now_s();
+		while (test_now_s() < end) {
 			uint64_t got;
 
 			poll_timed(&B);
@@ -224,10 +216,10 @@ memif_pair(uint32_t payload)
 			got = bluesim_xstat(B.h.sim, "rx_rdma");
 			if (got != last) {
 				if (last == 0)
-					t0 = now_s();
+					t0 = test_now_s();
 				last = got;
-				quiet = now_s();
-			} else if (last > 0 && now_s() - quiet > 0.3) {
+				quiet = test_now_s();
+			} else if (last > 0 && test_now_s() - quiet > 0.3) {
 				break;
 			}
 		}
@@ -257,12 +249,12 @@ memif_pair(uint32_t payload)
 		test_port_start(0, mp);
 		side_init(&A, 0, 0x020000000001ull, 0x0A000001, 0x101, 0x1101);
 		side_qp(&A, 0x201, 0x0A000002, 0x020000000002ull);
-		t0 = now_s();
+		t0 = test_now_s();
 		do {
 			rte_eth_link_get_nowait(0, &link);
-		} while (!link.link_status && now_s() - t0 < 10);
-		t0 = now_s();
-		while (now_s() - t0 < secs) {
+		} while (!link.link_status && test_now_s() - t0 < 10);
+		t0 = test_now_s();
+		while (test_now_s() - t0 < secs) {
 			feed(&A, 0x201, 0x0A000002, 0x020000000002ull, 0x2201, peer_buf,
 			     payload == 64 ? 64 : 65536);
 			poll_timed(&A);

@@ -34,14 +34,6 @@
 
 static double secs = 2;
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void
 pin(int cpu)
@@ -82,10 +74,10 @@ end_open(struct end *e, const char *vdev, int idx, uint16_t port)
 
 	test_eal_init(vdev);
 	test_port_start(0, test_pool("bw_pool", 8191));
-	until = now_s() + 10;
+	until = test_now_s() + 10;
 	do {
 		rte_eth_link_get_nowait(0, &link);
-	} while (!link.link_status && now_s() < until);
+	} while (!link.link_status && test_now_s() < until);
 	snprintf(args, sizeof(args), "bluesim,port=0,mac=02:00:00:00:00:%02x,ip=10.0.0.%d,idle_us=5",
 		 idx, idx);
 	e->dev = ordk_dev_open(args);
@@ -134,8 +126,8 @@ server(const char *vdev, uint16_t port)
 	end_open(&e, vdev, 2, port);
 	flag = (volatile uint32_t *)(e.buf + BUF - 64);
 	/* bandwidth phase: the client's WRITEs land; ping-pong phase: echo */
-	end = now_s() + 4 * secs + 30;
-	for (uint32_t want = 1; now_s() < end;) {
+	end = test_now_s() + 4 * secs + 30;
+	for (uint32_t want = 1; test_now_s() < end;) {
 		ordk_dev_poll(e.dev, 64);
 		ordk_cq_poll(e.cq, wc, 16);
 		if (*flag == want) {
@@ -147,7 +139,7 @@ server(const char *vdev, uint16_t port)
 			want++;
 		}
 	}
-	for (double t = now_s() + 0.3; now_s() < t;)
+	for (double t = test_now_s() + 0.3; test_now_s() < t;)
 		ordk_dev_poll(e.dev, 64), ordk_cq_poll(e.cq, wc, 16);
 	return 0;
 }
@@ -164,7 +156,7 @@ client(const char *vdev, uint16_t port, double *gbps, double *lat_us)
 	pin(0);
 	end_open(&e, vdev, 1, port);
 	flag = (volatile uint32_t *)(e.buf + BUF - 64);
-	t0 = now_s();
+	t0 = test_now_s();
 	do {
 		while (posted - done < DEPTH) {
 			uint32_t off = (posted % (BUF / MSG - 1)) * MSG;
@@ -178,18 +170,18 @@ client(const char *vdev, uint16_t port, double *gbps, double *lat_us)
 			if (wc[i].status != ORDK_WC_SUCCESS)
 				exit(5);
 		done += (uint32_t)k;
-		t = now_s() - t0;
+		t = test_now_s() - t0;
 	} while (t < secs);
 	while (done < posted) {
 		int k = ordk_cq_poll(e.cq, wc, 64);
 
 		done += (uint32_t)(k > 0 ? k : 0);
 	}
-	t = now_s() - t0;
+	t = test_now_s() - t0;
 	*gbps = (double)done * MSG * 8 / t / 1e9;
 
 	for (uint32_t it = 1; it <= LAT_ITERS; it++) {
-		double a = now_s();
+		double a = test_now_s();
 
 		*(uint32_t *)(e.buf + BUF - 128) = it;
 		post_write(&e, BUF - 128, 8, BUF - 64, it % 64 == 0);
@@ -197,12 +189,12 @@ client(const char *vdev, uint16_t port, double *gbps, double *lat_us)
 			ordk_dev_poll(e.dev, 64);
 			ordk_cq_poll(e.cq, wc, 64);
 		}
-		lat[it - 1] = (now_s() - a) * 1e6 / 2;
+		lat[it - 1] = (test_now_s() - a) * 1e6 / 2;
 	}
 	qsort(lat, LAT_ITERS, sizeof(double), cmp_double);
 	*lat_us = lat[LAT_ITERS / 2];
 	free(lat);
-	for (double t1 = now_s() + 0.3; now_s() < t1;)
+	for (double t1 = test_now_s() + 0.3; test_now_s() < t1;)
 		ordk_dev_poll(e.dev, 64), ordk_cq_poll(e.cq, wc, 64);
 }
 
@@ -249,14 +241,14 @@ tcp_bulk(void)
 	}
 	close(b);
 	pin(0);
-	t0 = now_s();
+	t0 = test_now_s();
 	do {
 		ssize_t k = write(a, buf, sizeof(buf));
 
 		if (k <= 0)
 			break;
 		bytes += (uint64_t)k;
-		t = now_s() - t0;
+		t = test_now_s() - t0;
 	} while (t < secs);
 	close(a);
 	waitpid(pid, NULL, 0);
@@ -294,7 +286,7 @@ tcp_pingpong(size_t size)
 	close(b);
 	pin(0);
 	for (uint32_t i = 0; i < LAT_ITERS; i++) {
-		double t0 = now_s();
+		double t0 = test_now_s();
 		size_t got = 0;
 
 		if (write(a, buf, size) != (ssize_t)size)
@@ -306,7 +298,7 @@ tcp_pingpong(size_t size)
 				break;
 			got += (size_t)k;
 		}
-		lat[i] = (now_s() - t0) * 1e6 / 2;
+		lat[i] = (test_now_s() - t0) * 1e6 / 2;
 	}
 	close(a);
 	waitpid(pid, NULL, 0);
@@ -341,7 +333,7 @@ main(int argc, char **argv)
 		_exit(server(vs, port));
 	usleep(200000);
 	client(vc, port, &gbps, &lat);
-	for (double end = now_s() + 30; now_s() < end;)
+	for (double end = test_now_s() + 30; test_now_s() < end;)
 		if (waitpid(child, &status, WNOHANG) == child)
 			break;
 	if (!WIFEXITED(status)) {
