@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 
 #include "verbs_internal.h"
@@ -51,6 +52,8 @@ rc_qp_reset(struct ordk_qp *qp)
 	qp->rd_head = qp->rd_count = 0;
 	qp->adv_head = qp->adv_count = qp->adv_expect = 0;
 	qp->rq_head = qp->rq_count = qp->rq_advertised = qp->next_recv_seq = 0;
+	qp->rq_acked = 0;
+	qp->adv_ack_due = false;
 	qp->msg_head = qp->msg_count = 0;
 	qp->ack_due = false;
 	memset(qp->rbits, 0, sizeof(qp->rbits));
@@ -76,6 +79,7 @@ rc_qp_to_rtr(struct ordk_qp *qp)
 		qp->adv_head = qp->adv_count = qp->adv_expect = 0;
 	}
 	qp->epsn = qp->attr.rq_psn;
+	qp->card_base = qp->epsn;
 	qp->acked_epsn = qp->epsn;
 	memset(qp->rbits, 0, sizeof(qp->rbits));
 	rc_activate(qp); /* RECVs posted in INIT are advertised now */
@@ -206,7 +210,6 @@ rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
 }
 
 /* Advertise posted RECVs not advertised yet, up to 7 per control frame. */
-bool rc_send_adverts(struct ordk_qp *qp);
 bool
 rc_send_adverts(struct ordk_qp *qp)
 {
@@ -243,6 +246,52 @@ rc_send_adverts(struct ordk_qp *qp)
 		qp->rq_advertised += n;
 		qp->st.adverts_sent += n;
 		dev->st.adverts_sent += n;
+		qp->adv_tsc = rte_get_tsc_cycles();
+	}
+	return true;
+}
+
+/* Sender side: acknowledge the adverts that arrived (every one before adv_expect). */
+bool
+rc_send_advert_ack(struct ordk_qp *qp)
+{
+	struct ordk_dev *dev = qp->dev;
+	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
+				   .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip, .df = 1,
+				   .ttl = 64 };
+	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_RECV_ADVERT_ACK, .src_qpn = qp->qpn,
+				   .dst_qpn = qp->attr.dest_qp_num };
+	uint8_t frame[BLUE_SNIC_TX_SLOT];
+	int len;
+
+	if (!blue_snic_tx_room(&dev->hw))
+		return false;
+	m.advert_ack.recv_seq = qp->adv_expect;
+	len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, &m);
+	if (len < 0 || blue_snic_tx(&dev->hw, frame, (uint32_t)len) != 0)
+		return false;
+	qp->adv_ack_due = false;
+	return true;
+}
+
+/*
+ * Receiver side: adverts the peer has not acknowledged within the QP's
+ * timeout go out again (the peer drops the ones it already has by sequence).
+ * @return true while some are still unacknowledged.
+ */
+bool
+rc_advert_resend(struct ordk_qp *qp, uint64_t now, uint64_t timeout)
+{
+	uint32_t seq_head = qp->rq_count ? qp->rq[qp->rq_head].recv_seq : qp->next_recv_seq;
+	uint32_t adv_end = seq_head + qp->rq_advertised;
+
+	if ((int32_t)(adv_end - qp->rq_acked) <= 0)
+		return false;
+	if (timeout != UINT64_MAX && now - qp->adv_tsc >= timeout) {
+		uint32_t from = (int32_t)(qp->rq_acked - seq_head) > 0 ? qp->rq_acked - seq_head : 0;
+
+		qp->st.retransmits += qp->rq_advertised - from;
+		qp->rq_advertised = from; /* rc_send_adverts() sends them again */
 	}
 	return true;
 }

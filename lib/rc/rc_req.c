@@ -13,8 +13,12 @@
 
 #include "verbs_internal.h"
 
-/* PSNs a QP may have sent and not had acknowledged (well inside 2^23). */
-#define RC_MAX_OUTSTANDING_PSN (1u << 20)
+/*
+ * PSNs a QP may have sent and not had acknowledged: the peer's receive
+ * tracker records PSNs up to ORDK_RECV_WINDOW past its expected PSN; a
+ * packet beyond that could arrive and still look missing.
+ */
+#define RC_MAX_OUTSTANDING_PSN (ORDK_RECV_WINDOW - 256u)
 
 static bool
 needs_advert(uint8_t op)
@@ -37,7 +41,6 @@ wc_opcode(uint8_t op)
 }
 
 /* Retire, in order, every WR the ACKs (and READ responses) have finished. */
-void rc_complete_sends(struct ordk_qp *qp);
 void
 rc_complete_sends(struct ordk_qp *qp)
 {
@@ -69,7 +72,6 @@ rc_complete_sends(struct ordk_qp *qp)
 }
 
 /* Everything before @p psn is acknowledged. */
-void rc_ack(struct ordk_qp *qp, uint32_t psn);
 void
 rc_ack(struct ordk_qp *qp, uint32_t psn)
 {
@@ -77,14 +79,18 @@ rc_ack(struct ordk_qp *qp, uint32_t psn)
 	if (blue_psn_diff(psn, qp->acked_psn) <= 0 || blue_psn_diff(psn, qp->next_psn) > 0)
 		return;
 	qp->acked_psn = psn;
+	/* progress: the retry count and the backoff start again */
+	qp->rtx_retries = 0;
+	qp->rtx_backoff = 1;
 	rc_complete_sends(qp);
+	rc_timer_arm(qp);
 }
 
 /* Give a WR its PSNs (and its advert); false when it must wait. */
 static bool
 start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 {
-	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu);
+	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu), npk;
 
 	if (needs_advert(w->opcode) && !(w->flags & RC_WQE_BOUND)) {
 		const struct ordk_ctrl_advert *a;
@@ -108,11 +114,15 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 			w->rkey = a->rkey;
 		}
 	}
-	if (blue_psn_diff(qp->next_psn, qp->acked_psn) > (int32_t)RC_MAX_OUTSTANDING_PSN)
+	npk = w->opcode == BLUE_WR_RDMA_READ ? 1 : rc_pkts(w->raddr, w->len, pmtu);
+	/* a WR longer than the window goes once everything before it is acknowledged */
+	if (blue_psn_diff(qp->next_psn, qp->acked_psn) > 0 &&
+	    blue_psn_diff(qp->next_psn, qp->acked_psn) + (int32_t)npk > (int32_t)RC_MAX_OUTSTANDING_PSN)
 		return false;
 	w->npkts = w->opcode == BLUE_WR_RDMA_READ ? 1 : rc_pkts(w->raddr, w->len, pmtu);
 	w->psn = qp->next_psn;
-	w->msn = qp->next_msn++;
+	if (!(w->flags & RC_WQE_INTERNAL))
+		w->msn = qp->next_msn++; /* a READ response keeps its request's MSN */
 	qp->next_psn = blue_psn_add(qp->next_psn, w->npkts);
 	w->started = true;
 	w->sent = 0;
@@ -124,13 +134,12 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 }
 
 /* Push items of queued WRs while the Send ring has room; @return items pushed. */
-unsigned int rc_push(struct ordk_qp *qp);
 unsigned int
 rc_push(struct ordk_qp *qp)
 {
 	struct ordk_dev *dev = qp->dev;
 	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu);
-	unsigned int items = 0;
+	unsigned int items = rc_push_retries(qp); /* retransmissions first */
 
 	while (qp->sq_next != qp->sq_tail) {
 		struct rc_wqe *w = &qp->sq[qp->sq_next % qp->sq_size];
@@ -185,6 +194,8 @@ rc_push(struct ordk_qp *qp)
 		} while (w->sent < w->len && w->opcode != BLUE_WR_RDMA_READ);
 		qp->since_ack_req = want_ack ? 0 : qp->since_ack_req + 1;
 		qp->sq_next++;
+		if (qp->rtx_deadline == 0)
+			rc_timer_arm(qp);
 	}
 	return items;
 }

@@ -17,11 +17,6 @@
 
 #include "verbs_internal.h"
 
-void rc_ack(struct ordk_qp *qp, uint32_t psn);
-void rc_complete_sends(struct ordk_qp *qp);
-unsigned int rc_push(struct ordk_qp *qp);
-bool rc_send_adverts(struct ordk_qp *qp);
-
 /* ------------------------------------------------------ receive tracker */
 
 static bool
@@ -104,6 +99,9 @@ merge_window(struct ordk_qp *qp, uint32_t base, const struct blue_bitmap128 *b)
 	}
 }
 
+static void maybe_nak(struct ordk_qp *qp);
+static bool send_ack_frame(struct ordk_qp *qp, bool nak, uint32_t psn);
+
 /* ------------------------------------------------------------- messages */
 
 static void
@@ -112,7 +110,7 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 	struct ordk_wc wc = { .opcode = op, .byte_len = m->len, .qp_num = qp->qpn };
 	struct rc_rwqe *r;
 
-	if (qp->rq_count == 0 || qp->rq_advertised == 0) {
+	if (qp->rq_count == 0) {
 		/* a SEND the peer had no advert for: cannot come from an ORDK peer */
 		qp->st.adverts_unexpected++;
 		return;
@@ -120,7 +118,11 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 	r = &qp->rq[qp->rq_head];
 	qp->rq_head = (qp->rq_head + 1) % qp->rq_size;
 	qp->rq_count--;
-	qp->rq_advertised--;
+	if (qp->rq_advertised > 0)
+		qp->rq_advertised--;
+	/* a buffer the peer used was advertised and arrived there: acknowledged */
+	if ((int32_t)(r->recv_seq + 1 - qp->rq_acked) > 0)
+		qp->rq_acked = r->recv_seq + 1;
 	wc.wr_id = r->wr_id;
 	if (imm) {
 		wc.imm_data = m->imm;
@@ -131,22 +133,27 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 	qp->dev->st.recv_completed++;
 }
 
+/*
+ * A READ response completed. Responses carry their request's MSN, so a
+ * response to a re-sent request whose READ already finished is recognised
+ * and ignored instead of finishing the next READ.
+ */
 static void
-read_done(struct ordk_qp *qp)
+read_done(struct ordk_qp *qp, uint16_t msn)
 {
 	struct rc_wqe *w;
 
-	if (qp->rd_count == 0) {
-		qp->st.reports_unexpected++; /* a READ response nobody asked for */
+	if (qp->rd_count == 0 || (w = &qp->sq[qp->reads[qp->rd_head]])->msn != msn) {
+		qp->st.duplicates++; /* a READ response nobody waits for */
 		return;
 	}
-	w = &qp->sq[qp->reads[qp->rd_head]];
 	qp->rd_head = (qp->rd_head + 1) % qp->sq_size;
 	qp->rd_count--;
 	w->flags |= RC_WQE_READ_DONE;
 	/* the response proves the request arrived: an implicit ACK up to it */
 	rc_ack(qp, blue_psn_add(w->psn, 1));
 	rc_complete_sends(qp);
+	rc_timer_arm(qp);
 }
 
 static void
@@ -172,7 +179,7 @@ complete_msgs(struct ordk_qp *qp)
 			break;
 		case BLUE_OP_READ_RESPONSE_LAST:
 		case BLUE_OP_READ_RESPONSE_ONLY:
-			read_done(qp);
+			read_done(qp, m->msn);
 			break;
 		default:
 			break; /* a plain WRITE completes nothing at the responder */
@@ -210,7 +217,7 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 		}
 		m = &qp->msgs[(qp->msg_head + qp->msg_count) % ORDK_MSG_QUEUE];
 		*m = (struct rc_msg){ .end_psn = b->psn, .opcode = op, .ack_req = b->ack_req,
-				      .imm = b->imm_data,
+				      .msn = b->msn, .imm = b->imm_data,
 				      .len = pos == BLUE_POS_ONLY ? b->total_len : qp->first_len };
 		qp->msg_count++;
 	}
@@ -228,6 +235,12 @@ rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 
 	qp->last_rx_tsc = rte_get_tsc_cycles();
 	if (!mark(qp, b->psn)) {
+		/*
+		 * A duplicate (the wire repeated it): it was answered. Answering again
+		 * could land after the requester completed the READ, as the card
+		 * places every response packet it gets. A lost response is resent by
+		 * this side's own recovery instead. ACK again.
+		 */
 		qp->st.duplicates++;
 		qp->ack_due = true;
 		return;
@@ -247,7 +260,7 @@ rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 	}
 	w = &qp->sq[qp->sq_tail % qp->sq_size];
 	*w = (struct rc_wqe){ .opcode = BLUE_WR_RDMA_READ_RESP, .flags = RC_WQE_INTERNAL,
-			      .signaled = 1, .laddr = b->raddr, .lkey = b->rkey,
+			      .signaled = 1, .msn = b->msn, .laddr = b->raddr, .lkey = b->rkey,
 			      .len = r->read_ext.total_len, .raddr = r->read_ext.laddr,
 			      .rkey = r->read_ext.lkey };
 	qp->sq_tail++;
@@ -255,6 +268,30 @@ rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 	qp->dev->st.read_resp_posted++;
 }
 
+/* PSNs [from, to) arrived (only those at or after epsn are recorded). */
+static void
+mark_range(struct ordk_qp *qp, uint32_t from, uint32_t to)
+{
+	if (blue_psn_diff(from, qp->epsn) < 0)
+		from = qp->epsn;
+	if (blue_psn_diff(to, from) <= 0)
+		return;
+	if (from == qp->epsn) {
+		advance_to(qp, to);
+		return;
+	}
+	for (uint32_t p = from; p != to; p = blue_psn_add(p, 1))
+		if (!mark(qp, p))
+			continue;
+}
+
+/*
+ * The card's bitmap reports. Between two reports the card's window slid
+ * from the previous base to this one; the PSNs that slid out did arrive,
+ * unless the card reported a loss (a NakLocalHw describes the window that
+ * held the hole). So each report implies exactly [previous base, this
+ * report's pre-slide base): never across a hole already reported lost.
+ */
 static void
 rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
 {
@@ -264,21 +301,30 @@ rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
 	if (r->kind == BLUE_META_NAK_LOCAL_HW) {
 		uint32_t pre = blue_psn_add(a->psn_before_slide, BLUE_PSN_MASK + 1 - 112);
 
-		/* before the old window all arrived; its holes are lost (the peer resends) */
-		advance_to(qp, pre);
+		if (blue_psn_diff(pre, qp->card_base) > 0)
+			mark_range(qp, qp->card_base, pre);
 		merge_window(qp, pre, &a->pre_bitmap);
-	} else {
-		advance_to(qp, base);
+	} else if (blue_psn_diff(base, qp->card_base) > 0) {
+		mark_range(qp, qp->card_base, base);
 	}
 	merge_window(qp, base, &a->now_bitmap);
+	if (blue_psn_diff(base, qp->card_base) > 0)
+		qp->card_base = base;
 	complete_msgs(qp);
 	qp->ack_due = true; /* bitmap reports come after quiet: ACK now */
+	maybe_nak(qp);
 }
 
 /* ----------------------------------------------------------------- ACKs */
 
+/*
+ * The card's ACK frame, sent by the driver (is_send_by_driver = 1):
+ * ACK: psn = epsn (everything before it arrived);
+ * NAK: lost = slided = 1, pre_psn = epsn (the first missing PSN) and
+ *      psn = the first PSN after the hole that did arrive.
+ */
 static bool
-send_ack(struct ordk_qp *qp)
+send_ack_frame(struct ordk_qp *qp, bool nak, uint32_t psn)
 {
 	struct ordk_dev *dev = qp->dev;
 	struct ordk_wire_rdma p = { 0 };
@@ -292,19 +338,49 @@ send_ack(struct ordk_qp *qp)
 				      .src_port = ORDK_WIRE_ROCE_UDP_PORT,
 				      .dst_port = ORDK_WIRE_ROCE_UDP_PORT, .df = 1, .ttl = 64 };
 	p.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_ACKNOWLEDGE,
-					.dqpn = qp->attr.dest_qp_num, .psn = qp->epsn };
+					.dqpn = qp->attr.dest_qp_num, .psn = psn };
 	p.aeth = (struct ordk_wire_aeth){ .now_bitmap = { ~0ull, ~0ull }, .is_send_by_driver = 1,
+					  .is_packet_lost = nak, .is_window_slided = nak,
 					  .pre_psn = qp->epsn };
 	n = ordk_wire_rdma_build_hdr(frame, sizeof(frame), &p, 0);
-	if (n < 0 || blue_snic_tx(&dev->hw, frame, (uint32_t)n) != 0)
+	return n > 0 && blue_snic_tx(&dev->hw, frame, (uint32_t)n) == 0;
+}
+
+static bool
+send_ack(struct ordk_qp *qp)
+{
+	if (!send_ack_frame(qp, false, qp->epsn))
 		return false;
 	RC_LOG(DEBUG, "qp 0x%06x: ACK psn 0x%06x to 0x%06x", qp->qpn, qp->epsn,
 	       qp->attr.dest_qp_num);
 	qp->acked_epsn = qp->epsn;
 	qp->ack_due = false;
 	qp->st.acks_sent++;
-	dev->st.acks_sent++;
+	qp->dev->st.acks_sent++;
 	return true;
+}
+
+/* PSNs arrived beyond a hole at epsn: ask for the hole (at most once per 100 us). */
+static void
+maybe_nak(struct ordk_qp *qp)
+{
+	uint64_t now = rte_get_tsc_cycles();
+
+	if (qp->nak_epsn == qp->epsn && now - qp->nak_tsc < qp->dev->tsc_hz / 10000)
+		return;
+	for (uint32_t d = 1; d < ORDK_RECV_WINDOW; d++) {
+		uint32_t psn = blue_psn_add(qp->epsn, d);
+
+		if (rbit(qp, psn)) {
+			if (send_ack_frame(qp, true, psn)) {
+				qp->nak_epsn = qp->epsn;
+				qp->nak_tsc = now;
+				qp->st.naks_sent++;
+				qp->dev->st.naks_sent++;
+			}
+			return;
+		}
+	}
 }
 
 /* ------------------------------------------------------- control frames */
@@ -343,13 +419,39 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 		dev->st.ctrl_bad++;
 		return;
 	}
+	if (m.type == ORDK_CTRL_ACK_REQ) {
+		/* the peer's timer: ACK what arrived, NAK [epsn, psn) if something did not */
+		if (qp->attr.qp_state < ORDK_QPS_RTR)
+			return;
+		if (blue_psn_diff(m.ack_req.psn, qp->epsn) > 0) {
+			if (send_ack_frame(qp, true, m.ack_req.psn)) {
+				qp->st.naks_sent++;
+				dev->st.naks_sent++;
+			}
+		} else {
+			qp->ack_due = true;
+			rc_activate(qp);
+		}
+		return;
+	}
+	if (m.type == ORDK_CTRL_RECV_ADVERT_ACK) {
+		if ((int32_t)(m.advert_ack.recv_seq - qp->rq_acked) > 0 &&
+		    (int32_t)(m.advert_ack.recv_seq - qp->next_recv_seq) <= 0)
+			qp->rq_acked = m.advert_ack.recv_seq;
+		return;
+	}
 	if (m.type != ORDK_CTRL_RECV_ADVERT) {
 		dev->st.ctrl_bad++;
 		return;
 	}
+	qp->adv_ack_due = true; /* even for duplicates: our last ACK may be lost */
 	for (unsigned int i = 0; i < m.advert.count; i++) {
 		const struct ordk_ctrl_advert *a = &m.advert.e[i];
 
+		if ((int32_t)(a->recv_seq - qp->adv_expect) < 0) {
+			qp->st.duplicates++; /* a re-sent advert we already have */
+			continue;
+		}
 		if (a->recv_seq != qp->adv_expect || qp->adv_count == ORDK_ADVERT_RING) {
 			RC_LOG(DEBUG, "qp 0x%06x: advert %u unexpected (want %u)", qp->qpn,
 			       a->recv_seq, qp->adv_expect);
@@ -365,6 +467,27 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 		dev->st.adverts_received++;
 	}
 	rc_activate(qp);
+}
+
+/* Resend the PSNs the peer card's old window misses (zero bits of pre_bitmap). */
+static void
+nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
+{
+	uint32_t base = blue_psn_add(a->psn_before_slide, BLUE_PSN_MASK + 1 - 112);
+	int start = -1;
+
+	for (int i = 0; i <= 128; i++) {
+		bool have = i == 128 || ((i < 64 ? a->pre_bitmap.lo >> i : a->pre_bitmap.hi >> (i - 64)) & 1);
+
+		if (!have && start < 0)
+			start = i;
+		if (have && start >= 0) {
+			rc_retransmit(qp, blue_psn_add(base, (uint32_t)start),
+				      blue_psn_add(base, (uint32_t)i));
+			start = -1;
+		}
+	}
+	qp->rtx_retries = 0;
 }
 
 /* --------------------------------------------------------- the engine */
@@ -400,10 +523,18 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 		rc_ack(qp, r->ack.psn_now);
 		break;
 	case BLUE_META_NAK_REMOTE_HW:
-	case BLUE_META_NAK_REMOTE_DRIVER:
-		/* retransmission comes with the reliability issue; counted */
+		/* the peer card's loss ACK: its old window's holes are lost PSNs */
 		qp->st.naks_received++;
 		dev->st.naks_received++;
+		nak_holes(qp, &r->ack);
+		break;
+	case BLUE_META_NAK_REMOTE_DRIVER:
+		/* the peer driver: everything before psn_before_slide arrived,
+		 * [psn_before_slide, psn_now) did not */
+		qp->st.naks_received++;
+		dev->st.naks_received++;
+		rc_ack(qp, r->ack.psn_before_slide);
+		rc_retransmit(qp, r->ack.psn_before_slide, r->ack.psn_now);
 		break;
 	default:
 		dev->st.cnps++;
@@ -421,6 +552,7 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 	uint32_t len;
 	struct ordk_qp *qp, *tmp;
 	bool snic = false;
+	uint64_t now;
 
 	for (unsigned int i = 0; i < budget; i++) {
 		int rc = blue_meta_next(&dev->hw, &rep);
@@ -443,18 +575,41 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 	}
 	blue_snic_rx_commit(&dev->hw);
 
+	now = rte_get_tsc_cycles();
+	{
+		/* is the card still fetching our Send items? (timers wait for it) */
+		struct blue_hring *sr = &dev->hw.ring[BLUE_RING_SEND0];
+		uint32_t t = *sr->tail_reg;
+
+		if (t != dev->send_tail_seen || blue_ring_ptr(sr->head) != blue_ring_ptr(t)) {
+			dev->send_tail_seen = t;
+			dev->send_busy_tsc = now;
+		}
+	}
 	for (qp = TAILQ_FIRST(&dev->active); qp != NULL; qp = tmp) {
 		bool idle = true;
 
 		tmp = TAILQ_NEXT(qp, link);
-
+		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR) {
+			/* unacknowledged adverts rewind after a timeout ... */
+			rc_advert_resend(qp, now, rc_timeout_tsc(qp));
+			if (qp->adv_ack_due) {
+				snic = true;
+				idle &= rc_send_advert_ack(qp);
+			}
+		}
 		if (qp->rq_advertised < qp->rq_count) {
 			snic = true;
 			idle &= rc_send_adverts(qp);
 		}
+		/* ... and keep the QP polled until the peer has them all */
+		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR)
+			idle &= !rc_advert_resend(qp, now, UINT64_MAX);
 		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR) {
+			rc_timer_check(qp, now);
 			items += rc_push(qp);
-			idle &= qp->sq_next == qp->sq_tail;
+			idle &= qp->sq_next == qp->sq_tail && qp->rtx_psn == qp->rtx_end &&
+				qp->rtx_deadline == 0;
 		}
 		if (qp->ack_due) {
 			snic = true;
@@ -465,9 +620,9 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 			qp->on_active = false;
 		}
 	}
-	if (items > 0)
-		blue_send_doorbell(&dev->hw);
-	if (snic)
-		blue_snic_tx_flush(&dev->hw);
+	/* every frame and item queued anywhere in this poll is published once */
+	(void)snic;
+	blue_send_doorbell(&dev->hw);
+	blue_snic_tx_flush(&dev->hw);
 	return work + items;
 }

@@ -43,7 +43,8 @@ struct ordk_rc_stats {
 	uint64_t read_resp_posted, read_req_rejected;
 	uint64_t adverts_sent, adverts_received, adverts_unexpected;
 	uint64_t reports_unexpected; /* reports for unknown QPs or of unexpected kinds */
-	uint64_t naks_received, cnps;
+	uint64_t naks_received, naks_sent, cnps;
+	uint64_t retransmits, timeouts, retry_exceeded;
 	uint64_t ctrl_bad, cq_overflow;
 };
 
@@ -59,6 +60,8 @@ struct ordk_dev {
 	uint32_t npd, nmr, ncq, nqp;
 	TAILQ_HEAD(, ordk_qp) active;		  /* QPs with send work or ACKs to make */
 	uint64_t tsc_hz;
+	uint32_t send_tail_seen;  /* Send ring TAIL at the last look */
+	uint64_t send_busy_tsc;	  /* last time the card was still fetching our items */
 	struct ordk_rc_stats st;
 };
 
@@ -125,6 +128,7 @@ struct rc_msg {
 	uint32_t end_psn;    /* PSN of its last packet */
 	uint8_t opcode;	     /* packet opcode of the last packet */
 	uint8_t ack_req;
+	uint16_t msn;
 	uint32_t imm;
 	uint32_t len;
 };
@@ -147,6 +151,11 @@ struct ordk_qp {
 	uint16_t next_msn;
 	uint32_t acked_psn;	   /* every PSN before this one is acknowledged */
 	uint32_t since_ack_req;
+	/* retransmission: PSNs [rtx_psn, rtx_end) go out again as retry items */
+	uint32_t rtx_psn, rtx_end;
+	uint64_t rtx_deadline;	   /* TSC; 0 when nothing is outstanding */
+	uint32_t rtx_retries;	   /* consecutive timeouts without progress */
+	uint32_t rtx_backoff;	   /* timeout multiplier (exponential) */
 	uint32_t *reads;	   /* FIFO of sq indices of outstanding READs */
 	uint32_t rd_head, rd_count;
 
@@ -154,6 +163,9 @@ struct ordk_qp {
 	struct ordk_ctrl_advert *adv;
 	uint32_t adv_head, adv_count, adv_expect;
 	uint32_t adv_src; /* QPN that sent adverts before this QP reached RTR */
+	bool adv_ack_due;  /* tell the peer which adverts arrived */
+	uint32_t rq_acked; /* receiver: first recv_seq the peer has not acknowledged */
+	uint64_t adv_tsc;  /* receiver: when adverts last went out */
 
 	/* receive queue */
 	struct rc_rwqe *rq;
@@ -162,6 +174,7 @@ struct ordk_qp {
 
 	/* receive tracker: PSNs of the peer's send space */
 	uint32_t epsn;				/* expected: every PSN before it arrived */
+	uint32_t card_base;			/* window base of the card's last bitmap report */
 	uint64_t rbits[ORDK_RECV_WINDOW / 64];	/* PSNs at or after epsn that arrived */
 	struct rc_msg *msgs;
 	uint32_t msg_head, msg_count;
@@ -169,6 +182,8 @@ struct ordk_qp {
 	bool ack_due;
 	uint32_t acked_epsn;			/* epsn of the last ACK sent */
 	uint64_t last_rx_tsc;
+	uint64_t nak_tsc;			/* when the last NAK went out */
+	uint32_t nak_epsn;			/* the epsn it asked from */
 
 	struct ordk_rc_stats st;
 };
@@ -180,6 +195,18 @@ void verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc);
 int verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error);
 
 /* lib/rc */
+void rc_ack(struct ordk_qp *qp, uint32_t psn);
+void rc_complete_sends(struct ordk_qp *qp);
+unsigned int rc_push(struct ordk_qp *qp);
+bool rc_send_adverts(struct ordk_qp *qp);
+bool rc_send_advert_ack(struct ordk_qp *qp);
+bool rc_advert_resend(struct ordk_qp *qp, uint64_t now, uint64_t timeout);
+uint64_t rc_timeout_tsc(const struct ordk_qp *qp);
+void rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to);
+unsigned int rc_push_retries(struct ordk_qp *qp);
+void rc_timer_check(struct ordk_qp *qp, uint64_t now);
+void rc_timer_arm(struct ordk_qp *qp);
+void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
 int rc_qp_init(struct ordk_qp *qp);
 void rc_qp_fini(struct ordk_qp *qp);
 void rc_qp_reset(struct ordk_qp *qp);

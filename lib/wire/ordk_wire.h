@@ -234,7 +234,8 @@ enum ordk_ctrl_type {
 	ORDK_CTRL_RECV_ADVERT_ACK = 2, /**< sender -> receiver: adverts received */
 	ORDK_CTRL_ATOMIC_REQ = 3,      /**< requester -> responder */
 	ORDK_CTRL_ATOMIC_RESP = 4,     /**< responder -> requester */
-	ORDK_CTRL_TYPE_MAX = 4,
+	ORDK_CTRL_ACK_REQ = 5,	       /**< requester -> responder: say what arrived */
+	ORDK_CTRL_TYPE_MAX = 5,
 };
 
 const char *ordk_ctrl_type_name(uint8_t type);
@@ -287,6 +288,9 @@ struct ordk_ctrl_msg {
 			uint8_t status; /**< ordk_ctrl_atomic_status */
 			uint64_t orig;
 		} atomic_resp;
+		struct {
+			uint32_t psn; /**< the requester's next PSN: what it has sent */
+		} ack_req;
 	};
 };
 

@@ -15,6 +15,7 @@
 #define ADVERT_ACK_LEN	   8u  /* recv_seq (u32) + reserved (u32) */
 #define ATOMIC_REQ_LEN	   40u /* req_id 4, op 1, rsvd 3, raddr 8, rkey 4, rsvd 4, cmp/add 8, swap 8 */
 #define ATOMIC_RESP_LEN	   16u /* req_id 4, status 1, rsvd 3, orig 8 */
+#define ACK_REQ_LEN	   8u  /* psn (u32) + reserved (u32) */
 
 const char *
 ordk_ctrl_type_name(uint8_t type)
@@ -28,6 +29,8 @@ ordk_ctrl_type_name(uint8_t type)
 		return "ATOMIC_REQ";
 	case ORDK_CTRL_ATOMIC_RESP:
 		return "ATOMIC_RESP";
+	case ORDK_CTRL_ACK_REQ:
+		return "ACK_REQ";
 	default:
 		return "?";
 	}
@@ -49,6 +52,8 @@ ordk_ctrl_body_len(const struct ordk_ctrl_msg *msg)
 		return ATOMIC_REQ_LEN;
 	case ORDK_CTRL_ATOMIC_RESP:
 		return ATOMIC_RESP_LEN;
+	case ORDK_CTRL_ACK_REQ:
+		return ACK_REQ_LEN;
 	default:
 		return ORDK_WIRE_E_CTRL_TYPE;
 	}
@@ -113,6 +118,11 @@ ordk_wire_ctrl_build(void *buf, uint32_t cap, const struct ordk_wire_l3 *l3,
 		break;
 	case ORDK_CTRL_RECV_ADVERT_ACK:
 		wire_put_be32(body, msg->advert_ack.recv_seq);
+		break;
+	case ORDK_CTRL_ACK_REQ:
+		if (msg->ack_req.psn > BLUE_PSN_MASK)
+			return ORDK_WIRE_E_CTRL_FIELD;
+		wire_put_be32(body, msg->ack_req.psn);
 		break;
 	case ORDK_CTRL_ATOMIC_REQ:
 		wire_put_be32(body, msg->atomic_req.req_id);
@@ -195,6 +205,7 @@ ordk_wire_ctrl_parse(const void *frame, uint32_t len, struct ordk_wire_l3 *l3,
 	case ORDK_CTRL_ATOMIC_REQ:
 	case ORDK_CTRL_RECV_ADVERT_ACK:
 	case ORDK_CTRL_ATOMIC_RESP:
+	case ORDK_CTRL_ACK_REQ:
 		break;
 	default:
 		return ORDK_WIRE_E_CTRL_TYPE;
@@ -222,6 +233,11 @@ ordk_wire_ctrl_parse(const void *frame, uint32_t len, struct ordk_wire_l3 *l3,
 		if (!zero(body + 4, 4))
 			return ORDK_WIRE_E_CTRL_FIELD;
 		msg->advert_ack.recv_seq = wire_get_be32(body);
+		break;
+	case ORDK_CTRL_ACK_REQ:
+		msg->ack_req.psn = wire_get_be32(body);
+		if (!zero(body + 4, 4) || msg->ack_req.psn > BLUE_PSN_MASK)
+			return ORDK_WIRE_E_CTRL_FIELD;
 		break;
 	case ORDK_CTRL_ATOMIC_REQ:
 		if (!zero(body + 5, 3) || !zero(body + 20, 4))

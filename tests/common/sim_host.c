@@ -7,6 +7,7 @@
 
 #include <criterion/criterion.h>
 #include <rte_eal.h>
+#include <rte_log.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 
@@ -18,7 +19,7 @@ void
 test_eal_init(const char *extra)
 {
 	static bool done;
-	char prefix[64], lcore[16], *argv[16];
+	char prefix[64], lcore[16], *argv[20];
 	int argc = 0;
 
 	if (done)
@@ -31,15 +32,29 @@ test_eal_init(const char *extra)
 	argv[argc++] = "--no-pci";
 	argv[argc++] = "--no-shconf";
 	argv[argc++] = "--no-telemetry";
-	argv[argc++] = "--log-level=4";
+	argv[argc++] = "--log-level=*:4"; /* a pattern, so ORDK_TEST_LOG can raise one type */
 	snprintf(lcore, sizeof(lcore), "%d", test_eal_lcore);
 	argv[argc++] = "-l";
 	argv[argc++] = lcore;
 	argv[argc++] = prefix;
 	if (extra != NULL)
 		argv[argc++] = (char *)extra;
+	/* ORDK_TEST_LOG=ordk.rc:debug (any --log-level pattern) for a failing test */
+	if (getenv("ORDK_TEST_LOG") != NULL) {
+		static char lvl[128];
+
+		snprintf(lvl, sizeof(lvl), "--log-level=%s", getenv("ORDK_TEST_LOG"));
+		argv[argc++] = lvl;
+	}
 	argv[argc] = NULL;
 	cr_assert_geq(rte_eal_init(argc, argv), 0, "rte_eal_init failed");
+	if (getenv("ORDK_TEST_LOG") != NULL) {
+		/* Criterion keeps the workers' stdout: logs go to /tmp/ordk-test-<pid>.log */
+		char path[64];
+
+		snprintf(path, sizeof(path), "/tmp/ordk-test-%d.log", (int)getpid());
+		rte_openlog_stream(fopen(path, "w"));
+	}
 	done = true;
 }
 

@@ -73,7 +73,7 @@ func_connect(struct func_side *a, struct ordk_qp *qa, struct func_side *b, struc
 						    ORDK_QP_DEST_QPN | ORDK_QP_RQ_PSN |
 						    ORDK_QP_MAX_DEST_RD_ATOMIC | ORDK_QP_MIN_RNR_TIMER),
 			     0);
-		at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .sq_psn = 0, .timeout = 14,
+		at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .sq_psn = 0, .timeout = 8,
 					    .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 16 };
 		cr_assert_eq(ordk_qp_modify(qps[i], &at,
 					    ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT |

@@ -232,16 +232,21 @@ Test(verbs_errors, dereg_invalidates_the_card_entry)
 				before = vals[i];
 	}
 	memset(a->buf, 0x5A, 64);
+	wr.send_flags = ORDK_SEND_SIGNALED;
 	cr_assert_eq(ordk_qp_post_send(a->qp, &wr, 1), 1);
-	func_idle(&p, 0.05);
 	{
+		struct ordk_wc wc;
 		const char *names[128];
 		uint64_t vals[128];
-		unsigned int k = dev->hw.be.ops->xstats(&dev->hw.be, names, vals, 128);
+		unsigned int k;
 
+		/* the card drops every try silently; the sender's retries run out */
+		func_wait(&p, 0, &wc, 1, 10);
+		cr_assert_eq(wc.status, ORDK_WC_RETRY_EXC_ERR, "%s", ordk_wc_status_str(wc.status));
+		k = dev->hw.be.ops->xstats(&dev->hw.be, names, vals, 128);
 		for (unsigned int i = 0; i < k; i++)
 			if (strcmp(names[i], "drop_invalid_mr_key") == 0)
-				cr_assert_eq(vals[i], before + 1, "the card refused the stale rkey");
+				cr_assert_gt(vals[i], before, "the card refused the stale rkey");
 	}
 	for (int i = 0; i < 8192; i++)
 		cr_assert_eq(m[i], 0, "deregistered memory written");

@@ -76,7 +76,18 @@ one(struct func_pair *p, enum ordk_wr_opcode op, uint32_t len, uint64_t id)
 		}
 		cr_assert_eq(wc.byte_len, len, "op %d: byte_len %u, want %u", op, wc.byte_len, len);
 	}
-	cr_assert_eq(memcmp(dst, src, len), 0, "op %d len %u: data differs", op, len);
+	if (memcmp(dst, src, len) != 0) {
+		uint32_t first = 0, last = 0, n = 0;
+
+		for (uint32_t i = 0; i < len; i++)
+			if (dst[i] != src[i]) {
+				if (n++ == 0)
+					first = i;
+				last = i;
+			}
+		cr_assert_fail("op %d len %u: %u bytes differ, from %u to %u (dst 0x%02x src 0x%02x)", op,
+			       len, n, first, last, dst[first], src[first]);
+	}
 	cr_assert_eq(dst[len], 0xEE, "op %d len %u: wrote past the end", op, len);
 }
 

@@ -27,6 +27,7 @@ struct blue_hring {
 	uint32_t head;			/* producer: free-running */
 	uint32_t tail;			/* consumer: free-running */
 	uint32_t hw_tail;		/* producer: last TAIL read */
+	uint32_t db_head;		/* producer: last HEAD written */
 	uint32_t pending;		/* consumer: consumed since the last TAIL write */
 };
 
@@ -93,12 +94,15 @@ blue_hring_produce(struct blue_hring *r, uint32_t n)
 	r->head += n;
 }
 
-/** One HEAD write for everything produced so far. */
+/** One HEAD write for everything produced so far (none when nothing is new). */
 static inline void
 blue_hring_doorbell(struct blue_hring *r)
 {
+	if (r->head == r->db_head)
+		return;
 	blue_wmb_before_doorbell();
 	*r->head_reg = r->head;
+	r->db_head = r->head;
 }
 
 /* ---------------------------------------------------------------- consumer */

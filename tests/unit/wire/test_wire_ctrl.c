@@ -54,6 +54,9 @@ roundtrip(const struct ordk_ctrl_msg *m)
 		cr_assert_eq(o.atomic_req.compare_add, m->atomic_req.compare_add);
 		cr_assert_eq(o.atomic_req.swap, m->atomic_req.swap);
 		break;
+	case ORDK_CTRL_ACK_REQ:
+		cr_assert_eq(o.ack_req.psn, m->ack_req.psn);
+		break;
 	default:
 		cr_assert_eq(o.atomic_resp.req_id, m->atomic_resp.req_id);
 		cr_assert_eq(o.atomic_resp.status, m->atomic_resp.status);
@@ -95,6 +98,17 @@ Test(wire_ctrl, roundtrip_every_type)
 	m.atomic_resp.status = ORDK_CTRL_ATOMIC_REM_INV_REQ;
 	m.atomic_resp.orig = 0x8877665544332211ull;
 	roundtrip(&m);
+	memset(&m, 0, sizeof(m));
+	m.type = ORDK_CTRL_ACK_REQ;
+	m.ack_req.psn = 0xABCDEF;
+	roundtrip(&m);
+	m.ack_req.psn = 1u << 24;
+	{
+		uint8_t buf[128];
+
+		cr_assert_eq(ordk_wire_ctrl_build(buf, sizeof(buf), &addrs, &m), ORDK_WIRE_E_CTRL_FIELD,
+			     "PSN above 24 bits");
+	}
 }
 
 /* Header bytes written out from ordk_wire.h's layout comment. */
@@ -144,7 +158,7 @@ Test(wire_ctrl, every_reject_reason)
 	f[44] = 2;
 	cr_assert_eq(ordk_wire_ctrl_parse(f, (uint32_t)n, &l3, &o), ORDK_WIRE_E_CTRL_VERSION);
 	n = good_frame(f);
-	f[45] = 9;
+	f[45] = 9; /* beyond ACK_REQ (5) */
 	cr_assert_eq(ordk_wire_ctrl_parse(f, (uint32_t)n, &l3, &o), ORDK_WIRE_E_CTRL_TYPE);
 	n = good_frame(f);
 	f[45] = ORDK_CTRL_ATOMIC_RESP; /* 40-byte body for a 16-byte type */

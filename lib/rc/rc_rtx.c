@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Retransmission. The card leaves it to the driver (HW-INTERFACE.md 5.1/5.2):
+ * - the peer card's loss ACK (NakRemoteHw) names the holes of its old window:
+ *   exactly those PSNs go out again;
+ * - the peer driver's NAK (NakRemoteDriver) names [first missing, next received);
+ * - a per-QP timer (IBA: 4.096 us << timeout; ~1 ms when timeout is 0) with
+ *   exponential backoff asks the peer what arrived (see send_probe()); after
+ *   retry_cnt timeouts without progress the oldest WR fails with
+ *   RETRY_EXC_ERR, the QP goes to ERR and every other WR is flushed.
+ * Retransmitted packets go one per item with is_retry = 1, so the card reports
+ * even MIDDLE packets and the responder can fill its holes.
+ */
+#include <rte_cycles.h>
+
+#include "verbs_internal.h"
+
+#define RC_MAX_BACKOFF 64u
+
+uint64_t
+rc_timeout_tsc(const struct ordk_qp *qp)
+{
+	unsigned int t = qp->attr.timeout ? qp->attr.timeout : 8; /* 8: about 1.05 ms */
+	uint64_t ns;
+
+	if (t > 24)
+		t = 24; /* 68 s: longer waits look like a hang to every user */
+	ns = 4096ull << t;
+	return ns * qp->dev->tsc_hz / 1000000000ull;
+}
+
+static bool
+outstanding(const struct ordk_qp *qp)
+{
+	return qp->sq_head != qp->sq_next;
+}
+
+void
+rc_timer_arm(struct ordk_qp *qp)
+{
+	if (!outstanding(qp)) {
+		qp->rtx_deadline = 0;
+		return;
+	}
+	qp->rtx_deadline = rte_get_tsc_cycles() + rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1);
+}
+
+void
+rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
+{
+	/* only what was sent and is not acknowledged */
+	if (blue_psn_diff(from, qp->acked_psn) < 0)
+		from = qp->acked_psn;
+	if (blue_psn_diff(to, qp->next_psn) > 0)
+		to = qp->next_psn;
+	if (blue_psn_diff(to, from) <= 0)
+		return;
+	if (qp->rtx_psn != qp->rtx_end) { /* merge with a retransmission in progress */
+		if (blue_psn_diff(from, qp->rtx_psn) < 0)
+			qp->rtx_psn = from;
+		if (blue_psn_diff(to, qp->rtx_end) > 0)
+			qp->rtx_end = to;
+	} else {
+		qp->rtx_psn = from;
+		qp->rtx_end = to;
+	}
+	rc_activate(qp);
+}
+
+/* The WQE whose PSN range holds @p psn, or NULL. */
+static struct rc_wqe *
+wqe_of_psn(struct ordk_qp *qp, uint32_t psn)
+{
+	for (uint32_t i = qp->sq_head; i != qp->sq_next; i++) {
+		struct rc_wqe *w = &qp->sq[i % qp->sq_size];
+		int32_t k = blue_psn_diff(psn, w->psn);
+
+		if ((w->flags & RC_WQE_ERROR) || !w->started)
+			continue;
+		if (k >= 0 && (uint32_t)k < w->npkts)
+			return w;
+	}
+	return NULL;
+}
+
+/* One packet of @p w again, as its own item with is_retry = 1. */
+static int
+push_packet(struct ordk_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
+{
+	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu), first, off, len;
+	struct blue_send_item it;
+
+	if (w->opcode == BLUE_WR_RDMA_READ) {
+		off = 0;
+		len = w->len; /* the READ request covers the whole length */
+	} else {
+		first = pmtu - (uint32_t)(w->raddr % pmtu);
+		off = k == 0 ? 0 : first + (k - 1) * pmtu;
+		len = w->len - off;
+		if (len > (k == 0 ? first : pmtu))
+			len = k == 0 ? first : pmtu;
+	}
+	it = (struct blue_send_item){
+		.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
+		.valid = 1, .msn = w->msn, .total_len = w->len, .rkey = w->rkey,
+		.dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off,
+		.psn = blue_psn_add(w->psn, k), .qp_type = BLUE_QPT_RC,
+		.dqpn = qp->attr.dest_qp_num,
+		.flags = (uint8_t)((ack ? BLUE_SEND_SIGNALED : 0) |
+				   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
+		.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = k == 0,
+		.is_last = k + 1 == w->npkts, .is_retry = 1, .sqpn = qp->qpn, .imm = w->imm,
+		.dst_mac = qp->attr.dest_mac, .lkey = w->lkey, .len = len,
+		.laddr = w->laddr + off };
+	if (blue_send_item_put(&qp->dev->hw, &it) != 0)
+		return -1;
+	qp->st.retransmits++;
+	qp->dev->st.retransmits++;
+	return 0;
+}
+
+unsigned int
+rc_push_retries(struct ordk_qp *qp)
+{
+	struct blue_hring *r = &qp->dev->hw.ring[BLUE_RING_SEND0];
+	unsigned int items = 0;
+
+	/*
+	 * The card places every packet it receives, duplicates too, with no PSN
+	 * check: a retry that sits in a long Send ring could land after its WR
+	 * completed and the application reused the memory. Retries therefore go
+	 * out only when the card has fetched everything before them.
+	 */
+	if (qp->rtx_psn != qp->rtx_end && blue_hring_free(r, BLUE_RING_DEPTH) < BLUE_RING_DEPTH)
+		return 0;
+	while (qp->rtx_psn != qp->rtx_end) {
+		struct rc_wqe *w;
+
+		if (blue_psn_diff(qp->rtx_psn, qp->acked_psn) < 0) {
+			qp->rtx_psn = qp->acked_psn; /* acknowledged meanwhile */
+			if (blue_psn_diff(qp->rtx_end, qp->rtx_psn) <= 0)
+				qp->rtx_end = qp->rtx_psn;
+			continue;
+		}
+		if (blue_send_free(&qp->dev->hw, 2) < 2)
+			break;
+		w = wqe_of_psn(qp, qp->rtx_psn);
+		if (w != NULL && push_packet(qp, w, (uint32_t)blue_psn_diff(qp->rtx_psn, w->psn),
+					     blue_psn_add(qp->rtx_psn, 1) == qp->rtx_end) == 0)
+			items++;
+		qp->rtx_psn = blue_psn_add(qp->rtx_psn, 1);
+	}
+	return items;
+}
+
+/*
+ * Ask the peer's driver what arrived (an ORDK ACK_REQ control frame). It
+ * answers with an ACK of its expected PSN, or a NAK [expected, psn) when
+ * something is missing, and exactly that goes out again. Anything at or
+ * after the peer's expected PSN cannot have completed there (completion is
+ * in PSN order), so a retry can never land in memory the peer's application
+ * already took back: a blind resend on timeout could, because the card
+ * places duplicates with no PSN check (READ responses read the responder's
+ * memory as it is now).
+ */
+static bool
+send_probe(struct ordk_qp *qp)
+{
+	struct ordk_dev *dev = qp->dev;
+	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
+				   .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip, .df = 1,
+				   .ttl = 64 };
+	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_ACK_REQ, .src_qpn = qp->qpn,
+				   .dst_qpn = qp->attr.dest_qp_num };
+	uint8_t frame[BLUE_SNIC_TX_SLOT];
+	int len;
+
+	m.ack_req.psn = qp->next_psn;
+	len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, &m);
+	if (len < 0 || !blue_snic_tx_room(&dev->hw) ||
+	    blue_snic_tx(&dev->hw, frame, (uint32_t)len) != 0)
+		return false;
+	blue_snic_tx_flush(&dev->hw);
+	return true;
+}
+
+void
+rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
+{
+	/* the oldest user WR carries the error; everything else is flushed */
+	while (qp->sq_head != qp->sq_tail) {
+		struct rc_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
+
+		qp->sq_head++;
+		if (w->flags & RC_WQE_INTERNAL)
+			continue;
+		struct ordk_wc wc = {
+			.wr_id = w->wr_id, .status = status, .qp_num = qp->qpn,
+			.opcode = w->opcode == BLUE_WR_RDMA_READ ? ORDK_WC_RDMA_READ
+				  : (w->opcode == BLUE_WR_SEND || w->opcode == BLUE_WR_SEND_WITH_IMM)
+					  ? ORDK_WC_SEND : ORDK_WC_RDMA_WRITE };
+
+		verbs_cq_push(qp->scq, &wc);
+		qp->sq_user--;
+		break;
+	}
+	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn, ordk_wc_status_str(status));
+	qp->attr.qp_state = ORDK_QPS_ERR;
+	qp->rtx_deadline = 0;
+	qp->rtx_psn = qp->rtx_end = 0;
+	rc_qp_flush(qp);
+	/* tell the card too (best effort: the QP is in error whatever it answers) */
+	verbs_manage_qp(qp, true, true);
+}
+
+void
+rc_timer_check(struct ordk_qp *qp, uint64_t now)
+{
+	if (qp->rtx_deadline == 0 || now < qp->rtx_deadline)
+		return;
+	/*
+	 * While the card is still fetching items from the Send ring it is still
+	 * transmitting, and the peer cannot have acknowledged what it has not
+	 * received: the timeout counts from when the ring drained.
+	 */
+	if (qp->dev->send_busy_tsc + rc_timeout_tsc(qp) > now) {
+		qp->rtx_deadline = qp->dev->send_busy_tsc + rc_timeout_tsc(qp) *
+						 (qp->rtx_backoff ? qp->rtx_backoff : 1);
+		return;
+	}
+	qp->st.timeouts++;
+	qp->dev->st.timeouts++;
+	if (qp->rtx_retries >= qp->attr.retry_cnt) {
+		qp->st.retry_exceeded++;
+		qp->dev->st.retry_exceeded++;
+		rc_qp_fail(qp, ORDK_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->rtx_retries++;
+	qp->rtx_backoff = qp->rtx_backoff ? qp->rtx_backoff * 2 : 2;
+	if (qp->rtx_backoff > RC_MAX_BACKOFF)
+		qp->rtx_backoff = RC_MAX_BACKOFF;
+	/* nothing said what is missing: ask (the answer says exactly what to resend) */
+	send_probe(qp);
+	qp->rtx_deadline = now + rc_timeout_tsc(qp) * qp->rtx_backoff;
+	RC_LOG(DEBUG, "qp 0x%06x: timeout %u, asking the peer about 0x%06x..0x%06x", qp->qpn,
+	       qp->rtx_retries, qp->acked_psn, qp->next_psn);
+}
