@@ -25,7 +25,8 @@ rc_qp_init(struct ordk_qp *qp)
 	qp->rq = rte_zmalloc("ordk_rq", sizeof(*qp->rq) * qp->rq_size, RTE_CACHE_LINE_SIZE);
 	qp->adv = rte_zmalloc("ordk_adv", sizeof(*qp->adv) * ORDK_ADVERT_RING, 0);
 	qp->msgs = rte_zmalloc("ordk_msg", sizeof(*qp->msgs) * ORDK_MSG_QUEUE, 0);
-	if (!qp->sq || !qp->reads || !qp->rq || !qp->adv || !qp->msgs)
+	qp->rtx_stamp = rte_zmalloc("ordk_rtx", sizeof(*qp->rtx_stamp) * ORDK_RECV_WINDOW, 0);
+	if (!qp->sq || !qp->reads || !qp->rq || !qp->adv || !qp->msgs || !qp->rtx_stamp)
 		return -ENOMEM;
 	return 0;
 }
@@ -38,6 +39,8 @@ rc_qp_fini(struct ordk_qp *qp)
 	rte_free(qp->rq);
 	rte_free(qp->adv);
 	rte_free(qp->msgs);
+	rte_free(qp->rtx_stamp);
+	qp->rtx_stamp = NULL;
 	qp->sq = NULL;
 	qp->reads = NULL;
 	qp->rq = NULL;

@@ -312,6 +312,7 @@ rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
 		qp->card_base = base;
 	complete_msgs(qp);
 	qp->ack_due = true; /* bitmap reports come after quiet: ACK now */
+	qp->probe_report = true;
 	maybe_nak(qp);
 }
 
@@ -360,13 +361,25 @@ send_ack(struct ordk_qp *qp)
 	return true;
 }
 
-/* PSNs arrived beyond a hole at epsn: ask for the hole (at most once per 100 us). */
+/*
+ * PSNs arrived beyond a hole at epsn: ask for the hole, but only once it has
+ * lasted half the QP's timeout. A frame merely delayed or reordered fills it
+ * first; a resend of it could otherwise be overtaken by the original, which
+ * the card would place after the WR completed (it has no duplicate filter).
+ */
 static void
 maybe_nak(struct ordk_qp *qp)
 {
 	uint64_t now = rte_get_tsc_cycles();
 
-	if (qp->nak_epsn == qp->epsn && now - qp->nak_tsc < qp->dev->tsc_hz / 10000)
+	if (qp->hole_psn != qp->epsn || qp->hole_tsc == 0) {
+		qp->hole_psn = qp->epsn;
+		qp->hole_tsc = now;
+		return;
+	}
+	if (now - qp->hole_tsc < rc_timeout_tsc(qp) / 2)
+		return;
+	if (qp->nak_epsn == qp->epsn && now - qp->nak_tsc < rc_timeout_tsc(qp) / 2)
 		return;
 	for (uint32_t d = 1; d < ORDK_RECV_WINDOW; d++) {
 		uint32_t psn = blue_psn_add(qp->epsn, d);
@@ -420,18 +433,22 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 		return;
 	}
 	if (m.type == ORDK_CTRL_ACK_REQ) {
-		/* the peer's timer: ACK what arrived, NAK [epsn, psn) if something did not */
+		/*
+		 * The peer's timer asks what arrived. The answer waits until this
+		 * tracker is up to date: the card reports MIDDLE packets only in its
+		 * next bitmap report (after 20 us of quiet), and NAKing PSNs that did
+		 * arrive would send resends that land after completion.
+		 */
 		if (qp->attr.qp_state < ORDK_QPS_RTR)
 			return;
-		if (blue_psn_diff(m.ack_req.psn, qp->epsn) > 0) {
-			if (send_ack_frame(qp, true, m.ack_req.psn)) {
-				qp->st.naks_sent++;
-				dev->st.naks_sent++;
-			}
-		} else {
-			qp->ack_due = true;
-			rc_activate(qp);
+		if (!qp->probe_pending || blue_psn_diff(m.ack_req.psn, qp->probe_psn) > 0)
+			qp->probe_psn = m.ack_req.psn;
+		if (!qp->probe_pending) {
+			qp->probe_pending = true;
+			qp->probe_report = false;
+			qp->probe_tsc = rte_get_tsc_cycles();
 		}
+		rc_activate(qp);
 		return;
 	}
 	if (m.type == ORDK_CTRL_RECV_ADVERT_ACK) {
@@ -469,10 +486,17 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 	rc_activate(qp);
 }
 
-/* Resend the PSNs the peer card's old window misses (zero bits of pre_bitmap). */
+/*
+ * Resend the PSNs the peer card's old window misses (zero bits of pre_bitmap),
+ * after half the QP's timeout: the card reports a hole as soon as it slides
+ * out of its window, and a delayed original overtaking the resend would be
+ * placed after completion (see maybe_nak()).
+ */
 static void
 nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
 {
+	if (qp->rtx_count == 0)
+		qp->rtx_not_before = rte_get_tsc_cycles() + rc_timeout_tsc(qp) / 2;
 	uint32_t base = blue_psn_add(a->psn_before_slide, BLUE_PSN_MASK + 1 - 112);
 	int start = -1;
 
@@ -488,6 +512,21 @@ nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
 		}
 	}
 	qp->rtx_retries = 0;
+}
+
+/* ACK what arrived, or NAK [epsn, the probe's PSN) if something did not. */
+static void
+answer_probe(struct ordk_qp *qp)
+{
+	if (blue_psn_diff(qp->probe_psn, qp->epsn) > 0) {
+		if (!send_ack_frame(qp, true, qp->probe_psn))
+			return;
+		qp->st.naks_sent++;
+		qp->dev->st.naks_sent++;
+	} else {
+		qp->ack_due = true;
+	}
+	qp->probe_pending = false;
 }
 
 /* --------------------------------------------------------- the engine */
@@ -608,8 +647,15 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR) {
 			rc_timer_check(qp, now);
 			items += rc_push(qp);
-			idle &= qp->sq_next == qp->sq_tail && qp->rtx_psn == qp->rtx_end &&
+			idle &= qp->sq_next == qp->sq_tail && qp->rtx_count == 0 &&
 				qp->rtx_deadline == 0;
+		}
+		if (qp->probe_pending) {
+			idle = false;
+			if (qp->probe_report || now - qp->probe_tsc >= rc_timeout_tsc(qp) / 2) {
+				snic = true;
+				answer_probe(qp);
+			}
 		}
 		if (qp->ack_due) {
 			snic = true;

@@ -11,6 +11,8 @@
  * Retransmitted packets go one per item with is_retry = 1, so the card reports
  * even MIDDLE packets and the responder can fill its holes.
  */
+#include <string.h>
+
 #include <rte_cycles.h>
 
 #include "verbs_internal.h"
@@ -45,6 +47,15 @@ rc_timer_arm(struct ordk_qp *qp)
 	qp->rtx_deadline = rte_get_tsc_cycles() + rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1);
 }
 
+static bool
+rtx_bit(const struct ordk_qp *qp, uint32_t psn)
+{
+	uint32_t i = psn % ORDK_RECV_WINDOW;
+
+	return (qp->rtx_bits[i / 64] >> (i % 64)) & 1;
+}
+
+/* Mark [from, to) for retransmission: exactly those PSNs, never the gaps between ranges. */
 void
 rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
 {
@@ -53,18 +64,28 @@ rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
 		from = qp->acked_psn;
 	if (blue_psn_diff(to, qp->next_psn) > 0)
 		to = qp->next_psn;
-	if (blue_psn_diff(to, from) <= 0)
-		return;
-	if (qp->rtx_psn != qp->rtx_end) { /* merge with a retransmission in progress */
-		if (blue_psn_diff(from, qp->rtx_psn) < 0)
-			qp->rtx_psn = from;
-		if (blue_psn_diff(to, qp->rtx_end) > 0)
-			qp->rtx_end = to;
-	} else {
-		qp->rtx_psn = from;
-		qp->rtx_end = to;
+	uint32_t now16 = (uint32_t)(rte_get_tsc_cycles() >> 16);
+	uint32_t hold16 = (uint32_t)((rc_timeout_tsc(qp) / 2) >> 16);
+
+	for (uint32_t p = from; blue_psn_diff(to, p) > 0; p = blue_psn_add(p, 1)) {
+		uint32_t i = p % ORDK_RECV_WINDOW, st = qp->rtx_stamp[i];
+
+		if (rtx_bit(qp, p))
+			continue;
+		/*
+		 * Resent within the last half timeout: the copy may still be on its
+		 * way. Two NAKs naming one hole must not send it twice, or the
+		 * second copy can land after the first completed the WR.
+		 */
+		if (st != 0 && now16 - st < hold16)
+			continue;
+		qp->rtx_bits[i / 64] |= 1ull << (i % 64);
+		qp->rtx_count++;
+		if (qp->rtx_count == 1 || blue_psn_diff(p, qp->rtx_last) > 0)
+			qp->rtx_last = p;
 	}
-	rc_activate(qp);
+	if (qp->rtx_count > 0)
+		rc_activate(qp);
 }
 
 /* The WQE whose PSN range holds @p psn, or NULL. */
@@ -114,6 +135,7 @@ push_packet(struct ordk_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 		.laddr = w->laddr + off };
 	if (blue_send_item_put(&qp->dev->hw, &it) != 0)
 		return -1;
+	qp->rtx_stamp[it.psn % ORDK_RECV_WINDOW] = (uint32_t)(rte_get_tsc_cycles() >> 16) | 1;
 	qp->st.retransmits++;
 	qp->dev->st.retransmits++;
 	return 0;
@@ -125,30 +147,41 @@ rc_push_retries(struct ordk_qp *qp)
 	struct blue_hring *r = &qp->dev->hw.ring[BLUE_RING_SEND0];
 	unsigned int items = 0;
 
+	if (qp->rtx_count == 0)
+		return 0;
 	/*
 	 * The card places every packet it receives, duplicates too, with no PSN
 	 * check: a retry that sits in a long Send ring could land after its WR
 	 * completed and the application reused the memory. Retries therefore go
 	 * out only when the card has fetched everything before them.
 	 */
-	if (qp->rtx_psn != qp->rtx_end && blue_hring_free(r, BLUE_RING_DEPTH) < BLUE_RING_DEPTH)
+	if (blue_hring_free(r, BLUE_RING_DEPTH) < BLUE_RING_DEPTH)
 		return 0;
-	while (qp->rtx_psn != qp->rtx_end) {
+	if (qp->rtx_not_before != 0) {
+		if (rte_get_tsc_cycles() < qp->rtx_not_before)
+			return 0;
+		qp->rtx_not_before = 0;
+	}
+	for (uint32_t p = qp->acked_psn; qp->rtx_count > 0 && blue_psn_diff(qp->next_psn, p) > 0;
+	     p = blue_psn_add(p, 1)) {
+		uint32_t i = p % ORDK_RECV_WINDOW;
 		struct rc_wqe *w;
 
-		if (blue_psn_diff(qp->rtx_psn, qp->acked_psn) < 0) {
-			qp->rtx_psn = qp->acked_psn; /* acknowledged meanwhile */
-			if (blue_psn_diff(qp->rtx_end, qp->rtx_psn) <= 0)
-				qp->rtx_end = qp->rtx_psn;
+		if (!rtx_bit(qp, p))
 			continue;
-		}
 		if (blue_send_free(&qp->dev->hw, 2) < 2)
 			break;
-		w = wqe_of_psn(qp, qp->rtx_psn);
-		if (w != NULL && push_packet(qp, w, (uint32_t)blue_psn_diff(qp->rtx_psn, w->psn),
-					     blue_psn_add(qp->rtx_psn, 1) == qp->rtx_end) == 0)
+		qp->rtx_bits[i / 64] &= ~(1ull << (i % 64));
+		qp->rtx_count--;
+		w = wqe_of_psn(qp, p);
+		if (w != NULL && push_packet(qp, w, (uint32_t)blue_psn_diff(p, w->psn),
+					     qp->rtx_count == 0) == 0)
 			items++;
-		qp->rtx_psn = blue_psn_add(qp->rtx_psn, 1);
+	}
+	/* bits left behind acked_psn (acknowledged meanwhile) are dropped */
+	if (qp->rtx_count > 0 && items == 0 && blue_send_free(&qp->dev->hw, 2) >= 2) {
+		memset(qp->rtx_bits, 0, sizeof(qp->rtx_bits));
+		qp->rtx_count = 0;
 	}
 	return items;
 }
@@ -207,7 +240,8 @@ rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn, ordk_wc_status_str(status));
 	qp->attr.qp_state = ORDK_QPS_ERR;
 	qp->rtx_deadline = 0;
-	qp->rtx_psn = qp->rtx_end = 0;
+	memset(qp->rtx_bits, 0, sizeof(qp->rtx_bits));
+	qp->rtx_count = 0;
 	rc_qp_flush(qp);
 	/* tell the card too (best effort: the QP is in error whatever it answers) */
 	verbs_manage_qp(qp, true, true);

@@ -151,11 +151,15 @@ struct ordk_qp {
 	uint16_t next_msn;
 	uint32_t acked_psn;	   /* every PSN before this one is acknowledged */
 	uint32_t since_ack_req;
-	/* retransmission: PSNs [rtx_psn, rtx_end) go out again as retry items */
-	uint32_t rtx_psn, rtx_end;
+	/* retransmission: PSNs marked in rtx_bits (by psn % ORDK_RECV_WINDOW) go out again */
+	uint64_t rtx_bits[ORDK_RECV_WINDOW / 64];
+	uint32_t rtx_count;
+	uint32_t rtx_last;	   /* highest PSN marked: the last retry asks for an ACK */
+	uint32_t *rtx_stamp;	   /* per psn % window: (TSC >> 16) | 1 of its last resend */
 	uint64_t rtx_deadline;	   /* TSC; 0 when nothing is outstanding */
 	uint32_t rtx_retries;	   /* consecutive timeouts without progress */
 	uint32_t rtx_backoff;	   /* timeout multiplier (exponential) */
+	uint64_t rtx_not_before;   /* TSC: the card's loss reports wait out delayed frames */
 	uint32_t *reads;	   /* FIFO of sq indices of outstanding READs */
 	uint32_t rd_head, rd_count;
 
@@ -184,6 +188,12 @@ struct ordk_qp {
 	uint64_t last_rx_tsc;
 	uint64_t nak_tsc;			/* when the last NAK went out */
 	uint32_t nak_epsn;			/* the epsn it asked from */
+	bool probe_pending;			/* the peer asked what arrived (ACK_REQ) */
+	bool probe_report;			/* a bitmap report came after the question */
+	uint32_t probe_psn;
+	uint64_t probe_tsc;
+	uint32_t hole_psn;			/* the hole at epsn seen since hole_tsc */
+	uint64_t hole_tsc;
 
 	struct ordk_rc_stats st;
 };

@@ -7,12 +7,21 @@
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "func_common.h"
 #include "verbs_internal.h"
 
-#define BUF (10u << 20)
+/*
+ * Each WR uses its own 4 MiB region (15 rotate): the card places late
+ * duplicates from the wire (no PSN check), so memory is checked at
+ * completion and not reused while frames of its WR may still be on the wire.
+ * doc/guides/prog_guide/verbs.md, "Reliability", explains why.
+ */
+#define REGION ((4u << 20) + 4096)
+#define NREGION 15u
+#define BUF (REGION * NREGION)
 static const uint32_t sizes[] = { 1, 4097, 65537, 1u << 20, 4u << 20 };
 
 static void
@@ -31,16 +40,17 @@ one(struct func_pair *p, enum ordk_wr_opcode op, uint32_t len, uint64_t id)
 	struct ordk_recv_wr rr = { .wr_id = id + 1000, .num_sge = op == ORDK_WR_RDMA_WRITE_WITH_IMM ? 0 : 1 };
 	bool recv = op == ORDK_WR_SEND || op == ORDK_WR_SEND_WITH_IMM ||
 		    op == ORDK_WR_RDMA_WRITE_WITH_IMM;
-	uint8_t *src = op == ORDK_WR_RDMA_READ ? b->buf : a->buf;
-	uint8_t *dst = op == ORDK_WR_RDMA_READ ? a->buf : b->buf;
+	uint32_t off = (uint32_t)(id % NREGION) * REGION;
+	uint8_t *src = (op == ORDK_WR_RDMA_READ ? b->buf : a->buf) + off;
+	uint8_t *dst = (op == ORDK_WR_RDMA_READ ? a->buf : b->buf) + off;
 	struct ordk_wc wc;
 
 	fill(src, len, (uint32_t)id);
 	memset(dst, 0xEE, len + 1);
-	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)a->buf, len, a->mr->lkey };
-	wr.rdma.remote_addr = (uint64_t)(uintptr_t)b->buf;
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)a->buf + off, len, a->mr->lkey };
+	wr.rdma.remote_addr = (uint64_t)(uintptr_t)b->buf + off;
 	wr.rdma.rkey = b->mr->rkey;
-	rr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)b->buf, len, b->mr->lkey };
+	rr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)b->buf + off, len, b->mr->lkey };
 	if (recv)
 		cr_assert_eq(ordk_qp_post_recv(b->qp, &rr, 1), 1);
 	cr_assert_eq(ordk_qp_post_send(a->qp, &wr, 1), 1);
@@ -55,7 +65,25 @@ one(struct func_pair *p, enum ordk_wr_opcode op, uint32_t len, uint64_t id)
 		if (op != ORDK_WR_RDMA_WRITE_WITH_IMM)
 			cr_assert_eq(wc.byte_len, len);
 	}
-	cr_assert_eq(memcmp(dst, src, len), 0, "op %d len %u: data", op, len);
+	if (memcmp(dst, src, len) != 0) {
+		uint32_t bad_src = 0, bad_dst = 0, first = UINT32_MAX;
+		uint8_t *ref = malloc(len);
+
+		fill(ref, len, (uint32_t)id);
+		for (uint32_t i = 0; i < len; i++) {
+			bad_src += src[i] != ref[i];
+			if (dst[i] != ref[i]) {
+				bad_dst++;
+				if (first == UINT32_MAX)
+					first = i;
+			}
+		}
+		cr_assert_fail("op %d len %u: data: %u source bytes changed after the fill, %u "
+			       "destination bytes wrong from %u (got %02x %02x %02x %02x, want %02x %02x "
+			       "%02x %02x)", op, len, bad_src, bad_dst, first, dst[first], dst[first + 1],
+			       dst[first + 2], dst[first + 3], ref[first], ref[first + 1], ref[first + 2],
+			       ref[first + 3]);
+	}
 	cr_assert_eq(dst[len], 0xEE);
 }
 
@@ -83,17 +111,66 @@ run(const char *faults, bool expect_rtx)
 	func_pair_close(&p);
 }
 
-Test(fault_loss, drop_0_1_percent, .timeout = 300)
+/* Each fault kind at each rate, in each direction (A's TX = A->B, B's TX = B->A). */
+static void
+matrix(const char *kind, uint64_t seed)
 {
-	run("fault=drop:0.001,seed=11", false);
+	static const char *const rates[] = { "0.001", "0.01", "0.05" };
+	char f[160];
+
+	for (int r = 0; r < 3; r++) {
+		for (int dir = 0; dir < 2; dir++) {
+			if (dir == 0)
+				snprintf(f, sizeof(f), "fault=%s:%s,seed=%lu|", kind, rates[r],
+					 (unsigned long)(seed + r));
+			else
+				snprintf(f, sizeof(f), "|fault=%s:%s,seed=%lu", kind, rates[r],
+					 (unsigned long)(seed + r + 10));
+			/* retransmissions are certain only for drops and corruption at 5% */
+			run(f, r == 2 && (strcmp(kind, "drop") == 0 || strcmp(kind, "corrupt") == 0));
+		}
+	}
 }
 
-Test(fault_loss, drop_1_percent, .timeout = 300)
+Test(fault_loss, drop, .timeout = 300)
 {
-	run("fault=drop:0.01,seed=12", true);
+	matrix("drop", 100);
 }
 
-Test(fault_loss, drop_5_percent, .timeout = 300)
+Test(fault_loss, duplicate, .timeout = 300)
 {
-	run("fault=drop:0.05,seed=13", true);
+	matrix("dup", 200);
+}
+
+Test(fault_loss, reorder, .timeout = 300)
+{
+	matrix("reorder", 300);
+}
+
+Test(fault_loss, corrupt, .timeout = 300)
+{
+	matrix("corrupt", 400);
+}
+
+Test(fault_loss, delay, .timeout = 300)
+{
+	matrix("delay", 500);
+}
+
+Test(fault_loss, all_together, .timeout = 300)
+{
+	run("fault=drop:0.01,dup:0.01,reorder:0.01,corrupt:0.01,delay:0.01,seed=77", true);
+	run("fault=drop:0.01,dup:0.01,reorder:0.01,corrupt:0.01,delay:0.01,seed=79|", true);
+	run("|fault=drop:0.01,dup:0.01,reorder:0.01,corrupt:0.01,delay:0.01,seed=80", true);
+}
+
+/*
+ * Every fault at 5% both ways: OPEN BUG (issue 5). In about one run of three a
+ * window jump of 8+ strides leaves the responder's expected PSN behind a
+ * region its tracker knows nothing about, and recovery runs out of retries.
+ * Opt-in (suite 'soak') until fixed.
+ */
+Test(fault_loss_soak, all_together_5_percent, .timeout = 300)
+{
+	run("fault=drop:0.05,dup:0.05,reorder:0.05,corrupt:0.05,delay:0.05,seed=78", true);
 }

@@ -29,9 +29,18 @@ func_pair_open(struct func_pair *p, size_t len, const char *extra)
 	test_port_start(p1, mp);
 	for (int i = 0; i < 2; i++) {
 		struct func_side *s = &p->s[i];
+		char mine[160] = "";
+		const char *bar = extra ? strchr(extra, '|') : NULL;
 
-		snprintf(args, sizeof(args), "bluesim,port=%u,mac=02:00:00:00:00:%02x,ip=10.0.0.%d%s%s",
-			 i ? p1 : p0, i + 1, i + 1, extra ? "," : "", extra ? extra : "");
+		/* "a|b": devargs a for side 0 and b for side 1; no '|': both */
+		if (extra != NULL && bar == NULL)
+			snprintf(mine, sizeof(mine), ",%s", extra);
+		else if (bar != NULL && i == 0 && bar > extra)
+			snprintf(mine, sizeof(mine), ",%.*s", (int)(bar - extra), extra);
+		else if (bar != NULL && i == 1 && bar[1] != '\0')
+			snprintf(mine, sizeof(mine), ",%s", bar + 1);
+		snprintf(args, sizeof(args), "bluesim,port=%u,mac=02:00:00:00:00:%02x,ip=10.0.0.%d%s",
+			 i ? p1 : p0, i + 1, i + 1, mine);
 		s->dev = ordk_dev_open(args);
 		cr_assert_not_null(s->dev, "ordk_dev_open(%s): %s", args, rte_strerror(rte_errno));
 		cr_assert_eq(ordk_dev_query(s->dev, &s->attr), 0);
@@ -73,7 +82,9 @@ func_connect(struct func_side *a, struct ordk_qp *qa, struct func_side *b, struc
 						    ORDK_QP_DEST_QPN | ORDK_QP_RQ_PSN |
 						    ORDK_QP_MAX_DEST_RD_ATOMIC | ORDK_QP_MIN_RNR_TIMER),
 			     0);
-		at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .sq_psn = 0, .timeout = 8,
+		/* timeout 10 (about 4 ms): a realistic RTO for one core carrying two models
+		 * and their wire; the default (0: about 1 ms) is for real links */
+		at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .sq_psn = 0, .timeout = 10,
 					    .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 16 };
 		cr_assert_eq(ordk_qp_modify(qps[i], &at,
 					    ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT |

@@ -22,7 +22,10 @@ struct func_pair {
 	struct func_side s[2];
 };
 
-/** EAL, ring pair, devices, PDs, CQs, buffers of @p len registered with every access. */
+/**
+ * EAL, ring pair, devices, PDs, CQs, buffers of @p len registered with every access.
+ * @p extra_devargs: for both devices, or "side0|side1" for each.
+ */
 void func_pair_open(struct func_pair *p, size_t len, const char *extra_devargs);
 /** QPs on both sides connected RESET -> RTS with path MTU @p mtu. */
 void func_pair_qps(struct func_pair *p, enum ordk_mtu mtu, uint32_t wr);
