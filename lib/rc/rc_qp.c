@@ -59,6 +59,9 @@ rc_qp_reset(struct ordk_qp *qp)
 	qp->adv_ack_due = false;
 	qp->msg_head = qp->msg_count = 0;
 	qp->ack_due = false;
+	qp->atomic_wqe = NULL;
+	qp->next_atomic_id = qp->atomic_expect = 0;
+	memset(qp->atomic_cache, 0, sizeof(qp->atomic_cache));
 	memset(qp->rbits, 0, sizeof(qp->rbits));
 }
 
@@ -112,11 +115,7 @@ rc_qp_flush(struct ordk_qp *qp)
 		struct rc_wqe *w = &qp->sq[i % qp->sq_size];
 
 		if (!(w->flags & RC_WQE_INTERNAL))
-			flush_cqe(qp->scq, w->wr_id,
-				  w->opcode == BLUE_WR_RDMA_READ ? ORDK_WC_RDMA_READ
-				  : (w->opcode == BLUE_WR_SEND || w->opcode == BLUE_WR_SEND_WITH_IMM)
-					  ? ORDK_WC_SEND : ORDK_WC_RDMA_WRITE,
-				  qp->qpn);
+			flush_cqe(qp->scq, w->wr_id, rc_wc_opcode(w->opcode), qp->qpn);
 	}
 	for (uint32_t i = 0; i < qp->rq_count; i++)
 		flush_cqe(qp->rcq, qp->rq[(qp->rq_head + i) % qp->rq_size].wr_id, ORDK_WC_RECV,
@@ -149,9 +148,14 @@ rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
 
 	if (qp->attr.qp_state != ORDK_QPS_RTS)
 		return -EINVAL;
-	if (wr->opcode == ORDK_WR_ATOMIC_CMP_AND_SWP || wr->opcode == ORDK_WR_ATOMIC_FETCH_AND_ADD)
-		return -ENOTSUP; /* software atomics: the reliability issue */
-	if ((unsigned int)wr->opcode > ORDK_WR_RDMA_READ || wr->num_sge < 0 || wr->num_sge > 1 ||
+	bool atomic = wr->opcode == ORDK_WR_ATOMIC_CMP_AND_SWP ||
+		      wr->opcode == ORDK_WR_ATOMIC_FETCH_AND_ADD;
+
+	/* an atomic returns the original 8 bytes into a local buffer */
+	if (atomic && (wr->num_sge != 1 || wr->sge.length != 8 || wr->sge.addr % 8 != 0))
+		return -EINVAL;
+	if ((unsigned int)wr->opcode > ORDK_WR_ATOMIC_FETCH_AND_ADD || wr->num_sge < 0 ||
+	    wr->num_sge > 1 ||
 	    (wr->send_flags & ~(unsigned int)(ORDK_SEND_FENCE | ORDK_SEND_SIGNALED |
 					      ORDK_SEND_SOLICITED)))
 		return -EINVAL;
@@ -165,7 +169,7 @@ rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
 		rc = check_sge(qp, &wr->sge,
 			       wr->opcode == ORDK_WR_RDMA_READ
 				       ? ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE
-				       : 0);
+				       : atomic ? ORDK_ACCESS_LOCAL_WRITE : 0);
 		if (rc != 0)
 			return rc;
 	}
@@ -177,7 +181,10 @@ rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
 		.signaled = (wr->send_flags & ORDK_SEND_SIGNALED) != 0,
 		.solicited = (wr->send_flags & ORDK_SEND_SOLICITED) != 0, .imm = wr->imm_data,
 		.laddr = wr->sge.addr, .lkey = wr->sge.lkey, .len = len,
-		.raddr = wr->rdma.remote_addr, .rkey = wr->rdma.rkey };
+		.raddr = atomic ? wr->atomic.remote_addr : wr->rdma.remote_addr,
+		.rkey = atomic ? wr->atomic.rkey : wr->rdma.rkey,
+		.compare_add = atomic ? wr->atomic.compare_add : 0,
+		.swap = atomic ? wr->atomic.swap : 0 };
 	qp->sq_tail++;
 	qp->sq_user++;
 	qp->st.wr_posted++;

@@ -26,20 +26,6 @@ needs_advert(uint8_t op)
 	return op == BLUE_WR_SEND || op == BLUE_WR_SEND_WITH_IMM || op == BLUE_WR_RDMA_WRITE_WITH_IMM;
 }
 
-static enum ordk_wc_opcode
-wc_opcode(uint8_t op)
-{
-	switch (op) {
-	case BLUE_WR_RDMA_READ:
-		return ORDK_WC_RDMA_READ;
-	case BLUE_WR_SEND:
-	case BLUE_WR_SEND_WITH_IMM:
-		return ORDK_WC_SEND;
-	default:
-		return ORDK_WC_RDMA_WRITE;
-	}
-}
-
 /* Retire, in order, every WR the ACKs (and READ responses) have finished. */
 void
 rc_complete_sends(struct ordk_qp *qp)
@@ -52,14 +38,17 @@ rc_complete_sends(struct ordk_qp *qp)
 				break;
 			if (w->opcode == BLUE_WR_RDMA_READ && !(w->flags & RC_WQE_READ_DONE))
 				break;
+			if (rc_is_atomic(w->opcode) && !(w->flags & RC_WQE_ATOMIC_DONE))
+				break;
 		}
 		if (!(w->flags & RC_WQE_INTERNAL)) {
 			if (w->signaled || (w->flags & RC_WQE_ERROR)) {
 				struct ordk_wc wc = {
-					.wr_id = w->wr_id, .opcode = wc_opcode(w->opcode),
+					.wr_id = w->wr_id, .opcode = rc_wc_opcode(w->opcode),
 					.status = (w->flags & RC_WQE_ERROR) ? w->status
 									    : ORDK_WC_SUCCESS,
 					.byte_len = w->len, .qp_num = qp->qpn };
+				/* ibverbs: an atomic's byte_len is 8 */
 
 				verbs_cq_push(qp->scq, &wc);
 			}
@@ -146,6 +135,22 @@ rc_push(struct ordk_qp *qp)
 		bool last_queued = qp->sq_next + 1 == qp->sq_tail;
 		bool want_ack;
 
+		/* atomics: a fence both ways (see rc_atomic.c) */
+		if (qp->atomic_wqe != NULL)
+			break;
+		if (rc_is_atomic(w->opcode)) {
+			if (qp->sq_head != qp->sq_next)
+				break; /* earlier WRs not all acknowledged yet */
+			w->atomic_id = qp->next_atomic_id++;
+			w->psn = qp->next_psn;
+			w->npkts = 0;
+			w->started = true;
+			qp->atomic_wqe = w;
+			rc_atomic_send(qp, w); /* if it cannot go now, the timer resends it */
+			qp->sq_next++;
+			rc_timer_arm(qp);
+			continue;
+		}
 		if (!w->started && !start_wqe(qp, w))
 			break;
 		if (w->flags & RC_WQE_ERROR) {

@@ -451,6 +451,16 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 		rc_activate(qp);
 		return;
 	}
+	if (m.type == ORDK_CTRL_ATOMIC_REQ || m.type == ORDK_CTRL_ATOMIC_RESP) {
+		if (qp->attr.qp_state < ORDK_QPS_RTR)
+			return;
+		if (m.type == ORDK_CTRL_ATOMIC_REQ)
+			rc_atomic_rx_req(qp, &m);
+		else
+			rc_atomic_rx_resp(qp, &m);
+		rc_activate(qp);
+		return;
+	}
 	if (m.type == ORDK_CTRL_RECV_ADVERT_ACK) {
 		if ((int32_t)(m.advert_ack.recv_seq - qp->rq_acked) > 0 &&
 		    (int32_t)(m.advert_ack.recv_seq - qp->next_recv_seq) <= 0)

@@ -227,11 +227,8 @@ rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 		qp->sq_head++;
 		if (w->flags & RC_WQE_INTERNAL)
 			continue;
-		struct ordk_wc wc = {
-			.wr_id = w->wr_id, .status = status, .qp_num = qp->qpn,
-			.opcode = w->opcode == BLUE_WR_RDMA_READ ? ORDK_WC_RDMA_READ
-				  : (w->opcode == BLUE_WR_SEND || w->opcode == BLUE_WR_SEND_WITH_IMM)
-					  ? ORDK_WC_SEND : ORDK_WC_RDMA_WRITE };
+		struct ordk_wc wc = { .wr_id = w->wr_id, .status = status, .qp_num = qp->qpn,
+				      .opcode = rc_wc_opcode(w->opcode) };
 
 		verbs_cq_push(qp->scq, &wc);
 		qp->sq_user--;
@@ -239,6 +236,7 @@ rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 	}
 	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn, ordk_wc_status_str(status));
 	qp->attr.qp_state = ORDK_QPS_ERR;
+	qp->atomic_wqe = NULL;
 	qp->rtx_deadline = 0;
 	memset(qp->rtx_bits, 0, sizeof(qp->rtx_bits));
 	qp->rtx_count = 0;
@@ -274,8 +272,12 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 	qp->rtx_backoff = qp->rtx_backoff ? qp->rtx_backoff * 2 : 2;
 	if (qp->rtx_backoff > RC_MAX_BACKOFF)
 		qp->rtx_backoff = RC_MAX_BACKOFF;
-	/* nothing said what is missing: ask (the answer says exactly what to resend) */
-	send_probe(qp);
+	/* an atomic in flight is asked again (same id: the peer replays, never re-executes);
+	 * otherwise nothing said what is missing: ask the peer */
+	if (qp->atomic_wqe != NULL)
+		rc_atomic_send(qp, qp->atomic_wqe);
+	else
+		send_probe(qp);
 	qp->rtx_deadline = now + rc_timeout_tsc(qp) * qp->rtx_backoff;
 	RC_LOG(DEBUG, "qp 0x%06x: timeout %u, asking the peer about 0x%06x..0x%06x", qp->qpn,
 	       qp->rtx_retries, qp->acked_psn, qp->next_psn);

@@ -45,6 +45,7 @@ struct ordk_rc_stats {
 	uint64_t reports_unexpected; /* reports for unknown QPs or of unexpected kinds */
 	uint64_t naks_received, naks_sent, cnps;
 	uint64_t retransmits, timeouts, retry_exceeded;
+	uint64_t atomics_executed, atomics_replayed, atomics_rejected, rnr_waits;
 	uint64_t ctrl_bad, cq_overflow;
 };
 
@@ -93,6 +94,16 @@ enum rc_wqe_flags {
 	RC_WQE_BOUND = 2,    /* SEND/IMM: an advert is attached */
 	RC_WQE_READ_DONE = 4,
 	RC_WQE_ERROR = 8,
+	RC_WQE_ATOMIC_DONE = 16,
+};
+
+#define ORDK_ATOMIC_CACHE 64u /* responder replay cache entries per QP */
+
+struct rc_atomic_saved {
+	uint32_t req_id;
+	uint8_t valid;
+	uint8_t status;
+	uint64_t orig;
 };
 
 struct rc_wqe {
@@ -113,6 +124,9 @@ struct rc_wqe {
 	uint32_t npkts;
 	uint32_t sent;	     /* bytes pushed to the Send ring */
 	bool started;
+	uint32_t atomic_id;  /* atomics: request id */
+	uint64_t compare_add;
+	uint64_t swap;
 };
 
 struct rc_rwqe {
@@ -156,6 +170,12 @@ struct ordk_qp {
 	uint32_t rtx_count;
 	uint32_t rtx_last;	   /* highest PSN marked: the last retry asks for an ACK */
 	uint32_t *rtx_stamp;	   /* per psn % window: (TSC >> 16) | 1 of its last resend */
+	/* software atomics: requester side */
+	struct rc_wqe *atomic_wqe; /* the atomic in flight (later WRs wait for it) */
+	uint32_t next_atomic_id;
+	/* responder side: exactly once, with a replay cache */
+	uint32_t atomic_expect;	   /* next request id to execute */
+	struct rc_atomic_saved atomic_cache[ORDK_ATOMIC_CACHE];
 	uint64_t rtx_deadline;	   /* TSC; 0 when nothing is outstanding */
 	uint32_t rtx_retries;	   /* consecutive timeouts without progress */
 	uint32_t rtx_backoff;	   /* timeout multiplier (exponential) */
@@ -217,6 +237,9 @@ unsigned int rc_push_retries(struct ordk_qp *qp);
 void rc_timer_check(struct ordk_qp *qp, uint64_t now);
 void rc_timer_arm(struct ordk_qp *qp);
 void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
+bool rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w);
+void rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
+void rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
 int rc_qp_init(struct ordk_qp *qp);
 void rc_qp_fini(struct ordk_qp *qp);
 void rc_qp_reset(struct ordk_qp *qp);
@@ -227,6 +250,31 @@ int rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr);
 int rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr);
 void rc_activate(struct ordk_qp *qp);
 unsigned int rc_poll(struct ordk_dev *dev, unsigned int budget);
+
+/* Completion opcode of a send WQE's opcode (ordk_wr_opcode == blue WR 0-4, 5, 6). */
+static inline enum ordk_wc_opcode
+rc_wc_opcode(uint8_t op)
+{
+	switch (op) {
+	case BLUE_WR_RDMA_READ:
+		return ORDK_WC_RDMA_READ;
+	case BLUE_WR_SEND:
+	case BLUE_WR_SEND_WITH_IMM:
+		return ORDK_WC_SEND;
+	case BLUE_WR_ATOMIC_CMP_AND_SWP:
+		return ORDK_WC_COMP_SWAP;
+	case BLUE_WR_ATOMIC_FETCH_AND_ADD:
+		return ORDK_WC_FETCH_ADD;
+	default:
+		return ORDK_WC_RDMA_WRITE;
+	}
+}
+
+static inline bool
+rc_is_atomic(uint8_t op)
+{
+	return op == BLUE_WR_ATOMIC_CMP_AND_SWP || op == BLUE_WR_ATOMIC_FETCH_AND_ADD;
+}
 
 static inline uint32_t
 rc_pkts(uint64_t raddr, uint32_t len, uint32_t pmtu)

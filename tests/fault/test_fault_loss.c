@@ -99,13 +99,41 @@ run(const char *faults, bool expect_rtx)
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 		for (int op = ORDK_WR_RDMA_WRITE; op <= ORDK_WR_RDMA_READ; op++)
 			one(&p, (enum ordk_wr_opcode)op, sizes[s], id++);
+	/* atomics: CAS and FAA, each exactly once however often the request travels */
+	{
+		uint64_t *target = (uint64_t *)(p.s[1].buf + BUF - 64), got;
+		struct ordk_send_wr wr = { .num_sge = 1, .send_flags = ORDK_SEND_SIGNALED };
+		struct ordk_wc wc;
+
+		*target = 0;
+		wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf + BUF - 64, 8,
+					    p.s[0].mr->lkey };
+		wr.atomic.remote_addr = (uint64_t)(uintptr_t)target;
+		wr.atomic.rkey = p.s[1].mr->rkey;
+		for (uint64_t i = 0; i < 200; i++) {
+			wr.wr_id = 5000 + i;
+			wr.opcode = i % 2 ? ORDK_WR_ATOMIC_CMP_AND_SWP : ORDK_WR_ATOMIC_FETCH_AND_ADD;
+			wr.atomic.compare_add = i % 2 ? i : 3; /* CAS i -> i + 100 never matches */
+			wr.atomic.swap = i + 100;
+			cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 1);
+			func_wait(&p, 0, &wc, 1, 60);
+			cr_assert_eq(wc.status, ORDK_WC_SUCCESS, "atomic %lu: %s", (unsigned long)i,
+				     ordk_wc_status_str(wc.status));
+			cr_assert_eq(wc.wr_id, 5000 + i);
+			memcpy(&got, p.s[0].buf + BUF - 64, 8);
+			cr_assert_eq(got, (i / 2 + i % 2) * 3, "atomic %lu: original value %lu",
+				     (unsigned long)i, (unsigned long)got);
+		}
+		cr_assert_eq(*target, 100 * 3, "100 adds of 3, none twice");
+	}
 	func_idle(&p, 0.05);
 	cr_assert_eq(ordk_cq_poll(p.s[0].cq, &extra, 1), 0, "no WR completed twice");
 	cr_assert_eq(ordk_cq_poll(p.s[1].cq, &extra, 1), 0);
 	rtx = p.s[0].dev->st.retransmits + p.s[1].dev->st.retransmits;
 	if (expect_rtx)
 		cr_assert_gt(rtx, 0, "%s: frames were dropped, nothing was retransmitted", faults);
-	printf("%s: %lu retransmissions, %lu timeouts, %lu NAKs\n", faults, (unsigned long)rtx,
+	printf("%s: %lu retransmissions, %lu atomics replayed, %lu timeouts, %lu NAKs\n", faults,
+	       (unsigned long)rtx, (unsigned long)p.s[1].dev->st.atomics_replayed,
 	       (unsigned long)(p.s[0].dev->st.timeouts + p.s[1].dev->st.timeouts),
 	       (unsigned long)(p.s[0].dev->st.naks_received + p.s[1].dev->st.naks_received));
 	func_pair_close(&p);

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Software atomics. The card has none (HW-INTERFACE.md 5.3), so CMP_AND_SWP
+ * and FETCH_AND_ADD travel as ORDK control frames and the responder's CPU
+ * executes them on its host memory.
+ * - Requester: an atomic is issued only when every earlier WR of its QP is
+ *   acknowledged, and later WRs wait until it completed (a fence both ways).
+ *   The request is resent on timeout with the same id.
+ * - Responder: checks rkey, PD, REMOTE_ATOMIC access, bounds and 8-byte
+ *   alignment in its own MR table, executes with CPU atomics, and keeps the
+ *   last ORDK_ATOMIC_CACHE results: a resent request gets the saved result
+ *   and is never executed twice.
+ */
+#include <string.h>
+
+#include "verbs_internal.h"
+
+static bool
+send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+{
+	struct ordk_dev *dev = qp->dev;
+	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
+				   .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip, .df = 1,
+				   .ttl = 64 };
+	uint8_t frame[BLUE_SNIC_TX_SLOT];
+	int len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, m);
+
+	return len > 0 && blue_snic_tx_room(&dev->hw) &&
+	       blue_snic_tx(&dev->hw, frame, (uint32_t)len) == 0;
+}
+
+bool
+rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
+{
+	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_ATOMIC_REQ, .src_qpn = qp->qpn,
+				   .dst_qpn = qp->attr.dest_qp_num };
+
+	m.atomic_req.req_id = w->atomic_id;
+	m.atomic_req.op = w->opcode == ORDK_WR_ATOMIC_CMP_AND_SWP ? ORDK_CTRL_ATOMIC_CMP_AND_SWP
+								    : ORDK_CTRL_ATOMIC_FETCH_AND_ADD;
+	m.atomic_req.raddr = w->raddr;
+	m.atomic_req.rkey = w->rkey;
+	m.atomic_req.compare_add = w->compare_add;
+	m.atomic_req.swap = w->swap;
+	return send_ctrl(qp, &m);
+}
+
+static uint8_t
+check_target(struct ordk_qp *qp, uint64_t raddr, uint32_t rkey)
+{
+	struct ordk_mr_int *m = verbs_mr_lookup(qp->dev, rkey);
+	uint64_t base;
+
+	if (m == NULL || m->pub.pd != qp->pd || !(m->pub.access & ORDK_ACCESS_REMOTE_ATOMIC))
+		return ORDK_CTRL_ATOMIC_REM_ACCESS_ERR;
+	base = (uint64_t)(uintptr_t)m->pub.addr;
+	if (raddr % 8 != 0 || raddr < base || raddr - base > m->pub.length ||
+	    m->pub.length - (raddr - base) < 8)
+		return ORDK_CTRL_ATOMIC_REM_INV_REQ;
+	return ORDK_CTRL_ATOMIC_OK;
+}
+
+void
+rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+{
+	struct rc_atomic_saved *c = &qp->atomic_cache[m->atomic_req.req_id % ORDK_ATOMIC_CACHE];
+	struct ordk_ctrl_msg r = { .type = ORDK_CTRL_ATOMIC_RESP, .src_qpn = qp->qpn,
+				   .dst_qpn = qp->attr.dest_qp_num };
+
+	if (c->valid && c->req_id == m->atomic_req.req_id) {
+		/* a resent request: the saved result, never a second execution */
+		qp->st.atomics_replayed++;
+		qp->dev->st.atomics_replayed++;
+	} else if ((int32_t)(m->atomic_req.req_id - qp->atomic_expect) < 0) {
+		qp->dev->st.ctrl_bad++; /* older than the cache: cannot be answered safely */
+		return;
+	} else {
+		uint8_t st = check_target(qp, m->atomic_req.raddr, m->atomic_req.rkey);
+		uint64_t orig = 0;
+
+		if (st == ORDK_CTRL_ATOMIC_OK) {
+			uint64_t *p = (uint64_t *)(uintptr_t)m->atomic_req.raddr;
+
+			if (m->atomic_req.op == ORDK_CTRL_ATOMIC_CMP_AND_SWP) {
+				orig = m->atomic_req.compare_add;
+				__atomic_compare_exchange_n(p, &orig, m->atomic_req.swap, false,
+							    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+			} else {
+				orig = __atomic_fetch_add(p, m->atomic_req.compare_add,
+							  __ATOMIC_SEQ_CST);
+			}
+			qp->st.atomics_executed++;
+			qp->dev->st.atomics_executed++;
+		} else {
+			qp->st.atomics_rejected++;
+			qp->dev->st.atomics_rejected++;
+		}
+		*c = (struct rc_atomic_saved){ .req_id = m->atomic_req.req_id, .valid = 1,
+					       .status = st, .orig = orig };
+		qp->atomic_expect = m->atomic_req.req_id + 1;
+	}
+	r.atomic_resp.req_id = c->req_id;
+	r.atomic_resp.status = c->status;
+	r.atomic_resp.orig = c->orig;
+	send_ctrl(qp, &r); /* lost: the requester asks again and gets the saved answer */
+}
+
+void
+rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+{
+	struct rc_wqe *w = qp->atomic_wqe;
+
+	if (w == NULL || m->atomic_resp.req_id != w->atomic_id) {
+		qp->st.duplicates++; /* an answer to a request already answered */
+		return;
+	}
+	qp->atomic_wqe = NULL;
+	if (m->atomic_resp.status != ORDK_CTRL_ATOMIC_OK) {
+		w->flags |= RC_WQE_ERROR;
+		w->status = m->atomic_resp.status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR
+				    ? ORDK_WC_REM_ACCESS_ERR : ORDK_WC_REM_INV_REQ_ERR;
+		rc_qp_fail(qp, w->status);
+		return;
+	}
+	/* the original value lands in the requester's local buffer */
+	memcpy((void *)(uintptr_t)w->laddr, &m->atomic_resp.orig, 8);
+	w->flags |= RC_WQE_ATOMIC_DONE;
+	qp->rtx_retries = 0;
+	qp->rtx_backoff = 1;
+	rc_complete_sends(qp);
+	rc_timer_arm(qp);
+	rc_activate(qp); /* later WRs may go now */
+}
