@@ -11,6 +11,8 @@
  */
 #include <errno.h>
 
+#include <rte_cycles.h>
+
 #include "verbs_internal.h"
 
 /*
@@ -75,6 +77,36 @@ rc_ack(struct ordk_qp *qp, uint32_t psn)
 	rc_timer_arm(qp);
 }
 
+/* IBA's min_rnr_timer encoding, in microseconds (0 means the longest, 655.36 ms). */
+static const uint32_t rnr_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
+	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
+	163840, 245760, 327680, 491520,
+};
+
+/*
+ * No RECV advertised by the peer yet (receiver not ready): wait one RNR
+ * period per retry, rnr_retry times (7 = forever), then RNR_RETRY_EXC_ERR.
+ * @return true when the QP was failed.
+ */
+static bool
+rnr_wait(struct ordk_qp *qp, struct rc_wqe *w)
+{
+	uint64_t now = rte_get_tsc_cycles();
+	uint64_t period = (uint64_t)rnr_us[qp->attr.min_rnr_timer & 31] * qp->dev->tsc_hz / 1000000;
+
+	if (w->rnr_tsc == 0) {
+		w->rnr_tsc = now;
+		qp->st.rnr_waits++;
+		qp->dev->st.rnr_waits++;
+		return false;
+	}
+	if (qp->attr.rnr_retry == 7 || now - w->rnr_tsc < period * (qp->attr.rnr_retry + 1u))
+		return false;
+	rc_qp_fail(qp, ORDK_WC_RNR_RETRY_EXC_ERR);
+	return true;
+}
+
 /* Give a WR its PSNs (and its advert); false when it must wait. */
 static bool
 start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
@@ -84,8 +116,10 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 	if (needs_advert(w->opcode) && !(w->flags & RC_WQE_BOUND)) {
 		const struct ordk_ctrl_advert *a;
 
-		if (qp->adv_count == 0)
-			return false; /* no RECV posted at the peer yet: wait */
+		if (qp->adv_count == 0) {
+			rnr_wait(qp, w); /* no RECV posted at the peer yet: wait */
+			return false;
+		}
 		a = &qp->adv[qp->adv_head];
 		qp->adv_head = (qp->adv_head + 1) % ORDK_ADVERT_RING;
 		qp->adv_count--;
@@ -153,6 +187,8 @@ rc_push(struct ordk_qp *qp)
 		}
 		if (!w->started && !start_wqe(qp, w))
 			break;
+		if (qp->attr.qp_state == ORDK_QPS_ERR)
+			return items; /* RNR retries ran out: everything was flushed */
 		if (w->flags & RC_WQE_ERROR) {
 			qp->sq_next++;
 			continue;

@@ -76,6 +76,38 @@ int ordk_dev_query(const struct ordk_dev *dev, struct ordk_dev_attr *attr);
  */
 unsigned int ordk_dev_poll(struct ordk_dev *dev, unsigned int budget);
 
+/**
+ * Transport counters, per device (ordk_dev_stats()) and per QP
+ * (ordk_qp_stats()); a QP counts what concerns it, the device everything.
+ */
+struct ordk_stats {
+	uint64_t wr_posted, wr_completed, recv_completed;
+	uint64_t acks_sent, acks_received;
+	uint64_t duplicates;	   /**< packets, adverts, responses seen twice */
+	uint64_t out_of_window;	   /**< PSNs beyond the receive tracker (implied later) */
+	uint64_t read_resp_posted, read_req_rejected;
+	uint64_t adverts_sent, adverts_received, adverts_unexpected;
+	uint64_t reports_unexpected; /**< card reports for unknown QPs or of bad kinds */
+	uint64_t naks_received, naks_sent, cnps;
+	uint64_t retransmits;	   /**< packets (and adverts) sent again */
+	uint64_t timeouts, retry_exceeded;
+	uint64_t atomics_executed, atomics_replayed, atomics_rejected;
+	uint64_t rnr_waits;	   /**< SENDs that had to wait for the peer's RECV */
+	uint64_t ctrl_bad;	   /**< control frames refused */
+	uint64_t cq_overflow;	   /**< completions a full CQ could not take */
+};
+
+/** Copy the device's counters. @return 0 or -EINVAL. */
+int ordk_dev_stats(const struct ordk_dev *dev, struct ordk_stats *st);
+/** Copy a QP's counters. @return 0 or -EINVAL. */
+int ordk_qp_stats(const struct ordk_qp *qp, struct ordk_stats *st);
+/**
+ * The counters of what is behind BAR0 (the model's, including the card's drop
+ * reasons): up to @p n names and values. @return the number available (call
+ * with n = 0 to size the arrays), or -EINVAL.
+ */
+int ordk_dev_xstats(struct ordk_dev *dev, const char **names, uint64_t *values, unsigned int n);
+
 /* ---------------------------------------------------------------- PD, MR */
 
 struct ordk_pd *ordk_pd_alloc(struct ordk_dev *dev);

@@ -204,6 +204,34 @@ ordk_dev_poll(struct ordk_dev *dev, unsigned int budget)
 	return work;
 }
 
+int
+ordk_dev_stats(const struct ordk_dev *dev, struct ordk_stats *st)
+{
+	if (dev == NULL || st == NULL)
+		return -EINVAL;
+	*st = dev->st;
+	return 0;
+}
+
+int
+ordk_qp_stats(const struct ordk_qp *qp, struct ordk_stats *st)
+{
+	if (qp == NULL || st == NULL)
+		return -EINVAL;
+	*st = qp->st;
+	return 0;
+}
+
+int
+ordk_dev_xstats(struct ordk_dev *dev, const char **names, uint64_t *values, unsigned int n)
+{
+	if (dev == NULL || (n > 0 && (names == NULL || values == NULL)))
+		return -EINVAL;
+	if (dev->hw.be.ops->xstats == NULL)
+		return 0;
+	return (int)dev->hw.be.ops->xstats(&dev->hw.be, n ? names : NULL, n ? values : NULL, n);
+}
+
 /* -------------------------------------------------------------------- PD */
 
 struct ordk_pd *

@@ -36,18 +36,8 @@ extern int ordk_rc_logtype;
 
 struct ordk_mr_int;
 
-/* Device-wide counters (and per QP, the same names where they apply). */
-struct ordk_rc_stats {
-	uint64_t wr_posted, wr_completed, recv_completed;
-	uint64_t acks_sent, acks_received, duplicates, out_of_window;
-	uint64_t read_resp_posted, read_req_rejected;
-	uint64_t adverts_sent, adverts_received, adverts_unexpected;
-	uint64_t reports_unexpected; /* reports for unknown QPs or of unexpected kinds */
-	uint64_t naks_received, naks_sent, cnps;
-	uint64_t retransmits, timeouts, retry_exceeded;
-	uint64_t atomics_executed, atomics_replayed, atomics_rejected, rnr_waits;
-	uint64_t ctrl_bad, cq_overflow;
-};
+/* The counters are public: struct ordk_stats in ordk_verbs.h. */
+#define ordk_rc_stats ordk_stats
 
 struct ordk_dev {
 	struct blue_dev hw;
@@ -125,6 +115,7 @@ struct rc_wqe {
 	uint32_t sent;	     /* bytes pushed to the Send ring */
 	bool started;
 	uint32_t atomic_id;  /* atomics: request id */
+	uint64_t rnr_tsc;    /* SEND/IMM: when it started waiting for an advert */
 	uint64_t compare_add;
 	uint64_t swap;
 };

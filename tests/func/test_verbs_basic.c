@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The verbs API end to end over two bluesim devices: the first WRITE. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <string.h>
 
 #include "func_common.h"
@@ -71,5 +72,47 @@ Test(verbs_basic, send_recv_ping_pong, .timeout = 60)
 		func_wait(&p, from, &wc, 1, 5);
 		cr_assert_eq(wc.opcode, ORDK_WC_SEND, "round %d", round);
 	}
+	func_pair_close(&p);
+}
+
+Test(verbs_basic, counters_through_the_api, .timeout = 60)
+{
+	struct func_pair p;
+	struct ordk_stats d, q;
+	struct ordk_wc wc;
+	const char *names[128];
+	uint64_t vals[128];
+	int n, found = 0;
+	struct ordk_send_wr wr = { .wr_id = 1, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1,
+				   .send_flags = ORDK_SEND_SIGNALED };
+
+	func_pair_open(&p, 1 << 20, NULL);
+	func_pair_qps(&p, ORDK_MTU_1024, 16);
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf, 5000, p.s[0].mr->lkey };
+	wr.rdma.remote_addr = (uint64_t)(uintptr_t)p.s[1].buf;
+	wr.rdma.rkey = p.s[1].mr->rkey;
+	cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 1);
+	func_wait(&p, 0, &wc, 1, 5);
+	cr_assert_eq(ordk_dev_stats(p.s[0].dev, &d), 0);
+	cr_assert_eq(ordk_qp_stats(p.s[0].qp, &q), 0);
+	cr_assert_eq(d.wr_completed, 1);
+	cr_assert_eq(q.wr_posted, 1);
+	cr_assert_geq(d.acks_received, 1);
+	cr_assert_eq(ordk_dev_stats(p.s[1].dev, &d), 0);
+	cr_assert_geq(d.acks_sent, 1);
+	n = ordk_dev_xstats(p.s[1].dev, NULL, NULL, 0);
+	cr_assert_gt(n, 10);
+	cr_assert_eq(ordk_dev_xstats(p.s[1].dev, names, vals, 128), n);
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], "tx_simple_nic") == 0) {
+			/* ACKs are Ethernet frames the driver sends through SimpleNic. */
+			cr_assert_geq(vals[i], 1, "the responder's model sent the ACK frames");
+			found++;
+		} else if (strcmp(names[i], "rx_rdma") == 0) {
+			cr_assert_eq(vals[i], 5, "5000 B at PMTU 1024: 5 packets");
+			found++;
+		}
+	cr_assert_eq(found, 2, "both counters are exported");
+	cr_assert_eq(ordk_dev_stats(NULL, &d), -EINVAL);
 	func_pair_close(&p);
 }

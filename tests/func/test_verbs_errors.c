@@ -225,7 +225,7 @@ Test(verbs_errors, dereg_invalidates_the_card_entry)
 	{
 		const char *names[128];
 		uint64_t vals[128];
-		unsigned int k = dev->hw.be.ops->xstats(&dev->hw.be, names, vals, 128);
+		unsigned int k = (unsigned int)ordk_dev_xstats(dev, names, vals, 128);
 
 		for (unsigned int i = 0; i < k; i++)
 			if (strcmp(names[i], "drop_invalid_mr_key") == 0)
@@ -243,7 +243,7 @@ Test(verbs_errors, dereg_invalidates_the_card_entry)
 		/* the card drops every try silently; the sender's retries run out */
 		func_wait(&p, 0, &wc, 1, 10);
 		cr_assert_eq(wc.status, ORDK_WC_RETRY_EXC_ERR, "%s", ordk_wc_status_str(wc.status));
-		k = dev->hw.be.ops->xstats(&dev->hw.be, names, vals, 128);
+		k = (unsigned int)ordk_dev_xstats(dev, names, vals, 128);
 		for (unsigned int i = 0; i < k; i++)
 			if (strcmp(names[i], "drop_invalid_mr_key") == 0)
 				cr_assert_gt(vals[i], before, "the card refused the stale rkey");

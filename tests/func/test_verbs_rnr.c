@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Receiver not ready: a SEND waits for the peer's RECV, rnr_retry times min_rnr_timer. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "func_common.h"
+#include "sim_host.h"
+#include "verbs_internal.h"
+
+static void
+connect_rnr(struct func_pair *p, uint8_t rnr_retry, uint8_t min_rnr_timer)
+{
+	for (int i = 0; i < 2; i++) {
+		struct ordk_qp_init_attr ia = { .send_cq = p->s[i].cq, .recv_cq = p->s[i].cq,
+						.max_send_wr = 8, .max_recv_wr = 8 };
+		struct ordk_qp_attr a = { .qp_state = ORDK_QPS_INIT, .qp_access_flags = 7 };
+
+		p->s[i].qp = ordk_qp_create(p->s[i].pd, &ia);
+		cr_assert_eq(ordk_qp_modify(p->s[i].qp, &a, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct func_side *peer = &p->s[1 - i];
+		struct ordk_qp_attr a = { .qp_state = ORDK_QPS_RTR, .path_mtu = ORDK_MTU_1024,
+					  .dest_qp_num = ordk_qp_num(peer->qp),
+					  .dest_ip = peer->attr.ip, .dest_mac = peer->attr.mac,
+					  .min_rnr_timer = min_rnr_timer };
+
+		cr_assert_eq(ordk_qp_modify(p->s[i].qp, &a,
+					    ORDK_QP_STATE | ORDK_QP_AV | ORDK_QP_PATH_MTU |
+						    ORDK_QP_DEST_QPN | ORDK_QP_RQ_PSN |
+						    ORDK_QP_MAX_DEST_RD_ATOMIC | ORDK_QP_MIN_RNR_TIMER),
+			     0);
+		a = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .timeout = 10, .retry_cnt = 7,
+					   .rnr_retry = rnr_retry };
+		cr_assert_eq(ordk_qp_modify(p->s[i].qp, &a,
+					    ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT |
+						    ORDK_QP_RETRY_CNT | ORDK_QP_RNR_RETRY |
+						    ORDK_QP_MAX_QP_RD_ATOMIC),
+			     0);
+	}
+}
+
+static void
+post_send(struct func_pair *p, uint64_t id)
+{
+	struct ordk_send_wr wr = { .wr_id = id, .opcode = ORDK_WR_SEND, .num_sge = 1,
+				   .send_flags = ORDK_SEND_SIGNALED };
+
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p->s[0].buf, 100, p->s[0].mr->lkey };
+	cr_assert_eq(ordk_qp_post_send(p->s[0].qp, &wr, 1), 1);
+}
+
+Test(verbs_rnr, a_send_waits_for_the_recv, .timeout = 60)
+{
+	struct func_pair p;
+	struct ordk_recv_wr r = { .wr_id = 9, .num_sge = 1 };
+	struct ordk_wc wc;
+
+	func_pair_open(&p, 1 << 20, NULL);
+	connect_rnr(&p, 7, 1); /* infinite */
+	post_send(&p, 1);
+	func_idle(&p, 0.05); /* 50 ms: thousands of RNR periods */
+	cr_assert_eq(ordk_cq_poll(p.s[0].cq, &wc, 1), 0, "nothing completes without a RECV");
+	cr_assert_eq(p.s[0].dev->st.rnr_waits, 1);
+	r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[1].buf, 4096, p.s[1].mr->lkey };
+	cr_assert_eq(ordk_qp_post_recv(p.s[1].qp, &r, 1), 1);
+	func_wait(&p, 0, &wc, 1, 5);
+	cr_assert_eq(wc.status, ORDK_WC_SUCCESS);
+	func_wait(&p, 1, &wc, 1, 5);
+	cr_assert_eq(wc.byte_len, 100);
+	func_pair_close(&p);
+}
+
+Test(verbs_rnr, retries_run_out, .timeout = 60)
+{
+	struct func_pair p;
+	struct ordk_wc wc;
+	double t0, t;
+
+	func_pair_open(&p, 1 << 20, NULL);
+	connect_rnr(&p, 2, 14); /* 3 periods of 1.28 ms */
+	t0 = test_now_s();
+	post_send(&p, 1);
+	post_send(&p, 2);
+	func_wait(&p, 0, &wc, 1, 5);
+	t = test_now_s() - t0;
+	cr_assert_eq(wc.status, ORDK_WC_RNR_RETRY_EXC_ERR, "%s", ordk_wc_status_str(wc.status));
+	cr_assert_eq(wc.wr_id, 1);
+	func_wait(&p, 0, &wc, 1, 5);
+	cr_assert_eq(wc.status, ORDK_WC_WR_FLUSH_ERR);
+	cr_assert_geq(t, 0.0038, "gave up after %.4f s, before 3 x 1.28 ms", t);
+	cr_assert_lt(t, 1.0);
+	func_pair_close(&p);
+}
