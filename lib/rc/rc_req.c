@@ -185,6 +185,17 @@ rc_push(struct ordk_qp *qp)
 			rc_timer_arm(qp);
 			continue;
 		}
+		/*
+		 * A READ is answered in PSN order, as IBA's responder does: only once
+		 * every earlier PSN arrived, so the data read includes every WRITE
+		 * posted before the READ (a hole is a lost WRITE packet still to come).
+		 */
+		/* IBV_SEND_FENCE: not sent while an earlier READ is outstanding */
+		if (!w->started && (w->flags & RC_WQE_FENCE) && qp->rd_count > 0)
+			break;
+		if (!w->started && w->opcode == BLUE_WR_RDMA_READ_RESP &&
+		    blue_psn_diff(qp->epsn, w->req_psn) <= 0)
+			break;
 		if (!w->started && !start_wqe(qp, w))
 			break;
 		if (qp->attr.qp_state == ORDK_QPS_ERR)

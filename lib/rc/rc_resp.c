@@ -262,7 +262,7 @@ rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 	*w = (struct rc_wqe){ .opcode = BLUE_WR_RDMA_READ_RESP, .flags = RC_WQE_INTERNAL,
 			      .signaled = 1, .msn = b->msn, .laddr = b->raddr, .lkey = b->rkey,
 			      .len = r->read_ext.total_len, .raddr = r->read_ext.laddr,
-			      .rkey = r->read_ext.lkey };
+			      .rkey = r->read_ext.lkey, .req_psn = b->psn };
 	qp->sq_tail++;
 	qp->st.read_resp_posted++;
 	qp->dev->st.read_resp_posted++;

@@ -85,6 +85,7 @@ enum rc_wqe_flags {
 	RC_WQE_READ_DONE = 4,
 	RC_WQE_ERROR = 8,
 	RC_WQE_ATOMIC_DONE = 16,
+	RC_WQE_FENCE = 32,   /* waits for every earlier READ to complete */
 };
 
 #define ORDK_ATOMIC_CACHE 64u /* responder replay cache entries per QP */
@@ -116,6 +117,7 @@ struct rc_wqe {
 	bool started;
 	uint32_t atomic_id;  /* atomics: request id */
 	uint64_t rnr_tsc;    /* SEND/IMM: when it started waiting for an advert */
+	uint32_t req_psn;    /* READ response: PSN of the request it answers */
 	uint64_t compare_add;
 	uint64_t swap;
 };

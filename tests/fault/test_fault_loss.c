@@ -202,3 +202,50 @@ Test(fault_loss_soak, all_together_5_percent, .timeout = 300)
 {
 	run("fault=drop:0.05,dup:0.05,reorder:0.05,corrupt:0.05,delay:0.05,seed=78", true);
 }
+
+/*
+ * IBA ordering: a READ posted after a WRITE to the same place reads the
+ * WRITE's data, even when WRITE packets were lost and come again after the
+ * READ request arrived (the responder answers READs in PSN order).
+ */
+Test(fault_loss, read_after_write_sees_it, .timeout = 300)
+{
+	const uint32_t len = 256u << 10, back = 1u << 20;
+	struct func_pair p;
+	struct func_side *a, *b;
+	struct ordk_wc wc[2];
+
+	func_pair_open(&p, BUF, "fault=drop:0.05,seed=901|");
+	func_pair_qps(&p, ORDK_MTU_4096, 64);
+	a = &p.s[0];
+	b = &p.s[1];
+	for (uint32_t i = 0; i < 60; i++) {
+		uint32_t off = (i % NREGION) * REGION;
+		struct ordk_send_wr wr[2] = {
+			{ .wr_id = 2 * i, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1,
+			  .send_flags = ORDK_SEND_SIGNALED },
+			{ .wr_id = 2 * i + 1, .opcode = ORDK_WR_RDMA_READ, .num_sge = 1,
+			  .send_flags = ORDK_SEND_SIGNALED },
+		};
+
+		fill(a->buf + off, len, i);
+		memset(a->buf + off + back, 0xEE, len);
+		memset(b->buf + off, 0xEE, len);
+		wr[0].sge = (struct ordk_sge){ (uint64_t)(uintptr_t)a->buf + off, len, a->mr->lkey };
+		wr[1].sge = (struct ordk_sge){ (uint64_t)(uintptr_t)a->buf + off + back, len,
+					       a->mr->lkey };
+		for (int k = 0; k < 2; k++) {
+			wr[k].rdma.remote_addr = (uint64_t)(uintptr_t)b->buf + off;
+			wr[k].rdma.rkey = b->mr->rkey;
+		}
+		cr_assert_eq(ordk_qp_post_send(a->qp, wr, 2), 2);
+		func_wait(&p, 0, wc, 2, 60);
+		cr_assert_eq(wc[0].status, ORDK_WC_SUCCESS);
+		cr_assert_eq(wc[1].status, ORDK_WC_SUCCESS);
+		cr_assert_eq(wc[1].wr_id, 2 * i + 1);
+		cr_assert(memcmp(a->buf + off + back, a->buf + off, len) == 0,
+			  "round %u: the READ did not see the WRITE posted before it", i);
+	}
+	cr_assert_gt(p.s[0].dev->st.retransmits, 0, "frames were dropped");
+	func_pair_close(&p);
+}
