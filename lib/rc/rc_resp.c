@@ -164,6 +164,8 @@ complete_msgs(struct ordk_qp *qp)
 
 		if (blue_psn_diff(qp->epsn, m->end_psn) <= 0)
 			break;
+		if (m->len == RC_MSG_LEN_AT_FIRST)
+			m->len = qp->first_len[m->msn % ORDK_FIRST_LEN_SLOTS];
 		switch (m->opcode) {
 		case BLUE_OP_SEND_LAST:
 		case BLUE_OP_SEND_ONLY:
@@ -199,6 +201,13 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	enum blue_pkt_pos pos = blue_op_pos(op);
 
 	qp->last_rx_tsc = rte_get_tsc_cycles();
+	/*
+	 * A FIRST's length is kept by MSN, even when a bitmap report already
+	 * accounted for its PSN: a retransmitted FIRST may come after a later
+	 * message's, or after the window report that covers it.
+	 */
+	if (pos == BLUE_POS_FIRST)
+		qp->first_len[b->msn % ORDK_FIRST_LEN_SLOTS] = b->total_len;
 	if (!mark(qp, b->psn)) {
 		/* a duplicate: placed again by the card; ACK again, never complete twice */
 		qp->st.duplicates++;
@@ -206,19 +215,37 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 			qp->ack_due = true;
 		return;
 	}
-	if (pos == BLUE_POS_FIRST) {
-		qp->first_len = b->total_len;
-	} else if (pos == BLUE_POS_LAST || pos == BLUE_POS_ONLY) {
-		struct rc_msg *m;
+	if (pos == BLUE_POS_LAST || pos == BLUE_POS_ONLY) {
+		uint32_t at = qp->msg_count;
 
 		if (qp->msg_count == ORDK_MSG_QUEUE) {
 			qp->st.reports_unexpected++;
 			return;
 		}
-		m = &qp->msgs[(qp->msg_head + qp->msg_count) % ORDK_MSG_QUEUE];
-		*m = (struct rc_msg){ .end_psn = b->psn, .opcode = op, .ack_req = b->ack_req,
-				      .msn = b->msn, .imm = b->imm_data,
-				      .len = pos == BLUE_POS_ONLY ? b->total_len : qp->first_len };
+		/*
+		 * Keep the queue in PSN order: a retransmitted LAST arrives after
+		 * the LASTs of later messages, and completions go in message order.
+		 */
+		while (at > 0) {
+			const struct rc_msg *prev = &qp->msgs[(qp->msg_head + at - 1) % ORDK_MSG_QUEUE];
+
+			if (prev->end_psn == b->psn) {
+				/* arrived before, beyond a hole still open: never twice */
+				qp->st.duplicates++;
+				return;
+			}
+			if (blue_psn_diff(prev->end_psn, b->psn) < 0)
+				break;
+			at--;
+		}
+		for (uint32_t i = qp->msg_count; i > at; i--)
+			qp->msgs[(qp->msg_head + i) % ORDK_MSG_QUEUE] =
+				qp->msgs[(qp->msg_head + i - 1) % ORDK_MSG_QUEUE];
+		qp->msgs[(qp->msg_head + at) % ORDK_MSG_QUEUE] = (struct rc_msg){
+			.end_psn = b->psn, .opcode = op, .ack_req = b->ack_req, .msn = b->msn,
+			.imm = b->imm_data,
+			/* a LAST may come before its FIRST: its length is read at completion */
+			.len = pos == BLUE_POS_ONLY ? b->total_len : RC_MSG_LEN_AT_FIRST };
 		qp->msg_count++;
 	}
 	complete_msgs(qp);

@@ -29,6 +29,7 @@ extern int ordk_rc_logtype;
 #define ORDK_MAX_CQE	  (1u << 20)
 #define ORDK_ITEM_MAX	  65536u /* a Send item covers at most 64 KiB */
 #define ORDK_RECV_WINDOW  4096u	 /* PSNs tracked ahead of the expected PSN */
+#define ORDK_FIRST_LEN_SLOTS 2048u /* multi-packet messages in flight (>= 2 PSNs each) */
 #define ORDK_MSG_QUEUE	  4096u	 /* received messages waiting for their last PSN */
 #define ORDK_ADVERT_RING  4096u
 #define ORDK_ACK_EVERY	  16u	 /* ask for an ACK at least every N WRs */
@@ -131,6 +132,8 @@ struct rc_rwqe {
 };
 
 /* A message received (its last packet's report seen), waiting for all its PSNs. */
+#define RC_MSG_LEN_AT_FIRST UINT32_MAX /* rc_msg.len: the FIRST packet's total_len */
+
 struct rc_msg {
 	uint32_t end_psn;    /* PSN of its last packet */
 	uint8_t opcode;	     /* packet opcode of the last packet */
@@ -195,7 +198,7 @@ struct ordk_qp {
 	uint64_t rbits[ORDK_RECV_WINDOW / 64];	/* PSNs at or after epsn that arrived */
 	struct rc_msg *msgs;
 	uint32_t msg_head, msg_count;
-	uint32_t first_len;			/* total_len of the message in progress */
+	uint32_t first_len[ORDK_FIRST_LEN_SLOTS]; /* total_len of a FIRST packet, by MSN */
 	bool ack_due;
 	uint32_t acked_epsn;			/* epsn of the last ACK sent */
 	uint64_t last_rx_tsc;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "func_common.h"
+#include "sim_host.h"
 #include "verbs_internal.h"
 
 /*
@@ -63,7 +64,7 @@ one(struct func_pair *p, enum ordk_wr_opcode op, uint32_t len, uint64_t id)
 		cr_assert_eq(wc.status, ORDK_WC_SUCCESS);
 		cr_assert_eq(wc.wr_id, id + 1000, "op %d len %u: RECV completed once, in order", op, len);
 		if (op != ORDK_WR_RDMA_WRITE_WITH_IMM)
-			cr_assert_eq(wc.byte_len, len);
+			cr_assert_eq(wc.byte_len, len, "op %d len %u: byte_len %u", op, len, wc.byte_len);
 	}
 	if (memcmp(dst, src, len) != 0) {
 		uint32_t bad_src = 0, bad_dst = 0, first = UINT32_MAX;
@@ -247,5 +248,90 @@ Test(fault_loss, read_after_write_sees_it, .timeout = 300)
 			  "round %u: the READ did not see the WRITE posted before it", i);
 	}
 	cr_assert_gt(p.s[0].dev->st.retransmits, 0, "frames were dropped");
+	func_pair_close(&p);
+}
+
+/*
+ * Many messages in flight under loss: a retransmitted LAST arrives after
+ * later messages' LASTs, and before its own FIRST. The responder must still
+ * complete every RECV exactly once, in order, with the right length and data.
+ */
+Test(fault_loss, pipelined_recvs_in_order_once, .timeout = 300)
+{
+	const uint32_t n = 400, depth = 32, slot = 8192;
+	struct func_pair p;
+	struct func_side *a, *b;
+	uint32_t posted = 0, done_s = 0, done_r = 0;
+	struct ordk_wc wc[16];
+	double end;
+
+	func_pair_open(&p, (size_t)n * slot * 2, "fault=drop:0.05,seed=903|fault=drop:0.05,seed=904");
+	func_pair_qps(&p, ORDK_MTU_4096, 64);
+	a = &p.s[0];
+	b = &p.s[1];
+	for (uint32_t i = 0; i < n; i++) {
+		struct ordk_recv_wr rr = { .wr_id = i, .num_sge = 1 };
+
+		rr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)b->buf + (size_t)i * slot, slot,
+					    b->mr->lkey };
+		if (i < 48)
+			cr_assert_eq(ordk_qp_post_recv(b->qp, &rr, 1), 1);
+	}
+	end = test_now_s() + 120;
+	while ((done_s < n || done_r < n) && test_now_s() < end) {
+		while (posted < n && posted - done_s < depth) {
+			uint32_t len = 4097 + posted % 5 * 1000;
+			struct ordk_send_wr wr = { .wr_id = posted, .num_sge = 1,
+						   .send_flags = ORDK_SEND_SIGNALED,
+						   .imm_data = posted };
+
+			wr.opcode = posted % 2 ? ORDK_WR_SEND_WITH_IMM : ORDK_WR_RDMA_WRITE_WITH_IMM;
+			fill(a->buf + (size_t)posted * slot, len, posted);
+			wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)a->buf + (size_t)posted * slot,
+						    len, a->mr->lkey };
+			/* WRITE_IMM: straight into the slot the RECV of the same index owns */
+			wr.rdma.remote_addr = (uint64_t)(uintptr_t)b->buf + (size_t)posted * slot;
+			wr.rdma.rkey = b->mr->rkey;
+			cr_assert_eq(ordk_qp_post_send(a->qp, &wr, 1), 1);
+			posted++;
+		}
+		int k = ordk_cq_poll(a->cq, wc, 16);
+
+		for (int i = 0; i < k; i++, done_s++) {
+			cr_assert_eq(wc[i].status, ORDK_WC_SUCCESS, "send %u: %s", done_s,
+				     ordk_wc_status_str(wc[i].status));
+			cr_assert_eq(wc[i].wr_id, done_s, "sends complete in order");
+		}
+		k = ordk_cq_poll(b->cq, wc, 16);
+		for (int i = 0; i < k; i++, done_r++) {
+			uint32_t len = 4097 + done_r % 5 * 1000;
+			uint8_t *ref = malloc(len);
+
+			cr_assert_eq(wc[i].status, ORDK_WC_SUCCESS);
+			cr_assert_eq(wc[i].wr_id, done_r, "RECV %lu completed where %u was due (twice, "
+				     "or out of order)", (unsigned long)wc[i].wr_id, done_r);
+			cr_assert_eq(wc[i].imm_data, done_r);
+			if (done_r % 2)
+				cr_assert_eq(wc[i].byte_len, len, "SEND %u: byte_len %u", done_r,
+					     wc[i].byte_len);
+			fill(ref, len, done_r);
+			cr_assert(memcmp(b->buf + (size_t)done_r * slot, ref, len) == 0,
+				  "message %u: data", done_r);
+			free(ref);
+			if (done_r + 48 < n) {
+				struct ordk_recv_wr rr = { .wr_id = done_r + 48, .num_sge = 1 };
+
+				rr.sge = (struct ordk_sge){
+					(uint64_t)(uintptr_t)b->buf + (size_t)(done_r + 48) * slot, slot,
+					b->mr->lkey };
+				cr_assert_eq(ordk_qp_post_recv(b->qp, &rr, 1), 1);
+			}
+		}
+	}
+	cr_assert_eq(done_s, n, "every send completed");
+	cr_assert_eq(done_r, n, "every RECV completed");
+	func_idle(&p, 0.05);
+	cr_assert_eq(ordk_cq_poll(b->cq, wc, 1), 0, "no RECV completed twice");
+	cr_assert_gt(a->dev->st.retransmits, 0);
 	func_pair_close(&p);
 }
