@@ -86,6 +86,7 @@ rc_qp_to_rtr(struct ordk_qp *qp)
 	}
 	qp->epsn = qp->attr.rq_psn;
 	qp->card_base = qp->epsn;
+	qp->rx_top = qp->epsn;
 	qp->acked_epsn = qp->epsn;
 	memset(qp->rbits, 0, sizeof(qp->rbits));
 	rc_activate(qp); /* RECVs posted in INIT are advertised now */

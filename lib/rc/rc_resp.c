@@ -78,6 +78,8 @@ mark(struct ordk_qp *qp, uint32_t psn)
 		return true;
 	}
 	rbit_set(qp, psn, true);
+	if (blue_psn_diff(psn, qp->rx_top) >= 0)
+		qp->rx_top = blue_psn_add(psn, 1);
 	advance(qp);
 	return true;
 }
@@ -404,9 +406,9 @@ maybe_nak(struct ordk_qp *qp)
 		qp->hole_tsc = now;
 		return;
 	}
-	if (now - qp->hole_tsc < rc_timeout_tsc(qp) / 2)
+	if (now - qp->hole_tsc < rc_hold_tsc(qp))
 		return;
-	if (qp->nak_epsn == qp->epsn && now - qp->nak_tsc < rc_timeout_tsc(qp) / 2)
+	if (qp->nak_epsn == qp->epsn && now - qp->nak_tsc < rc_hold_tsc(qp))
 		return;
 	for (uint32_t d = 1; d < ORDK_RECV_WINDOW; d++) {
 		uint32_t psn = blue_psn_add(qp->epsn, d);
@@ -533,7 +535,7 @@ static void
 nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
 {
 	if (qp->rtx_count == 0)
-		qp->rtx_not_before = rte_get_tsc_cycles() + rc_timeout_tsc(qp) / 2;
+		qp->rtx_not_before = rte_get_tsc_cycles() + rc_hold_tsc(qp);
 	uint32_t base = blue_psn_add(a->psn_before_slide, BLUE_PSN_MASK + 1 - 112);
 	int start = -1;
 
@@ -689,10 +691,20 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 		}
 		if (qp->probe_pending) {
 			idle = false;
-			if (qp->probe_report || now - qp->probe_tsc >= rc_timeout_tsc(qp) / 2) {
+			if (qp->probe_report || now - qp->probe_tsc >= rc_hold_tsc(qp)) {
 				snic = true;
 				answer_probe(qp);
 			}
+		}
+		/*
+		 * A hole with PSNs beyond it: when the sender has stopped (a full
+		 * queue, or the tail of a burst), no report follows to ask for it.
+		 */
+		if (blue_psn_diff(qp->rx_top, qp->epsn) > 0 &&
+		    (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR)) {
+			idle = false;
+			snic = true;
+			maybe_nak(qp);
 		}
 		if (qp->ack_due) {
 			snic = true;

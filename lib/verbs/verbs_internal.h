@@ -29,6 +29,7 @@ extern int ordk_rc_logtype;
 #define ORDK_MAX_CQE	  (1u << 20)
 #define ORDK_ITEM_MAX	  65536u /* a Send item covers at most 64 KiB */
 #define ORDK_RECV_WINDOW  4096u	 /* PSNs tracked ahead of the expected PSN */
+#define ORDK_HOLD_MAX_US 500u /* reordering tolerance, see rc_hold_tsc() */
 #define ORDK_FIRST_LEN_SLOTS 2048u /* multi-packet messages in flight (>= 2 PSNs each) */
 #define ORDK_MSG_QUEUE	  4096u	 /* received messages waiting for their last PSN */
 #define ORDK_ADVERT_RING  4096u
@@ -208,6 +209,7 @@ struct ordk_qp {
 	bool probe_report;			/* a bitmap report came after the question */
 	uint32_t probe_psn;
 	uint64_t probe_tsc;
+	uint32_t rx_top;			/* one past the highest PSN seen */
 	uint32_t hole_psn;			/* the hole at epsn seen since hole_tsc */
 	uint64_t hole_tsc;
 
@@ -228,6 +230,7 @@ bool rc_send_adverts(struct ordk_qp *qp);
 bool rc_send_advert_ack(struct ordk_qp *qp);
 bool rc_advert_resend(struct ordk_qp *qp, uint64_t now, uint64_t timeout);
 uint64_t rc_timeout_tsc(const struct ordk_qp *qp);
+uint64_t rc_hold_tsc(const struct ordk_qp *qp);
 void rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to);
 unsigned int rc_push_retries(struct ordk_qp *qp);
 void rc_timer_check(struct ordk_qp *qp, uint64_t now);
