@@ -9,7 +9,6 @@
  */
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +20,8 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
-#include <rte_ethdev.h>
-#include <rte_malloc.h>
 
-#include "ordk_cm.h"
+#include "bench_common.h"
 #include "sim_host.h"
 
 #define BUF (64u << 20)
@@ -35,95 +32,18 @@
 static double secs = 2;
 
 
-static void
-pin(int cpu)
-{
-	cpu_set_t s;
-
-	CPU_ZERO(&s);
-	CPU_SET(cpu, &s);
-	sched_setaffinity(0, sizeof(s), &s);
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-struct end {
-	struct ordk_dev *dev;
-	struct ordk_cq *cq;
-	struct ordk_qp *qp;
-	struct ordk_mr *mr;
-	uint8_t *buf;
-	struct ordk_cm_info me, peer;
-};
-
-static void
-end_open(struct end *e, const char *vdev, int idx, uint16_t port)
-{
-	struct ordk_qp_init_attr ia = { .max_send_wr = DEPTH + 8, .max_recv_wr = 16 };
-	struct ordk_dev_attr a;
-	struct ordk_pd *pd;
-	struct rte_eth_link link;
-	char args[128];
-	double until;
-
-	test_eal_init(vdev);
-	test_port_start(0, test_pool("bw_pool", 8191));
-	until = test_now_s() + 10;
-	do {
-		rte_eth_link_get_nowait(0, &link);
-	} while (!link.link_status && test_now_s() < until);
-	snprintf(args, sizeof(args), "bluesim,port=0,mac=02:00:00:00:00:%02x,ip=10.0.0.%d,idle_us=5",
-		 idx, idx);
-	e->dev = ordk_dev_open(args);
-	if (e->dev == NULL)
-		exit(2);
-	ordk_dev_query(e->dev, &a);
-	pd = ordk_pd_alloc(e->dev);
-	e->cq = ordk_cq_create(e->dev, 4096);
-	ia.send_cq = ia.recv_cq = e->cq;
-	e->qp = ordk_qp_create(pd, &ia);
-	e->buf = rte_zmalloc("bw_buf", BUF, 4096);
-	e->mr = ordk_mr_reg(pd, e->buf, BUF, 7);
-	if (!e->qp || !e->mr)
-		exit(3);
-	e->me = (struct ordk_cm_info){ .qpn = ordk_qp_num(e->qp), .ip = a.ip, .mac = a.mac,
-				       .addr = (uint64_t)(uintptr_t)e->buf, .rkey = e->mr->rkey };
-	if (ordk_cm_exchange(idx == 2 ? NULL : "127.0.0.1", port, &e->me, &e->peer, 20000) != 0 ||
-	    ordk_cm_connect_qp(e->qp, &e->me, &e->peer, ORDK_MTU_4096, 7) != 0)
-		exit(4);
-}
-
-static void
-post_write(struct end *e, uint32_t off, uint32_t len, uint32_t roff, bool signaled)
-{
-	struct ordk_send_wr w = { .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1,
-				  .send_flags = signaled ? ORDK_SEND_SIGNALED : 0 };
-
-	w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)e->buf + off, len, e->mr->lkey };
-	w.rdma.remote_addr = e->peer.addr + roff;
-	w.rdma.rkey = e->peer.rkey;
-	while (ordk_qp_post_send(e->qp, &w, 1) != 1)
-		ordk_dev_poll(e->dev, 64);
-}
-
 /* The server: keeps its progress engine running, answers the latency pings. */
 static int
 server(const char *vdev, uint16_t port)
 {
-	struct end e;
+	struct bench_end e;
 	volatile uint32_t *flag;
 	struct ordk_wc wc[16];
 	double end;
 
-	pin(1);
+	bench_pin(1);
 	test_eal_lcore = 1;
-	end_open(&e, vdev, 2, port);
+	bench_end_open(&e, vdev, 2, port, "", BUF, DEPTH + 8, 16);
 	flag = (volatile uint32_t *)(e.buf + BUF - 64);
 	/* bandwidth phase: the client's WRITEs land; ping-pong phase: echo */
 	end = test_now_s() + 4 * secs + 30;
@@ -133,7 +53,7 @@ server(const char *vdev, uint16_t port)
 		if (*flag == want) {
 			e.buf[BUF - 128] = 0;
 			*(uint32_t *)(e.buf + BUF - 128) = want;
-			post_write(&e, BUF - 128, 8, BUF - 64, want % 64 == 0);
+			bench_post_write(&e, BUF - 128, 8, BUF - 64, want % 64 == 0, NULL);
 			if (want == LAT_ITERS)
 				break;
 			want++;
@@ -147,21 +67,21 @@ server(const char *vdev, uint16_t port)
 static void
 client(const char *vdev, uint16_t port, double *gbps, double *lat_us)
 {
-	struct end e;
+	struct bench_end e;
 	struct ordk_wc wc[64];
 	uint32_t posted = 0, done = 0;
 	volatile uint32_t *flag;
 	double t0, t, *lat = malloc(sizeof(double) * LAT_ITERS);
 
-	pin(0);
-	end_open(&e, vdev, 1, port);
+	bench_pin(0);
+	bench_end_open(&e, vdev, 1, port, "", BUF, DEPTH + 8, 16);
 	flag = (volatile uint32_t *)(e.buf + BUF - 64);
 	t0 = test_now_s();
 	do {
 		while (posted - done < DEPTH) {
 			uint32_t off = (posted % (BUF / MSG - 1)) * MSG;
 
-			post_write(&e, off, MSG, off, true);
+			bench_post_write(&e, off, MSG, off, true, NULL);
 			posted++;
 		}
 		int k = ordk_cq_poll(e.cq, wc, 64);
@@ -184,14 +104,14 @@ client(const char *vdev, uint16_t port, double *gbps, double *lat_us)
 		double a = test_now_s();
 
 		*(uint32_t *)(e.buf + BUF - 128) = it;
-		post_write(&e, BUF - 128, 8, BUF - 64, it % 64 == 0);
+		bench_post_write(&e, BUF - 128, 8, BUF - 64, it % 64 == 0, NULL);
 		while (*flag != it) {
 			ordk_dev_poll(e.dev, 64);
 			ordk_cq_poll(e.cq, wc, 64);
 		}
 		lat[it - 1] = (test_now_s() - a) * 1e6 / 2;
 	}
-	qsort(lat, LAT_ITERS, sizeof(double), cmp_double);
+	qsort(lat, LAT_ITERS, sizeof(double), bench_cmp_double);
 	*lat_us = lat[LAT_ITERS / 2];
 	free(lat);
 	for (double t1 = test_now_s() + 0.3; test_now_s() < t1;)
@@ -233,14 +153,14 @@ tcp_bulk(void)
 		return 0;
 	pid = fork();
 	if (pid == 0) {
-		pin(1);
+		bench_pin(1);
 		close(a);
 		while (read(b, buf, sizeof(buf)) > 0)
 			;
 		_exit(0);
 	}
 	close(b);
-	pin(0);
+	bench_pin(0);
 	t0 = test_now_s();
 	do {
 		ssize_t k = write(a, buf, sizeof(buf));
@@ -267,7 +187,7 @@ tcp_pingpong(size_t size)
 		return 0;
 	pid = fork();
 	if (pid == 0) {
-		pin(1);
+		bench_pin(1);
 		close(a);
 		for (;;) {
 			size_t got = 0;
@@ -284,7 +204,7 @@ tcp_pingpong(size_t size)
 		}
 	}
 	close(b);
-	pin(0);
+	bench_pin(0);
 	for (uint32_t i = 0; i < LAT_ITERS; i++) {
 		double t0 = test_now_s();
 		size_t got = 0;
@@ -302,7 +222,7 @@ tcp_pingpong(size_t size)
 	}
 	close(a);
 	waitpid(pid, NULL, 0);
-	qsort(lat, LAT_ITERS, sizeof(double), cmp_double);
+	qsort(lat, LAT_ITERS, sizeof(double), bench_cmp_double);
 	r = lat[LAT_ITERS / 2];
 	free(lat);
 	return r;
