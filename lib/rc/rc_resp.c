@@ -101,7 +101,7 @@ merge_window(struct ordk_qp *qp, uint32_t base, const struct blue_bitmap128 *b)
 	}
 }
 
-static void maybe_nak(struct ordk_qp *qp);
+static void maybe_nak(struct ordk_qp *qp, bool report);
 static bool send_ack_frame(struct ordk_qp *qp, bool nak, uint32_t psn);
 
 /* ------------------------------------------------------------- messages */
@@ -342,7 +342,7 @@ rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
 	complete_msgs(qp);
 	qp->ack_due = true; /* bitmap reports come after quiet: ACK now */
 	qp->probe_report = true;
-	maybe_nak(qp);
+	maybe_nak(qp, true);
 }
 
 /* ----------------------------------------------------------------- ACKs */
@@ -397,11 +397,17 @@ send_ack(struct ordk_qp *qp)
  * the card would place after the WR completed (it has no duplicate filter).
  */
 static void
-maybe_nak(struct ordk_qp *qp)
+maybe_nak(struct ordk_qp *qp, bool report)
 {
 	uint64_t now = rte_get_tsc_cycles();
 
 	if (qp->hole_psn != qp->epsn || qp->hole_tsc == 0) {
+		/*
+		 * Only a bitmap report opens a hole: between header reports,
+		 * MIDDLE packets (never reported one by one) look like holes.
+		 */
+		if (!report)
+			return;
 		qp->hole_psn = qp->epsn;
 		qp->hole_tsc = now;
 		return;
@@ -697,14 +703,16 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 			}
 		}
 		/*
-		 * A hole with PSNs beyond it: when the sender has stopped (a full
-		 * queue, or the tail of a burst), no report follows to ask for it.
+		 * A hole a bitmap report showed, with PSNs beyond it: when the
+		 * sender has stopped (a full queue, or the tail of a burst), no
+		 * later report comes to ask for it; the engine does, after the hold.
 		 */
-		if (blue_psn_diff(qp->rx_top, qp->epsn) > 0 &&
+		if (qp->hole_tsc != 0 && qp->hole_psn == qp->epsn &&
+		    blue_psn_diff(qp->rx_top, qp->epsn) > 0 &&
 		    (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR)) {
 			idle = false;
 			snic = true;
-			maybe_nak(qp);
+			maybe_nak(qp, false);
 		}
 		if (qp->ack_due) {
 			snic = true;

@@ -108,7 +108,7 @@ server(const char *vdev, uint16_t port, const struct run_cfg *c)
 		struct ordk_stats st;
 
 		ordk_dev_stats(e.dev, &st);
-		fprintf(stderr, "server: acks %lu naks %lu dups %lu oow %lu rtx %lu probes-answered? timeouts %lu\n",
+		fprintf(stderr, "server: acks %lu naks %lu dups %lu oow %lu rtx %lu timeouts %lu\n",
 			(unsigned long)st.acks_sent, (unsigned long)st.naks_sent,
 			(unsigned long)st.duplicates, (unsigned long)st.out_of_window,
 			(unsigned long)st.retransmits, (unsigned long)st.timeouts);
