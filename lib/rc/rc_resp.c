@@ -474,6 +474,8 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 		 * next bitmap report (after 20 us of quiet), and NAKing PSNs that did
 		 * arrive would send resends that land after completion.
 		 */
+		RC_LOG(DEBUG, "qp 0x%06x: the peer asks about PSNs before 0x%06x (epsn 0x%06x)",
+		       qp->qpn, m.ack_req.psn, qp->epsn);
 		if (qp->attr.qp_state < ORDK_QPS_RTR)
 			return;
 		if (!qp->probe_pending || blue_psn_diff(m.ack_req.psn, qp->probe_psn) > 0)
@@ -566,6 +568,10 @@ answer_probe(struct ordk_qp *qp)
 	if (blue_psn_diff(qp->probe_psn, qp->epsn) > 0) {
 		if (!send_ack_frame(qp, true, qp->probe_psn))
 			return;
+		/* a second copy: the peer asks because frames are being lost (see rc_timer_check) */
+		(void)send_ack_frame(qp, true, qp->probe_psn);
+		RC_LOG(DEBUG, "qp 0x%06x: probe answered: NAK 0x%06x..0x%06x", qp->qpn, qp->epsn,
+		       qp->probe_psn);
 		qp->st.naks_sent++;
 		qp->dev->st.naks_sent++;
 	} else {

@@ -190,6 +190,9 @@ rc_push_retries(struct ordk_qp *qp)
 		qp->rtx_bits[i / 64] &= ~(1ull << (i % 64));
 		qp->rtx_count--;
 		w = wqe_of_psn(qp, p);
+		if (w == NULL)
+			RC_LOG(DEBUG, "qp 0x%06x: PSN 0x%06x to resend belongs to no WQE (head %u next %u tail %u)",
+			       qp->qpn, p, qp->sq_head, qp->sq_next, qp->sq_tail);
 		if (w != NULL && push_packet(qp, w, (uint32_t)blue_psn_diff(p, w->psn),
 					     qp->rtx_count == 0) == 0)
 			items++;
@@ -290,11 +293,23 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 		qp->rtx_backoff = RC_MAX_BACKOFF;
 	/* an atomic in flight is asked again (same id: the peer replays, never re-executes);
 	 * otherwise nothing said what is missing: ask the peer */
-	if (qp->atomic_wqe != NULL)
-		rc_atomic_send(qp, qp->atomic_wqe);
-	else
-		send_probe(qp);
+	/*
+	 * Twice: a timeout means frames are being lost, and one round of
+	 * recovery needs the question, the answer and the resend to arrive.
+	 * Two copies of the small control frames cost nothing on a quiet link
+	 * and make a round fail far less often (both are idempotent: the peer
+	 * replays atomics from its cache, and a resend is never doubled within
+	 * the hold).
+	 */
+	for (int copy = 0; copy < 2; copy++) {
+		if (qp->atomic_wqe != NULL)
+			rc_atomic_send(qp, qp->atomic_wqe);
+		else
+			send_probe(qp);
+	}
 	qp->rtx_deadline = now + rc_timeout_tsc(qp) * qp->rtx_backoff;
-	RC_LOG(DEBUG, "qp 0x%06x: timeout %u, asking the peer about 0x%06x..0x%06x", qp->qpn,
-	       qp->rtx_retries, qp->acked_psn, qp->next_psn);
+	RC_LOG(DEBUG, "qp 0x%06x: timeout %u, asking the peer about 0x%06x..0x%06x (head %u next %u tail %u op %u psn 0x%06x npkts %u flags %x)", qp->qpn,
+	       qp->rtx_retries, qp->acked_psn, qp->next_psn, qp->sq_head, qp->sq_next, qp->sq_tail,
+	       qp->sq[qp->sq_head % qp->sq_size].opcode, qp->sq[qp->sq_head % qp->sq_size].psn,
+	       qp->sq[qp->sq_head % qp->sq_size].npkts, qp->sq[qp->sq_head % qp->sq_size].flags);
 }

@@ -7,6 +7,8 @@
 #include <criterion/criterion.h>
 #include <rte_errno.h>
 
+#include <rte_ethdev.h>
+
 #include "func_common.h"
 #include "sim_host.h"
 
@@ -15,18 +17,20 @@ void
 func_pair_open(struct func_pair *p, size_t len, const char *extra)
 {
 	static int n;
-	struct rte_mempool *mp;
+	static struct rte_mempool *mp; /* one per process: a test may open many pairs */
 	uint16_t p0, p1;
 	char name[32], args[256];
 
 	memset(p, 0, sizeof(*p));
 	test_eal_init(NULL);
-	snprintf(name, sizeof(name), "fpool%d", n);
-	mp = test_pool(name, 8191);
+	if (mp == NULL)
+		mp = test_pool("fpool", 8191);
 	snprintf(name, sizeof(name), "fr%d_", n++);
 	test_ring_pair(name, &p0, &p1);
 	test_port_start(p0, mp);
 	test_port_start(p1, mp);
+	p->port[0] = p0;
+	p->port[1] = p1;
 	for (int i = 0; i < 2; i++) {
 		struct func_side *s = &p->s[i];
 		char mine[160] = "";
@@ -120,6 +124,11 @@ func_pair_close(struct func_pair *p)
 		cr_assert_eq(ordk_pd_free(s->pd), 0);
 		cr_assert_eq(ordk_dev_close(s->dev), 0);
 		free(s->buf);
+	}
+	/* the build has 32 ethdev ports: a test opening many pairs needs them back */
+	for (int i = 0; i < 2; i++) {
+		rte_eth_dev_stop(p->port[i]);
+		rte_eth_dev_close(p->port[i]);
 	}
 }
 

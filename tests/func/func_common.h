@@ -20,6 +20,7 @@ struct func_side {
 
 struct func_pair {
 	struct func_side s[2];
+	uint16_t port[2]; /* the net_ring ports, closed with the pair */
 };
 
 /**
