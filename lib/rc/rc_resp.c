@@ -676,6 +676,7 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 			dev->send_busy_tsc = now;
 		}
 	}
+	rc_wheel_run(dev, now);
 	for (qp = TAILQ_FIRST(&dev->active); qp != NULL; qp = tmp) {
 		bool idle = true;
 
@@ -698,8 +699,9 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR) {
 			rc_timer_check(qp, now);
 			items += rc_push(qp);
+			/* a QP that only waits for an ACK sleeps on the wheel */
 			idle &= qp->sq_next == qp->sq_tail && qp->rtx_count == 0 &&
-				qp->rtx_deadline == 0;
+				(qp->rtx_deadline == 0 || qp->on_wheel);
 		}
 		if (qp->probe_pending) {
 			idle = false;

@@ -47,6 +47,89 @@ rc_hold_tsc(const struct ordk_qp *qp)
 	return half < max ? half : max;
 }
 
+/* ------------------------------------------------------------ the wheel */
+
+void
+rc_wheel_init(struct ordk_dev *dev)
+{
+	uint64_t tick = dev->tsc_hz / 65536; /* about 15 us */
+
+	for (unsigned int i = 0; i < RC_WHEEL_SLOTS; i++)
+		TAILQ_INIT(&dev->wheel[i]);
+	dev->wheel_shift = 0;
+	while ((1ull << dev->wheel_shift) < tick)
+		dev->wheel_shift++;
+	dev->wheel_tick = rte_get_tsc_cycles() >> dev->wheel_shift;
+	dev->wheel_count = 0;
+}
+
+static void
+wheel_remove(struct ordk_qp *qp)
+{
+	struct ordk_dev *dev = qp->dev;
+
+	if (!qp->on_wheel)
+		return;
+	TAILQ_REMOVE(&dev->wheel[(qp->rtx_deadline >> dev->wheel_shift) & (RC_WHEEL_SLOTS - 1)],
+		     qp, tlink);
+	qp->on_wheel = false;
+	dev->wheel_count--;
+}
+
+/* Set (or with 0 clear) the QP's retransmission deadline, on the wheel. */
+void
+rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
+{
+	struct ordk_dev *dev = qp->dev;
+
+	wheel_remove(qp);
+	qp->rtx_deadline = deadline;
+	if (deadline == 0)
+		return;
+	TAILQ_INSERT_TAIL(&dev->wheel[(deadline >> dev->wheel_shift) & (RC_WHEEL_SLOTS - 1)], qp,
+			  tlink);
+	qp->on_wheel = true;
+	dev->wheel_count++;
+}
+
+/*
+ * Visit the slots of the ticks since the last run (at most one turn; the
+ * last run's slot again, as deadlines later in that tick may sit in it). A
+ * QP whose deadline is due leaves the wheel and goes back on the active
+ * list, where rc_timer_check() acts; a deadline a turn or more away stays
+ * for a later turn. @return QPs woken.
+ */
+unsigned int
+rc_wheel_run(struct ordk_dev *dev, uint64_t now)
+{
+	uint64_t t = now >> dev->wheel_shift, from = dev->wheel_tick;
+	unsigned int woken = 0;
+
+	if (dev->wheel_count == 0) {
+		dev->wheel_tick = t;
+		return 0;
+	}
+	if (t - from >= RC_WHEEL_SLOTS)
+		from = t - RC_WHEEL_SLOTS + 1;
+	for (uint64_t k = from; k <= t; k++) {
+		struct rc_wheel_slot *slot = &dev->wheel[k & (RC_WHEEL_SLOTS - 1)];
+		struct ordk_qp *qp, *next;
+
+		for (qp = TAILQ_FIRST(slot); qp != NULL; qp = next) {
+			next = TAILQ_NEXT(qp, tlink);
+			if (qp->rtx_deadline > now)
+				continue;
+			TAILQ_REMOVE(slot, qp, tlink);
+			qp->on_wheel = false;
+			dev->wheel_count--;
+			rc_activate(qp);
+			woken++;
+		}
+	}
+	dev->wheel_tick = t;
+	return woken;
+}
+
 static bool
 outstanding(const struct ordk_qp *qp)
 {
@@ -57,10 +140,11 @@ void
 rc_timer_arm(struct ordk_qp *qp)
 {
 	if (!outstanding(qp)) {
-		qp->rtx_deadline = 0;
+		rc_timer_set(qp, 0);
 		return;
 	}
-	qp->rtx_deadline = rte_get_tsc_cycles() + rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1);
+	rc_timer_set(qp, rte_get_tsc_cycles() +
+			     rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1));
 }
 
 static bool
@@ -256,7 +340,7 @@ rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn, ordk_wc_status_str(status));
 	qp->attr.qp_state = ORDK_QPS_ERR;
 	qp->atomic_wqe = NULL;
-	qp->rtx_deadline = 0;
+	rc_timer_set(qp, 0);
 	memset(qp->rtx_bits, 0, sizeof(qp->rtx_bits));
 	qp->rtx_count = 0;
 	rc_qp_flush(qp);
@@ -275,8 +359,8 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 	 * received: the timeout counts from when the ring drained.
 	 */
 	if (qp->dev->send_busy_tsc + rc_timeout_tsc(qp) > now) {
-		qp->rtx_deadline = qp->dev->send_busy_tsc + rc_timeout_tsc(qp) *
-						 (qp->rtx_backoff ? qp->rtx_backoff : 1);
+		rc_timer_set(qp, qp->dev->send_busy_tsc +
+				     rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1));
 		return;
 	}
 	qp->st.timeouts++;
@@ -307,7 +391,7 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 		else
 			send_probe(qp);
 	}
-	qp->rtx_deadline = now + rc_timeout_tsc(qp) * qp->rtx_backoff;
+	rc_timer_set(qp, now + rc_timeout_tsc(qp) * qp->rtx_backoff);
 	RC_LOG(DEBUG, "qp 0x%06x: timeout %u, asking the peer about 0x%06x..0x%06x (head %u next %u tail %u op %u psn 0x%06x npkts %u flags %x)", qp->qpn,
 	       qp->rtx_retries, qp->acked_psn, qp->next_psn, qp->sq_head, qp->sq_next, qp->sq_tail,
 	       qp->sq[qp->sq_head % qp->sq_size].opcode, qp->sq[qp->sq_head % qp->sq_size].psn,

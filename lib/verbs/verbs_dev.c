@@ -134,6 +134,7 @@ ordk_dev_open(const char *devargs)
 		goto fail;
 	TAILQ_INIT(&dev->active);
 	dev->tsc_hz = rte_get_tsc_hz();
+	rc_wheel_init(dev);
 	dev_count++;
 	VERBS_LOG(INFO, "%s: open, MAC %012" PRIx64 ", IP %u.%u.%u.%u", dev->name, mac, ip >> 24,
 		  (ip >> 16) & 0xFF, (ip >> 8) & 0xFF, ip & 0xFF);

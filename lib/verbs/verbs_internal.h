@@ -29,6 +29,7 @@ extern int ordk_rc_logtype;
 #define ORDK_MAX_CQE	  (1u << 20)
 #define ORDK_ITEM_MAX	  65536u /* a Send item covers at most 64 KiB */
 #define ORDK_RECV_WINDOW  4096u	 /* PSNs tracked ahead of the expected PSN */
+#define RC_WHEEL_SLOTS 1024u /* power of two */
 #define ORDK_HOLD_MAX_US 500u /* reordering tolerance, see rc_hold_tsc() */
 #define ORDK_FIRST_LEN_SLOTS 2048u /* multi-packet messages in flight (>= 2 PSNs each) */
 #define ORDK_MSG_QUEUE	  4096u	 /* received messages waiting for their last PSN */
@@ -52,6 +53,14 @@ struct ordk_dev {
 	struct ordk_mr_int *mr_by_slot[BLUE_MAX_MR]; /* responder-side rkey checks */
 	uint32_t npd, nmr, ncq, nqp;
 	TAILQ_HEAD(, ordk_qp) active;		  /* QPs with send work or ACKs to make */
+	/*
+	 * Retransmission timers: a hashed wheel of RC_WHEEL_SLOTS ticks of
+	 * 2^wheel_shift TSC cycles (about 16 us). A QP waiting only for an ACK
+	 * leaves the active list; the wheel puts it back when its deadline is due.
+	 */
+	TAILQ_HEAD(rc_wheel_slot, ordk_qp) wheel[RC_WHEEL_SLOTS];
+	uint64_t wheel_tick;	  /* the last tick the wheel has run */
+	uint32_t wheel_shift, wheel_count;
 	uint64_t tsc_hz;
 	uint32_t send_tail_seen;  /* Send ring TAIL at the last look */
 	uint64_t send_busy_tsc;	  /* last time the card was still fetching our items */
@@ -154,6 +163,8 @@ struct ordk_qp {
 	struct ordk_qp_init_attr init;
 	TAILQ_ENTRY(ordk_qp) link;
 	bool on_active;
+	TAILQ_ENTRY(ordk_qp) tlink; /* in dev->wheel while a deadline is set */
+	bool on_wheel;
 
 	/* send queue: [head, next) sent or being sent, [next, tail) queued */
 	struct rc_wqe *sq;
@@ -231,6 +242,9 @@ bool rc_send_advert_ack(struct ordk_qp *qp);
 bool rc_advert_resend(struct ordk_qp *qp, uint64_t now, uint64_t timeout);
 uint64_t rc_timeout_tsc(const struct ordk_qp *qp);
 uint64_t rc_hold_tsc(const struct ordk_qp *qp);
+void rc_timer_set(struct ordk_qp *qp, uint64_t deadline);
+void rc_wheel_init(struct ordk_dev *dev);
+unsigned int rc_wheel_run(struct ordk_dev *dev, uint64_t now);
 void rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to);
 unsigned int rc_push_retries(struct ordk_qp *qp);
 void rc_timer_check(struct ordk_qp *qp, uint64_t now);

@@ -123,6 +123,7 @@ ordk_qp_destroy(struct ordk_qp *qp)
 		rc = verbs_manage_qp(qp, false, false); /* the card's QPC is cleared */
 	if (qp->on_active)
 		TAILQ_REMOVE(&dev->active, qp, link);
+	rc_timer_set(qp, 0); /* off the wheel */
 	rte_hash_del_key(dev->qp_table, &qp->qpn);
 	mem_keys_free(&dev->qp_keys, qp->qpn); /* the QPN is stale from now on */
 	rc_qp_fini(qp);

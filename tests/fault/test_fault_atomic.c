@@ -83,6 +83,7 @@ Test(fault_atomic, the_peer_vanishes, .timeout = 120)
 	struct ordk_qp_attr a;
 	double t0, t;
 	int got = 0;
+	bool slept = false;
 
 	/* everything B sends is lost: A hears nothing back */
 	func_pair_open(&p, 1 << 20, "|fault=drop:1.0,seed=3");
@@ -102,7 +103,11 @@ Test(fault_atomic, the_peer_vanishes, .timeout = 120)
 
 		ordk_dev_poll(p.s[1].dev, 64);
 		got += k;
+		/* between timeouts the QP sleeps on the timer wheel, off the active list */
+		if (got == 0 && test_now_s() - t0 > 0.05 && !p.s[0].qp->on_active)
+			slept = true;
 	}
+	cr_assert(slept, "a QP waiting only for an ACK left the active list");
 	t = test_now_s() - t0;
 	cr_assert_eq(got, 5, "every WR completes");
 	cr_assert_eq(wc[0].status, ORDK_WC_RETRY_EXC_ERR, "%s", ordk_wc_status_str(wc[0].status));
