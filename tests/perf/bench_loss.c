@@ -3,7 +3,8 @@
  * RC goodput under loss: two processes on net_memif (one core each), bluesim
  * dropping frames at random in both directions (suite 'perf').
  *   1. 64 KiB WRITEs, 128 in flight, loss-free: the baseline;
- *   2. the same with 1% of the frames dropped each way: goodput / baseline;
+ *   2. the same with 1% of the frames dropped each way: goodput / baseline
+ *      (1 and 2 alternate REPEAT times; the medians are compared);
  *   3. the soak: 2 MiB WRITE_WITH_IMMs, 16 in flight, 1% loss, for a long
  *      time; the server checks every byte of every message and tells the
  *      client how far it checked (a region is rewritten only after that).
@@ -22,6 +23,7 @@
 
 #define NREG 32u
 #define STALL_S 10.0
+#define REPEAT 3
 
 struct run_cfg {
 	uint32_t msg, depth;
@@ -210,7 +212,8 @@ static void
 run(const struct run_cfg *c, struct run_result *r)
 {
 	char sock[64], vs[160], vc[160];
-	uint16_t port = (uint16_t)(21000 + (getpid() * 7 + (int)c->msg) % 20000);
+	static unsigned int runs;
+	uint16_t port = (uint16_t)(21000 + (getpid() * 16 + runs++) % 20000); /* one per run */
 	int fd[2], st_s = -1, st_c = -1;
 	pid_t ps, pc;
 
@@ -269,14 +272,42 @@ main(int argc, char **argv)
 	struct run_cfg base = { .msg = 64u << 10, .depth = 128, .faults = "", .secs = secs };
 	struct run_cfg lossy = base, sk = { .msg = 2u << 20, .depth = 16, .verify = true,
 					    .faults = loss, .secs = soak };
-	struct run_result rb, rl, rs;
+	struct run_result rb, rl, rs, b[REPEAT], l[REPEAT];
+	double gb[REPEAT], gl[REPEAT];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	lossy.faults = loss;
-	run(&base, &rb);
-	run(&lossy, &rl);
+	/* alternate the two cases and keep the medians: the machine is noisy */
+	for (int i = 0; i < REPEAT; i++) {
+		run(&base, &b[i]);
+		run(&lossy, &l[i]);
+		gb[i] = b[i].gbps;
+		gl[i] = l[i].gbps;
+	}
+	qsort(gb, REPEAT, sizeof(double), bench_cmp_double);
+	qsort(gl, REPEAT, sizeof(double), bench_cmp_double);
+	rb = b[0];
+	rl = l[0];
+	for (int i = 0; i < REPEAT; i++) {
+		if (b[i].gbps == gb[REPEAT / 2])
+			rb = b[i];
+		if (l[i].gbps == gl[REPEAT / 2])
+			rl = l[i];
+		if (b[i].rc)
+			rb.rc = b[i].rc;
+		if (l[i].rc)
+			rl.rc = l[i].rc;
+	}
 	run(&sk, &rs);
-	printf("ORDK RC under random loss, bluesim over net_memif (one core per process)\n");
+	printf("ORDK RC under random loss, bluesim over net_memif (one core per process); "
+	       "goodput cases: median of %d, alternated\n", REPEAT);
+	printf("64 KiB goodput runs (Gb/s), loss-free:");
+	for (int i = 0; i < REPEAT; i++)
+		printf(" %.2f", b[i].gbps);
+	printf("; 1%% drop:");
+	for (int i = 0; i < REPEAT; i++)
+		printf(" %.2f", l[i].gbps);
+	printf("\n");
 	printf("%-40s %10s %10s %10s %8s %4s\n", "case", "goodput", "messages", "retransmit",
 	       "timeouts", "rc");
 	printf("%-40s %7.2f Gb %10lu %10lu %8lu %4d\n", "64 KiB WRITE x128, loss-free", rb.gbps,
