@@ -259,6 +259,8 @@ run(const struct run_cfg *c, struct run_result *r)
 		kill(ps, SIGKILL);
 		waitpid(ps, &st_s, 0);
 	}
+	if (r->rc == 0 && r->msgs == 0)
+		r->rc = 11; /* a case that moved nothing is a failure, not a 0 Gb/s result */
 	if (r->rc == 0 && !(WIFEXITED(st_s) && WEXITSTATUS(st_s) == 0))
 		r->rc = WIFEXITED(st_s) ? 100 + WEXITSTATUS(st_s) : 99;
 	unlink(sock);
