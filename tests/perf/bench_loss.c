@@ -104,8 +104,8 @@ server(const char *vdev, uint16_t port, const struct run_cfg *c)
 					 want % 64 == 0, NULL);
 		}
 	}
-	for (double t = test_now_s() + 0.3; test_now_s() < t;)
-		ordk_cq_poll(e.cq, wc, 16);
+	/* the client waits for the stop WRITE's ACK and exits first */
+	bench_linger(&e, 0.05, 1.0);
 	if (getenv("BENCH_LOSS_STATS")) {
 		struct ordk_stats st;
 
@@ -202,8 +202,12 @@ client(const char *vdev, uint16_t port, const struct run_cfg *c, struct run_resu
 	/* stop the server: 4 B into its stop word */
 	memcpy(e.buf + len - 256, &one, 4);
 	bench_post_write(&e, (uint32_t)(len - 256), 4, (uint32_t)(len - 64), true, NULL);
-	for (double t1 = test_now_s() + 0.5; test_now_s() < t1;)
-		ordk_cq_poll(e.cq, wc, 64);
+	/* wait for the stop WRITE's ACK, then exit before the server does (bench_linger()) */
+	for (double t1 = test_now_s() + 2; test_now_s() < t1;)
+		if (ordk_cq_poll(e.cq, wc, 64) > 0)
+			break;
+	/* the server polls 50 ms more: exit only after it has stopped */
+	bench_linger(&e, 0, 0.3);
 	return 0;
 }
 
@@ -259,8 +263,14 @@ run(const struct run_cfg *c, struct run_result *r)
 		kill(ps, SIGKILL);
 		waitpid(ps, &st_s, 0);
 	}
+	if (r->rc == 10)
+		fprintf(stderr, "bench_loss: the client ended without a result: %s %d\n",
+			WIFSIGNALED(st_c) ? "signal" : "exit status",
+			WIFSIGNALED(st_c) ? WTERMSIG(st_c) : WEXITSTATUS(st_c));
 	if (r->rc == 0 && r->msgs == 0)
 		r->rc = 11; /* a case that moved nothing is a failure, not a 0 Gb/s result */
+	if (WIFSIGNALED(st_s))
+		fprintf(stderr, "bench_loss: the server ended by signal %d\n", WTERMSIG(st_s));
 	if (r->rc == 0 && !(WIFEXITED(st_s) && WEXITSTATUS(st_s) == 0))
 		r->rc = WIFEXITED(st_s) ? 100 + WEXITSTATUS(st_s) : 99;
 	unlink(sock);
@@ -305,10 +315,16 @@ main(int argc, char **argv)
 	       "goodput cases: median of %d, alternated\n", REPEAT);
 	printf("64 KiB goodput runs (Gb/s), loss-free:");
 	for (int i = 0; i < REPEAT; i++)
-		printf(" %.2f", b[i].gbps);
+		if (b[i].rc)
+			printf(" failed(rc %d)", b[i].rc);
+		else
+			printf(" %.2f", b[i].gbps);
 	printf("; 1%% drop:");
 	for (int i = 0; i < REPEAT; i++)
-		printf(" %.2f", l[i].gbps);
+		if (l[i].rc)
+			printf(" failed(rc %d)", l[i].rc);
+		else
+			printf(" %.2f", l[i].gbps);
 	printf("\n");
 	printf("%-40s %10s %10s %10s %8s %4s\n", "case", "goodput", "messages", "retransmit",
 	       "timeouts", "rc");
