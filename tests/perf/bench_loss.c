@@ -276,6 +276,24 @@ run(const struct run_cfg *c, struct run_result *r)
 	unlink(sock);
 }
 
+static void
+print_runs(const char *label, const struct run_result *x)
+{
+	printf(" %s:", label);
+	for (int i = 0; i < REPEAT; i++)
+		if (x[i].rc)
+			printf(" failed(rc %d)", x[i].rc);
+		else
+			printf(" %.2f", x[i].gbps);
+}
+
+static void
+print_row(const char *name, const struct run_result *x)
+{
+	printf("%-40s %7.2f Gb %10lu %10lu %8lu %4d\n", name, x->gbps, (unsigned long)x->msgs,
+	       (unsigned long)x->retransmits, (unsigned long)x->timeouts, x->rc);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -313,30 +331,16 @@ main(int argc, char **argv)
 	run(&sk, &rs);
 	printf("ORDK RC under random loss, bluesim over net_memif (one core per process); "
 	       "goodput cases: median of %d, alternated\n", REPEAT);
-	printf("64 KiB goodput runs (Gb/s), loss-free:");
-	for (int i = 0; i < REPEAT; i++)
-		if (b[i].rc)
-			printf(" failed(rc %d)", b[i].rc);
-		else
-			printf(" %.2f", b[i].gbps);
-	printf("; 1%% drop:");
-	for (int i = 0; i < REPEAT; i++)
-		if (l[i].rc)
-			printf(" failed(rc %d)", l[i].rc);
-		else
-			printf(" %.2f", l[i].gbps);
+	printf("64 KiB goodput runs (Gb/s),");
+	print_runs("loss-free", b);
+	printf(";");
+	print_runs("1% drop", l);
 	printf("\n");
 	printf("%-40s %10s %10s %10s %8s %4s\n", "case", "goodput", "messages", "retransmit",
 	       "timeouts", "rc");
-	printf("%-40s %7.2f Gb %10lu %10lu %8lu %4d\n", "64 KiB WRITE x128, loss-free", rb.gbps,
-	       (unsigned long)rb.msgs, (unsigned long)rb.retransmits, (unsigned long)rb.timeouts,
-	       rb.rc);
-	printf("%-40s %7.2f Gb %10lu %10lu %8lu %4d\n", "64 KiB WRITE x128, 1% drop each way",
-	       rl.gbps, (unsigned long)rl.msgs, (unsigned long)rl.retransmits,
-	       (unsigned long)rl.timeouts, rl.rc);
-	printf("%-40s %7.2f Gb %10lu %10lu %8lu %4d\n", "soak: 2 MiB WRITE_IMM x16, 1%, verified",
-	       rs.gbps, (unsigned long)rs.msgs, (unsigned long)rs.retransmits,
-	       (unsigned long)rs.timeouts, rs.rc);
+	print_row("64 KiB WRITE x128, loss-free", &rb);
+	print_row("64 KiB WRITE x128, 1% drop each way", &rl);
+	print_row("soak: 2 MiB WRITE_IMM x16, 1%, verified", &rs);
 	printf("ratio goodput_64k_1pct_loss/loss_free: %.2f\n", rb.gbps > 0 ? rl.gbps / rb.gbps : 0);
 	return rb.rc || rl.rc || rs.rc ? 1 : 0;
 }
