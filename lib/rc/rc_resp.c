@@ -210,12 +210,25 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	 */
 	if (pos == BLUE_POS_FIRST)
 		qp->first_len[b->msn % ORDK_FIRST_LEN_SLOTS] = b->total_len;
+	uint32_t epsn_before = qp->epsn;
+
 	if (!mark(qp, b->psn)) {
 		/* a duplicate: placed again by the card; ACK again, never complete twice */
 		qp->st.duplicates++;
 		if (b->ack_req)
 			qp->ack_due = true;
 		return;
+	}
+	/*
+	 * A resend filled the hole and the expected PSN stopped again short of
+	 * what arrived: that gap was sent before, so it is a hole too (or MIDDLE
+	 * packets a report has not named yet). Start its clock; the engine asks
+	 * for it after the hold unless a report fills it first. Without this, a
+	 * lost ACK left it to the sender's timer (67 ms at timeout 14).
+	 */
+	if (b->is_retry && qp->epsn != epsn_before && blue_psn_diff(qp->rx_top, qp->epsn) > 0) {
+		qp->hole_psn = qp->epsn;
+		qp->hole_tsc = qp->last_rx_tsc;
 	}
 	if (pos == BLUE_POS_LAST || pos == BLUE_POS_ONLY) {
 		uint32_t at = qp->msg_count;
