@@ -125,3 +125,49 @@ Test(fault_atomic, the_peer_vanishes, .timeout = 120)
 	cr_assert_geq(p.s[0].dev->st.timeouts, 8);
 	func_pair_close(&p);
 }
+
+/* The same failure also flushes the RECVs posted on the failing QP, in order. */
+Test(fault_atomic, the_peer_vanishes_recvs_flushed, .timeout = 120)
+{
+	struct func_pair p;
+	struct ordk_wc wc[4];
+	struct ordk_send_wr wr = { .wr_id = 7, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1,
+				   .send_flags = ORDK_SEND_SIGNALED };
+	double t0;
+	int got = 0, recvs = 0;
+
+	func_pair_open(&p, 1 << 20, "|fault=drop:1.0,seed=4");
+	func_pair_qps(&p, ORDK_MTU_1024, 16);
+	for (int i = 0; i < 2; i++) {
+		struct ordk_recv_wr r = { .wr_id = 100 + (uint64_t)i, .num_sge = 1 };
+
+		r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf + 8192, 64, p.s[0].mr->lkey };
+		cr_assert_eq(ordk_qp_post_recv(p.s[0].qp, &r, 1), 1);
+	}
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf, 4096, p.s[0].mr->lkey };
+	wr.rdma.remote_addr = (uint64_t)(uintptr_t)p.s[1].buf;
+	wr.rdma.rkey = p.s[1].mr->rkey;
+	cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 1);
+	t0 = test_now_s();
+	while (got < 3 && test_now_s() - t0 < 30) {
+		int k = ordk_cq_poll(p.s[0].cq, wc + got, 3 - got);
+
+		ordk_dev_poll(p.s[1].dev, 64);
+		got += k > 0 ? k : 0;
+	}
+	cr_assert_eq(got, 3, "the WRITE and both RECVs complete");
+	for (int i = 0; i < got; i++) {
+		if (wc[i].opcode == ORDK_WC_RECV) {
+			cr_assert_eq(wc[i].status, ORDK_WC_WR_FLUSH_ERR, "%s",
+				     ordk_wc_status_str(wc[i].status));
+			cr_assert_eq(wc[i].wr_id, 100 + (uint64_t)recvs, "RECVs flushed in order");
+			recvs++;
+		} else {
+			cr_assert_eq(wc[i].wr_id, 7);
+			cr_assert_eq(wc[i].status, ORDK_WC_RETRY_EXC_ERR, "%s",
+				     ordk_wc_status_str(wc[i].status));
+		}
+	}
+	cr_assert_eq(recvs, 2);
+	func_pair_close(&p);
+}
