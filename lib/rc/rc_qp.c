@@ -18,6 +18,7 @@ RTE_LOG_REGISTER(ordk_rc_logtype, ordk.rc, NOTICE);
 int
 rc_qp_init(struct ordk_qp *qp)
 {
+	rc_qp_set_timeout(qp);
 	qp->sq_size = qp->init.max_send_wr + 64; /* room for internal READ responses */
 	qp->rq_size = qp->init.max_recv_wr;
 	qp->sq = rte_zmalloc("ordk_sq", sizeof(*qp->sq) * qp->sq_size, RTE_CACHE_LINE_SIZE);

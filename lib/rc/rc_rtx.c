@@ -19,32 +19,26 @@
 
 #define RC_MAX_BACKOFF 64u
 
-uint64_t
-rc_timeout_tsc(const struct ordk_qp *qp)
+/*
+ * Derive the QP's timer lengths from attr.timeout, once per change (the
+ * progress engine reads them for every active QP on every poll):
+ * - the ACK timeout, IBA's 4.096 us << timeout (0: 8, about 1.05 ms);
+ * - the hold: how long a hole may be a reordering before it is asked for,
+ *   and how long a resent PSN is not resent again. Half the ACK timeout, but
+ *   at most ORDK_HOLD_MAX_US: the timeout is for a silent peer; perftest-style
+ *   QPs use timeout 14 (67 ms), and waiting 33 ms on every lost frame cut
+ *   goodput under 1% loss to a few percent (bench_loss showed 0.02).
+ */
+void
+rc_qp_set_timeout(struct ordk_qp *qp)
 {
-	unsigned int t = qp->attr.timeout ? qp->attr.timeout : 8; /* 8: about 1.05 ms */
-	uint64_t ns;
+	unsigned int t = qp->attr.timeout ? qp->attr.timeout : 8;
+	uint64_t max = (uint64_t)ORDK_HOLD_MAX_US * qp->dev->tsc_hz / 1000000;
 
 	if (t > 24)
 		t = 24; /* 68 s: longer waits look like a hang to every user */
-	ns = 4096ull << t;
-	return ns * qp->dev->tsc_hz / 1000000000ull;
-}
-
-/*
- * How long a hole may be a reordering before it is asked for, and how long a
- * resent PSN is not resent again: half the ACK timeout, but at most
- * ORDK_HOLD_MAX_US. The timeout is for a silent peer; perftest-style QPs use
- * timeout 14 (67 ms), and waiting 33 ms on every lost frame would cut
- * goodput under 1% loss to a few percent (bench_loss showed 0.02).
- */
-uint64_t
-rc_hold_tsc(const struct ordk_qp *qp)
-{
-	uint64_t half = rc_timeout_tsc(qp) / 2;
-	uint64_t max = (uint64_t)ORDK_HOLD_MAX_US * qp->dev->tsc_hz / 1000000;
-
-	return half < max ? half : max;
+	qp->timeout_tsc = (4096ull << t) * qp->dev->tsc_hz / 1000000000ull;
+	qp->hold_tsc = qp->timeout_tsc / 2 < max ? qp->timeout_tsc / 2 : max;
 }
 
 /* ------------------------------------------------------------ the wheel */

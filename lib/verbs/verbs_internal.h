@@ -185,6 +185,7 @@ struct ordk_qp {
 	uint32_t atomic_expect;	   /* next request id to execute */
 	struct rc_atomic_saved atomic_cache[ORDK_ATOMIC_CACHE];
 	uint64_t rtx_deadline;	   /* TSC; 0 when nothing is outstanding */
+	uint64_t timeout_tsc, hold_tsc; /* from attr.timeout: rc_qp_set_timeout() */
 	uint32_t rtx_retries;	   /* consecutive timeouts without progress */
 	uint32_t rtx_backoff;	   /* timeout multiplier (exponential) */
 	uint64_t rtx_not_before;   /* TSC: the card's loss reports wait out delayed frames */
@@ -240,8 +241,20 @@ unsigned int rc_push(struct ordk_qp *qp);
 bool rc_send_adverts(struct ordk_qp *qp);
 bool rc_send_advert_ack(struct ordk_qp *qp);
 bool rc_advert_resend(struct ordk_qp *qp, uint64_t now, uint64_t timeout);
-uint64_t rc_timeout_tsc(const struct ordk_qp *qp);
-uint64_t rc_hold_tsc(const struct ordk_qp *qp);
+void rc_qp_set_timeout(struct ordk_qp *qp);
+
+/* The QP's ACK timeout and reordering hold in TSC cycles (rc_qp_set_timeout()). */
+static inline uint64_t
+rc_timeout_tsc(const struct ordk_qp *qp)
+{
+	return qp->timeout_tsc;
+}
+
+static inline uint64_t
+rc_hold_tsc(const struct ordk_qp *qp)
+{
+	return qp->hold_tsc;
+}
 void rc_timer_set(struct ordk_qp *qp, uint64_t deadline);
 void rc_wheel_init(struct ordk_dev *dev);
 unsigned int rc_wheel_run(struct ordk_dev *dev, uint64_t now);

@@ -283,6 +283,7 @@ ordk_qp_modify(struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int ma
 		return rc;
 	}
 	qp->attr.qp_state = next;
+	rc_qp_set_timeout(qp);
 	if (next == ORDK_QPS_RESET)
 		rc_qp_reset(qp);
 	else if (next == ORDK_QPS_ERR)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -401,4 +403,17 @@ test_frame_mbuf(struct rte_mempool *pool, const void *f, uint32_t len, bool fcs)
 	if (fcs)
 		ordk_wire_fcs_append(p, len, len + 4);
 	return m;
+}
+
+int
+test_reap(int pid, double seconds)
+{
+	int status = 0;
+
+	for (double end = test_now_s() + seconds; test_now_s() < end; usleep(1000))
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return status;
 }

@@ -31,6 +31,11 @@ void test_port_start(uint16_t port, struct rte_mempool *pool);
 struct rte_mempool *test_pool(const char *name, unsigned int n);
 /** Monotonic time in seconds, for time-bounded test loops. */
 double test_now_s(void);
+/**
+ * Wait up to @p seconds for child @p pid (sleeping, not spinning); one still
+ * running then is killed (SIGKILL) and reaped. @return its wait status.
+ */
+int test_reap(int pid, double seconds);
 /** posix_memalign that asserts (any size, unlike C11 aligned_alloc); free() it. */
 void *test_aligned(size_t align, size_t size);
 

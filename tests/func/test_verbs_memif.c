@@ -189,13 +189,7 @@ Test(verbs_memif, two_processes_write_and_send, .timeout = 90)
 	 */
 	for (double end = test_now_s() + 0.1; test_now_s() < end;)
 		ordk_dev_poll(e.dev, 64);
-	for (double end = test_now_s() + 20; test_now_s() < end; usleep(1000))
-		if (waitpid(child, &status, WNOHANG) == child)
-			break;
-	if (!WIFEXITED(status)) {
-		kill(child, SIGKILL);
-		waitpid(child, &status, 0);
-	}
+	status = test_reap(child, 20);
 	unlink(sock);
 	cr_assert(WIFEXITED(status));
 	cr_assert_eq(WEXITSTATUS(status), 0, "server exit %d", WEXITSTATUS(status));

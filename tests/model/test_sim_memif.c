@@ -145,13 +145,7 @@ Test(sim_memif, two_processes_write_byte_exact, .timeout = 60)
 	end = test_now_s() + 20;
 	while (test_now_s() < end && (h.sim->st.tx_packets < LEN / 4096 || h.sim->txq_len > 0))
 		bluesim_poll(h.sim, 64);
-	for (; test_now_s() < end; usleep(1000))
-		if (waitpid(child, &status, WNOHANG) == child)
-			break;
-	if (test_now_s() >= end) {
-		kill(child, SIGKILL);
-		waitpid(child, &status, 0);
-	}
+	status = test_reap(child, end > test_now_s() ? end - test_now_s() : 0);
 	unlink(sock);
 	cr_assert(WIFEXITED(status), "server did not exit");
 	cr_assert_eq(WEXITSTATUS(status), 0, "server verdict %d (2: no LAST, 3: bytes differ)",

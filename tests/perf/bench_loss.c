@@ -248,21 +248,8 @@ run(const struct run_cfg *c, struct run_result *r)
 		r->rc = r->rc ? r->rc : 10;
 	close(fd[0]);
 	/* every process started here is stopped here, by PID */
-	for (double end = test_now_s() + 30; test_now_s() < end && (st_s < 0 || st_c < 0);) {
-		if (st_c < 0 && waitpid(pc, &st_c, WNOHANG) != pc)
-			st_c = -1;
-		if (st_s < 0 && waitpid(ps, &st_s, WNOHANG) != ps)
-			st_s = -1;
-		usleep(10000);
-	}
-	if (st_c < 0) {
-		kill(pc, SIGKILL);
-		waitpid(pc, &st_c, 0);
-	}
-	if (st_s < 0) {
-		kill(ps, SIGKILL);
-		waitpid(ps, &st_s, 0);
-	}
+	st_c = test_reap(pc, 30);
+	st_s = test_reap(ps, 30);
 	if (r->rc == 10)
 		fprintf(stderr, "bench_loss: the client ended without a result: %s %d\n",
 			WIFSIGNALED(st_c) ? "signal" : "exit status",

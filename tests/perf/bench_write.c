@@ -252,13 +252,7 @@ main(int argc, char **argv)
 		_exit(server(vs, port));
 	usleep(200000);
 	client(vc, port, &gbps, &lat);
-	for (double end = test_now_s() + 30; test_now_s() < end;)
-		if (waitpid(child, &status, WNOHANG) == child)
-			break;
-	if (!WIFEXITED(status)) {
-		kill(child, SIGKILL);
-		waitpid(child, &status, 0);
-	}
+	status = test_reap(child, 30);
 	unlink(sock);
 	printf("ORDK over bluesim, two processes on net_memif (one core each), vs TCP over loopback\n");
 	printf("%-36s %12s %12s %8s\n", "measure", "ORDK", "TCP", "ratio");
