@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "app_common.h"
+#include "bluesim.h"
+
+unsigned long
+app_hugepages_free_mb(const char *huge_dir)
+{
+	char path[512];
+	unsigned long n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/hugepages-2048kB/free_hugepages",
+		 huge_dir ? huge_dir : "/sys/kernel/mm/hugepages");
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%lu", &n) != 1)
+		n = 0;
+	fclose(f);
+	return n * 2;
+}
+
+bool
+app_hugetlbfs_mounted(const char *mounts)
+{
+	char line[512], dev[128], dir[256], type[64];
+	bool found = false;
+	FILE *f = fopen(mounts ? mounts : "/proc/mounts", "r");
+
+	if (f == NULL)
+		return false;
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = sscanf(line, "%127s %255s %63s", dev, dir, type) == 3 &&
+			strcmp(type, "hugetlbfs") == 0;
+	fclose(f);
+	return found;
+}
+
+int
+app_eal_default_argv(const struct app_eal_defaults *d, char **argv, char *store, size_t store_len)
+{
+	size_t used = 0;
+	int argc = 0;
+	bool huge = app_hugepages_free_mb(d->huge_dir) >= d->mem_mb + 64 &&
+		    app_hugetlbfs_mounted(d->mounts);
+
+#define ADD(...)                                                                      \
+	do {                                                                          \
+		int n_ = snprintf(store + used, store_len - used, __VA_ARGS__);       \
+		if (n_ < 0 || (size_t)n_ >= store_len - used || argc >= APP_EAL_MAX_ARGS) \
+			return -1;                                                    \
+		argv[argc++] = store + used;                                          \
+		used += (size_t)n_ + 1;                                               \
+	} while (0)
+
+	ADD("%s", d->prog);
+	ADD("--no-pci");
+	ADD("-l");
+	ADD("%d", d->lcore);
+	if (!huge)
+		ADD("--no-huge");
+	ADD("-m");
+	ADD("%u", d->mem_mb);
+	ADD("--file-prefix=%s-%d", d->prefix, (int)getpid());
+	ADD("--no-telemetry");
+	ADD("--log-level=4");
+	if (d->vdev != NULL)
+		ADD("--vdev=%s", d->vdev);
+#undef ADD
+	argv[argc] = NULL;
+	return argc;
+}
+
+int
+app_eal_init(int argc, char **argv, bool user, const struct app_eal_defaults *d)
+{
+	char store[1024], *def[APP_EAL_MAX_ARGS + 1];
+	int n;
+
+	if (user)
+		n = rte_eal_init(argc, argv);
+	else {
+		int k = app_eal_default_argv(d, def, store, sizeof(store));
+
+		if (k < 0) {
+			fprintf(stderr, "%s: default EAL arguments too long\n", d->prog);
+			return -1;
+		}
+		n = rte_eal_init(k, def);
+	}
+	if (n < 0) {
+		fprintf(stderr, "%s: EAL initialisation failed: %s (see ordk-doctor)\n", d->prog,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+app_port_start(uint16_t port, struct rte_mempool *mp)
+{
+	struct rte_eth_conf conf = { 0 };
+	int rc;
+
+	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL, mp);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(port);
+	return rc;
+}
+
+int
+app_ring_pair(const char *name, struct rte_mempool *mp, uint16_t ports[2])
+{
+	struct rte_ring *r[2];
+	char n[64];
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(n, sizeof(n), "%s_r%d", name, i);
+		r[i] = rte_ring_create(n, 8192, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (r[i] == NULL)
+			return -ENOMEM;
+	}
+	for (int i = 0; i < 2; i++) {
+		int p;
+
+		snprintf(n, sizeof(n), "%s%d", name, i);
+		p = rte_eth_from_rings(n, &r[i], 1, &r[1 - i], 1, SOCKET_ID_ANY);
+		if (p < 0)
+			return -rte_errno;
+		ports[i] = (uint16_t)p;
+		if (app_port_start(ports[i], mp) != 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+int
+app_link_wait(uint16_t port, double timeout_s)
+{
+	struct rte_eth_link link;
+	double until = app_now_s() + timeout_s;
+
+	for (;;) {
+		if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_status)
+			return 0;
+		if (app_now_s() > until)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+}
+
+struct rte_mempool *
+app_frame_pool(const char *name, unsigned int n)
+{
+	return rte_pktmbuf_pool_create(name, n, 256, 0, RTE_PKTMBUF_HEADROOM + BLUESIM_MBUF_DATA_ROOM,
+				       SOCKET_ID_ANY);
+}
+
+double
+app_now_s(void)
+{
+	return (double)rte_get_tsc_cycles() / (double)rte_get_tsc_hz();
+}

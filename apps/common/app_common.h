@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the ordk-* applications share: EAL arguments that work on a fresh
+ * machine when the user gives none, and the ethdev plumbing bluesim needs
+ * (a port started with one queue pair, a net_ring pair, a bounded link wait).
+ */
+#ifndef ORDK_APP_COMMON_H
+#define ORDK_APP_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rte_mempool;
+
+/** What the default EAL command line is made from. */
+struct app_eal_defaults {
+	const char *prog;      /**< argv[0] */
+	const char *prefix;    /**< file prefix stem: "<prefix>-<pid>" */
+	int lcore;	       /**< the one lcore to run on (-l) */
+	unsigned int mem_mb;   /**< memory wanted (-m) */
+	const char *vdev;      /**< a --vdev value, or NULL */
+	const char *huge_dir;  /**< sysfs hugepages dir (tests); NULL: the real one */
+	const char *mounts;    /**< mount table (tests); NULL: /proc/mounts */
+};
+
+#define APP_EAL_MAX_ARGS 16
+
+/**
+ * Build the default EAL argv: --no-pci, -l <lcore>, hugepages when enough
+ * 2 MiB pages are free (else --no-huge), -m, a unique --file-prefix,
+ * --no-telemetry, warnings only, and the vdev. Strings live in @p store.
+ * @return argc, or -1 when @p store is too small.
+ */
+int app_eal_default_argv(const struct app_eal_defaults *d, char **argv, char *store,
+			 size_t store_len);
+
+/** Free 2 MiB hugepages under @p huge_dir (NULL: /sys/kernel/mm/hugepages), in MiB. */
+unsigned long app_hugepages_free_mb(const char *huge_dir);
+
+/** Is a hugetlbfs mounted (per @p mounts, NULL: /proc/mounts)? */
+bool app_hugetlbfs_mounted(const char *mounts);
+
+/**
+ * rte_eal_init() with the user's EAL arguments @p argv[0..argc) when @p user
+ * is true, else with app_eal_default_argv(@p d). @return 0 or -1 (message printed).
+ */
+int app_eal_init(int argc, char **argv, bool user, const struct app_eal_defaults *d);
+
+/** Configure and start @p port with one RX and one TX queue. @return 0 or -errno. */
+int app_port_start(uint16_t port, struct rte_mempool *mp);
+
+/**
+ * Two started net_ring ports wired to each other (frames sent on one are
+ * received on the other). @return 0 or -errno.
+ */
+int app_ring_pair(const char *name, struct rte_mempool *mp, uint16_t ports[2]);
+
+/**
+ * Wait until @p port's link is up, sleeping 1 ms between looks so EAL's
+ * interrupt thread (which brings net_memif up) gets the CPU. @return 0 or -ETIMEDOUT.
+ */
+int app_link_wait(uint16_t port, double timeout_s);
+
+/** An mbuf pool whose buffers hold a bluesim frame at PMTU 4096. */
+struct rte_mempool *app_frame_pool(const char *name, unsigned int n);
+
+/** Seconds since an arbitrary point (TSC). */
+double app_now_s(void);
+
+#endif /* ORDK_APP_COMMON_H */

@@ -1,0 +1,1272 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ordk-perf's engine.
+ *
+ * Each side owns a device, a PD, one control QP and the data QPs. Only the
+ * control QP's attributes travel over TCP (lib/cm); everything else is said
+ * in control messages (SEND/RECV on the control QP): the client's HELLO
+ * (test, QPs, sizes), then per size a ROUND / READY, the run, END / END_ACK
+ * (the server's count and data check), and QUIT / BYE. So the server follows
+ * the client, and the same code drives two processes or one (--loopback:
+ * the client's wait loops step the server too).
+ *
+ * bluesim is software: a side's device only moves while that side polls, so
+ * the server polls its device all the time and every wait is time-bounded.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
+#include "app_common.h"
+#include "ordk_cm.h"
+#include "ordk_verbs.h"
+#include "perf.h"
+
+#define MSG_MAGIC   0x4F50524Bu /* "OPRK" */
+#define MSG_SIZE    512u
+#define CTRL_RECVS  8u
+#define IDLE_S	    15.0 /* a peer silent this long is gone */
+#define PEAK_MAX    (1u << 20) /* messages whose times feed the BW peak */
+#define RECV_DEPTH  512u
+
+enum msg_type { MSG_HELLO = 1, MSG_HELLO_ACK, MSG_ROUND, MSG_READY, MSG_END, MSG_END_ACK,
+		MSG_QUIT, MSG_BYE, MSG_ERROR };
+
+struct perf_msg {
+	uint32_t magic, type;
+	uint32_t test, nqp, atomic, verify;
+	uint32_t size, slot, duration;
+	uint32_t seed, rkey;
+	int32_t status;
+	uint64_t iters, count, value, addr;
+	uint32_t qpn[PERF_MAX_QPS];
+	char text[120];
+};
+_Static_assert(sizeof(struct perf_msg) <= MSG_SIZE, "control message too large");
+
+struct side {
+	bool server;
+	struct ordk_dev *dev;
+	struct ordk_dev_attr at;
+	struct ordk_pd *pd;
+	struct ordk_cq *cq, *ccq;
+	struct ordk_qp *cqp, *qp[PERF_MAX_QPS];
+	uint32_t nqp;
+	struct ordk_mr *mr, *cmr;
+	uint8_t *buf, *cbuf;
+	uint32_t slot;
+	struct ordk_cm_info me, peer; /* the control QPs' */
+	uint64_t raddr;
+	uint32_t rkey, rqpn[PERF_MAX_QPS];
+	struct perf_msg in;	      /* the last control message */
+	bool have_in;
+	uint64_t last_work;	      /* TSC of the last sign of life */
+	/* server: the round in progress */
+	struct perf_msg round;
+	bool in_round, quit, bye_done, failed;
+	uint64_t rx_count;
+	uint8_t next_val;
+};
+
+struct ctx {
+	const struct perf_opts *o;
+	struct side c, s; /* client, server (loopback: both used) */
+	struct side *me;
+	struct rte_mempool *mp;
+	uint64_t hz;
+	int status;
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+static uint8_t
+pat(uint32_t seed, uint64_t i)
+{
+	return (uint8_t)(seed + i * 131 + (i >> 9) * 7);
+}
+
+static void
+fill(uint8_t *p, uint64_t n, uint32_t seed)
+{
+	for (uint64_t i = 0; i < n; i++)
+		p[i] = pat(seed, i);
+}
+
+/* @return the first offset that differs from the pattern, or n */
+static uint64_t
+check(const uint8_t *p, uint64_t n, uint32_t seed)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (p[i] != pat(seed, i))
+			return i;
+	return n;
+}
+
+static uint8_t
+next_val(uint8_t v)
+{
+	return v == 255 ? 1 : (uint8_t)(v + 1);
+}
+
+static uint8_t *
+region(struct side *s, uint32_t q)
+{
+	return s->buf + (size_t)q * s->slot;
+}
+
+static void
+progress_work(struct side *s, unsigned int work)
+{
+	if (work)
+		s->last_work = rte_get_tsc_cycles();
+}
+
+static bool
+is_send(enum perf_test t)
+{
+	return t == PERF_SEND_BW || t == PERF_SEND_LAT;
+}
+
+/* ------------------------------------------------------------ the device */
+
+/* bluesim,port=N[,...]: start port N when it is an ethdev nobody started. */
+static int
+start_port_of(const char *devargs, struct rte_mempool *mp)
+{
+	const char *p = strstr(devargs, "port=");
+	char *end;
+	unsigned long port;
+
+	if (strncmp(devargs, "bluesim", 7) != 0 || p == NULL)
+		return 0;
+	port = strtoul(p + 5, &end, 10);
+	if (end == p + 5 || port >= RTE_MAX_ETHPORTS)
+		return 0; /* "loopback" or a name: the model checks it */
+	if (!rte_eth_dev_is_valid_port((uint16_t)port)) {
+		fprintf(stderr, "ordk-perf: no ethdev port %lu (give one with EAL --vdev or -a)\n",
+			port);
+		return -ENODEV;
+	}
+	if (app_port_start((uint16_t)port, mp) != 0) {
+		fprintf(stderr, "ordk-perf: cannot start ethdev port %lu\n", port);
+		return -EIO;
+	}
+	if (app_link_wait((uint16_t)port, 20) != 0) {
+		fprintf(stderr, "ordk-perf: port %lu: link down after 20 s (is the peer running?)\n",
+			port);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* The user's devargs with port= replaced (loopback) and a MAC and IP added. */
+static void
+dev_args(char *out, size_t len, const char *user, int port, int idx)
+{
+	size_t n = 0;
+	const char *p = user;
+
+	n += (size_t)snprintf(out, len, "bluesim");
+	p = strchr(user, ',');
+	while (p != NULL && *p) {
+		const char *q = p + 1, *e = strchr(q, ',');
+		size_t k = e ? (size_t)(e - q) : strlen(q);
+
+		if (!(port >= 0 && strncmp(q, "port=", 5) == 0) && k > 0 && n < len)
+			n += (size_t)snprintf(out + n, len - n, ",%.*s", (int)k, q);
+		p = e;
+	}
+	if (port >= 0 && n < len)
+		n += (size_t)snprintf(out + n, len - n, ",port=%d", port);
+	if (strstr(user, "mac=") == NULL && n < len)
+		n += (size_t)snprintf(out + n, len - n, ",mac=02:00:00:00:00:%02x", idx);
+	if (strstr(user, "ip=") == NULL && n < len)
+		snprintf(out + n, len - n, ",ip=10.0.0.%d", idx);
+}
+
+static int
+side_open(struct side *s, const char *args, bool server)
+{
+	struct ordk_qp_init_attr ia = { .max_send_wr = 16, .max_recv_wr = CTRL_RECVS };
+
+	s->server = server;
+	s->dev = ordk_dev_open(args);
+	if (s->dev == NULL) {
+		fprintf(stderr, "ordk-perf: cannot open device '%s': %s\n", args,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	ordk_dev_query(s->dev, &s->at);
+	s->pd = ordk_pd_alloc(s->dev);
+	s->ccq = ordk_cq_create(s->dev, 64);
+	ia.send_cq = ia.recv_cq = s->ccq;
+	s->cqp = s->pd && s->ccq ? ordk_qp_create(s->pd, &ia) : NULL;
+	s->cbuf = rte_zmalloc("perf_ctrl", (CTRL_RECVS + 2) * MSG_SIZE, 4096);
+	s->cmr = s->cbuf && s->pd ? ordk_mr_reg(s->pd, s->cbuf, (CTRL_RECVS + 2) * MSG_SIZE,
+						ORDK_ACCESS_LOCAL_WRITE) : NULL;
+	if (s->cqp == NULL || s->cmr == NULL) {
+		fprintf(stderr, "ordk-perf: cannot create the control QP: %s\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	s->me = (struct ordk_cm_info){ .qpn = ordk_qp_num(s->cqp), .psn = 7, .ip = s->at.ip,
+				       .mac = s->at.mac };
+	s->last_work = rte_get_tsc_cycles();
+	return 0;
+}
+
+/* Data QPs, their CQ and the registered regions (one slot per QP). */
+static int
+side_data(struct side *s, const struct perf_opts *o, uint32_t nqp, uint32_t slot)
+{
+	struct ordk_qp_init_attr ia = { .max_send_wr = o->tx_depth + 1, .max_recv_wr = RECV_DEPTH };
+	size_t len = (size_t)nqp * slot;
+
+	s->nqp = nqp;
+	s->slot = slot;
+	s->cq = ordk_cq_create(s->dev, nqp * (o->tx_depth + 1 + RECV_DEPTH) + 64);
+	ia.send_cq = ia.recv_cq = s->cq;
+	for (uint32_t q = 0; q < nqp && s->cq; q++) {
+		s->qp[q] = ordk_qp_create(s->pd, &ia);
+		if (s->qp[q] == NULL)
+			break;
+	}
+	s->buf = rte_zmalloc("perf_buf", len, 4096);
+	s->mr = s->buf ? ordk_mr_reg(s->pd, s->buf, len, 15) : NULL;
+	if (s->cq == NULL || s->qp[nqp - 1] == NULL || s->mr == NULL) {
+		fprintf(stderr, "ordk-perf: cannot create %u QPs and %zu bytes of MR: %s\n", nqp, len,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+side_connect(struct side *s, const struct perf_opts *o)
+{
+	static const enum ordk_mtu mtus[] = { [0] = ORDK_MTU_256, [1] = ORDK_MTU_512,
+					      [2] = ORDK_MTU_1024, [3] = ORDK_MTU_2048,
+					      [4] = ORDK_MTU_4096 };
+	enum ordk_mtu mtu = mtus[__builtin_ctz(o->mtu) - 8];
+
+	for (uint32_t q = 0; q < s->nqp; q++) {
+		struct ordk_cm_info me = s->me, peer = s->peer;
+
+		me.qpn = ordk_qp_num(s->qp[q]);
+		peer.qpn = s->rqpn[q];
+		me.psn = peer.psn = 0;
+		if (ordk_cm_connect_qp(s->qp[q], &me, &peer, mtu, 15) != 0) {
+			fprintf(stderr, "ordk-perf: cannot connect data QP %u\n", q);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+side_close(struct side *s)
+{
+	for (uint32_t q = 0; q < PERF_MAX_QPS; q++)
+		if (s->qp[q])
+			ordk_qp_destroy(s->qp[q]);
+	if (s->cqp)
+		ordk_qp_destroy(s->cqp);
+	if (s->mr)
+		ordk_mr_dereg(s->mr);
+	if (s->cmr)
+		ordk_mr_dereg(s->cmr);
+	if (s->cq)
+		ordk_cq_destroy(s->cq);
+	if (s->ccq)
+		ordk_cq_destroy(s->ccq);
+	if (s->pd)
+		ordk_pd_free(s->pd);
+	if (s->dev)
+		ordk_dev_close(s->dev);
+	rte_free(s->buf);
+	rte_free(s->cbuf);
+}
+
+/* ------------------------------------------------------- control channel */
+
+static void
+ctrl_post_recv(struct side *s, uint32_t i)
+{
+	struct ordk_recv_wr r = { .wr_id = i, .num_sge = 1 };
+
+	r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)(s->cbuf + (size_t)i * MSG_SIZE), MSG_SIZE,
+				   s->cmr->lkey };
+	ordk_qp_post_recv(s->cqp, &r, 1);
+}
+
+static int
+ctrl_send(struct side *s, struct perf_msg *m)
+{
+	struct ordk_send_wr w = { .wr_id = UINT64_MAX, .opcode = ORDK_WR_SEND, .num_sge = 1,
+				  .send_flags = ORDK_SEND_SIGNALED };
+	uint8_t *slot = s->cbuf + (size_t)CTRL_RECVS * MSG_SIZE;
+
+	m->magic = MSG_MAGIC;
+	memcpy(slot, m, sizeof(*m));
+	w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)slot, sizeof(*m), s->cmr->lkey };
+	return ordk_qp_post_send(s->cqp, &w, 1) == 1 ? 0 : -1;
+}
+
+/* Poll the control CQ: a received message lands in s->in. @return 1 on a message. */
+static int
+ctrl_poll(struct side *s)
+{
+	struct ordk_wc wc[4];
+	int n = ordk_cq_poll(s->ccq, wc, 4), got = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (wc[i].status != ORDK_WC_SUCCESS) {
+			fprintf(stderr, "ordk-perf: control QP: %s\n", ordk_wc_status_str(wc[i].status));
+			s->failed = true;
+			continue;
+		}
+		s->last_work = rte_get_tsc_cycles();
+		if (wc[i].opcode == ORDK_WC_SEND) {
+			if (s->quit)
+				s->bye_done = true;
+			continue;
+		}
+		memcpy(&s->in, s->cbuf + wc[i].wr_id * MSG_SIZE, sizeof(s->in));
+		ctrl_post_recv(s, (uint32_t)wc[i].wr_id);
+		if (s->in.magic != MSG_MAGIC || wc[i].byte_len != sizeof(s->in)) {
+			fprintf(stderr, "ordk-perf: a control message that is not ORDK's (%u bytes)\n",
+				wc[i].byte_len);
+			s->failed = true;
+			continue;
+		}
+		s->have_in = true;
+		got = 1;
+	}
+	return got;
+}
+
+/* ------------------------------------------------------------ the server */
+
+static void
+server_reply(struct side *s, uint32_t type, int32_t status, uint64_t value, const char *text)
+{
+	struct perf_msg m = { .type = type, .status = status, .value = value,
+			      .count = s->rx_count };
+
+	snprintf(m.text, sizeof(m.text), "%.119s", text ? text : "");
+	if (type == MSG_HELLO_ACK) {
+		m.addr = (uint64_t)(uintptr_t)s->buf;
+		m.rkey = s->mr->rkey;
+		m.nqp = s->nqp;
+		for (uint32_t q = 0; q < s->nqp; q++)
+			m.qpn[q] = ordk_qp_num(s->qp[q]);
+	}
+	if (ctrl_send(s, &m) != 0)
+		s->failed = true;
+}
+
+static void
+server_post_recvs(struct side *s, uint32_t n)
+{
+	for (uint32_t q = 0; q < s->nqp; q++)
+		for (uint32_t i = 0; i < n; i++) {
+			struct ordk_recv_wr r = { .wr_id = q, .num_sge = 1 };
+
+			r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)region(s, q), s->round.size,
+						   s->mr->lkey };
+			ordk_qp_post_recv(s->qp[q], &r, 1);
+		}
+}
+
+static void
+server_hello(struct ctx *x, struct side *s)
+{
+	const struct perf_msg *m = &s->in;
+	struct perf_opts o = *x->o;
+
+	if (m->test != x->o->test) {
+		char t[160];
+
+		snprintf(t, sizeof(t), "the server runs %s, the client %s", perf_test_name(x->o->test),
+			 perf_test_name((enum perf_test)m->test));
+		fprintf(stderr, "ordk-perf: %s\n", t);
+		server_reply(s, MSG_ERROR, -EINVAL, 0, t);
+		s->failed = true;
+		return;
+	}
+	if (m->nqp == 0 || m->nqp > PERF_MAX_QPS || m->slot == 0 || m->slot > PERF_MAX_SIZE + 4096u) {
+		server_reply(s, MSG_ERROR, -EINVAL, 0, "bad HELLO");
+		s->failed = true;
+		return;
+	}
+	o.tx_depth = x->o->tx_depth > 16 ? x->o->tx_depth : 16;
+	for (uint32_t q = 0; q < m->nqp; q++)
+		s->rqpn[q] = m->qpn[q];
+	if (side_data(s, &o, m->nqp, m->slot) != 0 || side_connect(s, x->o) != 0) {
+		server_reply(s, MSG_ERROR, -ENOMEM, 0, "the server cannot make its QPs or MR");
+		s->failed = true;
+		return;
+	}
+	s->raddr = m->addr;
+	s->rkey = m->rkey;
+	server_reply(s, MSG_HELLO_ACK, 0, 0, NULL);
+	if (!x->o->loopback) { /* perftest's server shows the header and both addresses */
+		struct perf_hdr h = { .device = s->at.name, .outstand_reads = 16 };
+
+		o.qps = s->nqp;
+		o.tx_depth = x->o->tx_depth;
+		perf_print_header(stdout, &o, &h);
+		for (uint32_t q = 0; q < s->nqp; q++) {
+			struct perf_addr me = { .qpn = ordk_qp_num(s->qp[q]), .rkey = s->mr->rkey,
+						.vaddr = (uint64_t)(uintptr_t)region(s, q),
+						.ip = s->at.ip };
+			struct perf_addr peer = { .qpn = s->rqpn[q], .rkey = s->rkey,
+						  .vaddr = s->raddr + (uint64_t)q * s->slot,
+						  .ip = s->peer.ip };
+
+			perf_print_addr(stdout, "local", &o, &me);
+			perf_print_addr(stdout, "remote", &o, &peer);
+		}
+		perf_print_rule(stdout);
+		fflush(stdout);
+	}
+}
+
+static void
+server_round(struct side *s)
+{
+	const struct perf_msg *m = &s->in;
+
+	if (m->size == 0 || m->size > s->slot) {
+		server_reply(s, MSG_ERROR, -EINVAL, 0, "size beyond the server's MR");
+		return;
+	}
+	s->round = *m;
+	s->rx_count = 0;
+	s->next_val = 1;
+	for (uint32_t q = 0; q < s->nqp; q++) {
+		uint8_t *r = region(s, q);
+
+		if (m->test == PERF_READ_BW || m->test == PERF_READ_LAT)
+			fill(r, m->size, m->seed);
+		else
+			memset(r, 0, m->size);
+		if (m->test == PERF_WRITE_LAT) /* the echo's source */
+			fill(r + s->slot / 2, m->size, m->seed);
+	}
+	if (is_send((enum perf_test)m->test))
+		server_post_recvs(s, m->test == PERF_SEND_LAT ? 16 : RECV_DEPTH);
+	s->in_round = true;
+	server_reply(s, MSG_READY, 0, 0, NULL);
+}
+
+/* The data check and the figure the client cannot see itself. */
+static void
+server_end(struct side *s)
+{
+	const struct perf_msg *r = &s->round;
+	enum perf_test t = (enum perf_test)r->test;
+	double until = app_now_s() + IDLE_S;
+	uint64_t value = 0;
+	char text[120] = "";
+	int32_t status = 0;
+
+	if (t == PERF_SEND_BW || t == PERF_SEND_LAT) /* the last SENDs may still be arriving */
+		while (s->rx_count < s->in.count && app_now_s() < until) {
+			struct ordk_wc wc[32];
+			int n = ordk_cq_poll(s->cq, wc, 32);
+
+			for (int i = 0; i < n; i++)
+				if (wc[i].opcode >= ORDK_WC_RECV && wc[i].status == ORDK_WC_SUCCESS)
+					s->rx_count++;
+		}
+	if (is_send(t) && s->rx_count != s->in.count) {
+		status = -EIO;
+		snprintf(text, sizeof(text), "the server received %" PRIu64 " SENDs of %" PRIu64,
+			 s->rx_count, s->in.count);
+	}
+	if (t == PERF_ATOMIC_BW || t == PERF_ATOMIC_LAT) {
+		value = *(volatile uint64_t *)region(s, 0);
+		for (uint32_t q = 1; q < s->nqp; q++)
+			value += *(volatile uint64_t *)region(s, q);
+	}
+	if (r->verify && status == 0 &&
+	    (t == PERF_WRITE_BW || t == PERF_WRITE_LAT || is_send(t)))
+		for (uint32_t q = 0; q < s->nqp && status == 0; q++) {
+			/* write_lat: the last byte carries the ping-pong counter */
+			uint64_t n = t == PERF_WRITE_LAT ? r->size - 1 : r->size;
+			uint64_t at = check(region(s, q), n, r->seed);
+
+			if ((t == PERF_SEND_LAT || t == PERF_SEND_BW || t == PERF_WRITE_BW ||
+			     q == 0) && at != n) {
+				status = -EILSEQ;
+				snprintf(text, sizeof(text),
+					 "data check: QP %u, byte %" PRIu64 " of %u differs", q, at,
+					 r->size);
+			}
+			if (t == PERF_WRITE_LAT || t == PERF_SEND_LAT)
+				break;
+		}
+	s->in_round = false;
+	server_reply(s, MSG_END_ACK, status, value, text);
+}
+
+/* Latency ping-pong: answer what arrived. */
+static void
+server_pong(struct side *s)
+{
+	const struct perf_msg *r = &s->round;
+	struct ordk_wc wc[16];
+	int n;
+
+	if (r->test == PERF_WRITE_LAT) {
+		volatile uint8_t *flag = region(s, 0) + r->size - 1;
+
+		if (*flag == s->next_val) {
+			struct ordk_send_wr w = { .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1,
+						  .send_flags = ORDK_SEND_SIGNALED };
+
+			region(s, 0)[s->slot / 2 + r->size - 1] = s->next_val;
+			w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)region(s, 0) + s->slot / 2,
+						   r->size, s->mr->lkey };
+			w.rdma.remote_addr = s->raddr;
+			w.rdma.rkey = s->rkey;
+			if (ordk_qp_post_send(s->qp[0], &w, 1) == 1) {
+				s->next_val = next_val(s->next_val);
+				s->rx_count++;
+			}
+		}
+	}
+	n = ordk_cq_poll(s->cq, wc, 16);
+	for (int i = 0; i < n; i++) {
+		if (wc[i].status != ORDK_WC_SUCCESS) {
+			fprintf(stderr, "ordk-perf: server: %s\n", ordk_wc_status_str(wc[i].status));
+			s->failed = true;
+			continue;
+		}
+		s->last_work = rte_get_tsc_cycles();
+		if (wc[i].opcode < ORDK_WC_RECV)
+			continue;
+		s->rx_count++;
+		{
+			uint32_t q = (uint32_t)wc[i].wr_id;
+			struct ordk_recv_wr rr = { .wr_id = q, .num_sge = 1 };
+
+			rr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)region(s, q), r->size,
+						    s->mr->lkey };
+			ordk_qp_post_recv(s->qp[q], &rr, 1);
+			if (wc[i].byte_len != r->size) {
+				fprintf(stderr, "ordk-perf: server: a SEND of %u bytes, %u expected\n",
+					wc[i].byte_len, r->size);
+				s->failed = true;
+			}
+		}
+		if (r->test == PERF_SEND_LAT) {
+			struct ordk_send_wr w = { .opcode = ORDK_WR_SEND, .num_sge = 1,
+						  .send_flags = ORDK_SEND_SIGNALED };
+
+			w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)region(s, 0), r->size,
+						   s->mr->lkey };
+			ordk_qp_post_send(s->qp[0], &w, 1);
+		}
+	}
+}
+
+/* One step of the server: poll, answer control messages, serve the round. */
+static void
+server_step(struct ctx *x, struct side *s)
+{
+	progress_work(s, ordk_dev_poll(s->dev, 64));
+	if (ctrl_poll(s)) {
+		s->have_in = false;
+		switch (s->in.type) {
+		case MSG_HELLO:
+			server_hello(x, s);
+			break;
+		case MSG_ROUND:
+			server_round(s);
+			break;
+		case MSG_END:
+			server_end(s);
+			break;
+		case MSG_QUIT:
+			s->quit = true;
+			server_reply(s, MSG_BYE, 0, 0, NULL);
+			break;
+		default:
+			fprintf(stderr, "ordk-perf: server: unexpected control message %u\n",
+				s->in.type);
+			s->failed = true;
+		}
+	}
+	if (s->in_round && s->cq != NULL)
+		server_pong(s);
+}
+
+/* ------------------------------------------------------------ the client */
+
+/* Keep everything moving: this side's device and, in loopback, the server. */
+static void
+pump(struct ctx *x)
+{
+	progress_work(&x->c, ordk_dev_poll(x->c.dev, 64));
+	if (x->o->loopback)
+		server_step(x, &x->s);
+}
+
+static bool
+alive(struct ctx *x)
+{
+	struct side *c = &x->c;
+
+	if (c->failed || (x->o->loopback && x->s.failed))
+		return false;
+	return rte_get_tsc_cycles() - c->last_work < (uint64_t)(IDLE_S * (double)x->hz);
+}
+
+/* Send @p m and wait for the answer of @p type (ERROR ends the run). */
+static int
+client_call(struct ctx *x, struct perf_msg *m, uint32_t type)
+{
+	struct side *c = &x->c;
+
+	if (ctrl_send(c, m) != 0) {
+		fprintf(stderr, "ordk-perf: cannot post a control message\n");
+		return -1;
+	}
+	c->last_work = rte_get_tsc_cycles();
+	while (alive(x)) {
+		pump(x);
+		if (!ctrl_poll(c))
+			continue;
+		c->have_in = false;
+		if (c->in.type == type)
+			return 0;
+		fprintf(stderr, "ordk-perf: the server says: %s\n",
+			c->in.text[0] ? c->in.text : "unexpected answer");
+		return -1;
+	}
+	fprintf(stderr, "ordk-perf: no answer from the server within %.0f s\n", IDLE_S);
+	return -1;
+}
+
+struct run {
+	uint32_t size;
+	uint64_t msgs;	    /* completed */
+	double secs;
+	uint64_t *tp, *tc;  /* per message: posted / completed TSC (first PEAK_MAX) */
+	double *lat;	    /* latency samples (usec) */
+	uint64_t nlat;
+	double lat_sum;
+};
+
+static void
+progress_line(struct ctx *x, const struct run *r, double t0, double *next)
+{
+	double now = app_now_s();
+
+	if (!x->o->progress || now < *next)
+		return;
+	*next = now + 1;
+	if (perf_test_is_bw(x->o->test))
+		fprintf(stderr, "ordk-perf: %s %u B: %" PRIu64 " messages, %.2f MiB/sec\n",
+			perf_test_name(x->o->test), r->size, r->msgs,
+			(double)r->msgs * r->size / (now - t0) / 1048576.0);
+	else
+		fprintf(stderr, "ordk-perf: %s %u B: %" PRIu64 " iterations, t_avg %.2f usec\n",
+			perf_test_name(x->o->test), r->size, r->nlat,
+			r->nlat ? r->lat_sum / (double)r->nlat : 0.0);
+}
+
+static void
+make_wr(struct ctx *x, uint32_t q, uint64_t i, struct ordk_send_wr *w)
+{
+	struct side *c = &x->c;
+	uint32_t size = c->in.size;
+	uint64_t laddr = (uint64_t)(uintptr_t)region(c, q), raddr = c->raddr + (uint64_t)q * c->slot;
+
+	*w = (struct ordk_send_wr){ .wr_id = ((uint64_t)q << 40) | i, .num_sge = 1 };
+	switch (x->o->test) {
+	case PERF_WRITE_LAT:
+		laddr += c->slot / 2; /* the echo lands at the slot's start */
+		/* fall through */
+	case PERF_WRITE_BW:
+		w->opcode = ORDK_WR_RDMA_WRITE;
+		break;
+	case PERF_READ_BW:
+	case PERF_READ_LAT:
+		w->opcode = ORDK_WR_RDMA_READ;
+		break;
+	case PERF_SEND_BW:
+	case PERF_SEND_LAT:
+		w->opcode = ORDK_WR_SEND;
+		break;
+	default:
+		w->opcode = x->o->atomic == PERF_CMP_AND_SWP ? ORDK_WR_ATOMIC_CMP_AND_SWP :
+							       ORDK_WR_ATOMIC_FETCH_AND_ADD;
+		/* results land in the slot's second half, 8 bytes per WR in flight */
+		laddr += c->slot / 2 + (i % x->o->tx_depth) * 8;
+		w->atomic.compare_add = x->o->atomic == PERF_CMP_AND_SWP ? i : 1;
+		w->atomic.swap = i + 1;
+		break;
+	}
+	w->sge = (struct ordk_sge){ laddr, size, c->mr->lkey };
+	w->rdma.remote_addr = raddr;
+	w->rdma.rkey = c->rkey;
+}
+
+
+/* BW: keep tx_depth WRs in flight on every QP, a completion every cq_mod. */
+static int
+client_bw(struct ctx *x, struct run *r)
+{
+	const struct perf_opts *o = x->o;
+	struct side *c = &x->c;
+	uint64_t posted[PERF_MAX_QPS] = { 0 }, done[PERF_MAX_QPS] = { 0 }, np = 0, nc = 0;
+	bool final[PERF_MAX_QPS] = { false }, timeup = false;
+	double t0 = app_now_s(), stop = t0 + o->duration, next = t0 + 1;
+	struct ordk_wc wc[64];
+
+	for (;;) {
+		bool all = true;
+
+		if (o->duration && !timeup && app_now_s() >= stop) {
+			/* each QP's last WR must be signaled, or its tail never completes */
+			timeup = true;
+			for (uint32_t q = 0; q < c->nqp; q++)
+				final[q] = posted[q] % o->cq_mod != 0;
+		}
+		for (uint32_t q = 0; q < c->nqp; q++) {
+			uint64_t cap = o->duration ? (timeup ? posted[q] + final[q] : UINT64_MAX) :
+						     o->iters;
+
+			while (posted[q] < cap && posted[q] - done[q] < o->tx_depth) {
+				struct ordk_send_wr w;
+
+				make_wr(x, q, posted[q], &w);
+				if ((posted[q] + 1) % o->cq_mod == 0 || posted[q] + 1 == cap)
+					w.send_flags = ORDK_SEND_SIGNALED;
+				if (np < PEAK_MAX && r->tp)
+					r->tp[np] = rte_get_tsc_cycles();
+				if (ordk_qp_post_send(c->qp[q], &w, 1) != 1)
+					break;
+				posted[q]++;
+				np++;
+				final[q] = false;
+			}
+			if (done[q] < posted[q] || posted[q] < cap)
+				all = false;
+		}
+		if (all)
+			break;
+		int n = ordk_cq_poll(c->cq, wc, 64);
+		uint64_t now = rte_get_tsc_cycles();
+
+		if (n > 0)
+			c->last_work = now;
+		for (int i = 0; i < n; i++) {
+			uint32_t q = (uint32_t)(wc[i].wr_id >> 40);
+			uint64_t upto = (wc[i].wr_id & ((1ull << 40) - 1)) + 1;
+
+			if (wc[i].status != ORDK_WC_SUCCESS) {
+				fprintf(stderr, "ordk-perf: %s on QP %u: %s\n",
+					perf_test_name(o->test), q, ordk_wc_status_str(wc[i].status));
+				return -1;
+			}
+			if (q >= c->nqp || upto <= done[q])
+				continue;
+			for (uint64_t k = done[q]; k < upto; k++, nc++)
+				if (nc < PEAK_MAX && r->tc)
+					r->tc[nc] = now;
+			done[q] = upto;
+		}
+		r->msgs = nc;
+		if (o->loopback)
+			server_step(x, &x->s);
+		progress_line(x, r, t0, &next);
+		if (!alive(x)) {
+			fprintf(stderr, "ordk-perf: %s stalled: %" PRIu64 " of %" PRIu64
+					" messages completed\n", perf_test_name(o->test), nc, np);
+			return -1;
+		}
+	}
+	r->secs = app_now_s() - t0;
+	r->msgs = nc;
+	return 0;
+}
+
+/*
+ * Wait for @p sends completions of our own WRs and @p recvs receive
+ * completions on the data CQ; *@p t_recv is when the last receive arrived.
+ */
+static int
+wait_wcs(struct ctx *x, int sends, int recvs, uint64_t *t_recv)
+{
+	struct side *c = &x->c;
+	struct ordk_wc wc[4];
+
+	while (alive(x)) {
+		int n = ordk_cq_poll(c->cq, wc, 4);
+
+		for (int i = 0; i < n; i++) {
+			c->last_work = rte_get_tsc_cycles();
+			if (wc[i].status != ORDK_WC_SUCCESS) {
+				fprintf(stderr, "ordk-perf: %s: %s\n", perf_test_name(x->o->test),
+					ordk_wc_status_str(wc[i].status));
+				return -1;
+			}
+			if (wc[i].opcode >= ORDK_WC_RECV) {
+				recvs--;
+				if (t_recv)
+					*t_recv = c->last_work;
+			} else
+				sends--;
+		}
+		if (sends <= 0 && recvs <= 0)
+			return 0;
+		if (x->o->loopback)
+			server_step(x, &x->s);
+	}
+	fprintf(stderr, "ordk-perf: %s: no completion within %.0f s\n", perf_test_name(x->o->test),
+		IDLE_S);
+	return -1;
+}
+
+static void
+post_lat_recv(struct side *c, uint32_t size)
+{
+	struct ordk_recv_wr rr = { .num_sge = 1 };
+
+	rr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)region(c, 0) + c->slot / 2, size,
+				    c->mr->lkey };
+	ordk_qp_post_recv(c->qp[0], &rr, 1);
+}
+
+/*
+ * Latency, one WR in flight. write_lat and send_lat are ping-pongs
+ * (latency = RTT/2, as perftest); read_lat and atomic_lat time the WR.
+ */
+static int
+client_lat(struct ctx *x, struct run *r)
+{
+	const struct perf_opts *o = x->o;
+	struct side *c = &x->c;
+	uint32_t size = c->in.size;
+	double t0 = app_now_s(), next = t0 + 1, hz = (double)x->hz;
+	volatile uint8_t *flag = region(c, 0) + size - 1;
+	uint8_t val = 1;
+
+	if (o->test == PERF_SEND_LAT)
+		for (uint32_t i = 0; i < 16; i++)
+			post_lat_recv(c, size);
+	for (uint64_t it = 0; o->duration ? app_now_s() < t0 + o->duration : it < o->iters; it++) {
+		struct ordk_send_wr w;
+		uint64_t s0 = rte_get_tsc_cycles(), s1;
+		double us;
+
+		make_wr(x, 0, it, &w);
+		w.send_flags = ORDK_SEND_SIGNALED;
+		if (o->test == PERF_WRITE_LAT)
+			region(c, 0)[c->slot / 2 + size - 1] = val;
+		if (ordk_qp_post_send(c->qp[0], &w, 1) != 1) {
+			fprintf(stderr, "ordk-perf: post_send failed\n");
+			return -1;
+		}
+		if (o->test == PERF_WRITE_LAT) {
+			while (*flag != val && alive(x))
+				pump(x);
+			s1 = rte_get_tsc_cycles();
+			if (*flag != val || wait_wcs(x, 1, 0, NULL) != 0) {
+				fprintf(stderr, "ordk-perf: write_lat: no echo at iteration %" PRIu64 "\n",
+					it);
+				return -1;
+			}
+		} else if (o->test == PERF_SEND_LAT) {
+			if (wait_wcs(x, 1, 1, &s1) != 0)
+				return -1;
+			post_lat_recv(c, size);
+		} else {
+			if (wait_wcs(x, 1, 0, NULL) != 0)
+				return -1;
+			s1 = rte_get_tsc_cycles();
+		}
+		us = (double)(s1 - s0) / hz * 1e6;
+		if (o->test == PERF_WRITE_LAT || o->test == PERF_SEND_LAT)
+			us /= 2;
+		if (r->lat && r->nlat < o->iters)
+			r->lat[r->nlat] = us;
+		r->nlat++;
+		r->lat_sum += us;
+		val = next_val(val);
+		progress_line(x, r, t0, &next);
+	}
+	r->secs = app_now_s() - t0;
+	r->msgs = r->nlat;
+	return 0;
+}
+
+static void
+client_prep(struct ctx *x, uint32_t size, uint32_t seed)
+{
+	struct side *c = &x->c;
+
+	for (uint32_t q = 0; q < c->nqp; q++) {
+		uint8_t *r = region(c, q);
+
+		switch (x->o->test) {
+		case PERF_WRITE_LAT:
+			fill(r + c->slot / 2, size, seed);
+			memset(r, 0, size);
+			break;
+		case PERF_READ_BW:
+		case PERF_READ_LAT:
+			memset(r, 0, size);
+			break;
+		case PERF_ATOMIC_BW:
+		case PERF_ATOMIC_LAT:
+			break;
+		default:
+			fill(r, size, seed);
+			break;
+		}
+	}
+}
+
+/* The client's own data check after a round: @return 0 or -1 (message printed). */
+static int
+client_check(struct ctx *x, const struct run *r, uint32_t seed, uint64_t server_value)
+{
+	struct side *c = &x->c;
+	enum perf_test t = x->o->test;
+	uint64_t n, at;
+
+	if (t == PERF_ATOMIC_BW || t == PERF_ATOMIC_LAT) {
+		/* every FETCH_AND_ADD added 1; every CMP_AND_SWP (compare i, swap i + 1) hit */
+		if (server_value != r->msgs) {
+			fprintf(stderr, "ordk-perf: atomics: the target words sum to %" PRIu64
+					", %" PRIu64 " expected\n", server_value, r->msgs);
+			return -1;
+		}
+		return 0;
+	}
+	if (t != PERF_READ_BW && t != PERF_READ_LAT && t != PERF_WRITE_LAT)
+		return 0;
+	for (uint32_t q = 0; q < c->nqp; q++) {
+		n = t == PERF_WRITE_LAT ? r->size - 1 : r->size;
+		at = check(region(c, q), n, seed);
+		if (at != n) {
+			fprintf(stderr, "ordk-perf: data check: QP %u, byte %" PRIu64 " of %u differs\n",
+				q, at, r->size);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+client_round(struct ctx *x, uint32_t size, struct perf_json *json)
+{
+	const struct perf_opts *o = x->o;
+	struct side *c = &x->c;
+	bool bw = perf_test_is_bw(o->test);
+	uint32_t seed = (uint32_t)rte_rdtsc() | 1;
+	struct perf_msg m = { .type = MSG_ROUND, .test = o->test, .size = size,
+			      .iters = o->iters, .duration = o->duration, .seed = seed,
+			      .verify = o->verify };
+	struct run r = { .size = size };
+	int rc;
+
+	client_prep(x, size, seed);
+	if (client_call(x, &m, MSG_READY) != 0)
+		return -1;
+	c->in.size = size;
+	if (bw && !o->duration) {
+		uint64_t n = o->iters * c->nqp < PEAK_MAX ? o->iters * c->nqp : PEAK_MAX;
+
+		r.tp = malloc(n * sizeof(uint64_t));
+		r.tc = malloc(n * sizeof(uint64_t));
+	} else if (!bw && !o->duration)
+		r.lat = malloc(o->iters * sizeof(double));
+	rc = bw ? client_bw(x, &r) : client_lat(x, &r);
+	if (rc == 0) {
+		m = (struct perf_msg){ .type = MSG_END, .count = r.msgs };
+		rc = client_call(x, &m, MSG_END_ACK);
+		if (rc == 0 && c->in.status != 0) {
+			fprintf(stderr, "ordk-perf: %s\n", c->in.text);
+			rc = -1;
+		}
+		if (rc == 0 && o->verify)
+			rc = client_check(x, &r, seed, c->in.value);
+	}
+	if (rc == 0 && bw) {
+		uint64_t n = r.msgs < PEAK_MAX ? r.msgs : PEAK_MAX;
+		double spm = r.tp ? perf_peak_spm(r.tp, r.tc, n, (double)x->hz) : 0;
+		struct perf_bw b = { .bytes = size, .iters = o->duration ? r.msgs : o->iters,
+				     .avg_mib = (double)r.msgs * size / r.secs / 1048576.0,
+				     .mpps = (double)r.msgs / r.secs / 1e6,
+				     .peak_valid = spm > 0 };
+
+		b.peak_mib = spm > 0 ? size / spm / 1048576.0 : 0;
+		perf_print_bw_row(stdout, o, &b);
+		perf_json_bw(json, o, &b);
+	} else if (rc == 0) {
+		struct perf_lat l = { .bytes = size };
+
+		if (r.lat)
+			perf_lat_stats(r.lat, r.nlat, &l);
+		else {
+			l.iters = r.nlat;
+			l.t_avg = r.nlat ? r.lat_sum / (double)r.nlat : 0;
+			l.tps = (double)r.nlat / r.secs;
+		}
+		perf_print_lat_row(stdout, o, &l);
+		perf_json_lat(json, &l);
+	}
+	free(r.tp);
+	free(r.tc);
+	free(r.lat);
+	return rc;
+}
+
+/* Sizes of the run: -s, or every power of two from 2 B to 8 MiB (-a). */
+static uint32_t
+next_size(const struct perf_opts *o, uint32_t s)
+{
+	if (!o->all_sizes)
+		return 0;
+	return s < PERF_ALL_MAX_SIZE ? s * 2 : 0;
+}
+
+static uint32_t
+max_size(const struct perf_opts *o)
+{
+	return o->all_sizes ? PERF_ALL_MAX_SIZE : o->size;
+}
+
+static uint32_t
+slot_of(const struct perf_opts *o)
+{
+	/* two halves (source and landing area, or atomic results), page aligned */
+	uint64_t half = max_size(o);
+
+	if (half < (uint64_t)o->tx_depth * 8)
+		half = (uint64_t)o->tx_depth * 8;
+	return (uint32_t)(((2 * half) + 4095) & ~4095ull);
+}
+
+static void
+print_addrs(struct ctx *x)
+{
+	struct side *c = &x->c;
+	struct perf_hdr h = { .device = c->at.name, .outstand_reads = 16 };
+
+	perf_print_header(stdout, x->o, &h);
+	for (uint32_t q = 0; q < c->nqp; q++) {
+		struct perf_addr me = { .qpn = ordk_qp_num(c->qp[q]), .rkey = c->mr->rkey,
+					.vaddr = (uint64_t)(uintptr_t)region(c, q), .ip = c->at.ip };
+		struct perf_addr peer = { .qpn = c->rqpn[q], .rkey = c->rkey,
+					  .vaddr = c->raddr + (uint64_t)q * c->slot, .ip = c->peer.ip };
+
+		perf_print_addr(stdout, "local", x->o, &me);
+		perf_print_addr(stdout, "remote", x->o, &peer);
+	}
+	perf_print_rule(stdout);
+}
+
+/* The client's whole run, once the control QP is connected. */
+static int
+client_main(struct ctx *x)
+{
+	const struct perf_opts *o = x->o;
+	struct side *c = &x->c;
+	struct perf_msg m = { .type = MSG_HELLO, .test = o->test, .nqp = o->qps,
+			      .atomic = o->atomic, .verify = o->verify, .slot = slot_of(o) };
+	struct perf_hdr h = { .device = c->at.name, .outstand_reads = 16 };
+	struct perf_json json = { 0 };
+	int rc = 0;
+
+	if (side_data(c, o, o->qps, m.slot) != 0)
+		return -1;
+	m.addr = (uint64_t)(uintptr_t)c->buf;
+	m.rkey = c->mr->rkey;
+	for (uint32_t q = 0; q < o->qps; q++)
+		m.qpn[q] = ordk_qp_num(c->qp[q]);
+	if (client_call(x, &m, MSG_HELLO_ACK) != 0)
+		return -1;
+	if (c->in.nqp != o->qps)
+		return -1;
+	c->raddr = c->in.addr;
+	c->rkey = c->in.rkey;
+	for (uint32_t q = 0; q < o->qps; q++)
+		c->rqpn[q] = c->in.qpn[q];
+	if (side_connect(c, o) != 0)
+		return -1;
+	if (o->out_json && perf_json_open(&json, o, &h) != 0) {
+		fprintf(stderr, "ordk-perf: cannot write %s: %s\n", o->out_json, strerror(errno));
+		return -1;
+	}
+	print_addrs(x);
+	if (perf_test_is_bw(o->test))
+		perf_print_bw_head(stdout, o);
+	else
+		perf_print_lat_head(stdout, o);
+	for (uint32_t s = o->all_sizes ? 2 : o->size; s != 0 && rc == 0; s = next_size(o, s))
+		rc = client_round(x, s, &json);
+	perf_print_rule(stdout);
+	if (o->out_json && perf_json_close(&json, rc) != 0 && rc == 0) {
+		fprintf(stderr, "ordk-perf: cannot write %s\n", o->out_json);
+		rc = -1;
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------- the run */
+
+static int
+connect_ctrl(struct side *s, const struct perf_opts *o)
+{
+	if (ordk_cm_connect_qp(s->cqp, &s->me, &s->peer, ORDK_MTU_4096, ORDK_ACCESS_LOCAL_WRITE) != 0) {
+		fprintf(stderr, "ordk-perf: cannot connect the control QP\n");
+		return -1;
+	}
+	(void)o;
+	for (uint32_t i = 0; i < CTRL_RECVS; i++)
+		ctrl_post_recv(s, i);
+	return 0;
+}
+
+/*
+ * End of a two-process run: the peer may exit as soon as it has our last
+ * word, and DPDK 22.11's net_memif faults when rx_burst runs after its peer
+ * left. So poll a little (our ACKs go out), then stay quiet before closing.
+ */
+static void
+linger(struct side *s)
+{
+	double t = app_now_s() + 0.05;
+
+	while (app_now_s() < t)
+		ordk_dev_poll(s->dev, 64);
+	usleep(300 * 1000);
+}
+
+static int
+run_server(struct ctx *x)
+{
+	struct side *s = &x->s;
+
+	printf("************************************\n"
+	       "* Waiting for client to connect... *\n"
+	       "************************************\n");
+	fflush(stdout);
+	s->last_work = rte_get_tsc_cycles();
+	while (!s->failed && !(s->quit && s->bye_done)) {
+		server_step(x, s);
+		if (rte_get_tsc_cycles() - s->last_work > (uint64_t)(IDLE_S * 4 * (double)x->hz) &&
+		    !s->in_round) {
+			fprintf(stderr, "ordk-perf: server: the client went quiet\n");
+			s->failed = true;
+		}
+		if (s->in_round && x->o->duration == 0 &&
+		    rte_get_tsc_cycles() - s->last_work > (uint64_t)(600 * (double)x->hz)) {
+			fprintf(stderr, "ordk-perf: server: round without progress for 600 s\n");
+			s->failed = true;
+		}
+	}
+	linger(s);
+	return s->failed ? 2 : 0;
+}
+
+int
+perf_run(const struct perf_opts *o)
+{
+	static struct ctx x; /* large: not on the stack */
+	char args[512];
+	int rc = 1;
+
+	memset(&x, 0, sizeof(x));
+	x.o = o;
+	x.hz = rte_get_tsc_hz();
+	x.mp = app_frame_pool("perf_pool", o->loopback ? 16383 : 8191);
+	if (x.mp == NULL) {
+		fprintf(stderr, "ordk-perf: no memory for mbufs (more -m, or hugepages)\n");
+		return 1;
+	}
+	if (o->loopback) {
+		uint16_t p[2];
+
+		if (strncmp(o->devargs, "bluesim", 7) != 0) {
+			fprintf(stderr, "ordk-perf: --loopback runs two bluesim devices; -d %s is not one\n",
+				o->devargs);
+			return 1;
+		}
+		if (app_ring_pair("perf_lb", x.mp, p) != 0) {
+			fprintf(stderr, "ordk-perf: cannot make the net_ring pair\n");
+			return 1;
+		}
+		dev_args(args, sizeof(args), o->devargs, p[0], 1);
+		if (side_open(&x.c, args, false) != 0)
+			goto out;
+		dev_args(args, sizeof(args), o->devargs, p[1], 2);
+		if (side_open(&x.s, args, true) != 0)
+			goto out;
+		x.c.peer = x.s.me;
+		x.s.peer = x.c.me;
+		if (connect_ctrl(&x.c, o) != 0 || connect_ctrl(&x.s, o) != 0)
+			goto out;
+		rc = client_main(&x) == 0 ? 0 : 2;
+		if (rc == 0 && x.s.failed)
+			rc = 2;
+		goto out;
+	}
+	if (start_port_of(o->devargs, x.mp) != 0)
+		goto out;
+	dev_args(args, sizeof(args), o->devargs, -1, o->host ? 1 : 2);
+	if (strncmp(o->devargs, "bluesim", 7) != 0)
+		snprintf(args, sizeof(args), "%s", o->devargs);
+	x.me = o->host ? &x.c : &x.s;
+	if (side_open(x.me, args, o->host == NULL) != 0)
+		goto out;
+	rc = ordk_cm_exchange(o->host, o->port, &x.me->me, &x.me->peer, 60000);
+	if (rc != 0) {
+		fprintf(stderr, "ordk-perf: attribute exchange with %s:%u failed: %s\n",
+			o->host ? o->host : "(any client)", o->port, strerror(-rc));
+		rc = 1;
+		goto out;
+	}
+	if (connect_ctrl(x.me, o) != 0) {
+		rc = 1;
+		goto out;
+	}
+	if (o->host == NULL) {
+		rc = run_server(&x);
+		goto out;
+	}
+	rc = client_main(&x) == 0 ? 0 : 2;
+	{
+		struct perf_msg m = { .type = MSG_QUIT };
+
+		if (client_call(&x, &m, MSG_BYE) != 0 && rc == 0)
+			rc = 2;
+	}
+	linger(&x.c);
+out:
+	side_close(&x.c);
+	side_close(&x.s);
+	{
+		uint16_t pid;
+
+		RTE_ETH_FOREACH_DEV(pid) {
+			rte_eth_dev_stop(pid);
+			rte_eth_dev_close(pid);
+		}
+	}
+	return rc;
+}
