@@ -58,9 +58,12 @@ int app_ring_pair(const char *name, struct rte_mempool *mp, uint16_t ports[2]);
 
 /**
  * Wait until @p port's link is up, sleeping 1 ms between looks so EAL's
- * interrupt thread (which brings net_memif up) gets the CPU. @return 0 or -ETIMEDOUT.
+ * interrupt thread (which brings net_memif up) gets the CPU. @p kick: restart
+ * the port every 250 ms while the link is down (DPDK 22.11's net_memif client
+ * connects once, at start: started before its server listens, it stays down).
+ * @return 0 or -ETIMEDOUT.
  */
-int app_link_wait(uint16_t port, double timeout_s);
+int app_link_wait(uint16_t port, double timeout_s, bool kick);
 
 /** An mbuf pool whose buffers hold a bluesim frame at PMTU 4096. */
 struct rte_mempool *app_frame_pool(const char *name, unsigned int n);

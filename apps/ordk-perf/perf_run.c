@@ -138,7 +138,7 @@ is_send(enum perf_test t)
 
 /* bluesim,port=N[,...]: start port N when it is an ethdev nobody started. */
 static int
-start_port_of(const char *devargs, struct rte_mempool *mp)
+start_port_of(const char *devargs, struct rte_mempool *mp, bool client)
 {
 	const char *p = strstr(devargs, "port=");
 	char *end;
@@ -158,7 +158,7 @@ start_port_of(const char *devargs, struct rte_mempool *mp)
 		fprintf(stderr, "ordk-perf: cannot start ethdev port %lu\n", port);
 		return -EIO;
 	}
-	if (app_link_wait((uint16_t)port, 20) != 0) {
+	if (app_link_wait((uint16_t)port, 20, client) != 0) {
 		fprintf(stderr, "ordk-perf: port %lu: link down after 20 s (is the peer running?)\n",
 			port);
 		return -ETIMEDOUT;
@@ -1143,18 +1143,20 @@ connect_ctrl(struct side *s, const struct perf_opts *o)
 }
 
 /*
- * End of a two-process run: the peer may exit as soon as it has our last
- * word, and DPDK 22.11's net_memif faults when rx_burst runs after its peer
- * left. So poll a little (our ACKs go out), then stay quiet before closing.
+ * End of a two-process run. DPDK 22.11's net_memif faults when rx_burst runs
+ * after the peer left, and when the peer's disconnect reaches EAL's
+ * interrupt thread during rte_eal_cleanup(). So both sides poll a little
+ * (the last ACKs go out), stop polling, and then the client closes its port
+ * first (after 0.3 s) while the server stays quiet until 1 s has passed.
  */
 static void
-linger(struct side *s)
+linger(struct side *s, double quiet_s)
 {
 	double t = app_now_s() + 0.05;
 
 	while (app_now_s() < t)
 		ordk_dev_poll(s->dev, 64);
-	usleep(300 * 1000);
+	usleep((useconds_t)(quiet_s * 1e6));
 }
 
 static int
@@ -1180,7 +1182,7 @@ run_server(struct ctx *x)
 			s->failed = true;
 		}
 	}
-	linger(s);
+	linger(s, 1.0);
 	return s->failed ? 2 : 0;
 }
 
@@ -1226,7 +1228,7 @@ perf_run(const struct perf_opts *o)
 			rc = 2;
 		goto out;
 	}
-	if (start_port_of(o->devargs, x.mp) != 0)
+	if (start_port_of(o->devargs, x.mp, o->host != NULL) != 0)
 		goto out;
 	dev_args(args, sizeof(args), o->devargs, -1, o->host ? 1 : 2);
 	if (strncmp(o->devargs, "bluesim", 7) != 0)
@@ -1256,7 +1258,7 @@ perf_run(const struct perf_opts *o)
 		if (client_call(&x, &m, MSG_BYE) != 0 && rc == 0)
 			rc = 2;
 	}
-	linger(&x.c);
+	linger(&x.c, 0.3);
 out:
 	side_close(&x.c);
 	side_close(&x.s);
