@@ -1,13 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The README's first command: install what is missing, build, and run RDMA
-# over bluesim, printing perftest-style tables:
-#   1. examples/loopback --bench: two devices in one process (net_ring):
-#      every opcode checked, then RDMA WRITE bandwidth and latency tables;
-#   2. examples/send_recv: two processes over net_memif, one core each:
-#      a SEND/RECV ping-pong with latency percentiles.
+# The README's first command: install what is missing, build, and run
+# ordk-perf write_bw and write_lat between two processes over net_memif
+# (server on lcore 0, client on lcore 1), printing perftest's tables. On a
+# one-CPU machine both sides run in one process instead (--loopback).
 # Every process runs under a time bound and is stopped by its PID.
-# (ordk-perf, perftest's twin, replaces these with the tools issue.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${ORDK_BUILD_DIR:-build}
@@ -21,28 +18,40 @@ fi
 ninja -C "$BUILD" >/dev/null
 echo
 
-echo "=== 1. loopback: two bluesim devices in one process, joined by net_ring"
-timeout 120 "$BUILD/examples/loopback/loopback" --bench -n 2000 2>&1 | grep -v '^EAL:\|^TELEMETRY:'
-echo
+perf="$BUILD/apps/ordk-perf/ordk-perf"
+port=${ORDK_DEMO_PORT:-18515}
+log=$(mktemp /tmp/ordk-demo-XXXXXX)
+server=
+cleanup() {
+    [ -n "$server" ] && kill "$server" 2>/dev/null || true
+    rm -f "$log"
+}
+trap cleanup EXIT
 
-echo "=== 2. send_recv: two processes over net_memif (server on lcore 0, client on lcore 1)"
-sock=/tmp/ordk-demo-$$.sock
-rm -f "$sock"
-common="--no-pci --no-huge -m 512 --no-shconf --no-telemetry --log-level=4"
-timeout 60 "$BUILD/examples/send_recv/send_recv" -l 0 $common --file-prefix=ordk-demo-s-$$ \
-    --vdev=net_memif0,role=server,socket=$sock,bsize=8192 -- -n 20000 -p 18600 \
-    > /tmp/ordk-demo-server-$$.log 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null || true; rm -f "$sock" /tmp/ordk-demo-server-$$.log' EXIT
-rc=0
-timeout 60 "$BUILD/examples/send_recv/send_recv" -l 1 $common --file-prefix=ordk-demo-c-$$ \
-    --vdev=net_memif0,role=client,socket=$sock,bsize=8192 -- -n 20000 -p 18600 127.0.0.1 \
-    2>&1 | grep -v '^EAL:\|^TELEMETRY:' || rc=$?
-wait $server || rc=$?
-grep -v '^EAL:\|^TELEMETRY:' /tmp/ordk-demo-server-$$.log || true
-echo
-if [ $rc -ne 0 ]; then
-    echo "demo: FAILED (exit $rc)"
-    exit 1
+run_pair() { # <test> [options...]: server in the background, the client prints
+    local test=$1 rc=0
+    shift
+    timeout 60 "$perf" "$test" -p "$port" --no-progress "$@" >"$log" 2>&1 &
+    server=$!
+    timeout 60 "$perf" "$test" -p "$port" --no-progress "$@" 127.0.0.1 || rc=$?
+    wait "$server" || rc=$?
+    server=
+    if [ $rc -ne 0 ]; then
+        echo "demo: ordk-perf $test failed (exit $rc); the server said:"
+        cat "$log"
+        exit 1
+    fi
+}
+
+if [ "$(nproc)" -ge 2 ]; then
+    echo "=== ordk-perf over bluesim: two processes joined by net_memif, one core each"
+    run_pair write_bw -s 65536 -n 20000 --verify
+    run_pair write_lat -s 8 -n 20000
+else
+    echo "=== ordk-perf over bluesim: one CPU, so both sides in one process (--loopback)"
+    timeout 60 "$perf" write_bw --loopback -s 65536 -n 20000 --verify --no-progress
+    timeout 60 "$perf" write_lat --loopback -s 8 -n 20000 --no-progress
 fi
-echo "demo: done. Numbers are from a software model on this machine, not from the card."
+echo
+echo "demo: done. Numbers are from a software model (bluesim) on this machine, not from the card."
+echo "      More: devtools/bench.sh (against TCP, memcpy and the raw port), doc/guides/apps.md."
