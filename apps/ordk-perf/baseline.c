@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ordk-baseline: what a user would use instead of ORDK, measured on the same
+ * machine in the same run as ordk-perf (devtools/bench.sh compares them).
+ *
+ *   ordk-baseline tcp_bulk [seconds]          TCP over loopback, 64 KiB writes (Gb/s)
+ *   ordk-baseline tcp_pingpong <bytes> [n]    TCP ping-pong, RTT/2 median (usec)
+ *   ordk-baseline memcpy [bytes] [seconds]    one core's memcpy bandwidth (Gb/s)
+ *   ordk-baseline raw_rx|raw_tx <bytes> [seconds] [socket]
+ *                                             raw frames over net_memif, no RDMA:
+ *                                             raw_rx prints the frame rate it got
+ *
+ * Each prints one line "<name> <value>" for scripts. The TCP peers are a
+ * forked child pinned to the other CPU; raw_rx/raw_tx are two processes
+ * (raw_rx is the memif server, raw_tx the client).
+ */
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "app_common.h"
+
+static double
+now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void
+pin(int cpu)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET(cpu % (int)sysconf(_SC_NPROCESSORS_ONLN), &s);
+	sched_setaffinity(0, sizeof(s), &s);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* ------------------------------------------------------------------ TCP */
+
+static int
+tcp_pair(int *a, int *b)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 1) ||
+	    getsockname(ls, (struct sockaddr *)&sa, &sl))
+		return -1;
+	*a = socket(AF_INET, SOCK_STREAM, 0);
+	if (*a < 0 || connect(*a, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+		return -1;
+	*b = accept(ls, NULL, NULL);
+	close(ls);
+	setsockopt(*a, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(*b, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return *b < 0 ? -1 : 0;
+}
+
+static int
+read_all(int fd, char *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = read(fd, buf + got, n - got);
+
+		if (k <= 0)
+			return -1;
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+static int
+tcp_bulk(double secs)
+{
+	static char buf[64 << 10];
+	uint64_t bytes = 0;
+	double t0, t = 1e-9;
+	int a, b;
+	pid_t pid;
+
+	if (tcp_pair(&a, &b) != 0)
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		pin(1);
+		close(a);
+		while (read(b, buf, sizeof(buf)) > 0)
+			;
+		_exit(0);
+	}
+	close(b);
+	pin(0);
+	t0 = now_s();
+	do {
+		ssize_t k = write(a, buf, sizeof(buf));
+
+		if (k <= 0)
+			break;
+		bytes += (uint64_t)k;
+		t = now_s() - t0;
+	} while (t < secs);
+	close(a);
+	waitpid(pid, NULL, 0);
+	printf("tcp_bulk_gbps %.3f\n", (double)bytes * 8 / t / 1e9);
+	return 0;
+}
+
+static int
+tcp_pingpong(size_t size, unsigned int n)
+{
+	char *buf = calloc(1, size);
+	double *lat = malloc(sizeof(double) * n);
+	int a, b;
+	pid_t pid;
+
+	if (buf == NULL || lat == NULL || tcp_pair(&a, &b) != 0)
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		pin(1);
+		close(a);
+		while (read_all(b, buf, size) == 0 && write(b, buf, size) == (ssize_t)size)
+			;
+		_exit(0);
+	}
+	close(b);
+	pin(0);
+	for (unsigned int i = 0; i < n; i++) {
+		double t0 = now_s();
+
+		if (write(a, buf, size) != (ssize_t)size || read_all(a, buf, size) != 0) {
+			fprintf(stderr, "ordk-baseline: TCP ping-pong broke at %u\n", i);
+			return 1;
+		}
+		lat[i] = (now_s() - t0) * 1e6 / 2;
+	}
+	close(a);
+	waitpid(pid, NULL, 0);
+	qsort(lat, n, sizeof(double), cmp_double);
+	printf("tcp_pingpong_%zub_us %.3f\n", size, lat[n / 2]);
+	free(lat);
+	free(buf);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- memcpy */
+
+static int
+memcpy_bw(size_t size, double secs)
+{
+	const size_t span = 256u << 20; /* beyond the caches, as messages would be */
+	char *src = malloc(span), *dst = malloc(span);
+	uint64_t bytes = 0;
+	size_t off = 0;
+	double t0, t = 1e-9;
+
+	if (src == NULL || dst == NULL || size == 0 || size > span)
+		return 1;
+	memset(src, 1, span);
+	memset(dst, 2, span);
+	pin(0);
+	t0 = now_s();
+	do {
+		for (int i = 0; i < 64; i++) {
+			memcpy(dst + off, src + off, size);
+			bytes += size;
+			off = off + size + size > span ? 0 : off + size;
+		}
+		t = now_s() - t0;
+	} while (t < secs);
+	*(volatile char *)&dst[0] = dst[off]; /* the copies are used: keep them */
+	printf("memcpy_gbps %.3f\n", (double)bytes * 8 / t / 1e9);
+	free(src);
+	free(dst);
+	return 0;
+}
+
+/* ------------------------------------------------------- raw net_memif */
+
+static int
+raw(bool rx, uint32_t size, double secs, const char *sock, const char *prog)
+{
+	char vdev[200];
+	struct app_eal_defaults d = { .prog = prog, .prefix = rx ? "ordk-raw-rx" : "ordk-raw-tx",
+				      .lcore = rx ? 0 : 1, .mem_mb = 256, .vdev = vdev };
+	struct rte_mempool *mp;
+	struct rte_mbuf *m[32];
+	uint64_t frames = 0;
+	double t0, last = 0, end;
+	int rc = 0;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		d.lcore = 0;
+	snprintf(vdev, sizeof(vdev), "net_memif0,role=%s,socket=%s,bsize=8192",
+		 rx ? "server" : "client", sock);
+	if (size < 60 || size > 8000 || app_eal_init(0, NULL, false, &d) != 0)
+		return 1;
+	mp = rte_pktmbuf_pool_create("raw_pool", 8191, 256, 0, RTE_PKTMBUF_HEADROOM + 8192,
+				     SOCKET_ID_ANY);
+	if (mp == NULL || app_port_start(0, mp) != 0 || app_link_wait(0, 20, !rx) != 0) {
+		fprintf(stderr, "ordk-baseline: net_memif port did not come up\n");
+		return 1;
+	}
+	if (rx) {
+		/* count until the sender has been quiet for 300 ms, then stop polling */
+		t0 = 0;
+		end = now_s() + secs + 20;
+		while (now_s() < end) {
+			uint16_t k = rte_eth_rx_burst(0, 0, m, 32);
+
+			if (k > 0) {
+				if (t0 == 0)
+					t0 = now_s();
+				frames += k;
+				last = now_s();
+				rte_pktmbuf_free_bulk(m, k);
+			} else if (t0 != 0 && now_s() - last > 0.3)
+				break;
+		}
+		if (frames == 0 || last <= t0) {
+			fprintf(stderr, "ordk-baseline: no frames received\n");
+			rc = 1;
+		} else
+			printf("raw_memif_%ub_mpps %.3f\nraw_memif_%ub_gbps %.3f\n", size,
+			       (double)frames / (last - t0) / 1e6, size,
+			       (double)frames * size * 8 / (last - t0) / 1e9);
+		usleep(300 * 1000); /* the receiver closes first; see ordk-perf's linger() */
+	} else {
+		end = now_s() + secs;
+		while (now_s() < end) {
+			if (rte_pktmbuf_alloc_bulk(mp, m, 32) != 0)
+				continue;
+			for (int i = 0; i < 32; i++) {
+				char *p = rte_pktmbuf_append(m[i], (uint16_t)size);
+
+				memset(p, 0, 12); /* no MAC: the receiver only counts */
+			}
+			uint16_t k = rte_eth_tx_burst(0, 0, m, 32);
+
+			frames += k;
+			if (k < 32)
+				rte_pktmbuf_free_bulk(m + k, 32u - k);
+		}
+		printf("raw_memif_tx_frames %" PRIu64 "\n", frames);
+		usleep(1500 * 1000); /* stay quiet while the receiver closes */
+	}
+	rte_eth_dev_stop(0);
+	rte_eth_dev_close(0);
+	rte_eal_cleanup();
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (strcmp(cmd, "tcp_bulk") == 0)
+		return tcp_bulk(argc > 2 ? atof(argv[2]) : 2);
+	if (strcmp(cmd, "tcp_pingpong") == 0 && argc > 2 && atoi(argv[2]) > 0)
+		return tcp_pingpong((size_t)atoi(argv[2]),
+				    argc > 3 && atoi(argv[3]) > 0 ? (unsigned int)atoi(argv[3]) : 20000);
+	if (strcmp(cmd, "memcpy") == 0)
+		return memcpy_bw(argc > 2 ? (size_t)atol(argv[2]) : 65536,
+				 argc > 3 ? atof(argv[3]) : 1);
+	if ((strcmp(cmd, "raw_rx") == 0 || strcmp(cmd, "raw_tx") == 0) && argc > 2)
+		return raw(cmd[4] == 'r', (uint32_t)atoi(argv[2]), argc > 3 ? atof(argv[3]) : 2,
+			   argc > 4 ? argv[4] : "/tmp/ordk-baseline.sock", argv[0]);
+	fprintf(stderr,
+		"usage: ordk-baseline tcp_bulk [s] | tcp_pingpong <bytes> [n] | memcpy [bytes] [s]\n"
+		"       | raw_rx <bytes> [s] [socket] | raw_tx <bytes> [s] [socket]\n");
+	return 1;
+}

@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# ORDK against what a user would pick instead, in one run on this machine:
+#   ordk-perf between two processes over net_memif (one core each): write_bw
+#   64 KiB, write_bw 8 B (message rate), write_lat 8 B, send_lat 8 B, read_bw
+#   64 KiB, atomic_bw; and the baselines (ordk-baseline): TCP over loopback
+#   (bulk, 8 B and 64 B ping-pong), one core's memcpy, raw frames over the
+#   same net_memif port. Prints a table of figures and ratios, then one line
+#   per comparison: "ratio <name>: <value>".
+#
+#   devtools/bench.sh [--no-build] [--quick]
+#     --no-build  use the existing build (ORDK_BUILD_DIR, default build)
+#     --quick     shorter runs (a smoke test of this script)
+# Every process runs under a time bound and is stopped by its PID.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${ORDK_BUILD_DIR:-build}
+build=1 quick=0
+for a in "$@"; do
+    case $a in
+    --no-build) build=0 ;;
+    --quick) quick=1 ;;
+    *) echo "usage: devtools/bench.sh [--no-build] [--quick]" >&2; exit 1 ;;
+    esac
+done
+
+if [ $build = 1 ]; then
+    devtools/setup.sh
+    if [ -f "$BUILD/build.ninja" ]; then
+        meson setup --reconfigure "$BUILD" >/dev/null || meson setup --wipe "$BUILD" >/dev/null
+    else
+        meson setup "$BUILD" >/dev/null
+    fi
+    ninja -C "$BUILD" >/dev/null
+fi
+perf="$BUILD/apps/ordk-perf/ordk-perf"
+base="$BUILD/apps/ordk-perf/ordk-baseline"
+[ -x "$perf" ] && [ -x "$base" ] || { echo "bench: build first ($perf)" >&2; exit 1; }
+if [ "$(nproc)" -lt 2 ]; then
+    echo "bench: needs two CPUs (two processes, one core each)" >&2
+    exit 1
+fi
+
+dir=$(mktemp -d /tmp/ordk-bench-XXXXXX)
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+port=$((20000 + $$ % 20000))
+if [ $quick = 1 ]; then n_bw=3000 n_rate=100000 n_lat=3000 secs=0.5; else
+    n_bw=100000 n_rate=3000000 n_lat=50000 secs=2; fi
+
+figures="$dir/figures"
+: >"$figures"
+fig() { echo "$1 $2" >>"$figures"; }
+
+pair() { # <name> <test> [options...]: both sides over net_memif, JSON from the client
+    local name=$1 test=$2 rc=0
+    shift 2
+    port=$((port + 1))
+    timeout 120 "$perf" "$test" -p $port --no-progress "$@" >"$dir/$name.server" 2>&1 &
+    local srv=$!
+    pids+=($srv)
+    timeout 120 "$perf" "$test" -p $port --no-progress --out_json "$dir/$name.json" "$@" \
+        127.0.0.1 >"$dir/$name.client" 2>&1 || rc=$?
+    wait $srv || rc=$?
+    if [ $rc -ne 0 ]; then
+        echo "bench: ordk-perf $test $* failed (exit $rc):" >&2
+        cat "$dir/$name.client" "$dir/$name.server" >&2
+        exit 1
+    fi
+    sed -n '/#bytes/,/^---/p' "$dir/$name.client" | sed '$d' | sed "s/^/  [$name] /"
+}
+
+json() { # <name> <field>: the first row's field
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0][sys.argv[2]])' \
+        "$dir/$1.json" "$2"
+}
+
+echo "=== baselines"
+"$base" tcp_bulk $secs | tee -a "$figures"
+"$base" tcp_pingpong 8 $n_lat | tee -a "$figures"
+"$base" tcp_pingpong 64 $n_lat | tee -a "$figures"
+"$base" memcpy 65536 $secs | tee -a "$figures"
+for size in 64 4096; do
+    sock="$dir/raw.sock"
+    timeout 60 "$base" raw_rx $size $secs "$sock" >"$dir/raw_rx" 2>&1 &
+    rx=$!
+    pids+=($rx)
+    timeout 60 "$base" raw_tx $size $secs "$sock" >"$dir/raw_tx" 2>&1 || true
+    wait $rx || { echo "bench: raw net_memif $size B failed:" >&2; cat "$dir/raw_rx" >&2; exit 1; }
+    grep '^raw_memif' "$dir/raw_rx" | tee -a "$figures"
+done
+
+echo "=== ordk-perf, two processes over net_memif"
+pair write_bw_64k write_bw -s 65536 -n $n_bw
+pair write_bw_8b write_bw -s 8 -n $n_rate -t 512 -Q 64
+pair write_lat_8b write_lat -s 8 -n $n_lat
+pair send_lat_8b send_lat -s 8 -n $n_lat
+pair read_bw_64k read_bw -s 65536 -n $((n_bw / 4))
+pair atomic_bw atomic_bw -n $((n_bw / 4))
+fig write_bw_64k_mibs "$(json write_bw_64k BW_average)"
+fig write_bw_8b_mpps "$(json write_bw_8b MsgRate)"
+fig write_lat_8b_us "$(json write_lat_8b t_typical)"
+fig send_lat_8b_us "$(json send_lat_8b t_typical)"
+fig read_bw_64k_mibs "$(json read_bw_64k BW_average)"
+fig atomic_bw_mpps "$(json atomic_bw MsgRate)"
+
+echo
+python3 - "$figures" <<'PY'
+import sys
+f = dict(l.split() for l in open(sys.argv[1]) if len(l.split()) == 2)
+f = {k: float(v) for k, v in f.items()}
+gb = lambda mibs: mibs * 1048576 * 8 / 1e9
+w64 = gb(f["write_bw_64k_mibs"])
+rows = [
+    # name, ordk figure, baseline figure, ratio, target (text), met?
+    ("write_bw_64k/tcp_bulk", "%.1f Gb/s" % w64, "%.1f Gb/s" % f["tcp_bulk_gbps"],
+     w64 / f["tcp_bulk_gbps"], ">= 2", lambda r: r >= 2),
+    ("write_bw_64k/memcpy", "%.1f Gb/s" % w64, "%.1f Gb/s" % f["memcpy_gbps"],
+     w64 / f["memcpy_gbps"], "", None),
+    ("write_bw_64k/raw_wire_4k", "%.1f Gb/s" % w64, "%.1f Gb/s" % f["raw_memif_4096b_gbps"],
+     w64 / f["raw_memif_4096b_gbps"], "", None),
+    ("write_lat_8b/tcp_pingpong_64b", "%.2f us" % f["write_lat_8b_us"],
+     "%.2f us" % f["tcp_pingpong_64b_us"], f["write_lat_8b_us"] / f["tcp_pingpong_64b_us"],
+     "<= 0.15", lambda r: r <= 0.15),
+    ("write_lat_8b/tcp_pingpong_8b", "%.2f us" % f["write_lat_8b_us"],
+     "%.2f us" % f["tcp_pingpong_8b_us"], f["write_lat_8b_us"] / f["tcp_pingpong_8b_us"], "", None),
+    ("send_lat_8b/tcp_pingpong_8b", "%.2f us" % f["send_lat_8b_us"],
+     "%.2f us" % f["tcp_pingpong_8b_us"], f["send_lat_8b_us"] / f["tcp_pingpong_8b_us"], "", None),
+    ("write_rate_8b/raw_wire_64b", "%.2f Mmsg/s" % f["write_bw_8b_mpps"],
+     "%.2f Mpps" % f["raw_memif_64b_mpps"], f["write_bw_8b_mpps"] / f["raw_memif_64b_mpps"],
+     "", None),
+    ("write_rate_8b/target_3m", "%.2f Mmsg/s" % f["write_bw_8b_mpps"], "3.00 Mmsg/s",
+     f["write_bw_8b_mpps"] / 3.0, ">= 1", lambda r: r >= 1),
+    ("read_bw_64k/write_bw_64k", "%.1f Gb/s" % gb(f["read_bw_64k_mibs"]), "%.1f Gb/s" % w64,
+     gb(f["read_bw_64k_mibs"]) / w64, "", None),
+    ("atomic_rate/write_rate_8b", "%.3f Mmsg/s" % f["atomic_bw_mpps"],
+     "%.2f Mmsg/s" % f["write_bw_8b_mpps"], f["atomic_bw_mpps"] / f["write_bw_8b_mpps"], "", None),
+]
+print("ORDK over bluesim (two processes, net_memif, one core each) vs baselines, same run")
+print("%-32s %14s %14s %8s %8s  %s" % ("comparison", "ORDK", "baseline", "ratio", "target", ""))
+for name, a, b, r, tgt, ok in rows:
+    mark = "" if ok is None else ("met" if ok(r) else "MISSED")
+    print("%-32s %14s %14s %8.3f %8s  %s" % (name, a, b, r, tgt, mark))
+print()
+for name, a, b, r, tgt, ok in rows:
+    print("ratio %s: %.3f" % (name, r))
+PY
