@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "app_common.h"
 #include "bluesim.h"
+#include "ordk_verbs.h"
 
 unsigned long
 app_hugepages_free_mb(const char *huge_dir)
@@ -185,4 +187,61 @@ double
 app_now_s(void)
 {
 	return (double)rte_get_tsc_cycles() / (double)rte_get_tsc_hz();
+}
+
+void
+app_print_stats(FILE *f, const struct ordk_stats *st, bool all)
+{
+#define APP_STAT(n)                                                        \
+	do {                                                               \
+		if (all || st->n)                                          \
+			fprintf(f, "  %-22s %" PRIu64 "\n", #n ":", st->n); \
+	} while (0)
+	APP_STAT(wr_posted);
+	APP_STAT(wr_completed);
+	APP_STAT(recv_completed);
+	APP_STAT(acks_sent);
+	APP_STAT(acks_received);
+	APP_STAT(duplicates);
+	APP_STAT(out_of_window);
+	APP_STAT(read_resp_posted);
+	APP_STAT(read_req_rejected);
+	APP_STAT(adverts_sent);
+	APP_STAT(adverts_received);
+	APP_STAT(adverts_unexpected);
+	APP_STAT(reports_unexpected);
+	APP_STAT(naks_received);
+	APP_STAT(naks_sent);
+	APP_STAT(cnps);
+	APP_STAT(retransmits);
+	APP_STAT(timeouts);
+	APP_STAT(retry_exceeded);
+	APP_STAT(atomics_executed);
+	APP_STAT(atomics_replayed);
+	APP_STAT(atomics_rejected);
+	APP_STAT(rnr_waits);
+	APP_STAT(ctrl_bad);
+	APP_STAT(cq_overflow);
+#undef APP_STAT
+}
+
+void
+app_print_xstats(FILE *f, struct ordk_dev *dev, bool all)
+{
+	int n = ordk_dev_xstats(dev, NULL, NULL, 0);
+	const char **names;
+	uint64_t *values;
+
+	if (n <= 0) {
+		fprintf(f, "  (the device has no model counters)\n");
+		return;
+	}
+	names = calloc((size_t)n, sizeof(*names));
+	values = calloc((size_t)n, sizeof(*values));
+	if (names != NULL && values != NULL && ordk_dev_xstats(dev, names, values, (unsigned int)n) == n)
+		for (int i = 0; i < n; i++)
+			if (all || values[i])
+				fprintf(f, "  %-26s %" PRIu64 "\n", names[i], values[i]);
+	free(names);
+	free(values);
 }

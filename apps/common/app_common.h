@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct rte_mempool;
 
@@ -67,6 +68,15 @@ int app_link_wait(uint16_t port, double timeout_s, bool kick);
 
 /** An mbuf pool whose buffers hold a bluesim frame at PMTU 4096. */
 struct rte_mempool *app_frame_pool(const char *name, unsigned int n);
+
+struct ordk_dev;
+struct ordk_stats;
+
+/** Print the nonzero (or all) counters of an ordk_stats, "  name: value" per line. */
+void app_print_stats(FILE *f, const struct ordk_stats *st, bool all);
+
+/** Print the device model's xstats (drop reasons included), nonzero ones unless @p all. */
+void app_print_xstats(FILE *f, struct ordk_dev *dev, bool all);
 
 /** Seconds since an arbitrary point (TSC). */
 double app_now_s(void);

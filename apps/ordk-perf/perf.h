@@ -48,6 +48,7 @@ struct perf_opts {
 	bool loopback;
 	bool verify;
 	bool progress;		/**< false with --no-progress */
+	bool stats;		/**< --stats: the device's counters at the end (stderr) */
 	uint32_t cq_mod;	/**< -Q: completions every N WRs */
 	const char *host;	/**< the server to reach: this side is the client */
 	bool help;
@@ -115,7 +116,7 @@ void perf_lat_stats(double *us, uint64_t n, struct perf_lat *r);
 /**
  * perftest's BW peak: the best rate over every run of consecutive messages,
  * min over i <= j of (done[j] - posted[i]) / (j - i + 1). Above 4096 samples
- * it looks at 4096 evenly spread ones. @return seconds per message, or 0.
+ * it looks at 4096 evenly spread ones, and the last. @return seconds per message, or 0.
  */
 double perf_peak_spm(const uint64_t *posted, const uint64_t *done, uint64_t n, double hz);
 

@@ -68,6 +68,7 @@ perf_usage(FILE *f)
 		"      --loopback             client and server in one process (net_ring)\n"
 		"      --verify               check the data of every size\n"
 		"      --no-progress          no progress lines on stderr\n"
+		"      --stats                the device's counters at the end, on stderr\n"
 		"  -h, --help\n"
 		"Without EAL arguments: --no-pci, hugepages when free (else --no-huge), a unique\n"
 		"--file-prefix and net_memif over /tmp/ordk-perf-<port>.sock (server lcore 0,\n"
@@ -99,7 +100,7 @@ num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 	return 0;
 }
 
-enum { OPT_GBITS = 256, OPT_JSON, OPT_LOOPBACK, OPT_VERIFY, OPT_NOPROGRESS };
+enum { OPT_GBITS = 256, OPT_JSON, OPT_LOOPBACK, OPT_VERIFY, OPT_NOPROGRESS, OPT_STATS };
 
 int
 perf_opts_parse(enum perf_test t, int argc, char **argv, struct perf_opts *o, char *err,
@@ -122,6 +123,7 @@ perf_opts_parse(enum perf_test t, int argc, char **argv, struct perf_opts *o, ch
 		{ "loopback", no_argument, NULL, OPT_LOOPBACK },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "no-progress", no_argument, NULL, OPT_NOPROGRESS },
+		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "connection", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -248,6 +250,9 @@ perf_opts_parse(enum perf_test t, int argc, char **argv, struct perf_opts *o, ch
 			break;
 		case OPT_NOPROGRESS:
 			o->progress = false;
+			break;
+		case OPT_STATS:
+			o->stats = true;
 			break;
 		case 'h':
 			o->help = true;

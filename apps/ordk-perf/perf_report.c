@@ -180,7 +180,7 @@ perf_peak_spm(const uint64_t *posted, const uint64_t *done, uint64_t n, double h
 	double best = 0;
 
 	for (uint64_t i = 0; i < n; i += step)
-		for (uint64_t j = i; j < n; j += step) {
+		for (uint64_t j = i; j < n; j = j + step < n || j == n - 1 ? j + step : n - 1) {
 			double d;
 
 			if (done[j] < posted[i])

@@ -271,6 +271,19 @@ side_connect(struct side *s, const struct perf_opts *o)
 }
 
 static void
+side_stats(const struct side *s, const char *who)
+{
+	struct ordk_stats st;
+
+	if (s->dev == NULL || ordk_dev_stats(s->dev, &st) != 0)
+		return;
+	fprintf(stderr, "ordk-perf: %s %s counters:\n", who, s->at.name);
+	app_print_stats(stderr, &st, false);
+	fprintf(stderr, "ordk-perf: %s %s model counters:\n", who, s->at.name);
+	app_print_xstats(stderr, s->dev, false);
+}
+
+static void
 side_close(struct side *s)
 {
 	for (uint32_t q = 0; q < PERF_MAX_QPS; q++)
@@ -667,14 +680,16 @@ struct run {
 	double lat_sum;
 };
 
+/* A line a second on stderr; @p next is a TSC deadline (no clock math per call). */
 static void
-progress_line(struct ctx *x, const struct run *r, double t0, double *next)
+progress_line(struct ctx *x, const struct run *r, double t0, uint64_t *next)
 {
-	double now = app_now_s();
+	double now;
 
-	if (!x->o->progress || now < *next)
+	if (!x->o->progress || rte_get_tsc_cycles() < *next)
 		return;
-	*next = now + 1;
+	*next = rte_get_tsc_cycles() + x->hz;
+	now = app_now_s();
 	if (perf_test_is_bw(x->o->test))
 		fprintf(stderr, "ordk-perf: %s %u B: %" PRIu64 " messages, %.2f MiB/sec\n",
 			perf_test_name(x->o->test), r->size, r->msgs,
@@ -731,7 +746,8 @@ client_bw(struct ctx *x, struct run *r)
 	struct side *c = &x->c;
 	uint64_t posted[PERF_MAX_QPS] = { 0 }, done[PERF_MAX_QPS] = { 0 }, np = 0, nc = 0;
 	bool final[PERF_MAX_QPS] = { false }, timeup = false;
-	double t0 = app_now_s(), stop = t0 + o->duration, next = t0 + 1;
+	double t0 = app_now_s(), stop = t0 + o->duration;
+	uint64_t next = rte_get_tsc_cycles() + x->hz;
 	struct ordk_wc wc[64];
 
 	for (;;) {
@@ -859,7 +875,8 @@ client_lat(struct ctx *x, struct run *r)
 	const struct perf_opts *o = x->o;
 	struct side *c = &x->c;
 	uint32_t size = c->in.size;
-	double t0 = app_now_s(), next = t0 + 1, hz = (double)x->hz;
+	double t0 = app_now_s(), hz = (double)x->hz;
+	uint64_t next = rte_get_tsc_cycles() + x->hz;
 	volatile uint8_t *flag = region(c, 0) + size - 1;
 	uint8_t val = 1;
 
@@ -1260,6 +1277,10 @@ perf_run(const struct perf_opts *o)
 	}
 	linger(&x.c, 0.3);
 out:
+	if (o->stats) {
+		side_stats(&x.c, "client");
+		side_stats(&x.s, "server");
+	}
 	side_close(&x.c);
 	side_close(&x.s);
 	{

@@ -177,6 +177,16 @@ Test(perf_report, bw_peak)
 
 	cr_expect_float_eq(perf_peak_spm(tp2, tc2, 3, 1.0), 10.0, 1e-9);
 	cr_expect_float_eq(perf_peak_spm(tp, tc, 0, 1.0), 0.0, 1e-9);
+
+	/* sampled (n > 4096): never worse than the whole run, whose rate is the average */
+	enum { N = 10001 };
+	static uint64_t tp3[N], tc3[N];
+
+	for (int k = 0; k < N; k++) {
+		tp3[k] = (uint64_t)k;
+		tc3[k] = (uint64_t)k + 100;
+	}
+	cr_expect_leq(perf_peak_spm(tp3, tc3, N, 1.0), (double)(tc3[N - 1] - tp3[0]) / N + 1e-12);
 }
 
 Test(perf_report, json_parses_and_has_the_fields)

@@ -28,7 +28,8 @@ sim_now_ns(struct bluesim *sim)
 {
 	if (sim->cfg.clock_ns != NULL)
 		return sim->cfg.clock_ns(sim->cfg.clock_arg);
-	return (uint64_t)((double)rte_get_tsc_cycles() * 1e9 / (double)sim->tsc_hz);
+	/* ns = tsc * (1e9 / hz), in 32.32 fixed point: no division per call */
+	return (uint64_t)(((unsigned __int128)rte_get_tsc_cycles() * sim->ns_per_tsc_q32) >> 32);
 }
 
 void
@@ -100,6 +101,7 @@ bluesim_create(const struct bluesim_config *cfg)
 	if (sim->cfg.fault.reorder_depth == 0)
 		sim->cfg.fault.reorder_depth = 3;
 	sim->tsc_hz = rte_get_tsc_hz();
+	sim->ns_per_tsc_q32 = (uint64_t)(((unsigned __int128)1000000000u << 32) / sim->tsc_hz);
 	sim->rng = cfg->fault.seed ? cfg->fault.seed : 0x9E3779B97F4A7C15ull;
 
 	sim->bar = zalloc(cfg, BLUE_BAR0_SIZE);

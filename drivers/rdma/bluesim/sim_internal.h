@@ -30,6 +30,7 @@ extern int bluesim_logtype;
 	X(tx_items) X(tx_packets) X(tx_bytes) X(tx_read_requests) X(tx_simple_nic)         \
 	X(tx_bad_item) X(tx_invalid_lkey) X(tx_pgt_error) X(tx_dma_error)                  \
 	X(tx_simple_nic_bad) X(tx_no_mbuf)                                                 \
+	X(port_tx_bursts) X(port_rx_bursts)                                              \
 	X(rx_frames) X(rx_bytes) X(rx_not_ready) X(rx_filtered) X(rx_fcs_error)             \
 	X(rx_multiseg_dropped) X(rx_rdma) X(rx_simple_nic) X(rx_simple_nic_no_buffer)      \
 	X(rx_simple_nic_ring_full) X(rx_simple_nic_too_big) X(rx_dma_error)                 \
@@ -149,6 +150,8 @@ struct bluesim {
 	struct rte_mempool *pool;
 	bool own_pool;
 	uint64_t tsc_hz;
+	uint64_t ns_per_tsc_q32;    /* sim_now_ns(): 1e9 / tsc_hz in 32.32 fixed point */
+	uint64_t rx_now_ns;	    /* time of the receive burst being handled */
 
 	/* network parameters (SetNetworkParam) */
 	bool net_ready;

@@ -119,6 +119,8 @@ held_release_due(struct bluesim *sim, enum bluesim_dir dir, bool all)
 	if (fd->nheld == 0)
 		return 0;
 	now = sim_now_ns(sim);
+	if (dir == BLUESIM_DIR_RX)
+		sim->rx_now_ns = now;
 	for (uint32_t i = 0; i < fd->nheld;) {
 		struct sim_held *h = &fd->held[i];
 
@@ -234,6 +236,7 @@ sim_port_flush(struct bluesim *sim)
 	} else {
 		sent = rte_eth_tx_burst(sim->cfg.port_id, sim->cfg.queue_id, sim->txq,
 					(uint16_t)sim->txq_len);
+		sim->st.port_tx_bursts++;
 	}
 	if (sent > 0 && sent < sim->txq_len)
 		memmove(sim->txq, sim->txq + sent, (sim->txq_len - sent) * sizeof(sim->txq[0]));
@@ -289,7 +292,10 @@ sim_port_rx(struct bluesim *sim, unsigned int budget)
 		n = k;
 	} else {
 		n = rte_eth_rx_burst(sim->cfg.port_id, sim->cfg.queue_id, pkts, n);
+		sim->st.port_rx_bursts += n > 0;
 	}
+	if (n > 0)
+		sim->rx_now_ns = sim_now_ns(sim);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 

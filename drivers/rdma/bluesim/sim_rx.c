@@ -137,7 +137,7 @@ static void
 mark_dirty(struct bluesim *sim, struct sim_qpc *q)
 {
 	q->dirty = 1;
-	q->last_rx_ns = sim_now_ns(sim);
+	q->last_rx_ns = sim->rx_now_ns; /* one clock read per burst, not per frame */
 	if (!q->on_dirty_list) {
 		q->on_dirty_list = 1;
 		sim->dirty[sim->ndirty++] = (uint16_t)(q - sim->qpcs);
