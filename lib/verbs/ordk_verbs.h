@@ -108,6 +108,20 @@ int ordk_qp_stats(const struct ordk_qp *qp, struct ordk_stats *st);
  */
 int ordk_dev_xstats(struct ordk_dev *dev, const char **names, uint64_t *values, unsigned int n);
 
+/**
+ * Zero the device's counters, every QP's, and the counters behind BAR0
+ * (the model's xstats). @return 0 or -EINVAL.
+ */
+int ordk_dev_stats_reset(struct ordk_dev *dev);
+
+/**
+ * Change bluesim's injected faults at run time: a list like
+ * "drop:0.01,dup-rx:0.001" (kinds drop, dup, reorder, corrupt, delay; an
+ * optional -rx or -tx; a rate in [0, 1]). Kinds not named keep their rates.
+ * @return 0, -EINVAL (bad list, logged), -ENOTSUP (the card: nothing to inject into).
+ */
+int ordk_dev_set_faults(struct ordk_dev *dev, const char *spec);
+
 /* ---------------------------------------------------------------- PD, MR */
 
 struct ordk_pd *ordk_pd_alloc(struct ordk_dev *dev);
@@ -292,6 +306,21 @@ int ordk_qp_modify(struct ordk_qp *qp, const struct ordk_qp_attr *attr, unsigned
 /** @return 0 or -EINVAL. Either output may be NULL. */
 int ordk_qp_query(const struct ordk_qp *qp, struct ordk_qp_attr *attr,
 		  struct ordk_qp_init_attr *init);
+
+/** Where a QP's transport stands (for tools: ordk-testpmd's "show qp"). */
+struct ordk_qp_info {
+	enum ordk_qp_state state;
+	uint32_t next_psn;	   /**< the PSN our next packet takes */
+	uint32_t acked_psn;	   /**< every PSN before it is acknowledged */
+	uint32_t expected_psn;	   /**< receiver: every PSN of the peer before it arrived */
+	uint32_t send_outstanding; /**< WRs posted and not completed */
+	uint32_t recv_posted;	   /**< RECVs waiting for a SEND */
+	uint32_t reads_outstanding;
+	uint32_t retries;	   /**< consecutive timeouts without progress */
+};
+
+/** @return 0 or -EINVAL. */
+int ordk_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info);
 
 /** Destroy (the card's QPC is cleared). @return 0, -EINVAL, -ETIMEDOUT. */
 int ordk_qp_destroy(struct ordk_qp *qp);

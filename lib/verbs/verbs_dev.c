@@ -233,6 +233,39 @@ ordk_dev_xstats(struct ordk_dev *dev, const char **names, uint64_t *values, unsi
 	return (int)dev->hw.be.ops->xstats(&dev->hw.be, n ? names : NULL, n ? values : NULL, n);
 }
 
+int
+ordk_dev_stats_reset(struct ordk_dev *dev)
+{
+	const void *key;
+	void *data;
+	uint32_t it = 0;
+
+	if (dev == NULL)
+		return -EINVAL;
+	memset(&dev->st, 0, sizeof(dev->st));
+	while (rte_hash_iterate(dev->qp_table, &key, &data, &it) >= 0)
+		memset(&((struct ordk_qp *)data)->st, 0, sizeof(((struct ordk_qp *)data)->st));
+	if (dev->hw.be.ops->xstats_reset != NULL)
+		dev->hw.be.ops->xstats_reset(&dev->hw.be);
+	return 0;
+}
+
+int
+ordk_dev_set_faults(struct ordk_dev *dev, const char *spec)
+{
+	char err[160] = "";
+	int rc;
+
+	if (dev == NULL || spec == NULL)
+		return -EINVAL;
+	if (dev->hw.be.ops->set_faults == NULL)
+		return -ENOTSUP;
+	rc = dev->hw.be.ops->set_faults(&dev->hw.be, spec, err, sizeof(err));
+	if (rc != 0)
+		VERBS_LOG(ERR, "%s: faults '%s': %s", dev->name, spec, err);
+	return rc;
+}
+
 /* -------------------------------------------------------------------- PD */
 
 struct ordk_pd *

@@ -153,6 +153,24 @@ ordk_qp_query(const struct ordk_qp *qp, struct ordk_qp_attr *attr, struct ordk_q
 	return 0;
 }
 
+int
+ordk_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
+{
+	if (qp == NULL || info == NULL)
+		return -EINVAL;
+	*info = (struct ordk_qp_info){
+		.state = qp->attr.qp_state,
+		.next_psn = qp->next_psn,
+		.acked_psn = qp->acked_psn,
+		.expected_psn = qp->epsn,
+		.send_outstanding = qp->sq_user,
+		.recv_posted = qp->rq_count,
+		.reads_outstanding = qp->rd_count,
+		.retries = qp->rtx_retries,
+	};
+	return 0;
+}
+
 /* ------------------------------------------------------- state machine */
 
 /* Required and optional attribute bits per RC transition (IBA 11.2.4 / ibverbs). */

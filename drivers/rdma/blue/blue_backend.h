@@ -23,6 +23,13 @@ struct blue_backend_ops {
 	/** Counters of what is behind BAR0 (model xstats), or NULL. */
 	unsigned int (*xstats)(struct blue_backend *be, const char **names, uint64_t *values,
 			       unsigned int n);
+	/** Zero those counters, or NULL. */
+	void (*xstats_reset)(struct blue_backend *be);
+	/**
+	 * Change injected faults ("drop:0.01,corrupt-rx:0.001"; kinds not named
+	 * keep their rates), or NULL where there is nothing to inject into.
+	 */
+	int (*set_faults)(struct blue_backend *be, const char *spec, char *err, uint32_t errlen);
 	void (*close)(struct blue_backend *be);
 };
 

@@ -67,6 +67,26 @@ sim_xstats(struct blue_backend *be, const char **names, uint64_t *values, unsign
 }
 
 static void
+sim_xstats_reset(struct blue_backend *be)
+{
+	bluesim_xstats_reset(((struct sim_priv *)be->priv)->sim);
+}
+
+static int
+sim_set_faults(struct blue_backend *be, const char *spec, char *err, uint32_t errlen)
+{
+	struct sim_priv *p = be->priv;
+	struct bluesim_fault_cfg f;
+	int rc;
+
+	bluesim_get_faults(p->sim, &f);
+	rc = bluesim_parse_faults(spec, &f, err, errlen);
+	if (rc == 0)
+		bluesim_set_faults(p->sim, &f);
+	return rc;
+}
+
+static void
 sim_close(struct blue_backend *be)
 {
 	struct sim_priv *p = be->priv;
@@ -83,6 +103,8 @@ static const struct blue_backend_ops sim_ops = {
 	.dma_unmap = sim_dma_unmap,
 	.poll = sim_poll,
 	.xstats = sim_xstats,
+	.xstats_reset = sim_xstats_reset,
+	.set_faults = sim_set_faults,
 	.close = sim_close,
 };
 

@@ -115,6 +115,9 @@ unsigned int bluesim_poll(struct bluesim *sim, unsigned int budget);
 /** Change fault rates at run time. */
 void bluesim_set_faults(struct bluesim *sim, const struct bluesim_fault_cfg *f);
 
+/** The fault configuration in force. @return 0 or -EINVAL. */
+int bluesim_get_faults(const struct bluesim *sim, struct bluesim_fault_cfg *f);
+
 /** Counters. Names in bluesim_xstat_names(); values in the same order. */
 unsigned int bluesim_xstats_count(void);
 const char *bluesim_xstat_name(unsigned int i);

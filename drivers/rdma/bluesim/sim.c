@@ -189,6 +189,15 @@ bluesim_set_faults(struct bluesim *sim, const struct bluesim_fault_cfg *f)
 		sim->rng = f->seed;
 }
 
+int
+bluesim_get_faults(const struct bluesim *sim, struct bluesim_fault_cfg *f)
+{
+	if (sim == NULL || f == NULL)
+		return -EINVAL;
+	*f = sim->cfg.fault;
+	return 0;
+}
+
 /* ------------------------------------------------------------- counters */
 
 static const char *const xstat_names[] = {
