@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ordk-testpmd: a console in testpmd's manner over two local ORDK devices
+ * (bluesim on a net_ring pair). tp.c owns the devices and the traffic;
+ * tp_cmds.c is the command table (DPDK's cmdline library).
+ */
+#ifndef ORDK_TP_H
+#define ORDK_TP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ordk_verbs.h"
+
+#define TP_SIDES   2
+#define TP_MAX_QPS 16u
+#define TP_BUF	   (16u << 20)
+#define TP_DEPTH   64u
+
+enum tp_op { TP_WRITE = 0, TP_READ, TP_SEND };
+
+struct tp_side {
+	struct ordk_dev *dev;
+	struct ordk_dev_attr at;
+	uint16_t port;
+	struct ordk_pd *pd;
+	struct ordk_cq *cq;
+	uint32_t cqe;
+	struct ordk_mr *mr;
+	uint8_t *buf;
+	struct ordk_qp *qp[TP_MAX_QPS];
+	uint64_t cq_polled, cq_errors; /* completions this console took from the CQ */
+};
+
+/* ethdev counters at a point in time (forward statistics are differences) */
+struct tp_eth_snap {
+	uint64_t ipackets, opackets, imissed, oerrors, ibytes, obytes;
+};
+
+struct tp {
+	struct tp_side s[TP_SIDES];
+	uint32_t nqp;		/* QP pairs made so far */
+	/* traffic: side 0 requests, side 1 responds */
+	bool running;
+	enum tp_op op;
+	uint32_t size, qps;
+	uint64_t outstanding[TP_MAX_QPS];
+	uint64_t done, bytes, errors;
+	double t0, t1;
+	struct tp_eth_snap start_stats[TP_SIDES], last_show[TP_SIDES];
+	double last_show_t[TP_SIDES];
+	bool quit;
+};
+
+extern struct tp tp;
+
+/** Two devices on a net_ring pair, PDs, CQs, MRs and one QP pair. @return 0 or -1. */
+int tp_init(const char *extra_devargs);
+void tp_fini(void);
+/** Poll both devices and move the traffic on. */
+void tp_step(void);
+
+/* what the commands do (each prints its result to stdout) */
+void tp_show_device(void);
+void tp_show_port_stats(void);
+void tp_show_port_xstats(void);
+void tp_show_qp(bool one, uint32_t qpn);
+void tp_show_mr(void);
+void tp_show_cq(void);
+void tp_show_traffic(void);
+int tp_set_fault(const char *kind, const char *rate, const char *dir);
+int tp_start(const char *op, uint32_t size, uint32_t qps);
+void tp_stop(void);
+void tp_clear_stats(void);
+/** Keep everything polled for @p seconds, with a tally line a second when traffic runs. */
+int tp_sleep(const char *seconds);
+
+/** The command table for cmdline. */
+extern void *tp_cmd_ctx[];
+
+#endif /* ORDK_TP_H */

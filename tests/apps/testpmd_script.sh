@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# A scripted ordk-testpmd session (--cmdfile) whose output is checked.
+#   testpmd_script.sh <ordk-testpmd>
+set -u
+tp=$1
+dir=$(mktemp -d /tmp/ordk-testpmd-XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+cat >"$dir/cmds" <<'CMDS'
+# ordk-testpmd test session
+help
+show device
+start write 4096 2
+sleep 0.5
+show traffic
+stop
+show qp
+set fault drop 0.02 tx
+set fault bogus 0.1
+set fault drop 7
+clear stats
+start send 1024
+sleep 1
+stop
+show port stats
+show port xstats
+show cq
+show mr
+show qp 0x7fffff
+foo
+start read 65536
+sleep 0.3
+quit
+show device
+CMDS
+timeout 60 "$tp" --cmdfile "$dir/cmds" >"$dir/out" 2>&1
+rc=$?
+cat "$dir/out"
+fail=0
+expect() { # <extended regex> <what>
+    if grep -Eq -- "$1" "$dir/out"; then echo "ok: $2"; else echo "FAIL: $2 (/$1/)"; fail=1; fi
+}
+[ $rc -eq 0 ] || { echo "FAIL: exit $rc"; fail=1; }
+expect '^  show qp \[qpn\] \| show mr' "help lists the commands"
+expect 'Infos for device 1' "show device: both devices"
+expect '^  MAC address: 02:00:00:00:00:01   IP: 10.0.0.1$' "show device: addresses"
+expect '^  write 4096 B x 2 QP: [1-9][0-9]* WRs completed, 0 errors' "write traffic ran on 2 QPs"
+expect '^  ---------------------- Forward statistics for port 0  -' "stop: testpmd's forward statistics"
+expect 'Accumulated forward statistics for all ports' "stop: accumulated statistics"
+[ "$(grep -Ec '^  bluesim[01] +0x[0-9a-f]{6}  RTS ' "$dir/out")" -ge 4 ] &&
+    echo "ok: show qp: 4 QPs in RTS" || { echo "FAIL: show qp"; fail=1; }
+expect '^Fault drop-tx:0.02 set on every device' "set fault"
+expect '^testpmd> set fault bogus 0.1$' "the script is echoed"
+[ "$(grep -c '^Bad arguments' "$dir/out")" -ge 2 ] && echo "ok: bad fault refused" ||
+    { echo "FAIL: bad arguments"; fail=1; }
+expect 'rate .7. is not a probability' "bad rate refused"
+expect 'NIC statistics for all ports cleared' "clear stats"
+expect '^  send 1024 B x 1 QP: [1-9][0-9]* WRs completed, 0 errors' "send traffic under 2% loss"
+expect '######################## NIC statistics for port 0  ########################' "show port stats"
+expect '^  Rx-pps: +[0-9]+ +Rx-bps: +[0-9]+$' "show port stats: throughput"
+expect '^  fault_tx_drop +[1-9]' "show port xstats: the fault acted"
+expect '^  drop_invalid_mr_key +[0-9]' "show port xstats: drop reasons"
+expect '^  retransmits: +[1-9]' "show port xstats: the transport recovered"
+expect '^  bluesim0 +2080 +' "show cq"
+expect '^  bluesim1 +0x[0-9a-f]{6} 0x[0-9a-f]{6} 0x[0-9a-f]+ +16777216 +LW RW RR RA' "show mr"
+expect '^Invalid QP number 0x7fffff' "show qp of no QP"
+expect '^Command not found' "unknown command"
+expect '^  read 65536 B x 1 QP: [1-9][0-9]* WRs completed' "quit stops running traffic"
+expect '^Bye\.\.\.$' "quit"
+if grep -q '^testpmd> show device$' <(sed -n '/^testpmd> quit$/,$p' "$dir/out"); then
+    echo "FAIL: commands after quit ran"; fail=1
+fi
+[ $fail -eq 0 ] && echo PASS
+exit $fail
