@@ -37,7 +37,7 @@ app_hugepages_free_mb(const char *huge_dir)
 }
 
 bool
-app_hugetlbfs_mounted(const char *mounts)
+app_hugetlbfs_mounted(const char *mounts, char *where, size_t where_len)
 {
 	char line[512], dev[128], dir[256], type[64];
 	bool found = false;
@@ -49,6 +49,8 @@ app_hugetlbfs_mounted(const char *mounts)
 		found = sscanf(line, "%127s %255s %63s", dev, dir, type) == 3 &&
 			strcmp(type, "hugetlbfs") == 0;
 	fclose(f);
+	if (found && where != NULL)
+		snprintf(where, where_len, "%s", dir);
 	return found;
 }
 
@@ -58,7 +60,7 @@ app_eal_default_argv(const struct app_eal_defaults *d, char **argv, char *store,
 	size_t used = 0;
 	int argc = 0;
 	bool huge = app_hugepages_free_mb(d->huge_dir) >= d->mem_mb + 64 &&
-		    app_hugetlbfs_mounted(d->mounts);
+		    app_hugetlbfs_mounted(d->mounts, NULL, 0);
 
 #define ADD(...)                                                                      \
 	do {                                                                          \

@@ -39,8 +39,11 @@ int app_eal_default_argv(const struct app_eal_defaults *d, char **argv, char *st
 /** Free 2 MiB hugepages under @p huge_dir (NULL: /sys/kernel/mm/hugepages), in MiB. */
 unsigned long app_hugepages_free_mb(const char *huge_dir);
 
-/** Is a hugetlbfs mounted (per @p mounts, NULL: /proc/mounts)? */
-bool app_hugetlbfs_mounted(const char *mounts);
+/**
+ * Is a hugetlbfs mounted (per the mount table @p mounts, NULL: /proc/mounts)?
+ * Its directory goes to @p where when not NULL.
+ */
+bool app_hugetlbfs_mounted(const char *mounts, char *where, size_t where_len);
 
 /**
  * rte_eal_init() with the user's EAL arguments @p argv[0..argc) when @p user

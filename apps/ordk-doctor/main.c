@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ordk-doctor: checks this machine before a run and says how to fix each
+ * finding. Exit status 0 (all fine), 1 (warnings), 2 (something blocks).
+ *
+ *   ordk-doctor [--json] [-d devargs] [--netdev IFACE] [--pmtu N] [--mr-size BYTES]
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_version.h>
+
+#include "doctor.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ordk-doctor [--json] [-d devargs] [--netdev IFACE] [--pmtu N] [--mr-size BYTES]\n"
+		"  -d, --device   the device you will run on (blue:<bdf>[,vendor=..,device=..] or bluesim)\n"
+		"  --netdev       the interface carrying the RDMA frames (MTU check)\n"
+		"  --pmtu         the path MTU you will use (256..4096, default 4096)\n"
+		"  --mr-size      bytes you will register (memory and memlock checks; K/M/G)\n"
+		"  --json         machine-readable output\n"
+		"exit status: 0 fine, 1 warnings, 2 blocking\n");
+}
+
+static int
+size_arg(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (end == s || *s == '-')
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	default: break;
+	}
+	if (*end != '\0')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },	  { "device", required_argument, NULL, 'd' },
+		{ "netdev", required_argument, NULL, 'n' }, { "pmtu", required_argument, NULL, 'p' },
+		{ "mr-size", required_argument, NULL, 'm' }, { "root", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },	  { NULL, 0, NULL, 0 },
+	};
+	struct doc_opts o = { .root = "", .pmtu = 4096, .dpdk_version = rte_version(),
+			      .root_user = geteuid() == 0 };
+	static struct doc_report r;
+	bool json = false;
+	uint64_t v;
+	int c, status;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "d:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'd':
+			o.devargs = optarg;
+			break;
+		case 'n':
+			o.netdev = optarg;
+			break;
+		case 'p':
+			if (size_arg(optarg, &v) != 0 || v < 256 || v > 4096 || (v & (v - 1))) {
+				fprintf(stderr, "ordk-doctor: --pmtu %s: 256, 512, 1024, 2048 or 4096\n",
+					optarg);
+				return 2;
+			}
+			o.pmtu = (uint32_t)v;
+			break;
+		case 'm':
+			if (size_arg(optarg, &v) != 0) {
+				fprintf(stderr, "ordk-doctor: --mr-size %s: a size in bytes (K/M/G)\n",
+					optarg);
+				return 2;
+			}
+			o.mr_bytes = v;
+			break;
+		case 'r': /* a fabricated /sys and /proc (tests): judged as a user */
+			o.root = optarg;
+			o.root_user = false;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "ordk-doctor: %s: unknown option or missing value\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ordk-doctor: %s: unexpected argument\n", argv[optind]);
+		return 2;
+	}
+	status = doc_run(&o, &r);
+	if (json)
+		doc_print_json(stdout, &r, status);
+	else {
+		doc_print_text(stdout, &r);
+		printf("%s\n", status == 0 ? "ordk-doctor: all good" :
+			       status == 1 ? "ordk-doctor: warnings (runs may be slow or limited)" :
+					     "ordk-doctor: something blocks a run: see the fixes above");
+	}
+	return status;
+}
