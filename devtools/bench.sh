@@ -33,14 +33,10 @@ while [ $# -gt 0 ]; do
     shift
 done
 
+. devtools/lib.sh
 if [ $build = 1 ]; then
     devtools/setup.sh
-    if [ -f "$BUILD/build.ninja" ]; then
-        meson setup --reconfigure "$BUILD" >/dev/null || meson setup --wipe "$BUILD" >/dev/null
-    else
-        meson setup "$BUILD" >/dev/null
-    fi
-    ninja -C "$BUILD" >/dev/null
+    ordk_build "$BUILD"
 fi
 perf="$BUILD/apps/ordk-perf/ordk-perf"
 base="$BUILD/apps/ordk-perf/ordk-baseline"

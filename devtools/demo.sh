@@ -9,13 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${ORDK_BUILD_DIR:-build}
 
+. devtools/lib.sh
+
 devtools/setup.sh
-if [ -f "$BUILD/build.ninja" ]; then
-    meson setup --reconfigure "$BUILD" >/dev/null || meson setup --wipe "$BUILD" >/dev/null
-else
-    meson setup "$BUILD" >/dev/null
-fi
-ninja -C "$BUILD" >/dev/null
+ordk_build "$BUILD"
 echo
 
 perf="$BUILD/apps/ordk-perf/ordk-perf"

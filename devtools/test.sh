@@ -13,15 +13,10 @@ fail() {
     exit 1
 }
 
-devtools/setup.sh || fail "setup failed"
+. devtools/lib.sh
 
-if [ -f "$BUILD/build.ninja" ]; then
-    meson setup --reconfigure "$BUILD" -Dwerror=true >/dev/null ||
-        meson setup --wipe "$BUILD" -Dwerror=true || fail "meson setup failed"
-else
-    meson setup "$BUILD" -Dwerror=true || fail "meson setup failed"
-fi
-ninja -C "$BUILD" || fail "build failed"
+devtools/setup.sh || fail "setup failed"
+ordk_build "$BUILD" -Dwerror=true || fail "configure or build failed (output above)"
 
 start=$(date +%s)
 meson test -C "$BUILD" --print-errorlogs --num-processes "$(nproc)"

@@ -81,6 +81,15 @@ void app_print_stats(FILE *f, const struct ordk_stats *st, bool all);
 /** Print the device model's xstats (drop reasons included), nonzero ones unless @p all. */
 void app_print_xstats(FILE *f, struct ordk_dev *dev, bool all);
 
+/** Write @p s as a JSON string (quoted, escaped). */
+void app_json_str(FILE *f, const char *s);
+
+/**
+ * A size: decimal digits with an optional K, M or G (binary) suffix.
+ * @return 0, or -1 (empty, signed, not a number, trailing characters, overflow).
+ */
+int app_parse_size(const char *s, uint64_t *out);
+
 /** Seconds since an arbitrary point (TSC). */
 double app_now_s(void);
 

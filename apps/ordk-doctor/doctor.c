@@ -523,31 +523,17 @@ doc_print_text(FILE *f, const struct doc_report *r)
 	}
 }
 
-static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++)
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	fputc('"', f);
-}
-
 void
 doc_print_json(FILE *f, const struct doc_report *r, int status)
 {
 	fprintf(f, "{\n  \"tool\": \"ordk-doctor\",\n  \"status\": %d,\n  \"checks\": [", status);
 	for (unsigned int i = 0; i < r->n; i++) {
 		fprintf(f, "%s\n    {\"check\": ", i ? "," : "");
-		json_str(f, r->f[i].check);
+		app_json_str(f, r->f[i].check);
 		fprintf(f, ", \"level\": \"%s\", \"detail\": ", level_name[r->f[i].level]);
-		json_str(f, r->f[i].detail);
+		app_json_str(f, r->f[i].detail);
 		fprintf(f, ", \"fix\": ");
-		json_str(f, r->f[i].fix);
+		app_json_str(f, r->f[i].fix);
 		fprintf(f, "}");
 	}
 	fprintf(f, "\n  ]\n}\n");

@@ -13,6 +13,7 @@
 
 #include <rte_version.h>
 
+#include "app_common.h"
 #include "doctor.h"
 
 static void
@@ -26,26 +27,6 @@ usage(FILE *f)
 		"  --mr-size      bytes you will register (memory and memlock checks; K/M/G)\n"
 		"  --json         machine-readable output\n"
 		"exit status: 0 fine, 1 warnings, 2 blocking\n");
-}
-
-static int
-size_arg(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-
-	if (end == s || *s == '-')
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	default: break;
-	}
-	if (*end != '\0')
-		return -1;
-	*out = v;
-	return 0;
 }
 
 int
@@ -77,7 +58,7 @@ main(int argc, char **argv)
 			o.netdev = optarg;
 			break;
 		case 'p':
-			if (size_arg(optarg, &v) != 0 || v < 256 || v > 4096 || (v & (v - 1))) {
+			if (app_parse_size(optarg, &v) != 0 || v < 256 || v > 4096 || (v & (v - 1))) {
 				fprintf(stderr, "ordk-doctor: --pmtu %s: 256, 512, 1024, 2048 or 4096\n",
 					optarg);
 				return 2;
@@ -85,7 +66,7 @@ main(int argc, char **argv)
 			o.pmtu = (uint32_t)v;
 			break;
 		case 'm':
-			if (size_arg(optarg, &v) != 0) {
+			if (app_parse_size(optarg, &v) != 0) {
 				fprintf(stderr, "ordk-doctor: --mr-size %s: a size in bytes (K/M/G)\n",
 					optarg);
 				return 2;

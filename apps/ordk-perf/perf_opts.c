@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_common.h"
 #include "perf.h"
 
 static const char *const test_names[PERF_TEST_COUNT] = {
@@ -79,22 +80,9 @@ perf_usage(FILE *f)
 static int
 num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	default: break;
-	}
-	if (*end != '\0' || v < lo || v > hi)
+	if (app_parse_size(s, &v) != 0 || v < lo || v > hi)
 		return -1;
 	*out = v;
 	return 0;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_common.h"
 #include "perf.h"
 
 #define RULE "---------------------------------------------------------------------------------------"
@@ -194,21 +195,6 @@ perf_peak_spm(const uint64_t *posted, const uint64_t *done, uint64_t n, double h
 
 /* ------------------------------------------------------------------ JSON */
 
-static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 int
 perf_json_open(struct perf_json *j, const struct perf_opts *o, const struct perf_hdr *h)
 {
@@ -220,9 +206,9 @@ perf_json_open(struct perf_json *j, const struct perf_opts *o, const struct perf
 		return -1;
 	fprintf(j->f, "{\n  \"tool\": \"ordk-perf\",\n  \"test\": \"%s\",\n  \"title\": ",
 		perf_test_name(o->test));
-	json_str(j->f, perf_verb_title(o, verb, sizeof(verb)));
+	app_json_str(j->f, perf_verb_title(o, verb, sizeof(verb)));
 	fprintf(j->f, ",\n  \"device\": ");
-	json_str(j->f, h->device);
+	app_json_str(j->f, h->device);
 	fprintf(j->f,
 		",\n  \"qps\": %u,\n  \"tx_depth\": %u,\n  \"cq_mod\": %u,\n  \"mtu\": %u,\n"
 		"  \"duration\": %u,\n  \"verify\": %s,\n  \"units\": \"%s\",\n  \"results\": [",
