@@ -158,9 +158,29 @@ read_done(struct ordk_qp *qp, uint16_t msn)
 	rc_timer_arm(qp);
 }
 
+/* A READ's answer is coming: its timer moves to @p deadline, never earlier. */
+static void
+read_timer_extend(struct ordk_qp *qp, uint64_t deadline)
+{
+	rc_timer_gap_shift(qp); /* an allowance given before a polling gap stands */
+	if (qp->rtx_deadline != 0 && deadline > qp->rtx_deadline)
+		rc_timer_set(qp, deadline);
+}
+
 static void
 complete_msgs(struct ordk_qp *qp)
 {
+	/*
+	 * While READs are outstanding, progress in the peer's PSN space is
+	 * their responses streaming in: the requester's timer starts over
+	 * (IBA 9.7.6.1.1), or a READ longer than the ACK timeout times out
+	 * while it is being answered.
+	 */
+	if (qp->rd_count > 0 && qp->epsn != qp->rd_seen_epsn) {
+		qp->rd_seen_epsn = qp->epsn;
+		read_timer_extend(qp, rte_get_tsc_cycles() + rc_timeout_tsc(qp) *
+						      (qp->rtx_backoff ? qp->rtx_backoff : 1));
+	}
 	while (qp->msg_count > 0) {
 		struct rc_msg *m = &qp->msgs[qp->msg_head];
 
@@ -210,6 +230,18 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	 */
 	if (pos == BLUE_POS_FIRST)
 		qp->first_len[b->msn % ORDK_FIRST_LEN_SLOTS] = b->total_len;
+	/*
+	 * The first packet of the answer to our oldest READ: the card reports no
+	 * MIDDLE packet of a stream that flows (only idle and loss reports name
+	 * them), so nothing marks progress until the LAST. The timer allows for
+	 * the transfer at RC_READ_MIN_BPS on top of the ACK timeout; a stalled or
+	 * lossy stream is caught earlier by the card's idle and loss reports.
+	 */
+	if (pos == BLUE_POS_FIRST && blue_op_is_read_resp(op) && qp->rd_count > 0 &&
+	    qp->sq[qp->reads[qp->rd_head]].msn == b->msn)
+		read_timer_extend(qp, qp->last_rx_tsc +
+					      rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1) +
+					      (uint64_t)b->total_len * qp->dev->tsc_hz / RC_READ_MIN_BPS);
 	uint32_t epsn_before = qp->epsn;
 
 	if (!mark(qp, b->psn)) {
@@ -425,7 +457,18 @@ maybe_nak(struct ordk_qp *qp, bool report)
 		qp->hole_tsc = now;
 		return;
 	}
-	if (now - qp->hole_tsc < rc_hold_tsc(qp))
+	/*
+	 * No time-only verdicts while our READs are answered: the hole is then
+	 * most likely MIDDLE response packets no report named yet (the card
+	 * reports none while a stream flows), and a resent response packet that
+	 * lands after the READ completed overwrites memory the application owns
+	 * again (the card places every response packet). Reports still decide,
+	 * and the card's own loss reports and the READ's timer cover the rest.
+	 */
+	if (!report && qp->rd_count > 0)
+		return;
+	/* a hole is judged on what was seen while polling (see resume_tsc) */
+	if (now - RTE_MAX(qp->hole_tsc, qp->dev->resume_tsc) < rc_hold_tsc(qp))
 		return;
 	if (qp->nak_epsn == qp->epsn && now - qp->nak_tsc < rc_hold_tsc(qp))
 		return;
@@ -657,6 +700,13 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 	bool snic = false;
 	uint64_t now;
 
+	now = rte_get_tsc_cycles();
+	if (now - dev->last_poll_tsc > dev->stall_tsc) {
+		/* a polling gap: input may have piled up (see resume_tsc) */
+		dev->resume_tsc = now;
+		dev->gap_tsc = now - dev->last_poll_tsc;
+	}
+	dev->last_poll_tsc = now;
 	for (unsigned int i = 0; i < budget; i++) {
 		int rc = blue_meta_next(&dev->hw, &rep);
 
@@ -718,7 +768,8 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 		}
 		if (qp->probe_pending) {
 			idle = false;
-			if (qp->probe_report || now - qp->probe_tsc >= rc_hold_tsc(qp)) {
+			if (qp->probe_report ||
+			    now - RTE_MAX(qp->probe_tsc, dev->resume_tsc) >= rc_hold_tsc(qp)) {
 				snic = true;
 				answer_probe(qp);
 			}

@@ -55,6 +55,9 @@ rc_wheel_init(struct ordk_dev *dev)
 		dev->wheel_shift++;
 	dev->wheel_tick = rte_get_tsc_cycles() >> dev->wheel_shift;
 	dev->wheel_count = 0;
+	dev->stall_tsc = dev->tsc_hz / 5000; /* 200 us without a poll is a gap */
+	dev->last_poll_tsc = rte_get_tsc_cycles();
+	dev->resume_tsc = 0;
 }
 
 static void
@@ -78,6 +81,7 @@ rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
 
 	wheel_remove(qp);
 	qp->rtx_deadline = deadline;
+	qp->rtx_set_tsc = rte_get_tsc_cycles();
 	if (deadline == 0)
 		return;
 	TAILQ_INSERT_TAIL(&dev->wheel[(deadline >> dev->wheel_shift) & (RC_WHEEL_SLOTS - 1)], qp,
@@ -342,6 +346,19 @@ rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 	verbs_manage_qp(qp, true, true);
 }
 
+bool
+rc_timer_gap_shift(struct ordk_qp *qp)
+{
+	const struct ordk_dev *dev = qp->dev;
+
+	/* the peer may have been stopped too (one process, two devices) */
+	if (qp->rtx_deadline == 0 || qp->rtx_set_tsc >= dev->resume_tsc ||
+	    qp->rtx_deadline <= dev->resume_tsc - dev->gap_tsc)
+		return false;
+	rc_timer_set(qp, qp->rtx_deadline + dev->gap_tsc);
+	return true;
+}
+
 void
 rc_timer_check(struct ordk_qp *qp, uint64_t now)
 {
@@ -357,6 +374,9 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 				     rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1));
 		return;
 	}
+	/* what the peer said during a polling gap is still unread */
+	if (rc_timer_gap_shift(qp))
+		return;
 	qp->st.timeouts++;
 	qp->dev->st.timeouts++;
 	if (qp->rtx_retries >= qp->attr.retry_cnt) {

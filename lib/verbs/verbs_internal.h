@@ -35,6 +35,7 @@ extern int ordk_rc_logtype;
 #define ORDK_MSG_QUEUE	  4096u	 /* received messages waiting for their last PSN */
 #define ORDK_ADVERT_RING  4096u
 #define ORDK_ACK_EVERY	  16u	 /* ask for an ACK at least every N WRs */
+#define RC_READ_MIN_BPS	  (100u << 20) /* slowest READ answer the timer allows for, bytes/s */
 #define ORDK_ACK_IDLE_NS  20000u /* send a pending ACK after this much quiet */
 
 struct ordk_mr_int;
@@ -64,6 +65,16 @@ struct ordk_dev {
 	uint64_t tsc_hz;
 	uint32_t send_tail_seen;  /* Send ring TAIL at the last look */
 	uint64_t send_busy_tsc;	  /* last time the card was still fetching our items */
+	/*
+	 * Polling gaps: when the application stops polling for longer than
+	 * stall_tsc, reports and frames pile up unseen. Holds and timeouts then
+	 * count from resume_tsc (when polling resumed), not from before the gap:
+	 * judged on stale input, a late report looks like a loss, and a resend
+	 * of a READ response would overwrite memory the application already
+	 * owns again (the card places every response packet).
+	 */
+	uint64_t last_poll_tsc, resume_tsc, stall_tsc;
+	uint64_t gap_tsc;	  /* length of the last polling gap */
 	struct ordk_rc_stats st;
 };
 
@@ -185,6 +196,7 @@ struct ordk_qp {
 	uint32_t atomic_expect;	   /* next request id to execute */
 	struct rc_atomic_saved atomic_cache[ORDK_ATOMIC_CACHE];
 	uint64_t rtx_deadline;	   /* TSC; 0 when nothing is outstanding */
+	uint64_t rtx_set_tsc;	   /* when rtx_deadline was set (polling gaps move it) */
 	uint64_t timeout_tsc, hold_tsc; /* from attr.timeout: rc_qp_set_timeout() */
 	uint32_t rtx_retries;	   /* consecutive timeouts without progress */
 	uint32_t rtx_backoff;	   /* timeout multiplier (exponential) */
@@ -214,6 +226,7 @@ struct ordk_qp {
 	uint32_t first_len[ORDK_FIRST_LEN_SLOTS]; /* total_len of a FIRST packet, by MSN */
 	bool ack_due;
 	uint32_t acked_epsn;			/* epsn of the last ACK sent */
+	uint32_t rd_seen_epsn;			/* epsn when READ progress last re-armed the timer */
 	uint64_t last_rx_tsc;
 	uint64_t nak_tsc;			/* when the last NAK went out */
 	uint32_t nak_epsn;			/* the epsn it asked from */
@@ -261,6 +274,11 @@ unsigned int rc_wheel_run(struct ordk_dev *dev, uint64_t now);
 void rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to);
 unsigned int rc_push_retries(struct ordk_qp *qp);
 void rc_timer_check(struct ordk_qp *qp, uint64_t now);
+/**
+ * A polling gap stops the clock: a deadline set before the gap ended and
+ * running into it moves by the gap's length, once. @return true if it moved.
+ */
+bool rc_timer_gap_shift(struct ordk_qp *qp);
 void rc_timer_arm(struct ordk_qp *qp);
 void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
 bool rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w);
