@@ -287,3 +287,88 @@ app_parse_size(const char *s, uint64_t *out)
 	*out = (uint64_t)v << shift;
 	return 0;
 }
+
+/* ------------------------------------------------------------ devices */
+
+/* bluesim,port=N[,...]: start port N when it is an ethdev nobody started. */
+int
+app_start_port_of(const char *devargs, struct rte_mempool *mp, bool client)
+{
+	const char *p = strstr(devargs, "port=");
+	char *end;
+	unsigned long port;
+
+	if (strncmp(devargs, "bluesim", 7) != 0 || p == NULL)
+		return 0;
+	port = strtoul(p + 5, &end, 10);
+	if (end == p + 5 || port >= RTE_MAX_ETHPORTS)
+		return 0; /* "loopback" or a name: the model checks it */
+	if (!rte_eth_dev_is_valid_port((uint16_t)port)) {
+		fprintf(stderr, "no ethdev port %lu (give one with EAL --vdev or -a)\n",
+			port);
+		return -ENODEV;
+	}
+	if (app_port_start((uint16_t)port, mp) != 0) {
+		fprintf(stderr, "cannot start ethdev port %lu\n", port);
+		return -EIO;
+	}
+	if (app_link_wait((uint16_t)port, 20, client) != 0) {
+		fprintf(stderr, "port %lu: link down after 20 s (is the peer running?)\n",
+			port);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* The user's devargs with port= replaced (loopback) and a MAC and IP added. */
+void
+app_bluesim_args(char *out, size_t len, const char *user, int port, int idx)
+{
+	size_t n = 0;
+	const char *p = user;
+
+	n += (size_t)snprintf(out, len, "bluesim");
+	p = strchr(user, ',');
+	while (p != NULL && *p) {
+		const char *q = p + 1, *e = strchr(q, ',');
+		size_t k = e ? (size_t)(e - q) : strlen(q);
+
+		if (!(port >= 0 && strncmp(q, "port=", 5) == 0) && k > 0 && n < len)
+			n += (size_t)snprintf(out + n, len - n, ",%.*s", (int)k, q);
+		p = e;
+	}
+	if (port >= 0 && n < len)
+		n += (size_t)snprintf(out + n, len - n, ",port=%d", port);
+	if (strstr(user, "mac=") == NULL && n < len)
+		n += (size_t)snprintf(out + n, len - n, ",mac=02:00:00:00:00:%02x", idx);
+	if (strstr(user, "ip=") == NULL && n < len)
+		snprintf(out + n, len - n, ",ip=10.0.0.%d", idx);
+}
+
+/*
+ * DPDK 22.11's net_memif faults when rx_burst runs after the peer left, and
+ * when the peer's disconnect reaches EAL's interrupt thread during
+ * rte_eal_cleanup(). So a run ends with a handshake; then each side polls a
+ * little (the last ACKs go out) and stops polling: the client closes its
+ * port after 0.3 s, the server stays quiet for 1 s.
+ */
+void
+app_linger(struct ordk_dev *dev, double quiet_s)
+{
+	double t = app_now_s() + 0.05;
+
+	while (dev != NULL && app_now_s() < t)
+		ordk_dev_poll(dev, 64);
+	usleep((useconds_t)(quiet_s * 1e6));
+}
+
+void
+app_close_ports(void)
+{
+	uint16_t pid;
+
+	RTE_ETH_FOREACH_DEV(pid) {
+		rte_eth_dev_stop(pid);
+		rte_eth_dev_close(pid);
+	}
+}

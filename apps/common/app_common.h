@@ -90,6 +90,26 @@ void app_json_str(FILE *f, const char *s);
  */
 int app_parse_size(const char *s, uint64_t *out);
 
+/**
+ * For "bluesim,port=N[,...]" devargs: start ethdev port N (one queue pair)
+ * and wait for its link (restarting a memif client while down, see
+ * app_link_wait()). Other devargs: nothing to do. @return 0 or -errno
+ * (message printed).
+ */
+int app_start_port_of(const char *devargs, struct rte_mempool *mp, bool client);
+
+/**
+ * The user's bluesim devargs with "port=" replaced by @p port (when >= 0) and
+ * mac=02:00:00:00:00:<idx>, ip=10.0.0.<idx> added unless given.
+ */
+void app_bluesim_args(char *out, size_t len, const char *user, int port, int idx);
+
+/** The end of a two-process run over net_memif (see app_common.c). */
+void app_linger(struct ordk_dev *dev, double quiet_s);
+
+/** Stop and close every ethdev port (before rte_eal_cleanup()). */
+void app_close_ports(void);
+
 /** Seconds since an arbitrary point (TSC). */
 double app_now_s(void);
 

@@ -136,61 +136,6 @@ is_send(enum perf_test t)
 
 /* ------------------------------------------------------------ the device */
 
-/* bluesim,port=N[,...]: start port N when it is an ethdev nobody started. */
-static int
-start_port_of(const char *devargs, struct rte_mempool *mp, bool client)
-{
-	const char *p = strstr(devargs, "port=");
-	char *end;
-	unsigned long port;
-
-	if (strncmp(devargs, "bluesim", 7) != 0 || p == NULL)
-		return 0;
-	port = strtoul(p + 5, &end, 10);
-	if (end == p + 5 || port >= RTE_MAX_ETHPORTS)
-		return 0; /* "loopback" or a name: the model checks it */
-	if (!rte_eth_dev_is_valid_port((uint16_t)port)) {
-		fprintf(stderr, "ordk-perf: no ethdev port %lu (give one with EAL --vdev or -a)\n",
-			port);
-		return -ENODEV;
-	}
-	if (app_port_start((uint16_t)port, mp) != 0) {
-		fprintf(stderr, "ordk-perf: cannot start ethdev port %lu\n", port);
-		return -EIO;
-	}
-	if (app_link_wait((uint16_t)port, 20, client) != 0) {
-		fprintf(stderr, "ordk-perf: port %lu: link down after 20 s (is the peer running?)\n",
-			port);
-		return -ETIMEDOUT;
-	}
-	return 0;
-}
-
-/* The user's devargs with port= replaced (loopback) and a MAC and IP added. */
-static void
-dev_args(char *out, size_t len, const char *user, int port, int idx)
-{
-	size_t n = 0;
-	const char *p = user;
-
-	n += (size_t)snprintf(out, len, "bluesim");
-	p = strchr(user, ',');
-	while (p != NULL && *p) {
-		const char *q = p + 1, *e = strchr(q, ',');
-		size_t k = e ? (size_t)(e - q) : strlen(q);
-
-		if (!(port >= 0 && strncmp(q, "port=", 5) == 0) && k > 0 && n < len)
-			n += (size_t)snprintf(out + n, len - n, ",%.*s", (int)k, q);
-		p = e;
-	}
-	if (port >= 0 && n < len)
-		n += (size_t)snprintf(out + n, len - n, ",port=%d", port);
-	if (strstr(user, "mac=") == NULL && n < len)
-		n += (size_t)snprintf(out + n, len - n, ",mac=02:00:00:00:00:%02x", idx);
-	if (strstr(user, "ip=") == NULL && n < len)
-		snprintf(out + n, len - n, ",ip=10.0.0.%d", idx);
-}
-
 static int
 side_open(struct side *s, const char *args, bool server)
 {
@@ -1159,23 +1104,6 @@ connect_ctrl(struct side *s, const struct perf_opts *o)
 	return 0;
 }
 
-/*
- * End of a two-process run. DPDK 22.11's net_memif faults when rx_burst runs
- * after the peer left, and when the peer's disconnect reaches EAL's
- * interrupt thread during rte_eal_cleanup(). So both sides poll a little
- * (the last ACKs go out), stop polling, and then the client closes its port
- * first (after 0.3 s) while the server stays quiet until 1 s has passed.
- */
-static void
-linger(struct side *s, double quiet_s)
-{
-	double t = app_now_s() + 0.05;
-
-	while (app_now_s() < t)
-		ordk_dev_poll(s->dev, 64);
-	usleep((useconds_t)(quiet_s * 1e6));
-}
-
 static int
 run_server(struct ctx *x)
 {
@@ -1199,7 +1127,7 @@ run_server(struct ctx *x)
 			s->failed = true;
 		}
 	}
-	linger(s, 1.0);
+	app_linger(s->dev, 1.0);
 	return s->failed ? 2 : 0;
 }
 
@@ -1230,10 +1158,10 @@ perf_run(const struct perf_opts *o)
 			fprintf(stderr, "ordk-perf: cannot make the net_ring pair\n");
 			return 1;
 		}
-		dev_args(args, sizeof(args), o->devargs, p[0], 1);
+		app_bluesim_args(args, sizeof(args), o->devargs, p[0], 1);
 		if (side_open(&x.c, args, false) != 0)
 			goto out;
-		dev_args(args, sizeof(args), o->devargs, p[1], 2);
+		app_bluesim_args(args, sizeof(args), o->devargs, p[1], 2);
 		if (side_open(&x.s, args, true) != 0)
 			goto out;
 		x.c.peer = x.s.me;
@@ -1245,9 +1173,9 @@ perf_run(const struct perf_opts *o)
 			rc = 2;
 		goto out;
 	}
-	if (start_port_of(o->devargs, x.mp, o->host != NULL) != 0)
+	if (app_start_port_of(o->devargs, x.mp, o->host != NULL) != 0)
 		goto out;
-	dev_args(args, sizeof(args), o->devargs, -1, o->host ? 1 : 2);
+	app_bluesim_args(args, sizeof(args), o->devargs, -1, o->host ? 1 : 2);
 	if (strncmp(o->devargs, "bluesim", 7) != 0)
 		snprintf(args, sizeof(args), "%s", o->devargs);
 	x.me = o->host ? &x.c : &x.s;
@@ -1275,7 +1203,7 @@ perf_run(const struct perf_opts *o)
 		if (client_call(&x, &m, MSG_BYE) != 0 && rc == 0)
 			rc = 2;
 	}
-	linger(&x.c, 0.3);
+	app_linger(x.c.dev, 0.3);
 out:
 	if (o->stats) {
 		side_stats(&x.c, "client");
@@ -1283,13 +1211,6 @@ out:
 	}
 	side_close(&x.c);
 	side_close(&x.s);
-	{
-		uint16_t pid;
-
-		RTE_ETH_FOREACH_DEV(pid) {
-			rte_eth_dev_stop(pid);
-			rte_eth_dev_close(pid);
-		}
-	}
+	app_close_ports();
 	return rc;
 }

@@ -115,8 +115,6 @@ tp_init(const char *extra)
 void
 tp_fini(void)
 {
-	uint16_t pid;
-
 	for (int i = 0; i < TP_SIDES; i++) {
 		struct tp_side *s = &tp.s[i];
 
@@ -133,10 +131,7 @@ tp_fini(void)
 			ordk_dev_close(s->dev);
 		rte_free(s->buf);
 	}
-	RTE_ETH_FOREACH_DEV(pid) {
-		rte_eth_dev_stop(pid);
-		rte_eth_dev_close(pid);
-	}
+	app_close_ports();
 }
 
 /* ---------------------------------------------------------------- traffic */
