@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * TCP exchange of QP attributes. The message is 48 bytes, big-endian:
- * "ORDKCM01" (8), qpn, psn, ip, reserved (4 x u32), mac, addr (2 x u64),
- * rkey, len (2 x u32). Every wait is bounded by the caller's timeout.
+ * TCP exchange of QP attributes. A record is 48 bytes, big-endian:
+ * "ORDKCM01" (8), qpn, psn, ip, count (4 x u32), mac, addr (2 x u64),
+ * rkey, len (2 x u32). The client sends count records (count in the first;
+ * 0 means 1), the server answers with as many. Every wait is bounded.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -48,13 +49,14 @@ get(const uint8_t *p, int n)
 }
 
 static void
-encode(const struct ordk_cm_info *in, uint8_t *b)
+encode(const struct ordk_cm_info *in, uint8_t *b, uint32_t count)
 {
 	memset(b, 0, CM_LEN);
 	memcpy(b, CM_MAGIC, 8);
 	put(b + 8, in->qpn, 4);
 	put(b + 12, in->psn, 4);
 	put(b + 16, in->ip, 4);
+	put(b + 20, count, 4);
 	put(b + 24, in->mac, 8);
 	put(b + 32, in->addr, 8);
 	put(b + 40, in->rkey, 4);
@@ -117,56 +119,94 @@ io_all(int fd, uint8_t *b, size_t n, bool wr, int64_t deadline)
 	return 0;
 }
 
+/* Send @p n records (the count rides in the first). */
 static int
-swap_info(int fd, const struct ordk_cm_info *local, struct ordk_cm_info *remote, int64_t deadline)
+send_infos(int fd, const struct ordk_cm_info *info, unsigned int n, int64_t deadline)
 {
-	uint8_t out[CM_LEN], in[CM_LEN];
-	int rc;
+	uint8_t b[CM_LEN];
+	int rc = 0;
 
-	encode(local, out);
-	rc = io_all(fd, out, CM_LEN, true, deadline);
-	if (rc == 0)
-		rc = io_all(fd, in, CM_LEN, false, deadline);
-	if (rc == 0)
-		rc = decode(in, remote);
+	for (unsigned int i = 0; i < n && rc == 0; i++) {
+		encode(&info[i], b, i == 0 ? n : 0);
+		rc = io_all(fd, b, CM_LEN, true, deadline);
+	}
+	return rc;
+}
+
+/* Receive records: as many as the first says (at most @p max). */
+static int
+recv_infos(int fd, struct ordk_cm_info *info, unsigned int max, unsigned int *n,
+	   int64_t deadline)
+{
+	uint8_t b[CM_LEN];
+	uint32_t count;
+	int rc = io_all(fd, b, CM_LEN, false, deadline);
+
+	if (rc != 0)
+		return rc;
+	rc = decode(b, &info[0]); /* a stranger first: its 'count' means nothing */
+	if (rc != 0)
+		return rc;
+	count = (uint32_t)get(b + 20, 4);
+	if (count == 0)
+		count = 1;
+	if (count > max)
+		return -E2BIG;
+	for (uint32_t i = 1; i < count && rc == 0; i++) {
+		rc = io_all(fd, b, CM_LEN, false, deadline);
+		if (rc == 0)
+			rc = decode(b, &info[i]);
+	}
+	*n = count;
 	return rc;
 }
 
 static int
-server(uint16_t port, const struct ordk_cm_info *local, struct ordk_cm_info *remote,
-       int64_t deadline)
+listen_on(uint16_t port)
 {
 	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(port),
 				  .sin6_addr = IN6ADDR_ANY_INIT };
-	int one = 1, zero = 0, ls, fd, rc;
+	int one = 1, zero = 0, ls, rc;
 
 	ls = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (ls < 0)
 		return -errno;
 	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	setsockopt(ls, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)); /* IPv4 too */
-	if (bind(ls, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(ls, 1) != 0) {
+	if (bind(ls, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(ls, 8) != 0) {
 		rc = -errno;
 		close(ls);
 		return rc;
 	}
+	return ls;
+}
+
+static int
+server(uint16_t port, const struct ordk_cm_info *local, struct ordk_cm_info *remote,
+       int64_t deadline)
+{
+	unsigned int n;
+	int ls = listen_on(port), fd, rc;
+
+	if (ls < 0)
+		return ls;
 	rc = wait_fd(ls, POLLIN, deadline);
-	if (rc != 0) {
-		close(ls);
-		return rc;
-	}
-	fd = accept(ls, NULL, NULL);
+	fd = rc == 0 ? accept(ls, NULL, NULL) : -1;
+	if (rc == 0 && fd < 0)
+		rc = -errno;
 	close(ls);
-	if (fd < 0)
-		return -errno;
-	rc = swap_info(fd, local, remote, deadline);
+	if (rc != 0)
+		return rc;
+	rc = recv_infos(fd, remote, 1, &n, deadline);
+	if (rc == 0)
+		rc = send_infos(fd, local, 1, deadline);
 	close(fd);
 	return rc;
 }
 
 static int
 client(const char *host, uint16_t port, const struct ordk_cm_info *local,
-       struct ordk_cm_info *remote, int64_t deadline)
+       struct ordk_cm_info *remote, unsigned int n, int64_t deadline)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
 	char svc[8];
@@ -178,6 +218,7 @@ client(const char *host, uint16_t port, const struct ordk_cm_info *local,
 	/* the server may not listen yet: retry until the deadline */
 	while (now_ms() < deadline) {
 		int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+		unsigned int got = 0;
 
 		if (fd < 0) {
 			rc = -errno;
@@ -185,7 +226,11 @@ client(const char *host, uint16_t port, const struct ordk_cm_info *local,
 		}
 		if (connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-			rc = swap_info(fd, local, remote, deadline);
+			rc = send_infos(fd, local, n, deadline);
+			if (rc == 0)
+				rc = recv_infos(fd, remote, n, &got, deadline);
+			if (rc == 0 && got != n)
+				rc = -EPROTO;
 			close(fd);
 			break;
 		}
@@ -206,7 +251,66 @@ ordk_cm_exchange(const char *host, uint16_t port, const struct ordk_cm_info *loc
 	if (local == NULL || remote == NULL)
 		return -EINVAL;
 	return host == NULL ? server(port, local, remote, deadline)
-			    : client(host, port, local, remote, deadline);
+			    : client(host, port, local, remote, 1, deadline);
+}
+
+static int64_t
+deadline_of(int timeout_ms)
+{
+	return now_ms() + (timeout_ms > 0 ? timeout_ms : 10000);
+}
+
+int
+ordk_cm_listen(uint16_t port)
+{
+	return listen_on(port);
+}
+
+int
+ordk_cm_accept(int lfd, struct ordk_cm_info *remote, unsigned int max, unsigned int *n,
+	       int timeout_ms)
+{
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+	int fd, rc;
+
+	if (lfd < 0 || remote == NULL || n == NULL || max == 0)
+		return -EINVAL;
+	rc = poll(&p, 1, timeout_ms > 0 ? timeout_ms : 0);
+	if (rc < 0)
+		return -errno;
+	if (rc == 0)
+		return -EAGAIN;
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	/* a client that connected sends at once: a short bound */
+	rc = recv_infos(fd, remote, max, n, deadline_of(2000));
+	if (rc != 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+int
+ordk_cm_reply(int fd, const struct ordk_cm_info *local, unsigned int n)
+{
+	int rc;
+
+	if (fd < 0 || local == NULL || n == 0)
+		return -EINVAL;
+	rc = send_infos(fd, local, n, deadline_of(2000));
+	close(fd);
+	return rc;
+}
+
+int
+ordk_cm_connect(const char *host, uint16_t port, const struct ordk_cm_info *local,
+		struct ordk_cm_info *remote, unsigned int n, int timeout_ms)
+{
+	if (host == NULL || local == NULL || remote == NULL || n == 0)
+		return -EINVAL;
+	return client(host, port, local, remote, n, deadline_of(timeout_ms));
 }
 
 int

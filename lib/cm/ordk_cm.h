@@ -40,6 +40,25 @@ int ordk_cm_exchange(const char *host, uint16_t port, const struct ordk_cm_info 
 		     struct ordk_cm_info *remote, int timeout_ms);
 
 /**
+ * Several QPs at once, for servers that keep polling while clients come:
+ * ordk_cm_listen() opens the listening socket (every address, @p port);
+ * ordk_cm_accept() takes a waiting client's records (at most @p max; *@p n
+ * says how many) within @p timeout_ms (0: only look) and returns the
+ * connection, or -EAGAIN when nobody came; the server then makes its QPs and
+ * answers with exactly *@p n records through ordk_cm_reply(), which closes
+ * the connection. ordk_cm_connect() is the client's side: @p n records out,
+ * @p n back. Records are the same as ordk_cm_exchange()'s (which is n = 1).
+ * @return a socket (listen, accept), 0, or a negative errno (-E2BIG: more
+ *   records than @p max; -EPROTO: not an ORDK peer).
+ */
+int ordk_cm_listen(uint16_t port);
+int ordk_cm_accept(int lfd, struct ordk_cm_info *remote, unsigned int max, unsigned int *n,
+		   int timeout_ms);
+int ordk_cm_reply(int fd, const struct ordk_cm_info *local, unsigned int n);
+int ordk_cm_connect(const char *host, uint16_t port, const struct ordk_cm_info *local,
+		    struct ordk_cm_info *remote, unsigned int n, int timeout_ms);
+
+/**
  * RESET -> INIT -> RTR -> RTS with the peer's attributes: path MTU @p mtu,
  * access @p access, default timeout/retry values. @return 0 or ordk_qp_modify's error.
  */
