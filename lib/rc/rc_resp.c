@@ -11,6 +11,7 @@
  * then RECVs are consumed, READs finish, and an ACK goes back through
  * SimpleNic TX as the card's ACK frame with is_send_by_driver = 1.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -147,6 +148,9 @@ read_done(struct ordk_qp *qp, uint16_t msn)
 
 	if (qp->rd_count == 0 || (w = &qp->sq[qp->reads[qp->rd_head]])->msn != msn) {
 		qp->st.duplicates++; /* a READ response nobody waits for */
+		RC_LOG(DEBUG, "qp 0x%06x: READ response msn %u, oldest READ msn %u (%u outstanding)",
+		       qp->qpn, msn, qp->rd_count ? qp->sq[qp->reads[qp->rd_head]].msn : 0,
+		       qp->rd_count);
 		return;
 	}
 	qp->rd_head = (qp->rd_head + 1) % qp->sq_size;
@@ -245,6 +249,8 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	uint32_t epsn_before = qp->epsn;
 
 	if (!mark(qp, b->psn)) {
+		RC_LOG(DEBUG, "qp 0x%06x: header psn 0x%06x op 0x%x msn %u seen before (epsn 0x%06x)",
+		       qp->qpn, b->psn, op, b->msn, qp->epsn);
 		/* a duplicate: placed again by the card; ACK again, never complete twice */
 		qp->st.duplicates++;
 		if (b->ack_req)
@@ -332,7 +338,24 @@ rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 		qp->dev->st.read_req_rejected++;
 		return;
 	}
-	w = &qp->sq[qp->sq_tail % qp->sq_size];
+	/*
+	 * Answers go out in request order: a request that came again (it was
+	 * lost) is answered before the later ones already queued, which wait
+	 * for it (the READ-order gate in rc_push). Answered out of order, the
+	 * requester takes the later answers for nobody's and its READs hang.
+	 */
+	uint32_t at = qp->sq_tail;
+
+	while (at != qp->sq_next) {
+		struct rc_wqe *prev = &qp->sq[(at - 1) % qp->sq_size];
+
+		if (prev->opcode != BLUE_WR_RDMA_READ_RESP || prev->started ||
+		    blue_psn_diff(prev->req_psn, b->psn) < 0)
+			break;
+		qp->sq[at % qp->sq_size] = *prev;
+		at--;
+	}
+	w = &qp->sq[at % qp->sq_size];
 	*w = (struct rc_wqe){ .opcode = BLUE_WR_RDMA_READ_RESP, .flags = RC_WQE_INTERNAL,
 			      .signaled = 1, .msn = b->msn, .laddr = b->raddr, .lkey = b->rkey,
 			      .len = r->read_ext.total_len, .raddr = r->read_ext.laddr,
@@ -617,17 +640,34 @@ nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
 	qp->rtx_retries = 0;
 }
 
-/* ACK what arrived, or NAK [epsn, the probe's PSN) if something did not. */
+/*
+ * ACK what arrived, or NAK the first hole: [epsn, the first PSN after it that
+ * arrived, or the probe's PSN). Exactly the hole: a resent packet that had
+ * arrived is placed again by the card, and for a READ response that can be
+ * after the READ completed, in memory the application owns again. Later
+ * holes are asked for once this one is filled.
+ */
 static void
 answer_probe(struct ordk_qp *qp)
 {
 	if (blue_psn_diff(qp->probe_psn, qp->epsn) > 0) {
-		if (!send_ack_frame(qp, true, qp->probe_psn))
+		uint32_t to = qp->probe_psn;
+
+		for (uint32_t d = 1; d < ORDK_RECV_WINDOW; d++) {
+			uint32_t psn = blue_psn_add(qp->epsn, d);
+
+			if (blue_psn_diff(to, psn) <= 0)
+				break;
+			if (rbit(qp, psn)) {
+				to = psn;
+				break;
+			}
+		}
+		if (!send_ack_frame(qp, true, to))
 			return;
 		/* a second copy: the peer asks because frames are being lost (see rc_timer_check) */
-		(void)send_ack_frame(qp, true, qp->probe_psn);
-		RC_LOG(DEBUG, "qp 0x%06x: probe answered: NAK 0x%06x..0x%06x", qp->qpn, qp->epsn,
-		       qp->probe_psn);
+		(void)send_ack_frame(qp, true, to);
+		RC_LOG(DEBUG, "qp 0x%06x: probe answered: NAK 0x%06x..0x%06x", qp->qpn, qp->epsn, to);
 		qp->st.naks_sent++;
 		qp->dev->st.naks_sent++;
 	} else {

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "app_common.h"
+#include "ex.h"
+
+int
+ex_split_args(int argc, char **argv, int *targc, char ***targv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			/* the example's arguments start at "--", which stands in for argv[0] */
+			*targc = argc - i;
+			*targv = argv + i;
+			return i;
+		}
+	*targc = argc;
+	*targv = argv;
+	return 0;
+}
+
+int
+ex_eal_init(int eal_argc, char **argv, const char *name, bool client, uint16_t port,
+	    unsigned int mem_mb, const char *devargs)
+{
+	char vdev[200], prefix[64];
+	struct app_eal_defaults d = { .prog = argv[0], .prefix = prefix, .mem_mb = mem_mb,
+				      .lcore = client && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0 };
+
+	snprintf(prefix, sizeof(prefix), "ordk-%s", name);
+	if (devargs == NULL || strncmp(devargs, "bluesim", 7) == 0) {
+		snprintf(vdev, sizeof(vdev), "net_memif0,role=%s,socket=/tmp/ordk-%s-%u.sock,bsize=8192",
+			 client ? "client" : "server", name, port);
+		d.vdev = vdev;
+	}
+	return app_eal_init(eal_argc, argv, eal_argc > 0, &d);
+}
+
+int
+ex_node_open(struct ex_node *n, const char *devargs, bool client, size_t len, uint32_t cqe)
+{
+	struct rte_mempool *mp = app_frame_pool("ex_pool", 8191);
+	char args[512];
+
+	memset(n, 0, sizeof(*n));
+	n->client = client;
+	if (mp == NULL || app_start_port_of(devargs, mp, client) != 0)
+		return -1;
+	if (strncmp(devargs, "bluesim", 7) == 0)
+		app_bluesim_args(args, sizeof(args), devargs, -1, client ? 1 : 2);
+	else
+		snprintf(args, sizeof(args), "%s", devargs);
+	n->dev = ordk_dev_open(args);
+	if (n->dev == NULL) {
+		fprintf(stderr, "cannot open device '%s': %s\n", args, rte_strerror(rte_errno));
+		return -1;
+	}
+	ordk_dev_query(n->dev, &n->at);
+	n->pd = ordk_pd_alloc(n->dev);
+	n->cq = n->pd ? ordk_cq_create(n->dev, cqe) : NULL;
+	n->len = len;
+	n->buf = rte_zmalloc("ex_buf", len, 4096);
+	n->mr = n->buf && n->cq ? ordk_mr_reg(n->pd, n->buf, len, 15) : NULL;
+	if (n->mr == NULL) {
+		fprintf(stderr, "cannot register %zu bytes: %s\n", len, rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+void
+ex_node_close(struct ex_node *n)
+{
+	for (unsigned int q = 0; q < n->nqp; q++)
+		ordk_qp_destroy(n->qp[q]);
+	if (n->mr)
+		ordk_mr_dereg(n->mr);
+	if (n->cq)
+		ordk_cq_destroy(n->cq);
+	if (n->pd)
+		ordk_pd_free(n->pd);
+	if (n->dev)
+		ordk_dev_close(n->dev);
+	rte_free(n->buf);
+	memset(n, 0, sizeof(*n));
+}
+
+struct ordk_cm_info
+ex_record(const struct ex_node *n, const struct ordk_qp *qp)
+{
+	return (struct ordk_cm_info){ .qpn = ordk_qp_num(qp), .ip = n->at.ip, .mac = n->at.mac,
+				      .addr = (uint64_t)(uintptr_t)n->buf, .rkey = n->mr->rkey,
+				      .len = n->len > UINT32_MAX ? UINT32_MAX : (uint32_t)n->len };
+}
+
+static int
+make_qps(struct ex_node *n, unsigned int count, uint32_t depth)
+{
+	struct ordk_qp_init_attr ia = { .send_cq = n->cq, .recv_cq = n->cq, .max_send_wr = depth,
+					.max_recv_wr = depth };
+
+	if (n->nqp + count > EX_MAX_QPS)
+		return -1;
+	for (unsigned int i = 0; i < count; i++) {
+		n->qp[n->nqp + i] = ordk_qp_create(n->pd, &ia);
+		if (n->qp[n->nqp + i] == NULL) {
+			fprintf(stderr, "cannot create a QP: %s\n", rte_strerror(rte_errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+connect_qps(struct ex_node *n, unsigned int first, unsigned int count)
+{
+	for (unsigned int q = first; q < first + count; q++) {
+		struct ordk_cm_info me = ex_record(n, n->qp[q]);
+
+		if (ordk_cm_connect_qp(n->qp[q], &me, &n->peer[q], ORDK_MTU_4096, 15) != 0) {
+			fprintf(stderr, "cannot bring QP %u to RTS\n", q);
+			return -1;
+		}
+	}
+	n->nqp = first + count;
+	return 0;
+}
+
+int
+ex_connect(struct ex_node *n, const char *host, uint16_t port, unsigned int nqp, uint32_t depth)
+{
+	struct ordk_cm_info me[EX_MAX_QPS];
+	unsigned int first = n->nqp;
+	int rc;
+
+	if (nqp == 0 || make_qps(n, nqp, depth) != 0)
+		return -1;
+	for (unsigned int i = 0; i < nqp; i++)
+		me[i] = ex_record(n, n->qp[first + i]);
+	rc = ordk_cm_connect(host, port, me, &n->peer[first], nqp, 30000);
+	if (rc != 0) {
+		fprintf(stderr, "cannot reach %s:%u: %s\n", host, port, strerror(-rc));
+		return -1;
+	}
+	return connect_qps(n, first, nqp);
+}
+
+int
+ex_accept(struct ex_node *n, int lfd, uint32_t depth)
+{
+	struct ordk_cm_info me[EX_MAX_QPS];
+	unsigned int first = n->nqp, count = 0;
+	int fd = ordk_cm_accept(lfd, &n->peer[first], EX_MAX_QPS - first, &count, 0);
+
+	if (fd == -EAGAIN)
+		return 0;
+	if (fd < 0) {
+		fprintf(stderr, "a client that did not connect: %s\n", strerror(-fd));
+		return 0; /* a bad client does not stop the server */
+	}
+	if (make_qps(n, count, depth) != 0) {
+		close(fd);
+		return -1;
+	}
+	for (unsigned int i = 0; i < count; i++)
+		me[i] = ex_record(n, n->qp[first + i]);
+	if (ordk_cm_reply(fd, me, count) != 0)
+		return -1;
+	return connect_qps(n, first, count) == 0 ? 1 : -1;
+}
+
+int
+ex_wait(struct ex_node *n, struct ordk_wc *wc, int want, double seconds)
+{
+	double until = app_now_s() + seconds;
+	int got = 0;
+
+	while (got < want && app_now_s() < until) {
+		int k = ordk_cq_poll(n->cq, wc + got, want - got);
+
+		if (k > 0)
+			got += k;
+	}
+	return got;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void
+ex_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+}
+
+double
+ex_pct(double *v, size_t n, double p)
+{
+	size_t i;
+
+	if (n == 0)
+		return 0;
+	i = (size_t)((double)n * p / 100.0);
+	return v[i < n ? i : n - 1];
+}
+
+void
+ex_fill(uint8_t *p, size_t len, uint64_t seed)
+{
+	uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(p + i, &x, 8);
+	}
+	for (; i < len; i++)
+		p[i] = (uint8_t)(seed + i);
+}
+
+size_t
+ex_check(const uint8_t *p, size_t len, uint64_t seed)
+{
+	uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (memcmp(p + i, &x, 8) != 0)
+			for (size_t k = 0; k < 8; k++)
+				if (p[i + k] != ((const uint8_t *)&x)[k])
+					return i + k;
+	}
+	for (; i < len; i++)
+		if (p[i] != (uint8_t)(seed + i))
+			return i;
+	return len;
+}

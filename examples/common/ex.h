@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the examples share: EAL arguments (the user's before "--", or ones
+ * that work on one machine: net_memif between two processes), one "node"
+ * (device, PD, CQ, a registered buffer, QPs), connecting QPs through lib/cm,
+ * bounded waits, and latency percentiles.
+ */
+#ifndef ORDK_EX_H
+#define ORDK_EX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ordk_cm.h"
+#include "ordk_verbs.h"
+
+#define EX_MAX_QPS 16u
+
+struct ex_node {
+	struct ordk_dev *dev;
+	struct ordk_dev_attr at;
+	struct ordk_pd *pd;
+	struct ordk_cq *cq;
+	struct ordk_mr *mr;
+	uint8_t *buf;
+	size_t len;
+	struct ordk_qp *qp[EX_MAX_QPS];
+	struct ordk_cm_info peer[EX_MAX_QPS]; /* the peer's records: its QPN, MR addr/rkey/len */
+	unsigned int nqp;
+	bool client;
+};
+
+/**
+ * Split argv at "--": *@p targc / *@p targv are the example's own
+ * arguments (targv[0] is the program name). @return the EAL argc (0 when
+ * the user gave no EAL arguments).
+ */
+int ex_split_args(int argc, char **argv, int *targc, char ***targv);
+
+/**
+ * EAL: the user's arguments (@p eal_argc > 0), or defaults: --no-pci, one
+ * lcore (0 for the server, 1 for the client), hugepages when usable, and
+ * net_memif over /tmp/ordk-<name>-<port>.sock when @p devargs is bluesim's.
+ * @return 0 or -1 (message printed).
+ */
+int ex_eal_init(int eal_argc, char **argv, const char *name, bool client, uint16_t port,
+		unsigned int mem_mb, const char *devargs);
+
+/** Device (starting its bluesim port), PD, CQ of @p cqe, @p len bytes registered. */
+int ex_node_open(struct ex_node *n, const char *devargs, bool client, size_t len, uint32_t cqe);
+void ex_node_close(struct ex_node *n);
+
+/** This node's record for @p qp: QPN, addresses, and its buffer's addr/rkey/len. */
+struct ordk_cm_info ex_record(const struct ex_node *n, const struct ordk_qp *qp);
+
+/** Client: make @p nqp QPs, exchange records with @p host:@p port, connect them. */
+int ex_connect(struct ex_node *n, const char *host, uint16_t port, unsigned int nqp,
+	       uint32_t depth);
+
+/**
+ * Server: when a client waits on @p lfd (ordk_cm_listen), make as many QPs
+ * as it asks for, answer, connect. @return 1 (a client came), 0 (nobody), -1.
+ */
+int ex_accept(struct ex_node *n, int lfd, uint32_t depth);
+
+/** Poll until @p want completions are in @p wc or @p seconds passed. @return how many. */
+int ex_wait(struct ex_node *n, struct ordk_wc *wc, int want, double seconds);
+
+/** Sorts @p v; percentile @p p (0..100) of @p n values (0 when n is 0). */
+double ex_pct(double *v, size_t n, double p);
+void ex_sort(double *v, size_t n);
+
+/** A fast deterministic byte pattern for data checks. */
+void ex_fill(uint8_t *p, size_t len, uint64_t seed);
+/** @return the first offset that differs from ex_fill(seed), or len. */
+size_t ex_check(const uint8_t *p, size_t len, uint64_t seed);
+
+#endif /* ORDK_EX_H */
