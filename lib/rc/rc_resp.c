@@ -341,20 +341,24 @@ rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 	/*
 	 * Answers go out in request order: a request that came again (it was
 	 * lost) is answered before the later ones already queued, which wait
-	 * for it (the READ-order gate in rc_push). Answered out of order, the
+	 * for it (the READ-order gate in rc_push), even with other WRs queued
+	 * between them (they move one slot along, in their order; nothing
+	 * unstarted is referred to by position). Answered out of order, the
 	 * requester takes the later answers for nobody's and its READs hang.
 	 */
 	uint32_t at = qp->sq_tail;
 
-	while (at != qp->sq_next) {
-		struct rc_wqe *prev = &qp->sq[(at - 1) % qp->sq_size];
+	for (uint32_t i = qp->sq_next; i != qp->sq_tail; i++) {
+		const struct rc_wqe *q = &qp->sq[i % qp->sq_size];
 
-		if (prev->opcode != BLUE_WR_RDMA_READ_RESP || prev->started ||
-		    blue_psn_diff(prev->req_psn, b->psn) < 0)
+		if (q->opcode == BLUE_WR_RDMA_READ_RESP && !q->started &&
+		    blue_psn_diff(q->req_psn, b->psn) > 0) {
+			at = i;
 			break;
-		qp->sq[at % qp->sq_size] = *prev;
-		at--;
+		}
 	}
+	for (uint32_t i = qp->sq_tail; i != at; i--)
+		qp->sq[i % qp->sq_size] = qp->sq[(i - 1) % qp->sq_size];
 	w = &qp->sq[at % qp->sq_size];
 	*w = (struct rc_wqe){ .opcode = BLUE_WR_RDMA_READ_RESP, .flags = RC_WQE_INTERNAL,
 			      .signaled = 1, .msn = b->msn, .laddr = b->raddr, .lkey = b->rkey,

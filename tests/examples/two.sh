@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# An example's server and client, two processes over net_memif (one core
+# each), each time-bounded and stopped by its PID; both must exit 0 and the
+# client's output must match every pattern given.
+#   two.sh <pattern>[;<pattern>...] <server command...> ::: <client command...>
+set -u
+patterns=$1
+shift
+server=() client=()
+while [ $# -gt 0 ] && [ "$1" != ":::" ]; do server+=("$1"); shift; done
+shift
+client=("$@")
+dir=$(mktemp -d /tmp/ordk-ex-XXXXXX)
+trap 'kill $srv 2>/dev/null; rm -rf "$dir"' EXIT
+timeout 100 "${server[@]}" >"$dir/server" 2>&1 &
+srv=$!
+timeout 100 "${client[@]}" >"$dir/client" 2>&1
+crc=$?
+wait $srv
+src=$?
+grep -v '^EAL' "$dir/client"
+echo "--- server (exit $src):"
+grep -v '^EAL' "$dir/server"
+[ $crc -eq 0 ] || { echo "FAIL: client exit $crc"; exit 1; }
+[ $src -eq 0 ] || { echo "FAIL: server exit $src"; exit 1; }
+IFS=';' read -ra pats <<<"$patterns"
+for p in "${pats[@]}"; do
+    grep -Eq -- "$p" "$dir/client" || { echo "FAIL: no line matches /$p/"; exit 1; }
+done
+echo PASS
