@@ -110,6 +110,9 @@ void app_linger(struct ordk_dev *dev, double quiet_s);
 /** Stop and close every ethdev port (before rte_eal_cleanup()). */
 void app_close_ports(void);
 
+/** Seconds of the monotonic clock (usable before EAL is up). */
+double app_wall_s(void);
+
 /** Seconds since an arbitrary point (TSC). */
 double app_now_s(void);
 

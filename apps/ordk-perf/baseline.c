@@ -32,15 +32,6 @@
 
 #include "app_common.h"
 
-static double
-now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static void
 pin(int cpu)
 {
@@ -117,14 +108,14 @@ tcp_bulk(double secs)
 	}
 	close(b);
 	pin(0);
-	t0 = now_s();
+	t0 = app_wall_s();
 	do {
 		ssize_t k = write(a, buf, sizeof(buf));
 
 		if (k <= 0)
 			break;
 		bytes += (uint64_t)k;
-		t = now_s() - t0;
+		t = app_wall_s() - t0;
 	} while (t < secs);
 	close(a);
 	waitpid(pid, NULL, 0);
@@ -153,13 +144,13 @@ tcp_pingpong(size_t size, unsigned int n)
 	close(b);
 	pin(0);
 	for (unsigned int i = 0; i < n; i++) {
-		double t0 = now_s();
+		double t0 = app_wall_s();
 
 		if (write(a, buf, size) != (ssize_t)size || read_all(a, buf, size) != 0) {
 			fprintf(stderr, "ordk-baseline: TCP ping-pong broke at %u\n", i);
 			return 1;
 		}
-		lat[i] = (now_s() - t0) * 1e6 / 2;
+		lat[i] = (app_wall_s() - t0) * 1e6 / 2;
 	}
 	close(a);
 	waitpid(pid, NULL, 0);
@@ -186,14 +177,14 @@ memcpy_bw(size_t size, double secs)
 	memset(src, 1, span);
 	memset(dst, 2, span);
 	pin(0);
-	t0 = now_s();
+	t0 = app_wall_s();
 	do {
 		for (int i = 0; i < 64; i++) {
 			memcpy(dst + off, src + off, size);
 			bytes += size;
 			off = off + size + size > span ? 0 : off + size;
 		}
-		t = now_s() - t0;
+		t = app_wall_s() - t0;
 	} while (t < secs);
 	*(volatile char *)&dst[0] = dst[off]; /* the copies are used: keep them */
 	printf("memcpy_gbps %.3f\n", (double)bytes * 8 / t / 1e9);
@@ -231,17 +222,17 @@ raw(bool rx, uint32_t size, double secs, const char *sock, const char *prog)
 	if (rx) {
 		/* count until the sender has been quiet for 300 ms, then stop polling */
 		t0 = 0;
-		end = now_s() + secs + 20;
-		while (now_s() < end) {
+		end = app_wall_s() + secs + 20;
+		while (app_wall_s() < end) {
 			uint16_t k = rte_eth_rx_burst(0, 0, m, 32);
 
 			if (k > 0) {
 				if (t0 == 0)
-					t0 = now_s();
+					t0 = app_wall_s();
 				frames += k;
-				last = now_s();
+				last = app_wall_s();
 				rte_pktmbuf_free_bulk(m, k);
-			} else if (t0 != 0 && now_s() - last > 0.3)
+			} else if (t0 != 0 && app_wall_s() - last > 0.3)
 				break;
 		}
 		if (frames == 0 || last <= t0) {
@@ -253,8 +244,8 @@ raw(bool rx, uint32_t size, double secs, const char *sock, const char *prog)
 			       (double)frames * size * 8 / (last - t0) / 1e9);
 		usleep(300 * 1000); /* the receiver closes first; see ordk-perf's linger() */
 	} else {
-		end = now_s() + secs;
-		while (now_s() < end) {
+		end = app_wall_s() + secs;
+		while (app_wall_s() < end) {
 			if (rte_pktmbuf_alloc_bulk(mp, m, 32) != 0)
 				continue;
 			for (int i = 0; i < 32; i++) {

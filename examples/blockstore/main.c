@@ -509,10 +509,6 @@ main(int argc, char **argv)
 		rc = client_main(host, cm_port, qd, read_pct, blocks, nios, verify);
 	else
 		rc = target_main(cm_port, size_mb, file, seconds);
-	if (client)
-		app_linger(N.dev, 0.3);
-	ex_node_close(&N);
-	app_close_ports();
-	rte_eal_cleanup();
+	ex_finish(&N);
 	return rc;
 }

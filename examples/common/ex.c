@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
@@ -176,6 +177,16 @@ ex_accept(struct ex_node *n, int lfd, uint32_t depth)
 	return connect_qps(n, first, count) == 0 ? 1 : -1;
 }
 
+void
+ex_finish(struct ex_node *n)
+{
+	if (n->client && n->dev != NULL)
+		app_linger(n->dev, 0.3);
+	ex_node_close(n);
+	app_close_ports();
+	rte_eal_cleanup();
+}
+
 int
 ex_wait(struct ex_node *n, struct ordk_wc *wc, int want, double seconds)
 {
@@ -216,6 +227,15 @@ ex_pct(double *v, size_t n, double p)
 	return v[i < n ? i : n - 1];
 }
 
+static inline uint64_t
+xorshift(uint64_t x)
+{
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
 void
 ex_fill(uint8_t *p, size_t len, uint64_t seed)
 {
@@ -223,9 +243,7 @@ ex_fill(uint8_t *p, size_t len, uint64_t seed)
 	size_t i = 0;
 
 	for (; i + 8 <= len; i += 8) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		x = xorshift(x);
 		memcpy(p + i, &x, 8);
 	}
 	for (; i < len; i++)
@@ -239,9 +257,7 @@ ex_check(const uint8_t *p, size_t len, uint64_t seed)
 	size_t i = 0;
 
 	for (; i + 8 <= len; i += 8) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		x = xorshift(x);
 		if (memcmp(p + i, &x, 8) != 0)
 			for (size_t k = 0; k < 8; k++)
 				if (p[i + k] != ((const uint8_t *)&x)[k])

@@ -64,6 +64,12 @@ int ex_connect(struct ex_node *n, const char *host, uint16_t port, unsigned int 
  */
 int ex_accept(struct ex_node *n, int lfd, uint32_t depth);
 
+/**
+ * The end of an example process: the client lingers (see app_linger()) so
+ * the server closes last, then the node, the ports and EAL close.
+ */
+void ex_finish(struct ex_node *n);
+
 /** Poll until @p want completions are in @p wc or @p seconds passed. @return how many. */
 int ex_wait(struct ex_node *n, struct ordk_wc *wc, int want, double seconds);
 

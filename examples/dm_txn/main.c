@@ -633,10 +633,6 @@ main(int argc, char **argv)
 		rc = compute_main(host, cm_port, nctx, duration, ntx);
 	else
 		rc = memory_main(cm_port, seconds);
-	if (client)
-		app_linger(N.dev, 0.3);
-	ex_node_close(&N);
-	app_close_ports();
-	rte_eal_cleanup();
+	ex_finish(&N);
 	return rc;
 }

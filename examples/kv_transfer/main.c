@@ -173,16 +173,7 @@ meta_line(char *line, char *out, size_t len)
 	return true;
 }
 
-/* The service runs without EAL (no TSC frequency): the monotonic clock. */
-static double
-wall_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
+/* The service runs without EAL (no TSC frequency): its clock is app_wall_s(). */
 static int
 meta_main(uint16_t port, double seconds)
 {
@@ -191,7 +182,7 @@ meta_main(uint16_t port, double seconds)
 	char in[64][512];
 	size_t have[64] = { 0 };
 	int one = 1, np = 1;
-	double until = wall_s() + seconds;
+	double until = app_wall_s() + seconds;
 	bool run = true;
 
 	p[0].fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -202,7 +193,7 @@ meta_main(uint16_t port, double seconds)
 		return 1;
 	}
 	printf("meta: listening on port %u\n", port);
-	while (run && !stop && wall_s() < until) {
+	while (run && !stop && app_wall_s() < until) {
 		if (poll(p, (nfds_t)np, 200) <= 0)
 			continue;
 		if ((p[0].revents & POLLIN) && np < 64) {
@@ -766,10 +757,6 @@ main(int argc, char **argv)
 		rc = client_main(mhost, mport, qps, bench, count, shutdown_meta);
 	else
 		rc = worker_main(&N, mhost, mport, cm_port, host, seconds);
-	if (client)
-		app_linger(N.dev, 0.3);
-	ex_node_close(&N);
-	app_close_ports();
-	rte_eal_cleanup();
+	ex_finish(&N);
 	return rc;
 }
