@@ -10,6 +10,7 @@
 #include <rte_jhash.h>
 #include <rte_malloc.h>
 
+#include "blue_vfio.h"
 #include "verbs_internal.h"
 
 RTE_LOG_REGISTER(ordk_verbs_logtype, ordk.verbs, NOTICE);
@@ -92,12 +93,8 @@ ordk_dev_open(const char *devargs)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if (strncmp(devargs, "blue:", 5) == 0) {
-		VERBS_LOG(ERR, "%s: the VFIO backend is not built yet; use bluesim,port=...", devargs);
-		rte_errno = ENODEV;
-		return NULL;
-	}
-	if (strncmp(devargs, "bluesim", 7) != 0 || (devargs[7] != '\0' && devargs[7] != ',')) {
+	if (strncmp(devargs, "blue:", 5) != 0 &&
+	    (strncmp(devargs, "bluesim", 7) != 0 || (devargs[7] != '\0' && devargs[7] != ','))) {
 		VERBS_LOG(ERR, "%s: unknown device (bluesim,port=<ethdev|loopback> or blue:<bdf>)",
 			  devargs);
 		rte_errno = EINVAL;
@@ -112,11 +109,15 @@ ordk_dev_open(const char *devargs)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	rc = blue_sim_backend_open(devargs[7] ? devargs + 8 : "", &dev->hw.be, err, sizeof(err));
+	if (strncmp(devargs, "blue:", 5) == 0) /* the card, through VFIO */
+		rc = blue_vfio_backend_open(devargs + 5, &dev->hw.be, err, sizeof(err));
+	else
+		rc = blue_sim_backend_open(devargs[7] ? devargs + 8 : "", &dev->hw.be, err, sizeof(err));
 	if (rc != 0) {
 		VERBS_LOG(ERR, "%s: %s", devargs, err);
 		rte_free(dev);
-		rte_errno = rc == -ENOMEM ? ENOMEM : (strstr(err, "ethdev") ? ENODEV : EINVAL);
+		rte_errno = rc == -ENOMEM ? ENOMEM :
+			    (rc == -ENODEV || strstr(err, "ethdev") ? ENODEV : (rc < 0 ? -rc : EINVAL));
 		return NULL;
 	}
 	snprintf(dev->name, sizeof(dev->name), "%s", dev->hw.be.name);

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The VFIO backend (kernel uAPI, linux/vfio.h): find the device in sysfs,
+ * check its binding, open its group and a container, set the IOMMU type
+ * (type1: the card sees IOVA = VA of memory mapped with VFIO_IOMMU_MAP_DMA;
+ * no-IOMMU: the card sees physical addresses, hugepage memory only), reset
+ * the function where it can be, and map the BAR. Nothing is left half-open.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/vfio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "blue_regs.h"
+#include "blue_vfio.h"
+
+#define BIND_FIX "bind it: echo %s > /sys/bus/pci/devices/%s/driver/unbind; " \
+		 "echo %04x %04x > /sys/bus/pci/drivers/vfio-pci/new_id (or dpdk-devbind.py -b vfio-pci %s)"
+
+static int
+read_hex(const char *root, const char *bdf, const char *file, unsigned int *v)
+{
+	char p[PATH_MAX], b[32];
+	FILE *f;
+	int ok;
+
+	snprintf(p, sizeof(p), "%s/sys/bus/pci/devices/%s/%s", root, bdf, file);
+	f = fopen(p, "r");
+	if (f == NULL)
+		return -1;
+	ok = fgets(b, sizeof(b), f) != NULL && sscanf(b, "%x", v) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+/* The last path element a sysfs link points to ("" when there is no link). */
+static void
+link_name(const char *root, const char *bdf, const char *which, char *out, size_t len)
+{
+	char p[PATH_MAX], t[PATH_MAX];
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "%s/sys/bus/pci/devices/%s/%s", root, bdf, which);
+	n = readlink(p, t, sizeof(t) - 1);
+	out[0] = '\0';
+	if (n > 0) {
+		const char *s;
+
+		t[n] = '\0';
+		s = strrchr(t, '/');
+		snprintf(out, len, "%.63s", s ? s + 1 : t);
+	}
+}
+
+static int
+parse_args(const char *args, struct blue_vfio_target *t, char *err, uint32_t errlen)
+{
+	char buf[256], *save = NULL, *tok;
+	unsigned int dom = 0, bus, dev, fn;
+
+	if (args == NULL || args[0] == '\0' || strlen(args) >= sizeof(buf)) {
+		snprintf(err, errlen, "give the card's PCI address: blue:<domain:bus:dev.fn>");
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", args);
+	*t = (struct blue_vfio_target){ .vendor = BLUE_PCI_VENDOR, .device = BLUE_PCI_DEVICE,
+					.group = -1 };
+	tok = strtok_r(buf, ",", &save);
+	if (sscanf(tok, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4 &&
+	    (dom = 0, sscanf(tok, "%x:%x.%x", &bus, &dev, &fn) != 3)) {
+		snprintf(err, errlen, "'%s' is not a PCI address (0000:01:00.0 or 01:00.0)", tok);
+		return -EINVAL;
+	}
+	if (dom > 0xFFFF || bus > 0xFF || dev > 0x1F || fn > 7) {
+		snprintf(err, errlen, "'%s' is not a PCI address", tok);
+		return -EINVAL;
+	}
+	snprintf(t->bdf, sizeof(t->bdf), "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
+		char *eq = strchr(tok, '='), *end;
+		unsigned long v;
+
+		if (eq == NULL) {
+			snprintf(err, errlen, "'%s': expected key=value", tok);
+			return -EINVAL;
+		}
+		*eq = '\0';
+		v = strtoul(eq + 1, &end, 0);
+		if (strcmp(tok, "mac") == 0 || strcmp(tok, "ip") == 0)
+			continue; /* the driver's (ordk_dev_open) */
+		if (strcmp(tok, "vendor") != 0 && strcmp(tok, "device") != 0 &&
+		    strcmp(tok, "bar") != 0) {
+			snprintf(err, errlen, "'%s': unknown key (vendor, device, bar, mac, ip)", tok);
+			return -EINVAL;
+		}
+		if (end == eq + 1 || *end != '\0' ||
+		    (strcmp(tok, "bar") == 0 ? v > 5 : v > 0xFFFF)) {
+			snprintf(err, errlen, "'%s=%s': not a valid number", tok, eq + 1);
+			return -EINVAL;
+		}
+		if (strcmp(tok, "vendor") == 0)
+			t->vendor = (unsigned int)v;
+		else if (strcmp(tok, "device") == 0)
+			t->device = (unsigned int)v;
+		else
+			t->bar = (unsigned int)v;
+	}
+	return 0;
+}
+
+int
+blue_vfio_probe(const char *root, const char *args, struct blue_vfio_target *t, char *err,
+		uint32_t errlen)
+{
+	char p[PATH_MAX], drv[64], grp[64];
+	unsigned int v, d;
+	int rc = parse_args(args, t, err, errlen);
+
+	if (rc != 0)
+		return rc;
+	snprintf(p, sizeof(p), "%s/sys/bus/pci/devices/%s", root, t->bdf);
+	if (access(p, F_OK) != 0) {
+		snprintf(err, errlen, "no PCI function %s (lspci -nn -d %04x: lists the cards; "
+			 "ordk-doctor -d blue:<bdf> checks one)", t->bdf, t->vendor);
+		return -ENODEV;
+	}
+	if (read_hex(root, t->bdf, "vendor", &v) != 0 || read_hex(root, t->bdf, "device", &d) != 0) {
+		snprintf(err, errlen, "%s: cannot read its vendor and device IDs", t->bdf);
+		return -EIO;
+	}
+	if (v != t->vendor || d != t->device) {
+		snprintf(err, errlen, "%s is %04x:%04x, not the card %04x:%04x (wrong device; a test "
+			 "rig names its stand-in with vendor= and device=)", t->bdf, v, d, t->vendor,
+			 t->device);
+		return -ENODEV;
+	}
+	link_name(root, t->bdf, "driver", drv, sizeof(drv));
+	if (strcmp(drv, "vfio-pci") != 0) {
+		int n = snprintf(err, errlen, "%s is bound to %s, not vfio-pci; ", t->bdf,
+				 drv[0] ? drv : "no driver");
+
+		if (n > 0 && (uint32_t)n < errlen)
+			snprintf(err + n, errlen - (uint32_t)n, BIND_FIX, t->bdf, t->bdf, t->vendor,
+				 t->device, t->bdf);
+		return -EBUSY;
+	}
+	link_name(root, t->bdf, "iommu_group", grp, sizeof(grp));
+	if (grp[0] == '\0' || sscanf(grp, "%d", &t->group) != 1) {
+		snprintf(err, errlen, "%s has no IOMMU group: boot with intel_iommu=on iommu=pt, or "
+			 "load vfio with enable_unsafe_noiommu_mode=1", t->bdf);
+		return -ENODEV;
+	}
+	snprintf(t->group_path, sizeof(t->group_path), "/dev/vfio/noiommu-%d", t->group);
+	snprintf(p, sizeof(p), "%s%s", root, t->group_path);
+	t->noiommu = access(p, F_OK) == 0;
+	if (!t->noiommu) {
+		snprintf(t->group_path, sizeof(t->group_path), "/dev/vfio/%d", t->group);
+		snprintf(p, sizeof(p), "%s%s", root, t->group_path);
+		if (access(p, F_OK) != 0) {
+			snprintf(err, errlen, "%s: no %s (is vfio-pci loaded? modprobe vfio-pci)",
+				 t->bdf, t->group_path);
+			return -ENODEV;
+		}
+	}
+	snprintf(p, sizeof(p), "%s/sys/bus/pci/devices/%s/resource%u", root, t->bdf, t->bar);
+	if (access(p, F_OK) != 0) {
+		snprintf(err, errlen, "%s has no BAR %u", t->bdf, t->bar);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- the device */
+
+struct vfio_priv {
+	int container, group, device;
+	bool noiommu;
+	void *bar;
+	size_t bar_len;
+};
+
+/* A physical address from /proc/self/pagemap (root only), or 0. */
+static uint64_t
+virt_to_phys(const void *va)
+{
+	uint64_t e = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &e, sizeof(e), (off_t)((uintptr_t)va / 4096 * 8)) != sizeof(e))
+		e = 0;
+	close(fd);
+	if (!(e & (1ull << 63)) || (e & ((1ull << 55) - 1)) == 0)
+		return 0;
+	return (e & ((1ull << 55) - 1)) * 4096 + (uintptr_t)va % 4096;
+}
+
+static int
+vfio_dma_map(struct blue_backend *be, void *va, uint64_t len, uint64_t *iova)
+{
+	struct vfio_priv *p = be->priv;
+
+	if (p->noiommu) {
+		/* physical addresses: one contiguous run is needed (hugepage memory) */
+		uint64_t pa = virt_to_phys(va);
+
+		if (pa == 0)
+			return -EFAULT;
+		for (uint64_t off = 4096 - (uintptr_t)va % 4096; off < len; off += 4096)
+			if (virt_to_phys((const uint8_t *)va + off) != pa + off)
+				return -EFAULT; /* not physically contiguous: not a hugepage */
+		*iova = pa;
+		return 0;
+	}
+	{
+		struct vfio_iommu_type1_dma_map m = {
+			.argsz = sizeof(m),
+			.flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE,
+			.vaddr = (uintptr_t)va, .iova = (uintptr_t)va, .size = len };
+
+		if (ioctl(p->container, VFIO_IOMMU_MAP_DMA, &m) != 0)
+			return errno == EEXIST ? 0 : -errno; /* mapped already: IOVA = VA */
+		*iova = (uintptr_t)va;
+		return 0;
+	}
+}
+
+static int
+vfio_dma_unmap(struct blue_backend *be, void *va, uint64_t len)
+{
+	struct vfio_priv *p = be->priv;
+	struct vfio_iommu_type1_dma_unmap u = { .argsz = sizeof(u), .iova = (uintptr_t)va,
+						.size = len };
+
+	if (p->noiommu)
+		return 0;
+	return ioctl(p->container, VFIO_IOMMU_UNMAP_DMA, &u) == 0 ? 0 : -errno;
+}
+
+static void
+vfio_release(struct vfio_priv *p)
+{
+	if (p->bar != NULL && p->bar != MAP_FAILED)
+		munmap(p->bar, p->bar_len);
+	if (p->device >= 0)
+		close(p->device);
+	if (p->group >= 0)
+		close(p->group);
+	if (p->container >= 0)
+		close(p->container);
+	free(p);
+}
+
+static void
+vfio_close(struct blue_backend *be)
+{
+	if (be->priv != NULL)
+		vfio_release(be->priv);
+	be->priv = NULL;
+}
+
+static const struct blue_backend_ops vfio_ops = {
+	.dma_map = vfio_dma_map,
+	.dma_unmap = vfio_dma_unmap,
+	.close = vfio_close,
+};
+
+/* @p code and the message are taken before the release can change errno */
+#define FAIL(code, ...)                                      \
+	do {                                                 \
+		int code_ = (code);                          \
+		snprintf(err, errlen, __VA_ARGS__);          \
+		vfio_release(p);                             \
+		return code_;                                \
+	} while (0)
+
+int
+blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uint32_t errlen)
+{
+	struct blue_vfio_target t;
+	struct vfio_group_status gs = { .argsz = sizeof(gs) };
+	struct vfio_device_info di = { .argsz = sizeof(di) };
+	struct vfio_region_info ri = { .argsz = sizeof(ri) };
+	struct vfio_priv *p;
+	int rc = blue_vfio_probe("", args, &t, err, errlen);
+
+	if (rc != 0)
+		return rc;
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	p->container = p->group = p->device = -1;
+	p->noiommu = t.noiommu;
+	p->container = open("/dev/vfio/vfio", O_RDWR | O_CLOEXEC);
+	if (p->container < 0)
+		FAIL(-ENODEV, "/dev/vfio/vfio: %s (modprobe vfio-pci)", strerror(errno));
+	if (ioctl(p->container, VFIO_GET_API_VERSION) != VFIO_API_VERSION)
+		FAIL(-ENOTSUP, "VFIO API version %d, %d expected",
+		     ioctl(p->container, VFIO_GET_API_VERSION), VFIO_API_VERSION);
+	if (ioctl(p->container, VFIO_CHECK_EXTENSION,
+		  t.noiommu ? VFIO_NOIOMMU_IOMMU : VFIO_TYPE1v2_IOMMU) != 1)
+		FAIL(-ENOTSUP, "the kernel's VFIO lacks %s", t.noiommu ? "no-IOMMU mode" : "type1v2");
+	p->group = open(t.group_path, O_RDWR | O_CLOEXEC);
+	if (p->group < 0)
+		FAIL(errno == EBUSY ? -EBUSY : -ENODEV, "%s: %s%s", t.group_path, strerror(errno),
+		     errno == EBUSY ? " (another process holds the device)" : "");
+	if (ioctl(p->group, VFIO_GROUP_GET_STATUS, &gs) != 0 ||
+	    !(gs.flags & VFIO_GROUP_FLAGS_VIABLE))
+		FAIL(-EPERM, "IOMMU group %d is not viable: bind every device of "
+		     "/sys/kernel/iommu_groups/%d/devices to vfio-pci", t.group, t.group);
+	if (ioctl(p->group, VFIO_GROUP_SET_CONTAINER, &p->container) != 0)
+		FAIL(-errno, "VFIO_GROUP_SET_CONTAINER: %s", strerror(errno));
+	if (ioctl(p->container, VFIO_SET_IOMMU,
+		  t.noiommu ? VFIO_NOIOMMU_IOMMU : VFIO_TYPE1v2_IOMMU) != 0)
+		FAIL(-errno, "VFIO_SET_IOMMU: %s%s", strerror(errno),
+		     errno == EPERM ? " (no interrupt remapping: vfio_iommu_type1 "
+				      "allow_unsafe_interrupts=1)" : "");
+	p->device = ioctl(p->group, VFIO_GROUP_GET_DEVICE_FD, t.bdf);
+	if (p->device < 0)
+		FAIL(-errno, "VFIO_GROUP_GET_DEVICE_FD(%s): %s", t.bdf, strerror(errno));
+	if (ioctl(p->device, VFIO_DEVICE_GET_INFO, &di) != 0)
+		FAIL(-errno, "VFIO_DEVICE_GET_INFO: %s", strerror(errno));
+	if (di.flags & VFIO_DEVICE_FLAGS_RESET) /* a clean card: a function reset at open */
+		(void)ioctl(p->device, VFIO_DEVICE_RESET);
+	ri.index = VFIO_PCI_BAR0_REGION_INDEX + t.bar;
+	if (ioctl(p->device, VFIO_DEVICE_GET_REGION_INFO, &ri) != 0)
+		FAIL(-errno, "BAR %u: %s", t.bar, strerror(errno));
+	if (!(ri.flags & VFIO_REGION_INFO_FLAG_MMAP) || ri.size < BLUE_BAR0_SIZE)
+		FAIL(-ENOTSUP, "BAR %u cannot be mapped or is smaller than the card's 0x%x bytes "
+		     "(size 0x%llx)", t.bar, BLUE_BAR0_SIZE, (unsigned long long)ri.size);
+	p->bar_len = ri.size;
+	p->bar = mmap(NULL, ri.size, PROT_READ | PROT_WRITE, MAP_SHARED, p->device,
+		      (off_t)ri.offset);
+	if (p->bar == MAP_FAILED)
+		FAIL(-errno, "mmap of BAR %u refused: %s", t.bar, strerror(errno));
+	be->ops = &vfio_ops;
+	be->priv = p;
+	be->bar0 = p->bar;
+	be->needs_pa = t.noiommu;
+	snprintf(be->name, sizeof(be->name), "blue:%s", t.bdf);
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The VFIO backend of the seam: the card (or a test rig's stand-in) bound to
+ * vfio-pci, its BAR mapped, DMA addresses from the IOMMU (IOVA = VA) or, in
+ * VFIO's no-IOMMU mode, physical addresses.
+ *
+ * devargs: "<bdf>[,vendor=0x1172][,device=0x0000][,bar=0][,mac=..][,ip=..]"
+ * (after "blue:"); a short BDF ("01:00.0") means domain 0000.
+ */
+#ifndef BLUE_VFIO_H
+#define BLUE_VFIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "blue_backend.h"
+
+#define BLUE_PCI_VENDOR 0x1172u
+#define BLUE_PCI_DEVICE 0x0000u
+
+/** What the sysfs tree says about the device (blue_vfio_probe()). */
+struct blue_vfio_target {
+	char bdf[16];		/* 0000:01:00.0 */
+	unsigned int vendor, device, bar;
+	int group;		/* IOMMU group number */
+	bool noiommu;		/* VFIO's no-IOMMU mode: /dev/vfio/noiommu-<group> */
+	char group_path[64];	/* /dev/vfio/<group> or /dev/vfio/noiommu-<group> */
+};
+
+/**
+ * The decisions before any ioctl, from the files under @p root ("" for the
+ * machine; a fabricated tree in the tests): the device exists, is the one
+ * asked for, is bound to vfio-pci, has an IOMMU group and a group device.
+ * @return 0, or a negative errno with what is wrong and how to fix it in @p err.
+ */
+int blue_vfio_probe(const char *root, const char *args, struct blue_vfio_target *t, char *err,
+		    uint32_t errlen);
+
+/**
+ * Open the device through VFIO: container, group, IOMMU type, device, reset,
+ * BAR mapping. Every failure undoes what was done and says why in @p err.
+ */
+int blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uint32_t errlen);
+
+#endif /* BLUE_VFIO_H */

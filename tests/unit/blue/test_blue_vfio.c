@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The VFIO backend's decisions, on fabricated /sys and /dev trees: the
+ * address, the IDs, the binding, the IOMMU group and mode, the BAR, and a
+ * message that names the fix for each failure. (The ioctls run in the VM
+ * rig, where a kernel with VFIO exists.)
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "blue_vfio.h"
+
+static char root[64];
+
+static void
+mkdirs(const char *path)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(p, 0755);
+			*s = '/';
+		}
+	mkdir(p, 0755);
+}
+
+static void
+put(const char *rel, const char *text)
+{
+	char p[PATH_MAX], d[PATH_MAX];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s%s", root, rel);
+	snprintf(d, sizeof(d), "%s", p);
+	*strrchr(d, '/') = '\0';
+	mkdirs(d);
+	f = fopen(p, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void
+link_to(const char *rel, const char *target)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s%s", root, rel);
+	cr_assert_eq(symlink(target, p), 0, "%s", p);
+}
+
+/* A function with IDs, optionally bound, in an IOMMU group, with a BAR. */
+static void
+device(const char *bdf, const char *vendor, const char *dev, const char *driver, int group)
+{
+	char p[PATH_MAX], t[PATH_MAX];
+
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/vendor", bdf);
+	put(p, vendor);
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/device", bdf);
+	put(p, dev);
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/resource0", bdf);
+	put(p, "");
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/resource2", bdf);
+	put(p, "");
+	if (driver) {
+		snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/driver", bdf);
+		snprintf(t, sizeof(t), "../../../bus/pci/drivers/%s", driver);
+		link_to(p, t);
+	}
+	if (group >= 0) {
+		snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/iommu_group", bdf);
+		snprintf(t, sizeof(t), "../../../kernel/iommu_groups/%d", group);
+		link_to(p, t);
+	}
+}
+
+static void
+setup(void)
+{
+	snprintf(root, sizeof(root), "/tmp/ordk-vfio-XXXXXX");
+	cr_assert_not_null(mkdtemp(root));
+}
+
+static void
+teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	cr_expect_eq(system(cmd), 0);
+}
+
+TestSuite(blue_vfio, .init = setup, .fini = teardown);
+
+static int
+probe(const char *args, struct blue_vfio_target *t, char *err)
+{
+	return blue_vfio_probe(root, args, t, err, 512);
+}
+
+#define expect_refused(args, code, says)                                                  \
+	do {                                                                              \
+		struct blue_vfio_target t_;                                               \
+		char e_[512] = "";                                                        \
+		int rc_ = probe(args, &t_, e_);                                           \
+		cr_expect_eq(rc_, code, "%s: %d (%s)", args, rc_, e_);                    \
+		cr_expect(strstr(e_, says) != NULL, "%s: '%s' lacks '%s'", args, e_, says); \
+	} while (0)
+
+Test(blue_vfio, the_card_bound_to_vfio_pci_with_an_iommu)
+{
+	struct blue_vfio_target t;
+	char err[512];
+
+	device("0000:03:00.0", "0x1172\n", "0x0000\n", "vfio-pci", 17);
+	put("/dev/vfio/17", "");
+	cr_assert_eq(probe("0000:03:00.0", &t, err), 0, "%s", err);
+	cr_expect_str_eq(t.bdf, "0000:03:00.0");
+	cr_expect_eq(t.group, 17);
+	cr_expect_not(t.noiommu);
+	cr_expect_str_eq(t.group_path, "/dev/vfio/17");
+	cr_expect_eq(t.bar, 0);
+	/* a short address means domain 0 */
+	cr_assert_eq(probe("03:00.0", &t, err), 0, "%s", err);
+	cr_expect_str_eq(t.bdf, "0000:03:00.0");
+}
+
+Test(blue_vfio, the_vm_rigs_stand_in_in_no_iommu_mode)
+{
+	struct blue_vfio_target t;
+	char err[512];
+
+	device("0000:00:02.0", "0x1af4\n", "0x1110\n", "vfio-pci", 0);
+	put("/dev/vfio/noiommu-0", "");
+	cr_assert_eq(probe("0000:00:02.0,vendor=0x1af4,device=0x1110,bar=2,mac=02:00:00:00:00:09",
+			   &t, err), 0, "%s", err);
+	cr_expect(t.noiommu);
+	cr_expect_str_eq(t.group_path, "/dev/vfio/noiommu-0");
+	cr_expect_eq(t.bar, 2);
+	cr_expect_eq(t.vendor, 0x1af4);
+	expect_refused("0000:00:02.0,vendor=0x1af4,device=0x1110,bar=4", -ENODEV, "has no BAR 4");
+}
+
+Test(blue_vfio, every_failure_names_its_fix)
+{
+	device("0000:03:00.0", "0x1172\n", "0x0000\n", "mlx5_core", 5);
+	device("0000:04:00.0", "0x8086\n", "0x1234\n", "vfio-pci", 6);
+	device("0000:05:00.0", "0x1172\n", "0x0000\n", NULL, -1);
+	device("0000:06:00.0", "0x1172\n", "0x0000\n", "vfio-pci", -1);
+	device("0000:07:00.0", "0x1172\n", "0x0000\n", "vfio-pci", 8);
+
+	expect_refused("", -EINVAL, "give the card's PCI address");
+	expect_refused("nonsense", -EINVAL, "is not a PCI address");
+	expect_refused("0000:03:00.9", -EINVAL, "is not a PCI address");
+	expect_refused("0000:03:00.0,colour=red", -EINVAL, "unknown key");
+	expect_refused("0000:03:00.0,bar=9", -EINVAL, "not a valid number");
+	expect_refused("0000:09:00.0", -ENODEV, "no PCI function 0000:09:00.0");
+	expect_refused("0000:04:00.0", -ENODEV, "is 8086:1234, not the card 1172:0000 (wrong device");
+	expect_refused("0000:03:00.0", -EBUSY,
+		       "bound to mlx5_core, not vfio-pci; bind it: echo 0000:03:00.0 > "
+		       "/sys/bus/pci/devices/0000:03:00.0/driver/unbind; echo 1172 0000 > "
+		       "/sys/bus/pci/drivers/vfio-pci/new_id");
+	expect_refused("0000:05:00.0", -EBUSY, "bound to no driver");
+	expect_refused("0000:06:00.0", -ENODEV, "no IOMMU group: boot with intel_iommu=on iommu=pt");
+	expect_refused("0000:07:00.0", -ENODEV, "no /dev/vfio/8 (is vfio-pci loaded?");
+}
+
+Test(blue_vfio, opening_on_this_machine_fails_cleanly)
+{
+	struct blue_backend be = { 0 };
+	char err[512] = "";
+
+	/* no such function here: refused before any file is opened */
+	cr_expect_eq(blue_vfio_backend_open("0000:7f:1f.7", &be, err, sizeof(err)), -ENODEV);
+	cr_expect(strstr(err, "no PCI function") != NULL, "%s", err);
+	cr_expect_null(be.priv);
+	cr_expect_null(be.ops);
+}
