@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_common.h>
 #include <rte_malloc.h>
 
 #include "blue_dev.h"
@@ -18,7 +19,16 @@ RTE_LOG_REGISTER(blue_logtype, ordk.blue, NOTICE);
 void *
 blue_dma_alloc(struct blue_dev *dev, size_t len, size_t align, uint64_t *iova)
 {
-	void *p = rte_zmalloc("blue_dma", len, align);
+	void *p;
+
+	/*
+	 * A device that DMAs by physical address (no-IOMMU) needs each block in
+	 * one physically contiguous run: aligned to its own size (a power of
+	 * two up to 2 MiB), a block cannot straddle two hugepages.
+	 */
+	if (dev->be.needs_pa && len <= (2u << 20) && align < rte_align64pow2(len))
+		align = (size_t)rte_align64pow2(len);
+	p = rte_zmalloc("blue_dma", len, align);
 
 	if (p == NULL)
 		return NULL;

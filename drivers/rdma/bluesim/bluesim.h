@@ -63,6 +63,8 @@ struct bluesim_config {
 	struct bluesim_fault_cfg fault;
 	uint64_t (*clock_ns)(void *arg); /**< time source; NULL: the TSC */
 	void *clock_arg;
+	volatile void *bar;	     /**< the register block to serve (BLUE_BAR0_SIZE bytes), e.g.
+					  shared memory a VM maps as its PCI BAR; NULL: the model's own */
 };
 
 /** Smallest mbuf data room the model needs for a PMTU-4096 frame with its trailer. */

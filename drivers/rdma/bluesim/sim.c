@@ -61,7 +61,8 @@ bluesim_destroy(struct bluesim *sim)
 		ordk_pcapng_close(sim->pcap);
 	if (sim->own_pool)
 		rte_mempool_free(sim->pool);
-	rte_free(sim->bar);
+	if (sim->own_bar)
+		rte_free(sim->bar);
 	rte_free(sim->mrs);
 	rte_free(sim->pgt);
 	rte_free(sim->qpcs);
@@ -104,7 +105,13 @@ bluesim_create(const struct bluesim_config *cfg)
 	sim->ns_per_tsc_q32 = (uint64_t)(((unsigned __int128)1000000000u << 32) / sim->tsc_hz);
 	sim->rng = cfg->fault.seed ? cfg->fault.seed : 0x9E3779B97F4A7C15ull;
 
-	sim->bar = zalloc(cfg, BLUE_BAR0_SIZE);
+	if (cfg->bar != NULL) { /* served where the host (or a VM) put it */
+		sim->bar = (uint8_t *)(uintptr_t)cfg->bar;
+		memset(sim->bar, 0, BLUE_BAR0_SIZE);
+	} else {
+		sim->bar = zalloc(cfg, BLUE_BAR0_SIZE);
+		sim->own_bar = true;
+	}
 	sim->mrs = zalloc(cfg, sizeof(*sim->mrs) * BLUE_MAX_MR);
 	sim->pgt = zalloc(cfg, sizeof(*sim->pgt) * BLUE_PGT_ENTRIES);
 	sim->qpcs = zalloc(cfg, sizeof(*sim->qpcs) * BLUE_MAX_QP);

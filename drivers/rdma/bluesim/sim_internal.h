@@ -149,6 +149,7 @@ struct bluesim {
 	struct bluesim_config cfg;
 	struct rte_mempool *pool;
 	bool own_pool;
+	bool own_bar;	/* bar was allocated here (not cfg.bar) */
 	uint64_t tsc_hz;
 	uint64_t ns_per_tsc_q32;    /* sim_now_ns(): 1e9 / tsc_hz in 32.32 fixed point */
 	uint64_t rx_now_ns;	    /* time of the receive burst being handled */

@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The VFIO backend, end to end in a QEMU guest (TCG, no KVM needed):
+#   1. devtools/vm-prepare.sh: QEMU, the Debian kernel, a no-IOMMU vfio.ko;
+#   2. an initramfs with tests/vm/init;
+#   3. on the host, vm_host: bluesim serves the register block that the guest
+#      sees as BAR 2 of an ivshmem-plain device, and does the card's DMA into
+#      the guest's RAM (a shared file: offset = guest-physical address);
+#   4. in the guest, vm_guest: ORDK over blue:<bdf>,vendor=0x1af4,device=0x1110,bar=2
+#      through vfio-pci in no-IOMMU mode: WRITE, READ, SEND checked, MR
+#      register/deregister, a clean close.
+# Prints the guest's results and "N passed, M failed"; removes what it made.
+#   devtools/vm-test.sh [--no-build]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${ORDK_BUILD_DIR:-build}
+W=${ORDK_VM_DIR:-/var/tmp/ordk-vmrig}
+. devtools/lib.sh
+t0=$(date +%s)
+fail() {
+    echo "vm-test: $*" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+}
+if [ "${1:-}" != "--no-build" ]; then
+    devtools/setup.sh >/dev/null || fail "setup failed"
+    ordk_build "$BUILD" || fail "build failed"
+fi
+devtools/vm-prepare.sh "$W" || fail "preparing the VM (QEMU, kernel, vfio.ko) failed"
+t1=$(date +%s)
+guest=$(realpath "$BUILD/tests/vm/vm_guest")
+host=$(realpath "$BUILD/tests/vm/vm_host")
+[ -x "$guest" ] && [ -x "$host" ] || fail "build the rig first ($BUILD/tests/vm)"
+run=$(mktemp -d /tmp/ordk-vm-XXXXXX)
+ram=/dev/shm/ordk-vm-ram-$$ bar=/dev/shm/ordk-vm-bar-$$
+hpid= qpid=
+cleanup() {
+    [ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+    [ -n "$hpid" ] && kill "$hpid" 2>/dev/null
+    wait 2>/dev/null
+    rm -rf "$run" "$ram" "$bar"
+}
+trap cleanup EXIT
+
+mkdir -p "$run/root/bin" "$run/root/proc" "$run/root/sys" "$run/root/dev" "$run/root/lib/modules/rig"
+cp "$(command -v busybox)" "$run/root/bin/"
+cp tests/vm/init "$run/root/init"
+chmod 755 "$run/root/init"
+cp "$W"/modules/*.ko "$run/root/lib/modules/rig/"
+(cd "$run/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$run/initrd.gz"
+
+# the files first, then the host side, then QEMU
+truncate -s 512M "$ram"
+truncate -s 4M "$bar"
+timeout 900 "$host" "$bar" "$ram" 512 800 >"$run/host.log" 2>&1 &
+hpid=$!
+sleep 1
+timeout 800 qemu-system-x86_64 -machine q35,memory-backend=ram -accel tcg -cpu max -m 512 -smp 1 \
+    -nographic -nic none -no-reboot \
+    -kernel "$W/vmlinux" -initrd "$run/initrd.gz" \
+    -append "console=ttyS0 quiet hugepages=64 ordk.prog=$guest" \
+    -object memory-backend-file,id=ram,size=512M,mem-path="$ram",share=on \
+    -object memory-backend-file,id=hostmem,size=4M,mem-path="$bar",share=on \
+    -device ivshmem-plain,memdev=hostmem \
+    -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+    </dev/null >"$run/console.log" 2>&1 &
+qpid=$!
+wait "$qpid"
+qrc=$?
+qpid=
+kill "$hpid" 2>/dev/null
+wait "$hpid" 2>/dev/null
+hpid=
+t2=$(date +%s)
+tr -d '\r' <"$run/console.log" | grep -E '^VMTEST' || true
+echo "--- host model:"
+cat "$run/host.log"
+echo "vm-test: prepare $((t1 - t0)) s, boot and test $((t2 - t1)) s, QEMU exit $qrc"
+summary=$(tr -d '\r' <"$run/console.log" | grep -E '^VMTEST: [0-9]+ passed, [0-9]+ failed' | tail -1)
+if [ -z "$summary" ]; then
+    echo "vm-test: the guest printed no result; its console:" >&2
+    tr -d '\r' <"$run/console.log" | tail -40 >&2
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+p=$(echo "$summary" | awk '{print $2}')
+f=$(echo "$summary" | awk '{print $4}')
+f=$((f + $(tr -d '\r' <"$run/console.log" | grep -c '^VMTEST FAIL insmod\|^VMTEST FAIL bind\|^VMTEST FAIL vfio')))
+if [ "$f" -ne 0 ]; then
+    echo "vm-test: the guest's console:" >&2
+    tr -d '\r' <"$run/console.log" | grep -v '^VMTEST' | tail -30 >&2
+fi
+echo "$p passed, $f failed"
+[ "$f" -eq 0 ] && [ "$p" -gt 0 ]

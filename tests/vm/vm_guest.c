@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The VM rig's guest side: ORDK over blue:<bdf> through the real VFIO code
+ * (vfio-pci, no-IOMMU mode: the card gets physical addresses, hugepage
+ * memory). Two QPs of the one device are connected to each other (the
+ * host's model loops its frames back), and a WRITE, a READ and a SEND move
+ * data that is checked; an MR is registered and deregistered; all closes.
+ *
+ *   vm_guest <bdf>        (prints "VMTEST ok|FAIL <what>" lines and a summary)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "ordk_cm.h"
+#include "ordk_verbs.h"
+
+#define LEN (1u << 20)
+
+static int passed, failed;
+
+static void
+result(bool ok, const char *what, const char *why)
+{
+	printf("VMTEST %s %s%s%s\n", ok ? "ok" : "FAIL", what, ok ? "" : ": ", ok ? "" : why);
+	if (ok)
+		passed++;
+	else
+		failed++;
+}
+
+static bool
+wait_wc(struct ordk_cq *cq, struct ordk_wc *wc)
+{
+	for (long i = 0; i < 200000000L; i++)
+		if (ordk_cq_poll(cq, wc, 1) == 1)
+			return wc->status == ORDK_WC_SUCCESS;
+	return false;
+}
+
+int
+main(int argc, char **argv)
+{
+	char *eal[] = { argv[0], "-l", "0", "--no-pci", "--iova-mode=pa", "-m", "64",
+			"--no-telemetry", "--log-level=4", "--file-prefix=ordk-vmguest", NULL };
+	struct ordk_qp_init_attr ia = { .max_send_wr = 16, .max_recv_wr = 16 };
+	char args[256];
+	struct ordk_dev *dev;
+	struct ordk_dev_attr at;
+	struct ordk_pd *pd;
+	struct ordk_cq *cq;
+	struct ordk_qp *qa, *qb;
+	struct ordk_mr *mr, *extra;
+	uint8_t *buf, *buf2;
+	struct ordk_wc wc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc != 2 || rte_eal_init((int)(sizeof(eal) / sizeof(eal[0])) - 1, eal) < 0) {
+		printf("VMTEST FAIL eal: %s\nVMTEST: 0 passed, 1 failed\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	snprintf(args, sizeof(args),
+		 "blue:%s,vendor=0x1af4,device=0x1110,bar=2,mac=02:00:00:00:00:05,ip=10.0.0.5",
+		 argv[1]);
+	dev = ordk_dev_open(args);
+	result(dev != NULL, "open blue: through vfio-pci (no-IOMMU)", rte_strerror(rte_errno));
+	if (dev == NULL)
+		goto out;
+	ordk_dev_query(dev, &at);
+	pd = ordk_pd_alloc(dev);
+	cq = ordk_cq_create(dev, 64);
+	ia.send_cq = ia.recv_cq = cq;
+	qa = ordk_qp_create(pd, &ia);
+	qb = ordk_qp_create(pd, &ia);
+	buf = rte_zmalloc("vm_buf", LEN, 2u << 20); /* hugepage memory: physically contiguous */
+	mr = buf ? ordk_mr_reg(pd, buf, LEN, 15) : NULL;
+	result(pd && cq && qa && qb && mr, "PD, CQ, two QPs, an MR", rte_strerror(rte_errno));
+	if (!mr)
+		goto out;
+	{
+		struct ordk_cm_info a = { .qpn = ordk_qp_num(qa), .ip = at.ip, .mac = at.mac },
+				    b = { .qpn = ordk_qp_num(qb), .ip = at.ip, .mac = at.mac };
+
+		result(ordk_cm_connect_qp(qa, &a, &b, ORDK_MTU_4096, 15) == 0 &&
+			       ordk_cm_connect_qp(qb, &b, &a, ORDK_MTU_4096, 15) == 0,
+		       "two QPs connected to each other (the model loops frames back)", "modify");
+	}
+	for (uint32_t i = 0; i < LEN / 2; i++)
+		buf[i] = (uint8_t)(i * 7 + 3);
+	{ /* WRITE the first half onto the second */
+		struct ordk_send_wr w = { .wr_id = 1, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1,
+					  .send_flags = ORDK_SEND_SIGNALED };
+
+		w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)buf, 65536, mr->lkey };
+		w.rdma.remote_addr = (uint64_t)(uintptr_t)buf + LEN / 2;
+		w.rdma.rkey = mr->rkey;
+		result(ordk_qp_post_send(qa, &w, 1) == 1 && wait_wc(cq, &wc) &&
+			       memcmp(buf, buf + LEN / 2, 65536) == 0,
+		       "RDMA WRITE 64 KiB, data checked", ordk_wc_status_str(wc.status));
+	}
+	{ /* READ it back into a third place */
+		struct ordk_send_wr w = { .wr_id = 2, .opcode = ORDK_WR_RDMA_READ, .num_sge = 1,
+					  .send_flags = ORDK_SEND_SIGNALED };
+
+		w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)buf + 65536, 65536, mr->lkey };
+		w.rdma.remote_addr = (uint64_t)(uintptr_t)buf + LEN / 2;
+		w.rdma.rkey = mr->rkey;
+		result(ordk_qp_post_send(qa, &w, 1) == 1 && wait_wc(cq, &wc) &&
+			       memcmp(buf, buf + 65536, 65536) == 0,
+		       "RDMA READ 64 KiB, data checked", ordk_wc_status_str(wc.status));
+	}
+	{ /* SEND 4 KiB into a RECV */
+		struct ordk_recv_wr r = { .wr_id = 3, .num_sge = 1 };
+		struct ordk_send_wr w = { .wr_id = 4, .opcode = ORDK_WR_SEND, .num_sge = 1,
+					  .send_flags = ORDK_SEND_SIGNALED };
+		bool ok;
+		int got = 0;
+
+		r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)buf + LEN - 8192, 4096, mr->lkey };
+		w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)buf + 4096, 4096, mr->lkey };
+		ok = ordk_qp_post_recv(qb, &r, 1) == 1 && ordk_qp_post_send(qa, &w, 1) == 1;
+		for (int i = 0; ok && i < 2; i++)
+			got += wait_wc(cq, &wc);
+		result(ok && got == 2 && memcmp(buf + 4096, buf + LEN - 8192, 4096) == 0,
+		       "SEND 4 KiB into a RECV, data checked", ordk_wc_status_str(wc.status));
+	}
+	buf2 = rte_zmalloc("vm_buf2", 2u << 20, 2u << 20);
+	extra = buf2 ? ordk_mr_reg(pd, buf2, 2u << 20, 15) : NULL;
+	result(extra != NULL && ordk_mr_dereg(extra) == 0, "another MR registered and deregistered",
+	       rte_strerror(rte_errno));
+	{
+		int rc = ordk_qp_destroy(qa) | ordk_qp_destroy(qb) | ordk_mr_dereg(mr) |
+			 ordk_cq_destroy(cq) | ordk_pd_free(pd) | ordk_dev_close(dev);
+
+		result(rc == 0, "a clean close", "an object did not close");
+	}
+out:
+	printf("VMTEST: %d passed, %d failed\n", passed, failed);
+	rte_eal_cleanup();
+	return failed ? 1 : 0;
+}
