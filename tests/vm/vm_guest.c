@@ -19,7 +19,7 @@
 #include "ordk_cm.h"
 #include "ordk_verbs.h"
 
-#define LEN (1u << 20)
+#define LEN (8u << 20) /* four hugepages: the MR spans pages that need not be adjacent */
 
 static int passed, failed;
 

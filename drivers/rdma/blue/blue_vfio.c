@@ -17,6 +17,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <rte_common.h>
+
 #include "blue_regs.h"
 #include "blue_vfio.h"
 
@@ -208,15 +210,25 @@ vfio_dma_map(struct blue_backend *be, void *va, uint64_t len, uint64_t *iova)
 	struct vfio_priv *p = be->priv;
 
 	if (p->noiommu) {
-		/* physical addresses: one contiguous run is needed (hugepage memory) */
-		uint64_t pa = virt_to_phys(va);
+		/*
+		 * Physical addresses. Each 2 MiB piece must be physically
+		 * contiguous (hugepage memory); the address returned is the
+		 * start's, meaningful for blocks within one hugepage (the PMD
+		 * aligns its blocks so), while MRs reach the card page by page
+		 * through the PGT.
+		 */
+		const uint64_t huge = 2u << 20;
+		uint64_t a = (uintptr_t)va, end = a + len;
 
-		if (pa == 0)
-			return -EFAULT;
-		for (uint64_t off = 4096 - (uintptr_t)va % 4096; off < len; off += 4096)
-			if (virt_to_phys((const uint8_t *)va + off) != pa + off)
-				return -EFAULT; /* not physically contiguous: not a hugepage */
-		*iova = pa;
+		*iova = virt_to_phys(va);
+		for (uint64_t c = a; c < end; c = (c | (huge - 1)) + 1) {
+			uint64_t last = RTE_MIN(end, (c | (huge - 1)) + 1) - 1;
+			uint64_t p0 = virt_to_phys((const void *)(uintptr_t)c);
+			uint64_t p1 = virt_to_phys((const void *)(uintptr_t)last);
+
+			if (p0 == 0 || p1 == 0 || p1 - p0 != last - c)
+				return -EFAULT; /* not hugepage memory (or not root) */
+		}
 		return 0;
 	}
 	{
