@@ -9,7 +9,8 @@
 #   4. in the guest, vm_guest: ORDK over blue:<bdf>,vendor=0x1af4,device=0x1110,bar=2
 #      through vfio-pci in no-IOMMU mode: WRITE, READ, SEND checked, MR
 #      register/deregister, a clean close.
-# Prints the guest's results and "N passed, M failed"; removes what it made.
+# Prints the guest's results and "N passed, M failed"; removes what it made (the
+# prepared kernel and modules too, unless they were there before or ORDK_VM_KEEP=1).
 #   devtools/vm-test.sh [--no-build]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,9 @@ if [ "${1:-}" != "--no-build" ]; then
     devtools/setup.sh >/dev/null || fail "setup failed"
     ordk_build "$BUILD" || fail "build failed"
 fi
+# the ingredients this run prepares it also removes (ORDK_VM_KEEP=1 keeps them for the next run)
+made_w=0
+[ -f "$W/ready" ] || made_w=1
 devtools/vm-prepare.sh "$W" || fail "preparing the VM (QEMU, kernel, vfio.ko) failed"
 t1=$(date +%s)
 guest=$(realpath "$BUILD/tests/vm/vm_guest")
@@ -39,6 +43,7 @@ cleanup() {
     [ -n "$hpid" ] && kill "$hpid" 2>/dev/null
     wait 2>/dev/null
     rm -rf "$run" "$ram" "$bar"
+    if [ "$made_w" = 1 ] && [ "${ORDK_VM_KEEP:-0}" != 1 ]; then rm -rf "$W"; fi
 }
 trap cleanup EXIT
 
