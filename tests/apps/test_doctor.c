@@ -9,39 +9,14 @@
 #include <unistd.h>
 
 #include "doctor.h"
+#include "fake_tree.h"
 
 static char root[64]; /* mkdtemp() under /tmp */
 
 static void
-mkdirs(const char *path)
-{
-	char p[PATH_MAX];
-
-	snprintf(p, sizeof(p), "%s", path);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			mkdir(p, 0755);
-			*s = '/';
-		}
-	mkdir(p, 0755);
-}
-
-/* Write @p text to root/@p path, making the directories. */
-static void
 put(const char *path, const char *text)
 {
-	char p[PATH_MAX], d[PATH_MAX];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s%s", root, path);
-	snprintf(d, sizeof(d), "%s", p);
-	*strrchr(d, '/') = '\0';
-	mkdirs(d);
-	f = fopen(p, "w");
-	cr_assert_not_null(f, "%s", p);
-	fputs(text, f);
-	fclose(f);
+	fake_put(root, path, text);
 }
 
 static void
@@ -50,7 +25,7 @@ dir(const char *path)
 	char p[PATH_MAX];
 
 	snprintf(p, sizeof(p), "%s%s", root, path);
-	mkdirs(p);
+	fake_mkdirs(p);
 }
 
 /* A PCI function with its IDs, bound to @p driver (NULL: none). */
@@ -64,26 +39,22 @@ pci(const char *bdf, const char *vendor, const char *device, const char *driver)
 	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/device", bdf);
 	put(p, device);
 	if (driver != NULL) {
-		snprintf(p, sizeof(p), "%s/sys/bus/pci/devices/%s/driver", root, bdf);
+		snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/driver", bdf);
 		snprintf(t, sizeof(t), "../../../bus/pci/drivers/%s", driver);
-		cr_assert_eq(symlink(t, p), 0);
+		fake_link(root, p, t);
 	}
 }
 
 static void
 setup(void)
 {
-	snprintf(root, sizeof(root), "/tmp/ordk-doctor-XXXXXX");
-	cr_assert_not_null(mkdtemp(root));
+	fake_tree_new(root);
 }
 
 static void
 teardown(void)
 {
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	cr_expect_eq(system(cmd), 0);
+	fake_tree_remove(root);
 }
 
 TestSuite(doctor, .init = setup, .fini = teardown);

@@ -15,47 +15,20 @@
 #include <unistd.h>
 
 #include "blue_vfio.h"
+#include "fake_tree.h"
 
 static char root[64];
 
 static void
-mkdirs(const char *path)
-{
-	char p[PATH_MAX];
-
-	snprintf(p, sizeof(p), "%s", path);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			mkdir(p, 0755);
-			*s = '/';
-		}
-	mkdir(p, 0755);
-}
-
-static void
 put(const char *rel, const char *text)
 {
-	char p[PATH_MAX], d[PATH_MAX];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s%s", root, rel);
-	snprintf(d, sizeof(d), "%s", p);
-	*strrchr(d, '/') = '\0';
-	mkdirs(d);
-	f = fopen(p, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
+	fake_put(root, rel, text);
 }
 
 static void
 link_to(const char *rel, const char *target)
 {
-	char p[PATH_MAX];
-
-	snprintf(p, sizeof(p), "%s%s", root, rel);
-	cr_assert_eq(symlink(target, p), 0, "%s", p);
+	fake_link(root, rel, target);
 }
 
 /* A function with IDs, optionally bound, in an IOMMU group, with a BAR. */
@@ -87,17 +60,13 @@ device(const char *bdf, const char *vendor, const char *dev, const char *driver,
 static void
 setup(void)
 {
-	snprintf(root, sizeof(root), "/tmp/ordk-vfio-XXXXXX");
-	cr_assert_not_null(mkdtemp(root));
+	fake_tree_new(root);
 }
 
 static void
 teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	cr_expect_eq(system(cmd), 0);
+	fake_tree_remove(root);
 }
 
 TestSuite(blue_vfio, .init = setup, .fini = teardown);
