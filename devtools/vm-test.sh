@@ -54,46 +54,61 @@ chmod 755 "$run/root/init"
 cp "$W"/modules/*.ko "$run/root/lib/modules/rig/"
 (cd "$run/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$run/initrd.gz"
 
-# the files first, then the host side, then QEMU
-truncate -s 512M "$ram"
-truncate -s 4M "$bar"
-timeout 900 "$host" "$bar" "$ram" 512 800 >"$run/host.log" 2>&1 &
-hpid=$!
-sleep 1
-timeout 800 qemu-system-x86_64 -machine q35,memory-backend=ram -accel tcg -cpu max -m 512 -smp 1 \
-    -nographic -nic none -no-reboot \
-    -kernel "$W/vmlinux" -initrd "$run/initrd.gz" \
-    -append "console=ttyS0 quiet hugepages=64 ordk.prog=$guest" \
-    -object memory-backend-file,id=ram,size=512M,mem-path="$ram",share=on \
-    -object memory-backend-file,id=hostmem,size=4M,mem-path="$bar",share=on \
-    -device ivshmem-plain,memdev=hostmem \
-    -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-    </dev/null >"$run/console.log" 2>&1 &
-qpid=$!
-wait "$qpid"
-qrc=$?
-qpid=
-kill "$hpid" 2>/dev/null
-wait "$hpid" 2>/dev/null
-hpid=
+# One boot: <name> <extra QEMU device args> <extra kernel command line>.
+# The files first, then the host side, then QEMU.
+P=0 F=0
+boot() {
+    local name=$1 qdev=$2 append=$3 qrc summary p f
+    rm -f "$ram" "$bar"
+    truncate -s 512M "$ram"
+    truncate -s 4M "$bar"
+    timeout 900 "$host" "$bar" "$ram" 512 800 >"$run/host-$name.log" 2>&1 &
+    hpid=$!
+    sleep 1
+    # shellcheck disable=SC2086
+    timeout 800 qemu-system-x86_64 -machine q35,memory-backend=ram -accel tcg -cpu max -m 512 \
+        -smp 1 -nographic -nic none -no-reboot \
+        -kernel "$W/vmlinux" -initrd "$run/initrd.gz" \
+        -append "console=ttyS0 quiet hugepages=64 ordk.prog=$guest $append" \
+        -object memory-backend-file,id=ram,size=512M,mem-path="$ram",share=on \
+        -object memory-backend-file,id=hostmem,size=4M,mem-path="$bar",share=on \
+        $qdev -device ivshmem-plain,memdev=hostmem \
+        -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+        </dev/null >"$run/console-$name.log" 2>&1 &
+    qpid=$!
+    wait "$qpid"
+    qrc=$?
+    qpid=
+    kill "$hpid" 2>/dev/null
+    wait "$hpid" 2>/dev/null
+    hpid=
+    echo "=== $name"
+    tr -d '\r' <"$run/console-$name.log" | grep -oE 'VMTEST.*' || true
+    echo "--- the host's model ($name):"
+    cat "$run/host-$name.log"
+    summary=$(tr -d '\r' <"$run/console-$name.log" | grep -E '^VMTEST: [0-9]+ passed, [0-9]+ failed' | tail -1)
+    if [ -z "$summary" ]; then
+        echo "vm-test: $name: the guest printed no result (QEMU exit $qrc); its console:" >&2
+        tr -d '\r' <"$run/console-$name.log" | tail -40 >&2
+        F=$((F + 1))
+        return
+    fi
+    p=$(echo "$summary" | awk '{print $2}')
+    f=$(echo "$summary" | awk '{print $4}')
+    f=$((f + $(tr -d '\r' <"$run/console-$name.log" | grep -c '^VMTEST FAIL insmod\|^VMTEST FAIL bind\|^VMTEST FAIL vfio')))
+    if [ "$f" -ne 0 ]; then
+        echo "vm-test: $name: the guest's console:" >&2
+        tr -d '\r' <"$run/console-$name.log" | grep -v '^VMTEST' | tail -30 >&2
+    fi
+    P=$((P + p))
+    F=$((F + f))
+}
+
+# no-IOMMU mode: the card gets physical addresses
+boot noiommu "" ""
+# QEMU's vIOMMU: type1 with VFIO_IOMMU_MAP_DMA at IOVA = PA (the host follows guest-physical addresses)
+boot viommu "-device intel-iommu,intremap=on" "ordk.viommu=1 ordk.extra=,iova=pa"
 t2=$(date +%s)
-tr -d '\r' <"$run/console.log" | grep -E '^VMTEST' || true
-echo "--- host model:"
-cat "$run/host.log"
-echo "vm-test: prepare $((t1 - t0)) s, boot and test $((t2 - t1)) s, QEMU exit $qrc"
-summary=$(tr -d '\r' <"$run/console.log" | grep -E '^VMTEST: [0-9]+ passed, [0-9]+ failed' | tail -1)
-if [ -z "$summary" ]; then
-    echo "vm-test: the guest printed no result; its console:" >&2
-    tr -d '\r' <"$run/console.log" | tail -40 >&2
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-p=$(echo "$summary" | awk '{print $2}')
-f=$(echo "$summary" | awk '{print $4}')
-f=$((f + $(tr -d '\r' <"$run/console.log" | grep -c '^VMTEST FAIL insmod\|^VMTEST FAIL bind\|^VMTEST FAIL vfio')))
-if [ "$f" -ne 0 ]; then
-    echo "vm-test: the guest's console:" >&2
-    tr -d '\r' <"$run/console.log" | grep -v '^VMTEST' | tail -30 >&2
-fi
-echo "$p passed, $f failed"
-[ "$f" -eq 0 ] && [ "$p" -gt 0 ]
+echo "vm-test: prepare $((t1 - t0)) s, two boots and tests $((t2 - t1)) s"
+echo "$P passed, $F failed"
+[ "$F" -eq 0 ] && [ "$P" -gt 0 ]

@@ -6,7 +6,7 @@
  * host's model loops its frames back), and a WRITE, a READ and a SEND move
  * data that is checked; an MR is registered and deregistered; all closes.
  *
- *   vm_guest <bdf>        (prints "VMTEST ok|FAIL <what>" lines and a summary)
+ *   vm_guest <bdf> [extra devargs]   (prints "VMTEST ok|FAIL <what>" lines and a summary)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,15 +59,16 @@ main(int argc, char **argv)
 	struct ordk_wc wc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc != 2 || rte_eal_init((int)(sizeof(eal) / sizeof(eal[0])) - 1, eal) < 0) {
+	if (argc < 2 || argc > 3 || rte_eal_init((int)(sizeof(eal) / sizeof(eal[0])) - 1, eal) < 0) {
 		printf("VMTEST FAIL eal: %s\nVMTEST: 0 passed, 1 failed\n", rte_strerror(rte_errno));
 		return 1;
 	}
 	snprintf(args, sizeof(args),
-		 "blue:%s,vendor=0x1af4,device=0x1110,bar=2,mac=02:00:00:00:00:05,ip=10.0.0.5",
-		 argv[1]);
+		 "blue:%s,vendor=0x1af4,device=0x1110,bar=2,mac=02:00:00:00:00:05,ip=10.0.0.5%s",
+		 argv[1], argc == 3 ? argv[2] : "");
 	dev = ordk_dev_open(args);
-	result(dev != NULL, "open blue: through vfio-pci (no-IOMMU)", rte_strerror(rte_errno));
+	printf("VMTEST devargs %s\n", args);
+	result(dev != NULL, "open blue: through vfio-pci", rte_strerror(rte_errno));
 	if (dev == NULL)
 		goto out;
 	ordk_dev_query(dev, &at);

@@ -96,9 +96,17 @@ parse_args(const char *args, struct blue_vfio_target *t, char *err, uint32_t err
 		v = strtoul(eq + 1, &end, 0);
 		if (strcmp(tok, "mac") == 0 || strcmp(tok, "ip") == 0)
 			continue; /* the driver's (ordk_dev_open) */
+		if (strcmp(tok, "iova") == 0) {
+			if (strcmp(eq + 1, "pa") != 0 && strcmp(eq + 1, "va") != 0) {
+				snprintf(err, errlen, "'iova=%s': va or pa", eq + 1);
+				return -EINVAL;
+			}
+			t->iova_pa = eq[1] == 'p';
+			continue;
+		}
 		if (strcmp(tok, "vendor") != 0 && strcmp(tok, "device") != 0 &&
 		    strcmp(tok, "bar") != 0) {
-			snprintf(err, errlen, "'%s': unknown key (vendor, device, bar, mac, ip)", tok);
+			snprintf(err, errlen, "'%s': unknown key (vendor, device, bar, iova, mac, ip)", tok);
 			return -EINVAL;
 		}
 		if (end == eq + 1 || *end != '\0' ||
@@ -182,7 +190,7 @@ blue_vfio_probe(const char *root, const char *args, struct blue_vfio_target *t, 
 
 struct vfio_priv {
 	int container, group, device;
-	bool noiommu;
+	bool noiommu, iova_pa;
 	void *bar;
 	size_t bar_len;
 };
@@ -204,32 +212,64 @@ virt_to_phys(const void *va)
 	return (e & ((1ull << 55) - 1)) * 4096 + (uintptr_t)va % 4096;
 }
 
+/*
+ * Each 2 MiB piece of [va, va + len) must be physically contiguous (hugepage
+ * memory); @p fn gets each piece with its physical address. @return 0 or -EFAULT.
+ */
+static int
+for_each_piece(void *va, uint64_t len, int (*fn)(void *arg, void *va, uint64_t pa, uint64_t len),
+	       void *arg)
+{
+	const uint64_t huge = 2u << 20;
+	uint64_t a = (uintptr_t)va, end = a + len;
+
+	for (uint64_t c = a; c < end; c = (c | (huge - 1)) + 1) {
+		uint64_t last = RTE_MIN(end, (c | (huge - 1)) + 1) - 1;
+		uint64_t p0 = virt_to_phys((const void *)(uintptr_t)c);
+		uint64_t p1 = virt_to_phys((const void *)(uintptr_t)last);
+
+		if (p0 == 0 || p1 == 0 || p1 - p0 != last - c)
+			return -EFAULT; /* not hugepage memory (or not root) */
+		if (fn != NULL && fn(arg, (void *)(uintptr_t)c, p0, last + 1 - c) != 0)
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/*
+ * IOVA = PA under an IOMMU: whole hugepages are mapped, so blocks sharing one
+ * never overlap partially (VFIO refuses a partial overlap with EEXIST and
+ * maps nothing); a hugepage mapped already is fine. They stay mapped until
+ * the container closes (blocks share them: no reference counts here).
+ */
+static int
+map_piece(void *arg, void *va, uint64_t pa, uint64_t len)
+{
+	const uint64_t huge = 2u << 20;
+	struct vfio_priv *p = arg;
+	uint64_t off = (uintptr_t)va & (huge - 1);
+	struct vfio_iommu_type1_dma_map m = {
+		.argsz = sizeof(m), .flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE,
+		.vaddr = (uintptr_t)va - off, .iova = pa - off, .size = huge };
+
+	(void)len;
+	return ioctl(p->container, VFIO_IOMMU_MAP_DMA, &m) == 0 || errno == EEXIST ? 0 : -errno;
+}
+
 static int
 vfio_dma_map(struct blue_backend *be, void *va, uint64_t len, uint64_t *iova)
 {
 	struct vfio_priv *p = be->priv;
 
-	if (p->noiommu) {
+	if (p->noiommu || p->iova_pa) {
 		/*
-		 * Physical addresses. Each 2 MiB piece must be physically
-		 * contiguous (hugepage memory); the address returned is the
-		 * start's, meaningful for blocks within one hugepage (the PMD
-		 * aligns its blocks so), while MRs reach the card page by page
-		 * through the PGT.
+		 * Physical addresses (no IOMMU, or an IOMMU mapped IOVA = PA). The
+		 * address returned is the start's, meaningful for blocks within one
+		 * hugepage (the PMD aligns its blocks so); MRs reach the card page
+		 * by page through the PGT.
 		 */
-		const uint64_t huge = 2u << 20;
-		uint64_t a = (uintptr_t)va, end = a + len;
-
 		*iova = virt_to_phys(va);
-		for (uint64_t c = a; c < end; c = (c | (huge - 1)) + 1) {
-			uint64_t last = RTE_MIN(end, (c | (huge - 1)) + 1) - 1;
-			uint64_t p0 = virt_to_phys((const void *)(uintptr_t)c);
-			uint64_t p1 = virt_to_phys((const void *)(uintptr_t)last);
-
-			if (p0 == 0 || p1 == 0 || p1 - p0 != last - c)
-				return -EFAULT; /* not hugepage memory (or not root) */
-		}
-		return 0;
+		return for_each_piece(va, len, p->noiommu ? NULL : map_piece, p);
 	}
 	{
 		struct vfio_iommu_type1_dma_map m = {
@@ -251,8 +291,8 @@ vfio_dma_unmap(struct blue_backend *be, void *va, uint64_t len)
 	struct vfio_iommu_type1_dma_unmap u = { .argsz = sizeof(u), .iova = (uintptr_t)va,
 						.size = len };
 
-	if (p->noiommu)
-		return 0;
+	if (p->noiommu || p->iova_pa)
+		return 0; /* nothing mapped (no-IOMMU), or hugepages kept until close */
 	return ioctl(p->container, VFIO_IOMMU_UNMAP_DMA, &u) == 0 ? 0 : -errno;
 }
 
@@ -310,6 +350,7 @@ blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uin
 		return -ENOMEM;
 	p->container = p->group = p->device = -1;
 	p->noiommu = t.noiommu;
+	p->iova_pa = t.iova_pa;
 	p->container = open("/dev/vfio/vfio", O_RDWR | O_CLOEXEC);
 	if (p->container < 0)
 		FAIL(-ENODEV, "/dev/vfio/vfio: %s (modprobe vfio-pci)", strerror(errno));
@@ -355,7 +396,7 @@ blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uin
 	be->ops = &vfio_ops;
 	be->priv = p;
 	be->bar0 = p->bar;
-	be->needs_pa = t.noiommu;
+	be->needs_pa = t.noiommu || t.iova_pa;
 	snprintf(be->name, sizeof(be->name), "blue:%s", t.bdf);
 	return 0;
 }

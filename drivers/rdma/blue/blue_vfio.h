@@ -4,7 +4,7 @@
  * vfio-pci, its BAR mapped, DMA addresses from the IOMMU (IOVA = VA) or, in
  * VFIO's no-IOMMU mode, physical addresses.
  *
- * devargs: "<bdf>[,vendor=0x1172][,device=0x0000][,bar=0][,mac=..][,ip=..]"
+ * devargs: "<bdf>[,vendor=0x1172][,device=0x0000][,bar=0][,iova=va|pa][,mac=..][,ip=..]"
  * (after "blue:"); a short BDF ("01:00.0") means domain 0000.
  */
 #ifndef BLUE_VFIO_H
@@ -24,6 +24,8 @@ struct blue_vfio_target {
 	unsigned int vendor, device, bar;
 	int group;		/* IOMMU group number */
 	bool noiommu;		/* VFIO's no-IOMMU mode: /dev/vfio/noiommu-<group> */
+	bool iova_pa;		/* iova=pa: under an IOMMU too, the card sees IOVA = PA (test rigs
+				   whose host follows guest-physical addresses; DPDK's --iova-mode=pa) */
 	char group_path[64];	/* /dev/vfio/<group> or /dev/vfio/noiommu-<group> */
 };
 

@@ -118,6 +118,10 @@ Test(blue_vfio, the_vm_rigs_stand_in_in_no_iommu_mode)
 	cr_expect_eq(t.bar, 2);
 	cr_expect_eq(t.vendor, 0x1af4);
 	expect_refused("0000:00:02.0,vendor=0x1af4,device=0x1110,bar=4", -ENODEV, "has no BAR 4");
+	cr_assert_eq(probe("0000:00:02.0,vendor=0x1af4,device=0x1110,bar=2,iova=pa", &t, err), 0,
+		     "%s", err);
+	cr_expect(t.iova_pa);
+	expect_refused("0000:00:02.0,iova=kernel", -EINVAL, "va or pa");
 }
 
 Test(blue_vfio, every_failure_names_its_fix)
