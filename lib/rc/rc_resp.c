@@ -267,6 +267,9 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	if (b->is_retry && qp->epsn != epsn_before && blue_psn_diff(qp->rx_top, qp->epsn) > 0) {
 		qp->hole_psn = qp->epsn;
 		qp->hole_tsc = qp->last_rx_tsc;
+		/* a recovery round: the stream that left it has been reported: a real hole */
+		qp->hole_settled = true;
+		rc_activate(qp);
 	}
 	if (pos == BLUE_POS_LAST || pos == BLUE_POS_ONLY) {
 		uint32_t at = qp->msg_count;
@@ -482,6 +485,7 @@ maybe_nak(struct ordk_qp *qp, bool report)
 			return;
 		qp->hole_psn = qp->epsn;
 		qp->hole_tsc = now;
+		qp->hole_settled = false;
 		return;
 	}
 	/*
@@ -492,8 +496,13 @@ maybe_nak(struct ordk_qp *qp, bool report)
 	 * again (the card places every response packet). Reports still decide,
 	 * and the card's own loss reports and the READ's timer cover the rest.
 	 */
-	if (!report && qp->rd_count > 0)
+	if (!report && qp->rd_count > 0 && !qp->hole_settled)
 		return;
+	/*
+	 * (A hole a resend left behind is judged on time even then: a probe's
+	 * answer names only the first hole, and the next ones would each wait
+	 * for the peer's timer: 67 ms a round at timeout 14.)
+	 */
 	/* a hole is judged on what was seen while polling (see resume_tsc) */
 	if (now - RTE_MAX(qp->hole_tsc, qp->dev->resume_tsc) < rc_hold_tsc(qp))
 		return;
