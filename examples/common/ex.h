@@ -17,6 +17,17 @@
 
 #define EX_MAX_QPS 16u
 
+/*
+ * The end of a run over net_memif: the client says bye and waits for its
+ * completion at most EX_BYE_WAIT_S (under loss the server's ACK may need a
+ * resend the server no longer polls for), then lingers 0.3 s and closes;
+ * the server, having read the bye, polls 50 ms and stays quiet
+ * EX_SERVER_QUIET_S before it closes, so the client has stopped polling by
+ * then (net_memif faults when polled after its peer left).
+ */
+#define EX_BYE_WAIT_S	  0.5
+#define EX_SERVER_QUIET_S 2.0
+
 struct ex_node {
 	struct ordk_dev *dev;
 	struct ordk_dev_attr at;

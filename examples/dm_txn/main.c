@@ -159,7 +159,7 @@ memory_main(uint16_t cm_port, double seconds)
 		       bye ? "the compute node said bye" : "time is up", st.atomics_executed,
 		       st.atomics_replayed);
 	}
-	app_linger(N.dev, 1.0);
+	app_linger(N.dev, EX_SERVER_QUIET_S);
 	close(lfd);
 	return 0;
 }
@@ -530,7 +530,7 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 
 		w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)N.buf, 4, N.mr->lkey };
 		if (ordk_qp_post_send(N.qp[0], &w, 1) == 1)
-			ex_wait(&N, &wc, 1, 5);
+			ex_wait(&N, &wc, 1, EX_BYE_WAIT_S);
 	}
 	free(S.lat);
 	return rc;

@@ -353,7 +353,7 @@ worker_main(struct ex_node *n, const char *mhost, uint16_t mport, uint16_t cm_po
 		ordk_dev_stats(n->dev, &st);
 		app_print_stats(stdout, &st, false);
 	}
-	app_linger(n->dev, 1.0); /* the client closes first */
+	app_linger(n->dev, EX_SERVER_QUIET_S); /* the client closes first */
 	close(lfd);
 	return 0;
 }
@@ -669,7 +669,7 @@ client_main(const char *mhost, uint16_t mport, unsigned int qps, bool bench, uns
 
 		w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)N.buf, 4, N.mr->lkey };
 		ordk_qp_post_send(N.qp[0], &w, 1);
-		ex_wait(&N, &wc, 1, 5);
+		ex_wait(&N, &wc, 1, EX_BYE_WAIT_S);
 	}
 	if (shutdown_meta) {
 		meta_send("SHUTDOWN\n");

@@ -330,6 +330,20 @@ rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 	}
 	if (b->ack_req)
 		qp->ack_due = true;
+	/*
+	 * A READ request beyond the expected PSN: an earlier packet is missing.
+	 * Requests carry no payload, so no bitmap report names that hole: open
+	 * it here, and the engine asks for it after the hold (it may only be
+	 * late: items travel on the card's four channels). Before, a lost READ
+	 * request waited for the requester's timer, 67 ms.
+	 */
+	if (blue_psn_diff(b->psn, qp->epsn) > 0 &&
+	    (qp->hole_psn != qp->epsn || qp->hole_tsc == 0)) {
+		qp->hole_psn = qp->epsn;
+		qp->hole_tsc = qp->last_rx_tsc;
+		qp->hole_settled = true;
+		rc_activate(qp);
+	}
 	/* the card checks nothing on READ requests: the driver does (rkey, access, bounds) */
 	m = verbs_mr_lookup(qp->dev, b->rkey);
 	base = m != NULL ? (uint64_t)(uintptr_t)m->pub.addr : 0;
@@ -401,6 +415,7 @@ rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
 {
 	const struct blue_meta_ack *a = &r->ack;
 	uint32_t base = blue_psn_add(a->psn_now, BLUE_PSN_MASK + 1 - 112);
+
 
 	if (r->kind == BLUE_META_NAK_LOCAL_HW) {
 		uint32_t pre = blue_psn_add(a->psn_before_slide, BLUE_PSN_MASK + 1 - 112);
@@ -485,6 +500,11 @@ maybe_nak(struct ordk_qp *qp, bool report)
 			return;
 		qp->hole_psn = qp->epsn;
 		qp->hole_tsc = now;
+		/*
+		 * Not settled even when an idle report shows it: the sender may
+		 * only have paused (a polling gap, a full window), and MIDDLE
+		 * packets of the resumed stream go unreported (verbs_tools_gap).
+		 */
 		qp->hole_settled = false;
 		return;
 	}

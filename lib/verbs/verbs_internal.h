@@ -227,7 +227,7 @@ struct ordk_qp {
 	bool ack_due;
 	uint32_t acked_epsn;			/* epsn of the last ACK sent */
 	uint32_t rd_seen_epsn;			/* epsn when READ progress last re-armed the timer */
-	bool hole_settled;			/* the hole was left by a resend (see maybe_nak) */
+	bool hole_settled;			/* left by a resend, or by a late READ request */
 	uint64_t last_rx_tsc;
 	uint64_t nak_tsc;			/* when the last NAK went out */
 	uint32_t nak_epsn;			/* the epsn it asked from */
