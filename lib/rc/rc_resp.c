@@ -801,7 +801,7 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 	}
 	blue_snic_rx_commit(&dev->hw);
 
-	now = rte_get_tsc_cycles();
+	/* now: read once at the start of this poll */
 	{
 		/* is the card still fetching our Send items? (timers wait for it) */
 		struct blue_hring *sr = &dev->hw.ring[BLUE_RING_SEND0];

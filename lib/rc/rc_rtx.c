@@ -81,7 +81,7 @@ rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
 
 	wheel_remove(qp);
 	qp->rtx_deadline = deadline;
-	qp->rtx_set_tsc = rte_get_tsc_cycles();
+	qp->rtx_set_tsc = qp->dev->last_poll_tsc; /* the poll it was set in (no clock read) */
 	if (deadline == 0)
 		return;
 	TAILQ_INSERT_TAIL(&dev->wheel[(deadline >> dev->wheel_shift) & (RC_WHEEL_SLOTS - 1)], qp,
