@@ -45,19 +45,7 @@ pci(const char *bdf, const char *vendor, const char *device, const char *driver)
 	}
 }
 
-static void
-setup(void)
-{
-	fake_tree_new(root);
-}
-
-static void
-teardown(void)
-{
-	fake_tree_remove(root);
-}
-
-TestSuite(doctor, .init = setup, .fini = teardown);
+FAKE_TREE_SUITE(doctor, root);
 
 static struct doc_opts
 opts(void)

@@ -74,4 +74,16 @@ fake_link(const char *root, const char *rel, const char *target)
 	cr_assert_eq(symlink(target, p), 0, "%s", p);
 }
 
+/* A Criterion suite whose every test gets a fresh tree in @p root (char[64]). */
+#define FAKE_TREE_SUITE(suite, root)                      \
+	static void suite##_tree_new(void)                \
+	{                                                 \
+		fake_tree_new(root);                      \
+	}                                                 \
+	static void suite##_tree_remove(void)             \
+	{                                                 \
+		fake_tree_remove(root);                   \
+	}                                                 \
+	TestSuite(suite, .init = suite##_tree_new, .fini = suite##_tree_remove)
+
 #endif /* ORDK_FAKE_TREE_H */

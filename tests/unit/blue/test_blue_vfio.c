@@ -57,19 +57,7 @@ device(const char *bdf, const char *vendor, const char *dev, const char *driver,
 	}
 }
 
-static void
-setup(void)
-{
-	fake_tree_new(root);
-}
-
-static void
-teardown(void)
-{
-	fake_tree_remove(root);
-}
-
-TestSuite(blue_vfio, .init = setup, .fini = teardown);
+FAKE_TREE_SUITE(blue_vfio, root);
 
 static int
 probe(const char *args, struct blue_vfio_target *t, char *err)
