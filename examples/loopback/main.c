@@ -19,10 +19,10 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
+#include "app_common.h"
 #include "ordk_cm.h"
 #include "ordk_verbs.h"
 
@@ -40,50 +40,14 @@ struct side {
 
 static struct side S[2];
 
-static int
-eal_init(int argc, char **argv)
-{
-	char prefix[64];
-	char *def[] = { argv[0], "--no-pci", "--no-huge", "-m", "512", "--no-shconf",
-			"--no-telemetry", "--log-level=4", "-l", "0", prefix, NULL };
-	int i;
-
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0)
-			break;
-	if (i < argc) /* the user gave EAL arguments before -- */
-		return rte_eal_init(i, argv) < 0 ? -1 : i + 1;
-	snprintf(prefix, sizeof(prefix), "--file-prefix=ordk-loopback-%d", (int)getpid());
-	return rte_eal_init((int)(sizeof(def) / sizeof(def[0])) - 1, def) < 0 ? -1 : 1;
-}
-
-static uint16_t
-ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx, struct rte_mempool *mp)
-{
-	struct rte_eth_conf conf = { 0 };
-	int port = rte_eth_from_rings(name, &rx, 1, &tx, 1, SOCKET_ID_ANY);
-
-	if (port < 0 || rte_eth_dev_configure(port, 1, 1, &conf) != 0 ||
-	    rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL, mp) != 0 ||
-	    rte_eth_tx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL) != 0 ||
-	    rte_eth_dev_start(port) != 0)
-		rte_exit(EXIT_FAILURE, "cannot set up net_ring port %s\n", name);
-	return (uint16_t)port;
-}
-
 static void
 open_sides(void)
 {
-	struct rte_mempool *mp = rte_pktmbuf_pool_create("lb_pool", 8191, 256, 0,
-							 RTE_PKTMBUF_HEADROOM + 4352, SOCKET_ID_ANY);
-	struct rte_ring *a = rte_ring_create("lb_a", 8192, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	struct rte_ring *b = rte_ring_create("lb_b", 8192, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct rte_mempool *mp = app_frame_pool("lb_pool", 8191);
 	uint16_t p[2];
 
-	if (mp == NULL || a == NULL || b == NULL)
-		rte_exit(EXIT_FAILURE, "out of memory for the wire\n");
-	p[0] = ring_port("lb0", a, b, mp);
-	p[1] = ring_port("lb1", b, a, mp);
+	if (mp == NULL || app_ring_pair("lb", mp, p) != 0)
+		rte_exit(EXIT_FAILURE, "cannot set up the net_ring pair (memory?)\n");
 	for (int i = 0; i < 2; i++) {
 		struct side *s = &S[i];
 		struct ordk_qp_init_attr ia = { .max_send_wr = 512, .max_recv_wr = 512 };
@@ -285,9 +249,18 @@ main(int argc, char **argv)
 	uint32_t iters = 2000;
 	int first, c, fails = 0;
 
-	first = eal_init(argc, argv);
-	if (first < 0)
-		rte_exit(EXIT_FAILURE, "EAL initialisation failed\n");
+	{
+		struct app_eal_defaults d = { .prog = argv[0], .prefix = "ordk-loopback", .lcore = 0,
+					      .mem_mb = 512 };
+		int i;
+
+		for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+			;
+		/* the user's EAL arguments stand before "--"; without them, defaults */
+		first = i < argc ? i + 1 : 1;
+		if (app_eal_init(i < argc ? i : 1, argv, i < argc, &d) != 0)
+			return 1;
+	}
 	argc -= first - 1;
 	argv += first - 1;
 	while ((c = getopt_long(argc, argv, "n:h", lo, NULL)) != -1) {
@@ -339,10 +312,7 @@ main(int argc, char **argv)
 		ordk_pd_free(S[i].pd);
 		ordk_dev_close(S[i].dev);
 	}
-	for (uint16_t port = 0; port < 2; port++) {
-		rte_eth_dev_stop(port);
-		rte_eth_dev_close(port);
-	}
+	app_close_ports();
 	rte_eal_cleanup();
 	return fails ? 1 : 0;
 }
