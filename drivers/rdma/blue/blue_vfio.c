@@ -191,23 +191,20 @@ blue_vfio_probe(const char *root, const char *args, struct blue_vfio_target *t, 
 
 struct vfio_priv {
 	int container, group, device;
+	int pagemap; /* /proc/self/pagemap when the card sees physical addresses */
 	bool noiommu, iova_pa;
 	void *bar;
 	size_t bar_len;
 };
 
-/* A physical address from /proc/self/pagemap (root only), or 0. */
+/* A physical address from /proc/self/pagemap (open as @p fd; root only), or 0. */
 static uint64_t
-virt_to_phys(const void *va)
+virt_to_phys(int fd, const void *va)
 {
 	uint64_t e = 0;
-	int fd = open("/proc/self/pagemap", O_RDONLY);
 
-	if (fd < 0)
+	if (fd < 0 || pread(fd, &e, sizeof(e), (off_t)((uintptr_t)va / 4096 * 8)) != sizeof(e))
 		return 0;
-	if (pread(fd, &e, sizeof(e), (off_t)((uintptr_t)va / 4096 * 8)) != sizeof(e))
-		e = 0;
-	close(fd);
 	if (!(e & (1ull << 63)) || (e & ((1ull << 55) - 1)) == 0)
 		return 0;
 	return (e & ((1ull << 55) - 1)) * 4096 + (uintptr_t)va % 4096;
@@ -218,16 +215,16 @@ virt_to_phys(const void *va)
  * memory); @p fn gets each piece with its physical address. @return 0 or -EFAULT.
  */
 static int
-for_each_piece(void *va, uint64_t len, int (*fn)(void *arg, void *va, uint64_t pa, uint64_t len),
-	       void *arg)
+for_each_piece(int pagemap, void *va, uint64_t len,
+	       int (*fn)(void *arg, void *va, uint64_t pa, uint64_t len), void *arg)
 {
 	const uint64_t huge = 2u << 20;
 	uint64_t a = (uintptr_t)va, end = a + len;
 
 	for (uint64_t c = a; c < end; c = (c | (huge - 1)) + 1) {
 		uint64_t last = RTE_MIN(end, (c | (huge - 1)) + 1) - 1;
-		uint64_t p0 = virt_to_phys((const void *)(uintptr_t)c);
-		uint64_t p1 = virt_to_phys((const void *)(uintptr_t)last);
+		uint64_t p0 = virt_to_phys(pagemap, (const void *)(uintptr_t)c);
+		uint64_t p1 = virt_to_phys(pagemap, (const void *)(uintptr_t)last);
 
 		if (p0 == 0 || p1 == 0 || p1 - p0 != last - c)
 			return -EFAULT; /* not hugepage memory (or not root) */
@@ -269,8 +266,8 @@ vfio_dma_map(struct blue_backend *be, void *va, uint64_t len, uint64_t *iova)
 		 * hugepage (the PMD aligns its blocks so); MRs reach the card page
 		 * by page through the PGT.
 		 */
-		*iova = virt_to_phys(va);
-		return for_each_piece(va, len, p->noiommu ? NULL : map_piece, p);
+		*iova = virt_to_phys(p->pagemap, va);
+		return for_each_piece(p->pagemap, va, len, p->noiommu ? NULL : map_piece, p);
 	}
 	{
 		/*
@@ -328,6 +325,8 @@ vfio_release(struct vfio_priv *p)
 		close(p->group);
 	if (p->container >= 0)
 		close(p->container);
+	if (p->pagemap >= 0)
+		close(p->pagemap);
 	free(p);
 }
 
@@ -369,9 +368,15 @@ blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uin
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return -ENOMEM;
-	p->container = p->group = p->device = -1;
+	p->container = p->group = p->device = p->pagemap = -1;
 	p->noiommu = t.noiommu;
 	p->iova_pa = t.iova_pa;
+	if (t.noiommu || t.iova_pa) { /* opened once: DMA maps look up every 2 MiB piece */
+		p->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+		if (p->pagemap < 0)
+			FAIL(-EPERM, "/proc/self/pagemap: %s (physical addresses need root)",
+			     strerror(errno));
+	}
 	p->container = open("/dev/vfio/vfio", O_RDWR | O_CLOEXEC);
 	if (p->container < 0)
 		FAIL(-ENODEV, "/dev/vfio/vfio: %s (modprobe vfio-pci)", strerror(errno));
