@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,40 +202,36 @@ app_now_s(void)
 	return (double)rte_get_tsc_cycles() / (double)rte_get_tsc_hz();
 }
 
+/* ordk_stats in declaration order: every field is a uint64_t (checked below). */
+static const char *const stat_names[] = {
+	"wr_posted",	   "wr_completed",     "recv_completed",     "acks_sent",
+	"acks_received",   "duplicates",       "out_of_window",      "read_resp_posted",
+	"read_req_rejected", "adverts_sent",   "adverts_received",   "adverts_unexpected",
+	"reports_unexpected", "naks_received", "naks_sent",	     "cnps",
+	"retransmits",	   "timeouts",	       "retry_exceeded",     "atomics_executed",
+	"atomics_replayed", "atomics_rejected", "rnr_waits",	     "ctrl_bad",
+	"cq_overflow",
+};
+_Static_assert(sizeof(stat_names) / sizeof(stat_names[0]) * sizeof(uint64_t) ==
+		       sizeof(struct ordk_stats),
+	       "a counter of struct ordk_stats has no name here");
+_Static_assert(offsetof(struct ordk_stats, retransmits) == 16 * sizeof(uint64_t) &&
+		       offsetof(struct ordk_stats, cq_overflow) == 24 * sizeof(uint64_t),
+	       "the names follow struct ordk_stats' order");
+
 void
 app_print_stats(FILE *f, const struct ordk_stats *st, bool all)
 {
-#define APP_STAT(n)                                                        \
-	do {                                                               \
-		if (all || st->n)                                          \
-			fprintf(f, "  %-22s %" PRIu64 "\n", #n ":", st->n); \
-	} while (0)
-	APP_STAT(wr_posted);
-	APP_STAT(wr_completed);
-	APP_STAT(recv_completed);
-	APP_STAT(acks_sent);
-	APP_STAT(acks_received);
-	APP_STAT(duplicates);
-	APP_STAT(out_of_window);
-	APP_STAT(read_resp_posted);
-	APP_STAT(read_req_rejected);
-	APP_STAT(adverts_sent);
-	APP_STAT(adverts_received);
-	APP_STAT(adverts_unexpected);
-	APP_STAT(reports_unexpected);
-	APP_STAT(naks_received);
-	APP_STAT(naks_sent);
-	APP_STAT(cnps);
-	APP_STAT(retransmits);
-	APP_STAT(timeouts);
-	APP_STAT(retry_exceeded);
-	APP_STAT(atomics_executed);
-	APP_STAT(atomics_replayed);
-	APP_STAT(atomics_rejected);
-	APP_STAT(rnr_waits);
-	APP_STAT(ctrl_bad);
-	APP_STAT(cq_overflow);
-#undef APP_STAT
+	uint64_t v[sizeof(stat_names) / sizeof(stat_names[0])];
+
+	memcpy(v, st, sizeof(v));
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (all || v[i]) {
+			char name[40];
+
+			snprintf(name, sizeof(name), "%s:", stat_names[i]);
+			fprintf(f, "  %-22s %" PRIu64 "\n", name, v[i]);
+		}
 }
 
 void

@@ -66,7 +66,6 @@ struct side {
 	uint64_t raddr;
 	uint32_t rkey, rqpn[PERF_MAX_QPS];
 	struct perf_msg in;	      /* the last control message */
-	bool have_in;
 	uint64_t last_work;	      /* TSC of the last sign of life */
 	/* server: the round in progress */
 	struct perf_msg round;
@@ -81,7 +80,6 @@ struct ctx {
 	struct side *me;
 	struct rte_mempool *mp;
 	uint64_t hz;
-	int status;
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -304,7 +302,6 @@ ctrl_poll(struct side *s)
 			s->failed = true;
 			continue;
 		}
-		s->have_in = true;
 		got = 1;
 	}
 	return got;
@@ -543,7 +540,6 @@ server_step(struct ctx *x, struct side *s)
 {
 	progress_work(s, ordk_dev_poll(s->dev, 64));
 	if (ctrl_poll(s)) {
-		s->have_in = false;
 		switch (s->in.type) {
 		case MSG_HELLO:
 			server_hello(x, s);
@@ -604,7 +600,6 @@ client_call(struct ctx *x, struct perf_msg *m, uint32_t type)
 		pump(x);
 		if (!ctrl_poll(c))
 			continue;
-		c->have_in = false;
 		if (c->in.type == type)
 			return 0;
 		fprintf(stderr, "ordk-perf: the server says: %s\n",
@@ -1092,13 +1087,12 @@ client_main(struct ctx *x)
 /* ------------------------------------------------------------- the run */
 
 static int
-connect_ctrl(struct side *s, const struct perf_opts *o)
+connect_ctrl(struct side *s)
 {
 	if (ordk_cm_connect_qp(s->cqp, &s->me, &s->peer, ORDK_MTU_4096, ORDK_ACCESS_LOCAL_WRITE) != 0) {
 		fprintf(stderr, "ordk-perf: cannot connect the control QP\n");
 		return -1;
 	}
-	(void)o;
 	for (uint32_t i = 0; i < CTRL_RECVS; i++)
 		ctrl_post_recv(s, i);
 	return 0;
@@ -1166,7 +1160,7 @@ perf_run(const struct perf_opts *o)
 			goto out;
 		x.c.peer = x.s.me;
 		x.s.peer = x.c.me;
-		if (connect_ctrl(&x.c, o) != 0 || connect_ctrl(&x.s, o) != 0)
+		if (connect_ctrl(&x.c) != 0 || connect_ctrl(&x.s) != 0)
 			goto out;
 		rc = client_main(&x) == 0 ? 0 : 2;
 		if (rc == 0 && x.s.failed)
@@ -1188,7 +1182,7 @@ perf_run(const struct perf_opts *o)
 		rc = 1;
 		goto out;
 	}
-	if (connect_ctrl(x.me, o) != 0) {
+	if (connect_ctrl(x.me) != 0) {
 		rc = 1;
 		goto out;
 	}

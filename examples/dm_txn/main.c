@@ -403,13 +403,12 @@ advance(struct ctx *c)
 
 /* At the end: every lock free and, for SmallBank, the total balance kept. */
 static int
-check_table(unsigned int nctx)
+check_table(void)
 {
 	const uint64_t chunk = 32768 / REC;
 	uint64_t total = 0, locked = 0;
 	struct rec *buf = (struct rec *)(N.buf + MAX_CTX * 4096); /* 64 KiB beyond the contexts */
 
-	(void)nctx;
 	for (uint64_t k = 0; k < nrec; k += chunk) {
 		uint64_t n = nrec - k < chunk ? nrec - k : chunk;
 		struct ordk_send_wr w = { .opcode = ORDK_WR_RDMA_READ, .num_sge = 1,
@@ -520,7 +519,7 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 			S.tried - S.committed - S.aborted);
 		rc = 2;
 	}
-	if (rc == 0 && check_table(nctx) != 0)
+	if (rc == 0 && check_table() != 0)
 		rc = 2;
 	printf("compute: %s\n", rc == 0 ? "invariant holds" : "FAILED");
 	{ /* the memory node stops on our BYE */

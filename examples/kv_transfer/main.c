@@ -413,7 +413,8 @@ post_stripes(enum ordk_wr_opcode op, uint64_t local, const struct loc *l, uint64
 
 	for (uint64_t off = 0; off < l->len; off += stripe, k++) {
 		unsigned int q = k % nq;
-		struct ordk_send_wr w = { .wr_id = id, .opcode = op, .num_sge = 1,
+		/* the QP rides in the top byte: completions say where room came free */
+		struct ordk_send_wr w = { .wr_id = (uint64_t)q << 56 | id, .opcode = op, .num_sge = 1,
 					  .send_flags = ORDK_SEND_SIGNALED };
 		uint32_t len = (uint32_t)(l->len - off < stripe ? l->len - off : stripe);
 
@@ -425,16 +426,6 @@ post_stripes(enum ordk_wr_opcode op, uint64_t local, const struct loc *l, uint64
 		outstanding[q]++;
 	}
 	return k;
-}
-
-/* Which QP a completion came on. */
-static unsigned int
-qp_index(uint32_t qpn)
-{
-	for (unsigned int q = 0; q < nq; q++)
-		if (ordk_qp_num(N.qp[q]) == qpn)
-			return q;
-	return 0;
 }
 
 /*
@@ -472,17 +463,18 @@ transfer(enum ordk_wr_opcode op, const struct loc *locs, unsigned int n, size_t 
 		}
 		k = ordk_cq_poll(N.cq, wc, 64);
 		for (int i = 0; i < k; i++) {
-			struct xfer *t = &x[wc[i].wr_id];
+			uint64_t id = wc[i].wr_id & ((1ull << 56) - 1);
+			struct xfer *t = &x[id];
 
-			outstanding[qp_index(wc[i].qp_num)]--;
+			outstanding[wc[i].wr_id >> 56]--;
 			if (wc[i].status != ORDK_WC_SUCCESS) {
 				if (t->status == 0)
 					fprintf(stderr, "client: block %" PRIu64 " on QP 0x%06x: %s\n",
-						wc[i].wr_id, wc[i].qp_num, ordk_wc_status_str(wc[i].status));
+						id, wc[i].qp_num, ordk_wc_status_str(wc[i].status));
 				t->status = -1;
 			}
 			if (--t->left == 0) {
-				lat[wc[i].wr_id] = (double)(rte_get_tsc_cycles() - t->t0) * 1e6 / hz;
+				lat[id] = (double)(rte_get_tsc_cycles() - t->t0) * 1e6 / hz;
 				failed += t->status != 0;
 				done++;
 			}
