@@ -13,6 +13,7 @@
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -116,8 +117,9 @@ app_eal_init(int argc, char **argv, bool user, const struct app_eal_defaults *d)
 	return 0;
 }
 
-int
-app_port_start(uint16_t port, struct rte_mempool *mp)
+/* Configure @p port with one RX and one TX queue (not started). */
+static int
+port_setup(uint16_t port, struct rte_mempool *mp)
 {
 	struct rte_eth_conf conf = { 0 };
 	int rc;
@@ -127,9 +129,15 @@ app_port_start(uint16_t port, struct rte_mempool *mp)
 		rc = rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL, mp);
 	if (rc == 0)
 		rc = rte_eth_tx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL);
-	if (rc == 0)
-		rc = rte_eth_dev_start(port);
 	return rc;
+}
+
+int
+app_port_start(uint16_t port, struct rte_mempool *mp)
+{
+	int rc = port_setup(port, mp);
+
+	return rc == 0 ? rte_eth_dev_start(port) : rc;
 }
 
 int
@@ -297,34 +305,87 @@ app_parse_size(const char *s, uint64_t *out)
 
 /* ------------------------------------------------------------ devices */
 
-/* bluesim,port=N[,...]: start port N when it is an ethdev nobody started. */
+/* Configure @p port and start it; a memif client retries its start (its socket connect) until @p until. */
+static int
+start_until(uint16_t port, struct rte_mempool *mp, bool client, double until)
+{
+	int memif_log = rte_log_register("pmd.net.memif");
+	int level = memif_log >= 0 ? rte_log_get_level((uint32_t)memif_log) : -1;
+	int rc = -EIO;
+
+	if (port_setup(port, mp) != 0)
+		return -EIO;
+	for (int tries = 0;; tries++) {
+		double next = app_now_s() + APP_PEER_RETRY_S;
+
+		if (rte_eth_dev_start(port) == 0) {
+			rc = 0;
+			break;
+		}
+		if (!client)
+			break;
+		/* net_memif's client connects its socket at start: no server yet */
+		if (until >= 0 && next > until) {
+			rc = -ECONNREFUSED;
+			break;
+		}
+		if (tries == 0 && level >= 0) /* its "Failed to connect socket" once, not 4 a second */
+			rte_log_set_level((uint32_t)memif_log, RTE_LOG_CRIT);
+		while (app_now_s() < next)
+			usleep(10000);
+	}
+	if (level >= 0)
+		rte_log_set_level((uint32_t)memif_log, (uint32_t)level);
+	return rc;
+}
+
 int
-app_start_port_of(const char *devargs, struct rte_mempool *mp, bool client)
+app_start_port_wait(const char *devargs, struct rte_mempool *mp, bool client, double timeout_s)
 {
 	const char *p = strstr(devargs, "port=");
+	double until = timeout_s < 0 ? -1 : app_now_s() + timeout_s;
+	struct rte_eth_link link;
 	char *end;
 	unsigned long port;
+	int rc;
 
 	if (strncmp(devargs, "bluesim", 7) != 0 || p == NULL)
 		return 0;
 	port = strtoul(p + 5, &end, 10);
 	if (end == p + 5 || port >= RTE_MAX_ETHPORTS)
 		return 0; /* "loopback" or a name: the model checks it */
-	if (!rte_eth_dev_is_valid_port((uint16_t)port)) {
-		fprintf(stderr, "no ethdev port %lu (give one with EAL --vdev or -a)\n",
-			port);
+	if (!rte_eth_dev_is_valid_port((uint16_t)port))
 		return -ENODEV;
+	rc = start_until((uint16_t)port, mp, client, until);
+	if (rc != 0)
+		return rc;
+	if (timeout_s >= 0) {
+		double left = until - app_now_s();
+
+		return app_link_wait((uint16_t)port, left > 1 ? left : 1, client);
 	}
-	if (app_port_start((uint16_t)port, mp) != 0) {
-		fprintf(stderr, "cannot start ethdev port %lu\n", port);
-		return -EIO;
-	}
-	if (app_link_wait((uint16_t)port, 20, client) != 0) {
-		fprintf(stderr, "port %lu: link down after 20 s (is the peer running?)\n",
-			port);
-		return -ETIMEDOUT;
-	}
+	while (rte_eth_link_get_nowait((uint16_t)port, &link) != 0 || !link.link_status)
+		if (app_link_wait((uint16_t)port, 3600, client) == 0)
+			break;
 	return 0;
+}
+
+/* bluesim,port=N[,...]: start port N when it is an ethdev nobody started. */
+int
+app_start_port_of(const char *devargs, struct rte_mempool *mp, bool client)
+{
+	int rc = app_start_port_wait(devargs, mp, client, APP_PEER_WAIT_S);
+	const char *p = strstr(devargs, "port=");
+	unsigned long port = p ? strtoul(p + 5, NULL, 10) : 0;
+
+	if (rc == -ENODEV)
+		fprintf(stderr, "no ethdev port %lu (give one with EAL --vdev or -a)\n", port);
+	else if (rc == -EIO)
+		fprintf(stderr, "cannot start ethdev port %lu\n", port);
+	else if (rc != 0)
+		fprintf(stderr, "port %lu: link down after %.0f s (is the peer running?)\n", port,
+			APP_PEER_WAIT_S);
+	return rc;
 }
 
 /* The user's devargs with port= replaced (loopback) and a MAC and IP added. */

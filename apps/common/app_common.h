@@ -90,11 +90,27 @@ void app_json_str(FILE *f, const char *s);
  */
 int app_parse_size(const char *s, uint64_t *out);
 
+/** How long a client waits for its server (a memif socket, a link, a TCP listener). */
+#define APP_PEER_WAIT_S 30.0
+/** How often a memif client tries its server's socket again. */
+#define APP_PEER_RETRY_S 0.25
+
 /**
  * For "bluesim,port=N[,...]" devargs: start ethdev port N (one queue pair)
- * and wait for its link (restarting a memif client while down, see
- * app_link_wait()). Other devargs: nothing to do. @return 0 or -errno
- * (message printed).
+ * and wait for its link, at most @p timeout_s seconds (< 0: for good). A
+ * memif client (@p client) whose server is not there yet (DPDK 22.11's
+ * net_memif connects its socket once, in rte_eth_dev_start()) starts again
+ * every APP_PEER_RETRY_S, and restarts while the link stays down (see
+ * app_link_wait()). Other devargs: nothing to do. Prints nothing.
+ * @return 0, -ENODEV (no such port: the vdev was not created), -EIO (cannot
+ * start), -ECONNREFUSED (no server socket in time) or -ETIMEDOUT (link down).
+ */
+int app_start_port_wait(const char *devargs, struct rte_mempool *mp, bool client,
+			double timeout_s);
+
+/**
+ * app_start_port_wait() for APP_PEER_WAIT_S seconds, with a message on
+ * failure. @return 0 or -errno.
  */
 int app_start_port_of(const char *devargs, struct rte_mempool *mp, bool client);
 

@@ -24,7 +24,7 @@ main(int argc, char **argv)
 {
 	struct perf_opts o;
 	enum perf_test t;
-	char err[256], vdev[160];
+	char err[256], vdev[160], sock[64];
 	int dd = -1, rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -57,6 +57,12 @@ main(int argc, char **argv)
 		perf_usage(stdout);
 		return 0;
 	}
+	if (o.version) {
+		printf("Version: %s (ordk-perf, perftest's options and output)\n", ORDK_VERSION);
+		return 0;
+	}
+	for (unsigned int i = 0; i < o.nnotes; i++)
+		fprintf(stderr, "ordk-perf: %s\n", o.notes[i]);
 	{
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 		unsigned int mem = 256 + (unsigned int)((uint64_t)o.qps * 2 *
@@ -68,10 +74,12 @@ main(int argc, char **argv)
 		};
 
 		if (!o.loopback && strncmp(o.devargs, "bluesim", 7) == 0) {
-			snprintf(vdev, sizeof(vdev),
-				 "net_memif0,role=%s,socket=/tmp/ordk-perf-%u.sock,bsize=8192",
-				 o.host ? "client" : "server", o.port);
+			snprintf(sock, sizeof(sock), "/tmp/ordk-perf-%u.sock", o.port);
+			snprintf(vdev, sizeof(vdev), "net_memif0,role=%s,socket=%s,bsize=8192",
+				 o.host ? "client" : "server", sock);
 			d.vdev = vdev;
+			if (dd < 0)
+				o.memif_sock = sock;
 		}
 		/* EAL arguments: argv[0] and what stands before "--" */
 		if (app_eal_init(dd >= 0 ? dd : 1, argv, dd >= 0, &d) != 0)

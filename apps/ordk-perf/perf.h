@@ -27,31 +27,58 @@ enum perf_test {
 enum perf_atomic { PERF_FETCH_AND_ADD = 0, PERF_CMP_AND_SWP };
 
 #define PERF_MAX_QPS	   64u
-#define PERF_MAX_SIZE	   (1u << 30)
+#define PERF_MAX_MR	   (1u << 30) /* the registered region: 2 x size per QP */
+#define PERF_MAX_SIZE	   (PERF_MAX_MR / 2)
 #define PERF_ALL_MAX_SIZE  (8u << 20) /* -a: 2 B .. 8 MiB, as perftest */
 #define PERF_DEFAULT_PORT  18515u
+#define PERF_MIN_ITERS	   5u	      /* perftest's MIN_ITER */
+#define PERF_CQ_MOD_LIMIT  8192u      /* larger messages: CQ moderation 1 unless -Q or -a */
+#define PERF_JSON_DEFAULT  "perftest_out.json"
+#define PERF_MAX_NOTES	   8
+
+/** --output: the whole report, or one number (perftest's OUTPUT_BW/LAT/MR). */
+enum perf_output { PERF_OUT_FULL = 0, PERF_OUT_BW, PERF_OUT_LAT, PERF_OUT_MR };
 
 struct perf_opts {
 	enum perf_test test;
 	uint32_t size;		/**< -s; default 65536 (BW) or 2 (latency), 8 for atomics */
 	bool all_sizes;		/**< -a */
-	uint64_t iters;		/**< -n; default 5000 (BW) or 1000 (latency) */
+	uint64_t iters;		/**< -n; default 5000 (write_bw) or 1000 */
 	uint32_t duration;	/**< -D seconds; 0: count iterations */
 	uint32_t qps;		/**< -q */
 	uint32_t tx_depth;	/**< -t */
+	uint32_t rx_depth;	/**< -r: RECVs posted per QP (send tests) */
 	uint32_t mtu;		/**< -m bytes: 256 .. 4096 */
+	uint32_t inline_size;	/**< -I: payloads up to this size are copied into the WR at post */
+	uint32_t out_reads;	/**< -o: READs/atomics in flight per QP (shown as Outstand reads) */
+	uint8_t qp_timeout;	/**< -u: local ACK timeout, 4.096 us << u */
 	enum perf_atomic atomic; /**< -A */
 	bool report_gbits;
-	const char *out_json;	/**< --out_json FILE */
+	bool bidir;		/**< -b: both sides send (BW tests) */
+	bool no_peak;		/**< -N */
+	bool cycles;		/**< -C: latencies in cycles */
+	bool histogram;		/**< -H: every sorted sample */
+	bool unsorted;		/**< -U: every sample, unsorted */
+	bool run_infinitely;	/**< a row every -D seconds until interrupted */
+	bool version;		/**< -V */
+	enum perf_output output;
+	bool out_json;		/**< --out_json: write out_json_file */
+	const char *out_json_file; /**< --out_json_file=F (default perftest_out.json) */
 	const char *devargs;	/**< -d */
 	uint16_t port;		/**< -p TCP port of the attribute exchange */
 	bool loopback;
 	bool verify;
-	bool progress;		/**< false with --no-progress */
+	int progress;		/**< -1: when stderr is a terminal; 0 --no-progress; 1 --progress */
 	bool stats;		/**< --stats: the device's counters at the end (stderr) */
 	uint32_t cq_mod;	/**< -Q: completions every N WRs */
+	bool cq_mod_set;
 	const char *host;	/**< the server to reach: this side is the client */
+	uint32_t peer_wait;	/**< --wait: seconds the client waits for its server (30) */
 	bool help;
+	/** "-x 3 ignored: ..." for options ORDK accepts but cannot honour */
+	char notes[PERF_MAX_NOTES][112];
+	unsigned int nnotes;
+	const char *memif_sock; /**< net_memif socket made by default EAL args (main), or NULL */
 };
 
 /** "write_bw" .. "atomic_lat" -> test; @return 0 or -1. */
@@ -73,7 +100,7 @@ void perf_usage(FILE *f);
 /** What the header block shows beyond the options. */
 struct perf_hdr {
 	const char *device;
-	uint32_t outstand_reads;
+	bool server; /**< perftest's server shows RX depth (send tests), not TX depth */
 };
 
 struct perf_addr {
@@ -89,18 +116,19 @@ struct perf_bw {
 	bool peak_valid;
 };
 
-/** One latency row (usec). */
+/** One latency row (usec, or cycles with -C). */
 struct perf_lat {
 	uint64_t bytes, iters;
 	double t_min, t_max, t_typical, t_avg, t_stdev, p99, p999;
 	double tps; /* -D mode */
 };
 
-/** "RDMA_Write", "Send", "Atomic FETCH_AND_ADD", ... */
-const char *perf_verb_title(const struct perf_opts *o, char *buf, size_t len);
+/** What perftest warns about while parsing (before the header): the BW peak, CQ moderation. */
+void perf_print_warnings(FILE *f, const struct perf_opts *o, bool server);
 void perf_print_header(FILE *f, const struct perf_opts *o, const struct perf_hdr *h);
 void perf_print_addr(FILE *f, const char *which, const struct perf_opts *o,
 		     const struct perf_addr *a);
+/** The rule and the table's title line. */
 void perf_print_bw_head(FILE *f, const struct perf_opts *o);
 void perf_print_bw_row(FILE *f, const struct perf_opts *o, const struct perf_bw *r);
 void perf_print_lat_head(FILE *f, const struct perf_opts *o);
@@ -108,10 +136,12 @@ void perf_print_lat_row(FILE *f, const struct perf_opts *o, const struct perf_la
 void perf_print_rule(FILE *f);
 
 /**
- * Latency statistics over @p n samples (usec, sorted in place); perftest's
- * definitions: t_typical is the median, percentiles index the sorted array.
+ * perftest's latency statistics over @p n deltas in cycles (sorted in place):
+ * the top 2 dropped, t_typical the median (the even-count one averaged),
+ * t_max the first dropped, percentiles at ceil(m * p) (m = n - 2), values
+ * divided by @p cycles_per_unit. @return 0, or -1 when n < 3.
  */
-void perf_lat_stats(double *us, uint64_t n, struct perf_lat *r);
+int perf_lat_stats(uint64_t *delta, uint64_t n, double cycles_per_unit, struct perf_lat *r);
 
 /**
  * perftest's BW peak: the best rate over every run of consecutive messages,
@@ -120,15 +150,13 @@ void perf_lat_stats(double *us, uint64_t n, struct perf_lat *r);
  */
 double perf_peak_spm(const uint64_t *posted, const uint64_t *done, uint64_t n, double hz);
 
-/** JSON of the run: options and every row. */
-struct perf_json {
-	FILE *f;
-	unsigned int rows;
-};
-int perf_json_open(struct perf_json *j, const struct perf_opts *o, const struct perf_hdr *h);
-void perf_json_bw(struct perf_json *j, const struct perf_opts *o, const struct perf_bw *r);
-void perf_json_lat(struct perf_json *j, const struct perf_lat *r);
-int perf_json_close(struct perf_json *j, int status);
+/**
+ * perftest's JSON: one object {"test_info": {...}, "results": {...}} in
+ * o->out_json_file, rewritten at every report (it holds the last one).
+ * @return 0 or -1.
+ */
+int perf_json_bw(const struct perf_opts *o, const struct perf_hdr *h, const struct perf_bw *r);
+int perf_json_lat(const struct perf_opts *o, const struct perf_hdr *h, const struct perf_lat *r);
 
 /* --------------------------------------------------------------- engine */
 

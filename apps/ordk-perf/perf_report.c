@@ -20,30 +20,6 @@ perf_print_rule(FILE *f)
 	fprintf(f, "%s\n", RULE);
 }
 
-const char *
-perf_verb_title(const struct perf_opts *o, char *buf, size_t len)
-{
-	switch (o->test) {
-	case PERF_WRITE_BW:
-	case PERF_WRITE_LAT:
-		snprintf(buf, len, "RDMA_Write");
-		break;
-	case PERF_READ_BW:
-	case PERF_READ_LAT:
-		snprintf(buf, len, "RDMA_Read");
-		break;
-	case PERF_SEND_BW:
-	case PERF_SEND_LAT:
-		snprintf(buf, len, "Send");
-		break;
-	default:
-		snprintf(buf, len, "Atomic %s",
-			 o->atomic == PERF_CMP_AND_SWP ? "CMP_AND_SWAP" : "FETCH_AND_ADD");
-		break;
-	}
-	return buf;
-}
-
 static bool
 reads(const struct perf_opts *o)
 {
@@ -51,31 +27,86 @@ reads(const struct perf_opts *o)
 	       o->test == PERF_ATOMIC_LAT;
 }
 
+static bool
+sends(const struct perf_opts *o)
+{
+	return o->test == PERF_SEND_BW || o->test == PERF_SEND_LAT;
+}
+
+/* perftest's testsStr[verb], atomicTypesStr[], then BW / Latency */
+static const char *
+test_words(const struct perf_opts *o, const char **atomic)
+{
+	*atomic = NULL;
+	switch (o->test) {
+	case PERF_WRITE_BW:
+	case PERF_WRITE_LAT:
+		return "RDMA_Write";
+	case PERF_READ_BW:
+	case PERF_READ_LAT:
+		return "RDMA_Read";
+	case PERF_SEND_BW:
+	case PERF_SEND_LAT:
+		return "Send";
+	default:
+		*atomic = o->atomic == PERF_CMP_AND_SWP ? "CMP_AND_SWAP" : "FETCH_AND_ADD";
+		return "Atomic";
+	}
+}
+
+void
+perf_print_warnings(FILE *f, const struct perf_opts *o, bool server)
+{
+	bool bw = perf_test_is_bw(o->test);
+
+	if (o->output != PERF_OUT_FULL)
+		return;
+	/* perftest warns while parsing: -D, --run_infinitely, a send_bw server (no peak) */
+	if (bw && !o->no_peak &&
+	    (o->duration || o->run_infinitely || o->bidir || (server && sends(o))))
+		fprintf(f, " WARNING: BW peak won't be measured in this run.\n");
+	if (bw && o->size > PERF_CQ_MOD_LIMIT && !o->all_sizes && o->cq_mod_set && o->cq_mod > 1) {
+		perf_print_rule(f);
+		fprintf(f, "Warning: Large message requested and CQ moderation enabled\n");
+		fprintf(f, "Warning: It can lead to inaccurate results\n");
+	}
+}
+
 void
 perf_print_header(FILE *f, const struct perf_opts *o, const struct perf_hdr *h)
 {
-	char verb[64];
+	const char *atomic, *verb = test_words(o, &atomic);
 	bool bw = perf_test_is_bw(o->test);
 
+	if (o->output != PERF_OUT_FULL)
+		return;
 	perf_print_rule(f);
-	fprintf(f, "                    %s %s Test\n", perf_verb_title(o, verb, sizeof(verb)),
-		bw ? "BW" : "Latency");
+	fprintf(f, "                    %s ", verb);
+	if (atomic != NULL)
+		fprintf(f, "%s ", atomic);
+	if (bw && o->bidir)
+		fprintf(f, "Bidirectional ");
+	fprintf(f, "%sTest\n", bw ? "BW " : "Latency ");
 	fprintf(f, " Dual-port       : OFF\t\tDevice         : %s\n", h->device);
 	fprintf(f, " Number of qps   : %u\t\tTransport type : IB\n", o->qps);
 	fprintf(f, " Connection type : RC\t\tUsing SRQ      : OFF\n");
 	fprintf(f, " PCIe relax order: OFF\t\tLock-free      : OFF\n");
 	fprintf(f, " ibv_wr* API     : OFF\t\tUsing Enhanced Reorder      : OFF\n");
-	fprintf(f, " TX depth        : %u\n", o->tx_depth);
-	if (bw)
+	if (!h->server || o->bidir)
+		fprintf(f, " TX depth        : %u\n", o->tx_depth);
+	if (sends(o) && (h->server || o->bidir))
+		fprintf(f, " RX depth        : %u\n", o->rx_depth);
+	if (bw) {
 		fprintf(f, " CQ Moderation   : %u\n", o->cq_mod);
-	fprintf(f, " CQE Poll Batch  : Dynamic\n");
+		fprintf(f, " CQE Poll Batch  : Dynamic\n");
+	}
 	fprintf(f, " Mtu             : %u[B]\n", o->mtu);
 	fprintf(f, " Link type       : Ethernet\n");
 	fprintf(f, " GID index       : 0\n");
 	if (reads(o))
-		fprintf(f, " Outstand reads  : %u\n", h->outstand_reads);
+		fprintf(f, " Outstand reads  : %u\n", o->out_reads);
 	else
-		fprintf(f, " Max inline data : 0[B]\n");
+		fprintf(f, " Max inline data : %u[B]\n", o->inline_size);
 	fprintf(f, " rdma_cm QPs\t : OFF\n");
 	fprintf(f, " Data ex. method : Ethernet\n");
 	perf_print_rule(f);
@@ -84,24 +115,29 @@ perf_print_header(FILE *f, const struct perf_opts *o, const struct perf_hdr *h)
 void
 perf_print_addr(FILE *f, const char *which, const struct perf_opts *o, const struct perf_addr *a)
 {
+	if (o->output != PERF_OUT_FULL)
+		return;
 	fprintf(f, " %s address: LID %#04x QPN %#06x PSN %#06x", which, 0u, a->qpn, a->psn);
+	/* perftest: OUT for READ, RKey and VAddr for READ and WRITE (not SEND, not atomics) */
 	if (o->test == PERF_READ_BW || o->test == PERF_READ_LAT)
-		fprintf(f, " OUT %#04x", 16u);
-	fprintf(f, " RKey %#08x VAddr %#016" PRIx64 "\n", a->rkey, a->vaddr);
+		fprintf(f, " OUT %#04x", o->out_reads);
+	if (o->test == PERF_READ_BW || o->test == PERF_READ_LAT || o->test == PERF_WRITE_BW ||
+	    o->test == PERF_WRITE_LAT)
+		fprintf(f, " RKey %#08x VAddr %#016" PRIx64, a->rkey, a->vaddr);
 	/* an IPv4-mapped GID, printed as perftest does (every byte in decimal) */
-	fprintf(f, " GID: 00:00:00:00:00:00:00:00:00:00:255:255:%02u:%02u:%02u:%02u\n",
+	fprintf(f, "\n GID: 00:00:00:00:00:00:00:00:00:00:255:255:%02u:%02u:%02u:%02u\n",
 		a->ip >> 24, (a->ip >> 16) & 0xFF, (a->ip >> 8) & 0xFF, a->ip & 0xFF);
 }
 
 void
 perf_print_bw_head(FILE *f, const struct perf_opts *o)
 {
-	const char *u = o->report_gbits ? "Gb/sec" : "MiB/sec";
-
-	if (o->duration)
-		fprintf(f, " WARNING: BW peak won't be measured in this run.\n");
-	fprintf(f, " #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]\n", u,
-		u);
+	if (o->output != PERF_OUT_FULL)
+		return;
+	perf_print_rule(f);
+	fprintf(f, o->report_gbits ?
+		" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n" :
+		" #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]\n");
 }
 
 static double
@@ -113,14 +149,32 @@ unit(const struct perf_opts *o, double mib)
 void
 perf_print_bw_row(FILE *f, const struct perf_opts *o, const struct perf_bw *r)
 {
-	fprintf(f, " %-7" PRIu64 "    %-10" PRIu64 "       %-7.2lf            %-7.2lf\t\t     %-7.6lf\n",
-		r->bytes, r->iters, r->peak_valid ? unit(o, r->peak_mib) : 0.0, unit(o, r->avg_mib),
-		r->mpps);
+	double peak = r->peak_valid ? unit(o, r->peak_mib) : 0.0, avg = unit(o, r->avg_mib);
+
+	if (o->output == PERF_OUT_BW) {
+		fprintf(f, "%lf\n", avg);
+		return;
+	}
+	if (o->output == PERF_OUT_MR) {
+		fprintf(f, "%lf\n", r->mpps);
+		return;
+	}
+	if (o->output != PERF_OUT_FULL)
+		return;
+	if (o->report_gbits && avg < 0.1) /* perftest's REPORT_FMT_EXT */
+		fprintf(f, " %-7" PRIu64 "    %" PRIu64 "           %-7.6lf            %-7.6lf"
+			   "            %-7.6lf\n", r->bytes, r->iters, peak, avg, r->mpps);
+	else /* REPORT_FMT */
+		fprintf(f, " %-7" PRIu64 "    %-10" PRIu64 "       %-7.2lf            %-7.2lf\t\t"
+			   "     %-7.6lf\n", r->bytes, r->iters, peak, avg, r->mpps);
 }
 
 void
 perf_print_lat_head(FILE *f, const struct perf_opts *o)
 {
+	if (o->output != PERF_OUT_FULL)
+		return;
+	perf_print_rule(f);
 	if (o->duration)
 		fprintf(f, " #bytes        #iterations       t_avg[usec]    tps average\n");
 	else
@@ -132,46 +186,63 @@ perf_print_lat_head(FILE *f, const struct perf_opts *o)
 void
 perf_print_lat_row(FILE *f, const struct perf_opts *o, const struct perf_lat *r)
 {
-	if (o->duration)
-		fprintf(f, " %-7" PRIu64 "       %-10" PRIu64 "        %-7.2f        %-7.2f\n", r->bytes,
-			r->iters, r->t_avg, r->tps);
-	else
-		fprintf(f, " %-7" PRIu64 " %-10" PRIu64 " %-7.2f        %-7.2f      %-7.2f         "
-			   "%-7.2f        %-7.2f          %-7.2f                %-7.2f\n",
+	if (o->output == PERF_OUT_LAT) {
+		fprintf(f, "%lf\n", r->t_avg);
+		return;
+	}
+	if (o->output != PERF_OUT_FULL)
+		return;
+	if (o->duration) /* REPORT_FMT_LAT_DUR */
+		fprintf(f, " %-7" PRIu64 "       %" PRIu64 "            %-7.2f        %-7.2f\n",
+			r->bytes, r->iters, r->t_avg, r->tps);
+	else /* REPORT_FMT_LAT */
+		fprintf(f, " %-7" PRIu64 " %" PRIu64 "          %-7.2f        %-7.2f      %-7.2f  \t"
+			   "       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f\n",
 			r->bytes, r->iters, r->t_min, r->t_max, r->t_typical, r->t_avg, r->t_stdev,
 			r->p99, r->p999);
 }
 
 static int
-cmp_double(const void *a, const void *b)
+cmp_u64(const void *a, const void *b)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return (x > y) - (x < y);
 }
 
-void
-perf_lat_stats(double *us, uint64_t n, struct perf_lat *r)
+/*
+ * perftest's print_report_lat(): sort the deltas, drop the top
+ * LAT_MEASURE_TAIL (2), the median of the rest (the two middle ones averaged,
+ * in whole cycles, when their count is even), the average and the standard
+ * deviation over the rest, t_max = the first dropped one, percentiles at
+ * ceil(m * 0.99) and ceil(m * 0.999) of the sorted deltas.
+ */
+int
+perf_lat_stats(uint64_t *delta, uint64_t n, double cycles_per_unit, struct perf_lat *r)
 {
 	double sum = 0, sq = 0;
+	uint64_t m, median;
 
-	r->iters = n;
-	if (n == 0) {
-		r->t_min = r->t_max = r->t_typical = r->t_avg = r->t_stdev = r->p99 = r->p999 = 0;
-		return;
+	if (n < 3 || !(cycles_per_unit > 0))
+		return -1;
+	qsort(delta, n, sizeof(*delta), cmp_u64);
+	m = n - 2;
+	median = (m - 1) % 2 ? (delta[m / 2] + delta[m / 2 - 1]) / 2 : delta[m / 2];
+	for (uint64_t i = 0; i < m; i++)
+		sum += (double)delta[i] / cycles_per_unit;
+	r->t_avg = sum / (double)m;
+	for (uint64_t i = 0; i < m; i++) {
+		double d = r->t_avg - (double)delta[i] / cycles_per_unit;
+
+		sq += d * d;
 	}
-	qsort(us, n, sizeof(*us), cmp_double);
-	for (uint64_t i = 0; i < n; i++) {
-		sum += us[i];
-		sq += us[i] * us[i];
-	}
-	r->t_min = us[0];
-	r->t_max = us[n - 1];
-	r->t_typical = us[n / 2];
-	r->t_avg = sum / (double)n;
-	r->t_stdev = sqrt(fmax(sq / (double)n - r->t_avg * r->t_avg, 0));
-	r->p99 = us[(uint64_t)((double)n * 0.99) < n ? (uint64_t)((double)n * 0.99) : n - 1];
-	r->p999 = us[(uint64_t)((double)n * 0.999) < n ? (uint64_t)((double)n * 0.999) : n - 1];
+	r->t_min = (double)delta[0] / cycles_per_unit;
+	r->t_max = (double)delta[m] / cycles_per_unit;
+	r->t_typical = (double)median / cycles_per_unit;
+	r->t_stdev = sqrt(sq / (double)m);
+	r->p99 = (double)delta[(uint64_t)ceil((double)m * 0.99)] / cycles_per_unit;
+	r->p999 = (double)delta[(uint64_t)ceil((double)m * 0.999)] / cycles_per_unit;
+	return 0;
 }
 
 double
@@ -195,63 +266,101 @@ perf_peak_spm(const uint64_t *posted, const uint64_t *done, uint64_t n, double h
 
 /* ------------------------------------------------------------------ JSON */
 
-int
-perf_json_open(struct perf_json *j, const struct perf_opts *o, const struct perf_hdr *h)
+/* perftest's write_test_info_to_file(): "test_info": {...}, */
+static void
+json_test_info(FILE *f, const struct perf_opts *o, const struct perf_hdr *h)
 {
-	char verb[64];
+	const char *atomic, *verb = test_words(o, &atomic);
+	bool bw = perf_test_is_bw(o->test);
 
-	j->rows = 0;
-	j->f = fopen(o->out_json, "w");
-	if (j->f == NULL)
-		return -1;
-	fprintf(j->f, "{\n  \"tool\": \"ordk-perf\",\n  \"test\": \"%s\",\n  \"title\": ",
-		perf_test_name(o->test));
-	app_json_str(j->f, perf_verb_title(o, verb, sizeof(verb)));
-	fprintf(j->f, ",\n  \"device\": ");
-	app_json_str(j->f, h->device);
-	fprintf(j->f,
-		",\n  \"qps\": %u,\n  \"tx_depth\": %u,\n  \"cq_mod\": %u,\n  \"mtu\": %u,\n"
-		"  \"duration\": %u,\n  \"verify\": %s,\n  \"units\": \"%s\",\n  \"results\": [",
-		o->qps, o->tx_depth, o->cq_mod, o->mtu, o->duration, o->verify ? "true" : "false",
-		perf_test_is_bw(o->test) ? (o->report_gbits ? "Gb/sec" : "MiB/sec") : "usec");
-	return 0;
+	fprintf(f, "\"test_info\": {\n\"test\": \"%s_", verb);
+	if (atomic != NULL)
+		fprintf(f, "%s_", atomic);
+	if (bw && o->bidir)
+		fprintf(f, "Bidirectional_");
+	fprintf(f, "%sTest\",\n", bw ? "BW_" : "Latency_");
+	fprintf(f, "\"Dual_port\": \"OFF\",\n\"Device\": ");
+	app_json_str(f, h->device);
+	fprintf(f, ",\n\"Number_of_qps\": %u,\n\"Transport_type\": \"IB\",\n", o->qps);
+	fprintf(f, "\"Connection_type\": \"RC\",\n\"Using_SRQ\": \"OFF\",\n");
+	fprintf(f, "\"PCIe_relax_order\": \"OFF\",\n\"ibv_wr_API\": \"OFF\",\n");
+	if (!h->server || o->bidir)
+		fprintf(f, "\"TX_depth\": %u,\n", o->tx_depth);
+	if (sends(o) && (h->server || o->bidir))
+		fprintf(f, "\"RX_depth\": %u,\n", o->rx_depth);
+	if (bw)
+		fprintf(f, "\"CQ_Moderation\": %u,\n", o->cq_mod);
+	fprintf(f, "\"Mtu\": %u,\n\"Link_type\": \"Ethernet\",\n\"GID_index\": 0,\n", o->mtu);
+	if (reads(o))
+		fprintf(f, "\"Outstand_reads\": %u,\n", o->out_reads);
+	else
+		fprintf(f, "\"Max_inline_data\": %u,\n", o->inline_size);
+	fprintf(f, "\"rdma_cm_QPs\": \"OFF\",\n\"Use_ROCm_memory\": \"OFF\",\n"
+		   "\"Use_MUSA_memory\": \"OFF\",\n\"Data_ex_method\": \"Ethernet\"\n},\n");
 }
 
-void
-perf_json_bw(struct perf_json *j, const struct perf_opts *o, const struct perf_bw *r)
+static FILE *
+json_open(const struct perf_opts *o)
 {
-	if (j->f == NULL)
-		return;
-	fprintf(j->f,
-		"%s\n    {\"MsgSize\": %" PRIu64 ", \"n_iterations\": %" PRIu64
-		", \"BW_peak\": %.2f, \"BW_average\": %.2f, \"MsgRate\": %.6f}",
-		j->rows++ ? "," : "", r->bytes, r->iters, r->peak_valid ? unit(o, r->peak_mib) : 0.0,
-		unit(o, r->avg_mib), r->mpps);
-}
+	/* perftest rewrites the file at every report: it holds the last one */
+	FILE *f = fopen(o->out_json_file ? o->out_json_file : PERF_JSON_DEFAULT, "w");
 
-void
-perf_json_lat(struct perf_json *j, const struct perf_lat *r)
-{
-	if (j->f == NULL)
-		return;
-	fprintf(j->f,
-		"%s\n    {\"MsgSize\": %" PRIu64 ", \"n_iterations\": %" PRIu64
-		", \"t_min\": %.2f, \"t_max\": %.2f, \"t_typical\": %.2f, \"t_avg\": %.2f"
-		", \"t_stdev\": %.2f, \"percentile_99\": %.2f, \"percentile_99_9\": %.2f"
-		", \"tps\": %.2f}",
-		j->rows++ ? "," : "", r->bytes, r->iters, r->t_min, r->t_max, r->t_typical, r->t_avg,
-		r->t_stdev, r->p99, r->p999, r->tps);
+	if (f == NULL)
+		fprintf(stderr, "failed to open %s\n",
+			o->out_json_file ? o->out_json_file : PERF_JSON_DEFAULT);
+	return f;
 }
 
 int
-perf_json_close(struct perf_json *j, int status)
+perf_json_bw(const struct perf_opts *o, const struct perf_hdr *h, const struct perf_bw *r)
 {
-	int rc;
+	double peak = r->peak_valid ? unit(o, r->peak_mib) : 0.0, avg = unit(o, r->avg_mib);
+	FILE *f = json_open(o);
 
-	if (j->f == NULL)
+	if (f == NULL)
 		return -1;
-	fprintf(j->f, "\n  ],\n  \"status\": \"%s\"\n}\n", status == 0 ? "ok" : "failed");
-	rc = fclose(j->f);
-	j->f = NULL;
-	return rc == 0 ? 0 : -1;
+	fprintf(f, "{\n");
+	json_test_info(f, o, h);
+	fprintf(f, "\"results\": {\n");
+	if (o->output == PERF_OUT_BW)
+		fprintf(f, "\"bw_avg\": %lf,\n", avg);
+	else if (o->output == PERF_OUT_MR)
+		fprintf(f, "\"msgRate_avg\": %lf,\n", r->mpps);
+	else if (o->report_gbits && avg < 0.1) /* REPORT_FMT_EXT_JSON */
+		fprintf(f, "\"MsgSize\": %" PRIu64 ",\n\"n_iterations\": %" PRIu64 ",\n\"BW_peak\": "
+			   "%.6lf,\n\"BW_average\": %.6lf,\n\"MsgRate\": %.6lf", r->bytes, r->iters, peak,
+			avg, r->mpps);
+	else /* REPORT_FMT_JSON */
+		fprintf(f, "\"MsgSize\": %" PRIu64 ",\n\"n_iterations\": %" PRIu64 ",\n\"BW_peak\": "
+			   "%.2lf,\n\"BW_average\": %.2lf,\n\"MsgRate\": %.6lf", r->bytes, r->iters, peak,
+			avg, r->mpps);
+	fprintf(f, "\n}\n}\n");
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+int
+perf_json_lat(const struct perf_opts *o, const struct perf_hdr *h, const struct perf_lat *r)
+{
+	FILE *f = json_open(o);
+
+	if (f == NULL)
+		return -1;
+	fprintf(f, "{\n");
+	json_test_info(f, o, h);
+	fprintf(f, "\"results\": {\n");
+	if (o->output == PERF_OUT_LAT && o->duration)
+		fprintf(f, "\"t_avg\": %lf\n", r->t_avg);
+	else if (o->output == PERF_OUT_LAT)
+		fprintf(f, "\"avg_lat\": %lf\n", r->t_avg);
+	else if (o->duration) /* REPORT_FMT_LAT_DUR_JSON */
+		fprintf(f, "\"MsgSize\": %" PRIu64 ",\n\"n_iterations\": %" PRIu64 ",\n\"t_avg\": %.2f,"
+			   "\n\"tps_average\": %.2f\n", r->bytes, r->iters, r->t_avg, r->tps);
+	else /* REPORT_FMT_LAT_JSON */
+		fprintf(f, "\"MsgSize\": %" PRIu64 ",\n\"n_iterations\": %" PRIu64 ",\n\"t_min\": %.2f,"
+			   "\n\"t_max\": %.2f,\n\"t_typical\": %.2f,\n\"t_avg\": %.2f,\n\"t_stdev\": "
+			   "%.2f,\n\"percentile_99\": %.2f,\n\"percentile_99.9\": %.2f\n",
+			r->bytes, r->iters, r->t_min, r->t_max, r->t_typical, r->t_avg, r->t_stdev,
+			r->p99, r->p999);
+	fprintf(f, "}\n}\n");
+	return fclose(f) == 0 ? 0 : -1;
 }

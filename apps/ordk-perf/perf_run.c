@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,10 +35,16 @@
 #define CTRL_RECVS  8u
 #define IDLE_S	    15.0 /* a peer silent this long is gone */
 #define PEAK_MAX    (1u << 20) /* messages whose times feed the BW peak */
-#define RECV_DEPTH  512u
 
 enum msg_type { MSG_HELLO = 1, MSG_HELLO_ACK, MSG_ROUND, MSG_READY, MSG_END, MSG_END_ACK,
-		MSG_QUIT, MSG_BYE, MSG_ERROR };
+		MSG_QUIT, MSG_BYE, MSG_ERROR, MSG_REPORT, MSG_REPORT_ACK };
+
+/* HELLO's flags: what the server's header and table show */
+#define HELLO_GBITS	 1u
+#define HELLO_ALL_SIZES	 2u
+#define HELLO_NO_PEAK	 4u
+#define HELLO_INFINITELY 8u
+#define HELLO_LAT_DUR	 16u /* REPORT: a -D latency row */
 
 struct perf_msg {
 	uint32_t magic, type;
@@ -46,7 +53,11 @@ struct perf_msg {
 	uint32_t seed, rkey;
 	int32_t status;
 	uint64_t iters, count, value, addr;
-	uint32_t qpn[PERF_MAX_QPS];
+	uint32_t tx_depth, rx_depth, cq_mod, mtu, inline_size, out_reads, flags;
+	union {
+		uint32_t qpn[PERF_MAX_QPS];
+		double row[10]; /* REPORT: the row the client printed */
+	};
 	char text[120];
 };
 _Static_assert(sizeof(struct perf_msg) <= MSG_SIZE, "control message too large");
@@ -76,6 +87,9 @@ struct side {
 
 struct ctx {
 	const struct perf_opts *o;
+	bool progress;	     /* a line a second on stderr */
+	struct perf_opts so; /* the server's view: its options with the client's test */
+	bool refused;	     /* the server said no to the client's HELLO */
 	struct side c, s; /* client, server (loopback: both used) */
 	struct side *me;
 	struct rte_mempool *mp;
@@ -132,6 +146,20 @@ is_send(enum perf_test t)
 	return t == PERF_SEND_BW || t == PERF_SEND_LAT;
 }
 
+/* A failed completion, named as ibverbs names it (perftest scripts grep for these). */
+static void
+wc_error(const char *where, enum ordk_wc_status st)
+{
+	static const char *const names[ORDK_WC_STATUS_COUNT] = {
+		"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR",
+		"BAD_RESP_ERR", "LOC_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_ACCESS_ERR", "REM_OP_ERR",
+		"RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR", "GENERAL_ERR",
+	};
+
+	fprintf(stderr, "ordk-perf: completion with error: %s: %s (%s)\n", where,
+		(unsigned int)st < ORDK_WC_STATUS_COUNT ? names[st] : "?", ordk_wc_status_str(st));
+}
+
 /* ------------------------------------------------------------ the device */
 
 static int
@@ -169,12 +197,13 @@ side_open(struct side *s, const char *args, bool server)
 static int
 side_data(struct side *s, const struct perf_opts *o, uint32_t nqp, uint32_t slot)
 {
-	struct ordk_qp_init_attr ia = { .max_send_wr = o->tx_depth + 1, .max_recv_wr = RECV_DEPTH };
+	uint32_t rx = o->rx_depth > 16 ? o->rx_depth : 16;
+	struct ordk_qp_init_attr ia = { .max_send_wr = o->tx_depth + 1, .max_recv_wr = rx };
 	size_t len = (size_t)nqp * slot;
 
 	s->nqp = nqp;
 	s->slot = slot;
-	s->cq = ordk_cq_create(s->dev, nqp * (o->tx_depth + 1 + RECV_DEPTH) + 64);
+	s->cq = ordk_cq_create(s->dev, nqp * (o->tx_depth + 1 + rx) + 64);
 	ia.send_cq = ia.recv_cq = s->cq;
 	for (uint32_t q = 0; q < nqp && s->cq; q++) {
 		s->qp[q] = ordk_qp_create(s->pd, &ia);
@@ -191,22 +220,43 @@ side_data(struct side *s, const struct perf_opts *o, uint32_t nqp, uint32_t slot
 	return 0;
 }
 
+/* RESET -> INIT -> RTR -> RTS with the run's MTU, ACK timeout (-u) and reads in flight (-o). */
 static int
-side_connect(struct side *s, const struct perf_opts *o)
+connect_data_qp(struct ordk_qp *qp, const struct ordk_cm_info *peer, const struct perf_opts *o)
 {
 	static const enum ordk_mtu mtus[] = { [0] = ORDK_MTU_256, [1] = ORDK_MTU_512,
 					      [2] = ORDK_MTU_1024, [3] = ORDK_MTU_2048,
 					      [4] = ORDK_MTU_4096 };
-	enum ordk_mtu mtu = mtus[__builtin_ctz(o->mtu) - 8];
+	struct ordk_qp_attr a = { .qp_state = ORDK_QPS_INIT, .qp_access_flags = 15 };
 
+	if (ordk_qp_modify(qp, &a, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS) != 0)
+		return -1;
+	a = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTR, .path_mtu = mtus[__builtin_ctz(o->mtu) - 8],
+				   .dest_qp_num = peer->qpn, .rq_psn = 0, .dest_ip = peer->ip,
+				   .dest_mac = peer->mac, .max_dest_rd_atomic = 16,
+				   .min_rnr_timer = 12 };
+	if (ordk_qp_modify(qp, &a, ORDK_QP_STATE | ORDK_QP_AV | ORDK_QP_PATH_MTU | ORDK_QP_DEST_QPN |
+					   ORDK_QP_RQ_PSN | ORDK_QP_MAX_DEST_RD_ATOMIC |
+					   ORDK_QP_MIN_RNR_TIMER) != 0)
+		return -1;
+	a = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .sq_psn = 0, .timeout = o->qp_timeout,
+				   .retry_cnt = 7, .rnr_retry = 7,
+				   .max_rd_atomic = (uint8_t)o->out_reads };
+	return ordk_qp_modify(qp, &a, ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT |
+					      ORDK_QP_RETRY_CNT | ORDK_QP_RNR_RETRY |
+					      ORDK_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int
+side_connect(struct side *s, const struct perf_opts *o)
+{
 	for (uint32_t q = 0; q < s->nqp; q++) {
-		struct ordk_cm_info me = s->me, peer = s->peer;
+		struct ordk_cm_info peer = s->peer;
 
-		me.qpn = ordk_qp_num(s->qp[q]);
 		peer.qpn = s->rqpn[q];
-		me.psn = peer.psn = 0;
-		if (ordk_cm_connect_qp(s->qp[q], &me, &peer, mtu, 15) != 0) {
-			fprintf(stderr, "ordk-perf: cannot connect data QP %u\n", q);
+		if (connect_data_qp(s->qp[q], &peer, o) != 0) {
+			fprintf(stderr, "ordk-perf: cannot connect data QP %u: %s\n", q,
+				rte_strerror(rte_errno));
 			return -1;
 		}
 	}
@@ -284,7 +334,8 @@ ctrl_poll(struct side *s)
 
 	for (int i = 0; i < n; i++) {
 		if (wc[i].status != ORDK_WC_SUCCESS) {
-			fprintf(stderr, "ordk-perf: control QP: %s\n", ordk_wc_status_str(wc[i].status));
+			if (!s->failed) /* the first: the flushes after it say nothing new */
+				wc_error("control QP", wc[i].status);
 			s->failed = true;
 			continue;
 		}
@@ -340,11 +391,53 @@ server_post_recvs(struct side *s, uint32_t n)
 		}
 }
 
+/* The local addresses of every QP, then the remote ones (perftest's order). */
+static void
+print_addrs(const struct perf_opts *o, const struct side *s)
+{
+	for (int remote = 0; remote < 2; remote++)
+		for (uint32_t q = 0; q < s->nqp; q++) {
+			struct perf_addr a = { .qpn = ordk_qp_num(s->qp[q]), .rkey = s->mr->rkey,
+					       .vaddr = (uint64_t)(uintptr_t)region((struct side *)s, q),
+					       .ip = s->at.ip };
+
+			if (remote)
+				a = (struct perf_addr){ .qpn = s->rqpn[q], .rkey = s->rkey,
+							.vaddr = s->raddr + (uint64_t)q * s->slot,
+							.ip = s->peer.ip };
+			perf_print_addr(stdout, remote ? "remote" : "local", o, &a);
+		}
+}
+
+/* The server's options: its own, with the test the client asked for. */
+static void
+server_view(struct ctx *x, const struct perf_msg *m)
+{
+	struct perf_opts *so = &x->so;
+
+	*so = *x->o;
+	so->qps = m->nqp;
+	so->tx_depth = m->tx_depth;
+	so->rx_depth = m->rx_depth;
+	so->cq_mod = m->cq_mod;
+	so->mtu = m->mtu;
+	so->inline_size = m->inline_size;
+	so->out_reads = m->out_reads;
+	so->atomic = (enum perf_atomic)m->atomic;
+	so->size = m->size;
+	so->duration = m->duration;
+	so->report_gbits = m->flags & HELLO_GBITS;
+	so->all_sizes = m->flags & HELLO_ALL_SIZES;
+	so->no_peak = m->flags & HELLO_NO_PEAK;
+	so->run_infinitely = m->flags & HELLO_INFINITELY;
+	so->cq_mod_set = true; /* the client's value, already adjusted */
+}
+
 static void
 server_hello(struct ctx *x, struct side *s)
 {
 	const struct perf_msg *m = &s->in;
-	struct perf_opts o = *x->o;
+	struct perf_opts o;
 
 	if (m->test != x->o->test) {
 		char t[160];
@@ -353,49 +446,77 @@ server_hello(struct ctx *x, struct side *s)
 			 perf_test_name((enum perf_test)m->test));
 		fprintf(stderr, "ordk-perf: %s\n", t);
 		server_reply(s, MSG_ERROR, -EINVAL, 0, t);
-		s->failed = true;
+		x->refused = true;
 		return;
 	}
-	if (m->nqp == 0 || m->nqp > PERF_MAX_QPS || m->slot == 0 || m->slot > PERF_MAX_SIZE + 4096u) {
+	if (m->nqp == 0 || m->nqp > PERF_MAX_QPS || m->slot == 0 || m->slot > PERF_MAX_MR + 8192u ||
+	    m->tx_depth == 0 || m->tx_depth > 4096 || m->rx_depth > 4096 || m->out_reads == 0 ||
+	    m->out_reads > 16 || m->mtu < 256 || m->mtu > 4096 || (m->mtu & (m->mtu - 1))) {
 		server_reply(s, MSG_ERROR, -EINVAL, 0, "bad HELLO");
-		s->failed = true;
+		x->refused = true;
 		return;
 	}
-	o.tx_depth = x->o->tx_depth > 16 ? x->o->tx_depth : 16;
+	server_view(x, m);
+	o = x->so;
+	o.tx_depth = o.tx_depth > 16 ? o.tx_depth : 16; /* the server's own sends: replies */
 	for (uint32_t q = 0; q < m->nqp; q++)
 		s->rqpn[q] = m->qpn[q];
-	if (side_data(s, &o, m->nqp, m->slot) != 0 || side_connect(s, x->o) != 0) {
+	if (side_data(s, &o, m->nqp, m->slot) != 0 || side_connect(s, &o) != 0) {
 		server_reply(s, MSG_ERROR, -ENOMEM, 0, "the server cannot make its QPs or MR");
-		s->failed = true;
+		x->refused = true;
 		return;
 	}
 	s->raddr = m->addr;
 	s->rkey = m->rkey;
 	server_reply(s, MSG_HELLO_ACK, 0, 0, NULL);
-	if (!x->o->loopback) { /* perftest's server shows the header and both addresses */
-		struct perf_hdr h = { .device = s->at.name, .outstand_reads = 16 };
+	if (!x->o->loopback) { /* perftest's server shows the header, the addresses, the table */
+		struct perf_hdr h = { .device = s->at.name, .server = true };
 
-		o.qps = s->nqp;
-		o.tx_depth = x->o->tx_depth;
-		perf_print_header(stdout, &o, &h);
-		for (uint32_t q = 0; q < s->nqp; q++) {
-			struct perf_addr me = { .qpn = ordk_qp_num(s->qp[q]), .rkey = s->mr->rkey,
-						.vaddr = (uint64_t)(uintptr_t)region(s, q),
-						.ip = s->at.ip };
-			struct perf_addr peer = { .qpn = s->rqpn[q], .rkey = s->rkey,
-						  .vaddr = s->raddr + (uint64_t)q * s->slot,
-						  .ip = s->peer.ip };
-
-			perf_print_addr(stdout, "local", &o, &me);
-			perf_print_addr(stdout, "remote", &o, &peer);
-		}
-		perf_print_rule(stdout);
+		perf_print_warnings(stdout, &x->so, true);
+		perf_print_header(stdout, &x->so, &h);
+		print_addrs(&x->so, s);
+		if (perf_test_is_bw(x->so.test))
+			perf_print_bw_head(stdout, &x->so);
+		else
+			perf_print_lat_head(stdout, &x->so);
 		fflush(stdout);
 	}
 }
 
+/* The client's row, shown by the server too (perftest's server prints the table). */
 static void
-server_round(struct side *s)
+server_report(struct ctx *x, struct side *s)
+{
+	const struct perf_msg *m = &s->in;
+	struct perf_hdr h = { .device = s->at.name, .server = true };
+	struct perf_opts *so = &x->so;
+
+	if (perf_test_is_bw(so->test)) {
+		struct perf_bw b = { .bytes = m->size, .iters = m->iters, .peak_mib = m->row[0],
+				     .avg_mib = m->row[1], .mpps = m->row[2],
+				     .peak_valid = m->row[0] > 0 && !is_send(so->test) };
+
+		perf_print_bw_row(stdout, so, &b);
+		if (so->out_json)
+			perf_json_bw(so, &h, &b);
+	} else {
+		struct perf_lat l = { .bytes = m->size, .iters = m->iters, .t_min = m->row[0],
+				      .t_max = m->row[1], .t_typical = m->row[2], .t_avg = m->row[3],
+				      .t_stdev = m->row[4], .p99 = m->row[5], .p999 = m->row[6],
+				      .tps = m->row[7] };
+		struct perf_opts lo = *so;
+
+		lo.duration = m->flags & HELLO_LAT_DUR ? 1 : 0;
+		perf_print_lat_row(stdout, &lo, &l);
+		if (so->out_json)
+			perf_json_lat(&lo, &h, &l);
+	}
+	fflush(stdout);
+	server_reply(s, MSG_REPORT_ACK, 0, 0, NULL);
+}
+
+static void
+server_round(struct ctx *x, struct side *s)
 {
 	const struct perf_msg *m = &s->in;
 
@@ -417,7 +538,7 @@ server_round(struct side *s)
 			fill(r + s->slot / 2, m->size, m->seed);
 	}
 	if (is_send((enum perf_test)m->test))
-		server_post_recvs(s, m->test == PERF_SEND_LAT ? 16 : RECV_DEPTH);
+		server_post_recvs(s, x->so.rx_depth > 16 ? x->so.rx_depth : 16);
 	s->in_round = true;
 	server_reply(s, MSG_READY, 0, 0, NULL);
 }
@@ -502,7 +623,8 @@ server_pong(struct side *s)
 	n = ordk_cq_poll(s->cq, wc, 16);
 	for (int i = 0; i < n; i++) {
 		if (wc[i].status != ORDK_WC_SUCCESS) {
-			fprintf(stderr, "ordk-perf: server: %s\n", ordk_wc_status_str(wc[i].status));
+			if (!s->failed)
+				wc_error("server", wc[i].status);
 			s->failed = true;
 			continue;
 		}
@@ -545,13 +667,18 @@ server_step(struct ctx *x, struct side *s)
 			server_hello(x, s);
 			break;
 		case MSG_ROUND:
-			server_round(s);
+			server_round(x, s);
+			break;
+		case MSG_REPORT:
+			server_report(x, s);
 			break;
 		case MSG_END:
 			server_end(s);
 			break;
 		case MSG_QUIT:
 			s->quit = true;
+			if (!x->o->loopback && !x->refused && s->nqp && x->so.output == PERF_OUT_FULL)
+				perf_print_rule(stdout);
 			server_reply(s, MSG_BYE, 0, 0, NULL);
 			break;
 		default:
@@ -566,11 +693,15 @@ server_step(struct ctx *x, struct side *s)
 
 /* ------------------------------------------------------------ the client */
 
-/* Keep everything moving: this side's device and, in loopback, the server. */
+/*
+ * Keep everything moving: this side's device and, in loopback, the server.
+ * The client's idle clock counts completions and messages only: its device's
+ * own work (retransmissions to a peer that is gone) is no sign of life.
+ */
 static void
 pump(struct ctx *x)
 {
-	progress_work(&x->c, ordk_dev_poll(x->c.dev, 64));
+	ordk_dev_poll(x->c.dev, 64);
 	if (x->o->loopback)
 		server_step(x, &x->s);
 }
@@ -606,7 +737,8 @@ client_call(struct ctx *x, struct perf_msg *m, uint32_t type)
 			c->in.text[0] ? c->in.text : "unexpected answer");
 		return -1;
 	}
-	fprintf(stderr, "ordk-perf: no answer from the server within %.0f s\n", IDLE_S);
+	if (!c->failed && !(x->o->loopback && x->s.failed))
+		fprintf(stderr, "ordk-perf: no answer from the server within %.0f s\n", IDLE_S);
 	return -1;
 }
 
@@ -614,8 +746,7 @@ struct run {
 	uint32_t size;
 	uint64_t msgs;	    /* completed */
 	double secs;
-	uint64_t *tp, *tc;  /* per message: posted / completed TSC (first PEAK_MAX) */
-	double *lat;	    /* latency samples (usec) */
+	uint64_t *tp, *tc;  /* per message: posted / completed TSC (first PEAK_MAX); latency: posts */
 	uint64_t nlat;
 	double lat_sum;
 };
@@ -626,7 +757,7 @@ progress_line(struct ctx *x, const struct run *r, double t0, uint64_t *next)
 {
 	double now;
 
-	if (!x->o->progress || rte_get_tsc_cycles() < *next)
+	if (!x->progress || rte_get_tsc_cycles() < *next)
 		return;
 	*next = rte_get_tsc_cycles() + x->hz;
 	now = app_now_s();
@@ -638,6 +769,24 @@ progress_line(struct ctx *x, const struct run *r, double t0, uint64_t *next)
 		fprintf(stderr, "ordk-perf: %s %u B: %" PRIu64 " iterations, t_avg %.2f usec\n",
 			perf_test_name(x->o->test), r->size, r->nlat,
 			r->nlat ? r->lat_sum / (double)r->nlat : 0.0);
+}
+
+/*
+ * -I: the card has no inline sends, so a payload up to the inline size is
+ * copied when posted into the WR's own staging area (the slot's second half,
+ * one inline_size piece per WR in flight); the source may change at once.
+ */
+static uint64_t
+stage_inline(struct ctx *x, uint32_t q, uint64_t i, uint64_t laddr, uint32_t size)
+{
+	struct side *c = &x->c;
+	uint8_t *stage;
+
+	if (size > x->o->inline_size)
+		return laddr;
+	stage = region(c, q) + c->slot / 2 + (i % x->o->tx_depth) * x->o->inline_size;
+	memcpy(stage, (const void *)(uintptr_t)laddr, size);
+	return (uint64_t)(uintptr_t)stage;
 }
 
 static void
@@ -654,6 +803,7 @@ make_wr(struct ctx *x, uint32_t q, uint64_t i, struct ordk_send_wr *w)
 		/* fall through */
 	case PERF_WRITE_BW:
 		w->opcode = ORDK_WR_RDMA_WRITE;
+		laddr = stage_inline(x, q, i, laddr, size);
 		break;
 	case PERF_READ_BW:
 	case PERF_READ_LAT:
@@ -662,6 +812,7 @@ make_wr(struct ctx *x, uint32_t q, uint64_t i, struct ordk_send_wr *w)
 	case PERF_SEND_BW:
 	case PERF_SEND_LAT:
 		w->opcode = ORDK_WR_SEND;
+		laddr = stage_inline(x, q, i, laddr, size);
 		break;
 	default:
 		w->opcode = x->o->atomic == PERF_CMP_AND_SWP ? ORDK_WR_ATOMIC_CMP_AND_SWP :
@@ -732,8 +883,11 @@ client_bw(struct ctx *x, struct run *r)
 			uint64_t upto = (wc[i].wr_id & ((1ull << 40) - 1)) + 1;
 
 			if (wc[i].status != ORDK_WC_SUCCESS) {
-				fprintf(stderr, "ordk-perf: %s on QP %u: %s\n",
-					perf_test_name(o->test), q, ordk_wc_status_str(wc[i].status));
+				char where[64];
+
+				snprintf(where, sizeof(where), "%s, QP %u", perf_test_name(o->test), q);
+				wc_error(where, wc[i].status);
+				c->failed = true;
 				return -1;
 			}
 			if (q >= c->nqp || upto <= done[q])
@@ -774,8 +928,8 @@ wait_wcs(struct ctx *x, int sends, int recvs, uint64_t *t_recv)
 		for (int i = 0; i < n; i++) {
 			c->last_work = rte_get_tsc_cycles();
 			if (wc[i].status != ORDK_WC_SUCCESS) {
-				fprintf(stderr, "ordk-perf: %s: %s\n", perf_test_name(x->o->test),
-					ordk_wc_status_str(wc[i].status));
+				wc_error(perf_test_name(x->o->test), wc[i].status);
+				c->failed = true;
 				return -1;
 			}
 			if (wc[i].opcode >= ORDK_WC_RECV) {
@@ -790,7 +944,8 @@ wait_wcs(struct ctx *x, int sends, int recvs, uint64_t *t_recv)
 		if (x->o->loopback)
 			server_step(x, &x->s);
 	}
-	fprintf(stderr, "ordk-perf: %s: no completion within %.0f s\n", perf_test_name(x->o->test),
+	if (!c->failed)
+		fprintf(stderr, "ordk-perf: %s: no completion within %.0f s\n", perf_test_name(x->o->test),
 		IDLE_S);
 	return -1;
 }
@@ -828,6 +983,9 @@ client_lat(struct ctx *x, struct run *r)
 		uint64_t s0 = rte_get_tsc_cycles(), s1;
 		double us;
 
+		if (r->tp != NULL && it < o->iters)
+			r->tp[it] = s0; /* perftest's tposted: the deltas of posts are the samples */
+
 		make_wr(x, 0, it, &w);
 		w.send_flags = ORDK_SEND_SIGNALED;
 		if (o->test == PERF_WRITE_LAT)
@@ -857,8 +1015,6 @@ client_lat(struct ctx *x, struct run *r)
 		us = (double)(s1 - s0) / hz * 1e6;
 		if (o->test == PERF_WRITE_LAT || o->test == PERF_SEND_LAT)
 			us /= 2;
-		if (r->lat && r->nlat < o->iters)
-			r->lat[r->nlat] = us;
 		r->nlat++;
 		r->lat_sum += us;
 		val = next_val(val);
@@ -927,8 +1083,97 @@ client_check(struct ctx *x, const struct run *r, uint32_t seed, uint64_t server_
 	return 0;
 }
 
+/* The BW row of a round. */
+static void
+bw_row(struct ctx *x, const struct run *r, struct perf_bw *b)
+{
+	const struct perf_opts *o = x->o;
+	uint64_t n = r->msgs < PEAK_MAX ? r->msgs : PEAK_MAX;
+	double spm = r->tp && !o->no_peak ? perf_peak_spm(r->tp, r->tc, n, (double)x->hz) : 0;
+
+	*b = (struct perf_bw){ .bytes = r->size, .iters = o->duration ? r->msgs : o->iters,
+			       .avg_mib = (double)r->msgs * r->size / r->secs / 1048576.0,
+			       .mpps = (double)r->msgs / r->secs / 1e6, .peak_valid = spm > 0 };
+	b->peak_mib = spm > 0 ? r->size / spm / 1048576.0 : 0;
+}
+
+/* -U and -H: every sample, "#, usec" then "i, value" (perftest's format). */
+static void
+print_samples(const struct perf_opts *o, const uint64_t *d, uint64_t n, double per_unit)
+{
+	printf("#, %s\n", o->cycles ? "cycles" : "usec");
+	for (uint64_t i = 0; i < n; i++)
+		printf("%" PRIu64 ", %g\n", i + 1, (double)d[i] / per_unit);
+}
+
+/* The latency row of a round: perftest's statistics over the deltas of the posts. */
 static int
-client_round(struct ctx *x, uint32_t size, struct perf_json *json)
+lat_row(struct ctx *x, struct run *r, struct perf_lat *l)
+{
+	const struct perf_opts *o = x->o;
+	/* RTT/2 for the ping-pongs, as perftest (rtt_factor) */
+	double rtt = o->test == PERF_WRITE_LAT || o->test == PERF_SEND_LAT ? 2 : 1;
+	double per_unit = (o->cycles ? 1.0 : (double)x->hz / 1e6) * rtt;
+	uint64_t n = r->nlat - 1;
+
+	*l = (struct perf_lat){ .bytes = r->size, .iters = r->nlat };
+	if (o->duration) {
+		l->t_avg = r->nlat ? r->lat_sum / (double)r->nlat : 0;
+		l->tps = (double)r->nlat / r->secs;
+		return 0;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		r->tp[i] = r->tp[i + 1] - r->tp[i];
+	if (o->unsorted)
+		print_samples(o, r->tp, n, per_unit);
+	if (perf_lat_stats(r->tp, n, per_unit, l) != 0)
+		return -1;
+	if (o->histogram)
+		print_samples(o, r->tp, n - 2, per_unit);
+	if (o->unsorted || o->histogram)
+		perf_print_lat_head(stdout, o);
+	return 0;
+}
+
+/* Show the row, write the JSON, and hand the row to the server (it prints it too). */
+static int
+report_row(struct ctx *x, struct run *r)
+{
+	const struct perf_opts *o = x->o;
+	struct perf_hdr h = { .device = x->c.at.name };
+	struct perf_msg m = { .type = MSG_REPORT, .size = r->size };
+
+	if (perf_test_is_bw(o->test)) {
+		struct perf_bw b;
+
+		bw_row(x, r, &b);
+		perf_print_bw_row(stdout, o, &b);
+		if (o->out_json)
+			perf_json_bw(o, &h, &b);
+		m.iters = b.iters;
+		m.row[0] = b.peak_valid ? b.peak_mib : 0;
+		m.row[1] = b.avg_mib;
+		m.row[2] = b.mpps;
+	} else {
+		struct perf_lat l;
+
+		if (lat_row(x, r, &l) != 0)
+			return -1;
+		perf_print_lat_row(stdout, o, &l);
+		if (o->out_json)
+			perf_json_lat(o, &h, &l);
+		m.iters = l.iters;
+		m.flags = o->duration ? HELLO_LAT_DUR : 0;
+		m.row[0] = l.t_min, m.row[1] = l.t_max, m.row[2] = l.t_typical;
+		m.row[3] = l.t_avg, m.row[4] = l.t_stdev, m.row[5] = l.p99, m.row[6] = l.p999;
+		m.row[7] = l.tps;
+	}
+	fflush(stdout);
+	return o->loopback ? 0 : client_call(x, &m, MSG_REPORT_ACK);
+}
+
+static int
+client_round(struct ctx *x, uint32_t size)
 {
 	const struct perf_opts *o = x->o;
 	struct side *c = &x->c;
@@ -949,8 +1194,11 @@ client_round(struct ctx *x, uint32_t size, struct perf_json *json)
 
 		r.tp = malloc(n * sizeof(uint64_t));
 		r.tc = malloc(n * sizeof(uint64_t));
-	} else if (!bw && !o->duration)
-		r.lat = malloc(o->iters * sizeof(double));
+	} else if (!bw && !o->duration) {
+		r.tp = malloc(o->iters * sizeof(uint64_t));
+		if (r.tp == NULL)
+			return -1;
+	}
 	rc = bw ? client_bw(x, &r) : client_lat(x, &r);
 	if (rc == 0) {
 		m = (struct perf_msg){ .type = MSG_END, .count = r.msgs };
@@ -962,33 +1210,10 @@ client_round(struct ctx *x, uint32_t size, struct perf_json *json)
 		if (rc == 0 && o->verify)
 			rc = client_check(x, &r, seed, c->in.value);
 	}
-	if (rc == 0 && bw) {
-		uint64_t n = r.msgs < PEAK_MAX ? r.msgs : PEAK_MAX;
-		double spm = r.tp ? perf_peak_spm(r.tp, r.tc, n, (double)x->hz) : 0;
-		struct perf_bw b = { .bytes = size, .iters = o->duration ? r.msgs : o->iters,
-				     .avg_mib = (double)r.msgs * size / r.secs / 1048576.0,
-				     .mpps = (double)r.msgs / r.secs / 1e6,
-				     .peak_valid = spm > 0 };
-
-		b.peak_mib = spm > 0 ? size / spm / 1048576.0 : 0;
-		perf_print_bw_row(stdout, o, &b);
-		perf_json_bw(json, o, &b);
-	} else if (rc == 0) {
-		struct perf_lat l = { .bytes = size };
-
-		if (r.lat)
-			perf_lat_stats(r.lat, r.nlat, &l);
-		else {
-			l.iters = r.nlat;
-			l.t_avg = r.nlat ? r.lat_sum / (double)r.nlat : 0;
-			l.tps = (double)r.nlat / r.secs;
-		}
-		perf_print_lat_row(stdout, o, &l);
-		perf_json_lat(json, &l);
-	}
+	if (rc == 0)
+		rc = report_row(x, &r);
 	free(r.tp);
 	free(r.tc);
-	free(r.lat);
 	return rc;
 }
 
@@ -1015,73 +1240,80 @@ slot_of(const struct perf_opts *o)
 
 	if (half < (uint64_t)o->tx_depth * 8)
 		half = (uint64_t)o->tx_depth * 8;
+	if (half < (uint64_t)o->tx_depth * o->inline_size) /* -I: the staging area */
+		half = (uint64_t)o->tx_depth * o->inline_size;
 	return (uint32_t)(((2 * half) + 4095) & ~4095ull);
 }
 
+static volatile sig_atomic_t stop_asked; /* --run_infinitely: SIGINT or SIGTERM */
+
 static void
-print_addrs(struct ctx *x)
+on_stop(int sig)
 {
-	struct side *c = &x->c;
-	struct perf_hdr h = { .device = c->at.name, .outstand_reads = 16 };
-
-	perf_print_header(stdout, x->o, &h);
-	for (uint32_t q = 0; q < c->nqp; q++) {
-		struct perf_addr me = { .qpn = ordk_qp_num(c->qp[q]), .rkey = c->mr->rkey,
-					.vaddr = (uint64_t)(uintptr_t)region(c, q), .ip = c->at.ip };
-		struct perf_addr peer = { .qpn = c->rqpn[q], .rkey = c->rkey,
-					  .vaddr = c->raddr + (uint64_t)q * c->slot, .ip = c->peer.ip };
-
-		perf_print_addr(stdout, "local", x->o, &me);
-		perf_print_addr(stdout, "remote", x->o, &peer);
-	}
-	perf_print_rule(stdout);
+	(void)sig;
+	stop_asked = 1;
 }
 
-/* The client's whole run, once the control QP is connected. */
+/* The client's HELLO: its QPs and regions, and what the server's header shows. */
+static void
+hello_of(struct ctx *x, struct perf_msg *m)
+{
+	const struct perf_opts *o = x->o;
+	struct side *c = &x->c;
+
+	*m = (struct perf_msg){ .type = MSG_HELLO, .test = o->test, .nqp = o->qps,
+				.atomic = o->atomic, .verify = o->verify, .slot = c->slot,
+				.size = max_size(o), .duration = o->duration,
+				.tx_depth = o->tx_depth, .rx_depth = o->rx_depth, .cq_mod = o->cq_mod,
+				.mtu = o->mtu, .inline_size = o->inline_size, .out_reads = o->out_reads,
+				.addr = (uint64_t)(uintptr_t)c->buf, .rkey = c->mr->rkey };
+	m->flags = (o->report_gbits ? HELLO_GBITS : 0) | (o->all_sizes ? HELLO_ALL_SIZES : 0) |
+		   (o->no_peak ? HELLO_NO_PEAK : 0) | (o->run_infinitely ? HELLO_INFINITELY : 0);
+	for (uint32_t q = 0; q < o->qps; q++)
+		m->qpn[q] = ordk_qp_num(c->qp[q]);
+}
+
+/* The client's whole run, once the control QP is connected. @return an exit status. */
 static int
 client_main(struct ctx *x)
 {
 	const struct perf_opts *o = x->o;
 	struct side *c = &x->c;
-	struct perf_msg m = { .type = MSG_HELLO, .test = o->test, .nqp = o->qps,
-			      .atomic = o->atomic, .verify = o->verify, .slot = slot_of(o) };
-	struct perf_hdr h = { .device = c->at.name, .outstand_reads = 16 };
-	struct perf_json json = { 0 };
+	struct perf_hdr h = { .device = c->at.name };
+	struct perf_msg m;
 	int rc = 0;
 
-	if (side_data(c, o, o->qps, m.slot) != 0)
-		return -1;
-	m.addr = (uint64_t)(uintptr_t)c->buf;
-	m.rkey = c->mr->rkey;
-	for (uint32_t q = 0; q < o->qps; q++)
-		m.qpn[q] = ordk_qp_num(c->qp[q]);
+	if (side_data(c, o, o->qps, slot_of(o)) != 0)
+		return 1;
+	hello_of(x, &m);
 	if (client_call(x, &m, MSG_HELLO_ACK) != 0)
-		return -1;
+		return c->failed ? 2 : 1; /* a completion error, or the server said no */
 	if (c->in.nqp != o->qps)
-		return -1;
+		return 1;
 	c->raddr = c->in.addr;
 	c->rkey = c->in.rkey;
 	for (uint32_t q = 0; q < o->qps; q++)
 		c->rqpn[q] = c->in.qpn[q];
 	if (side_connect(c, o) != 0)
-		return -1;
-	if (o->out_json && perf_json_open(&json, o, &h) != 0) {
-		fprintf(stderr, "ordk-perf: cannot write %s: %s\n", o->out_json, strerror(errno));
-		return -1;
-	}
-	print_addrs(x);
+		return 1;
+	perf_print_warnings(stdout, o, false);
+	perf_print_header(stdout, o, &h);
+	print_addrs(o, c);
 	if (perf_test_is_bw(o->test))
 		perf_print_bw_head(stdout, o);
 	else
 		perf_print_lat_head(stdout, o);
-	for (uint32_t s = o->all_sizes ? 2 : o->size; s != 0 && rc == 0; s = next_size(o, s))
-		rc = client_round(x, s, &json);
-	perf_print_rule(stdout);
-	if (o->out_json && perf_json_close(&json, rc) != 0 && rc == 0) {
-		fprintf(stderr, "ordk-perf: cannot write %s\n", o->out_json);
-		rc = -1;
-	}
-	return rc;
+	if (o->run_infinitely) {
+		signal(SIGINT, on_stop);
+		signal(SIGTERM, on_stop);
+		while (rc == 0 && !stop_asked)
+			rc = client_round(x, o->size);
+	} else
+		for (uint32_t s = o->all_sizes ? 2 : o->size; s != 0 && rc == 0; s = next_size(o, s))
+			rc = client_round(x, s);
+	if (o->output == PERF_OUT_FULL)
+		perf_print_rule(stdout);
+	return rc == 0 ? 0 : 2;
 }
 
 /* ------------------------------------------------------------- the run */
@@ -1103,10 +1335,6 @@ run_server(struct ctx *x)
 {
 	struct side *s = &x->s;
 
-	printf("************************************\n"
-	       "* Waiting for client to connect... *\n"
-	       "************************************\n");
-	fflush(stdout);
 	s->last_work = rte_get_tsc_cycles();
 	while (!s->failed && !(s->quit && s->bye_done)) {
 		server_step(x, s);
@@ -1122,7 +1350,93 @@ run_server(struct ctx *x)
 		}
 	}
 	app_linger(s->dev, 1.0);
-	return s->failed ? 2 : 0;
+	return s->failed ? 2 : x->refused ? 1 : 0;
+}
+
+static int
+run_loopback(struct ctx *x)
+{
+	const struct perf_opts *o = x->o;
+	char args[512];
+	uint16_t p[2];
+	int rc;
+
+	if (strncmp(o->devargs, "bluesim", 7) != 0) {
+		fprintf(stderr, "ordk-perf: --loopback runs two bluesim devices; -d %s is not one\n",
+			o->devargs);
+		return 1;
+	}
+	if (app_ring_pair("perf_lb", x->mp, p) != 0) {
+		fprintf(stderr, "ordk-perf: cannot make the net_ring pair\n");
+		return 1;
+	}
+	app_bluesim_args(args, sizeof(args), o->devargs, p[0], 1);
+	if (side_open(&x->c, args, false) != 0)
+		return 1;
+	app_bluesim_args(args, sizeof(args), o->devargs, p[1], 2);
+	if (side_open(&x->s, args, true) != 0)
+		return 1;
+	x->c.peer = x->s.me;
+	x->s.peer = x->c.me;
+	if (connect_ctrl(&x->c) != 0 || connect_ctrl(&x->s) != 0)
+		return 1;
+	rc = client_main(x);
+	if (rc == 0 && x->s.failed)
+		rc = 2;
+	return rc;
+}
+
+/* The port under the device: the server waits for good, the client a bounded time. */
+static int
+start_port(struct ctx *x)
+{
+	const struct perf_opts *o = x->o;
+	double t0 = app_now_s();
+	int rc = app_start_port_wait(o->devargs, x->mp, o->host != NULL, o->host ? 0 : -1);
+
+	if (rc == -ECONNREFUSED) { /* the client came first: wait for the server */
+		fprintf(stderr, "ordk-perf: waiting for the server at %s:%u (up to %u s)\n",
+			o->host, o->port, o->peer_wait);
+		rc = app_start_port_wait(o->devargs, x->mp, true,
+					 o->peer_wait - (app_now_s() - t0));
+	}
+	if (rc == 0)
+		return 0;
+	if (rc == -ENODEV && o->memif_sock != NULL)
+		fprintf(stderr, "ordk-perf: port %u in use (net_memif socket %s is taken), pick another "
+				"with -p\n", o->port, o->memif_sock);
+	else if (rc == -ENODEV)
+		fprintf(stderr, "ordk-perf: -d %s: no such ethdev port (give one with EAL --vdev or "
+				"-a)\n", o->devargs);
+	else if (rc == -ECONNREFUSED || rc == -ETIMEDOUT)
+		fprintf(stderr, "Couldn't connect to %s:%u\nordk-perf: no ordk-perf server answered "
+				"within %u s (start one with the same -p)\n", o->host, o->port,
+			o->peer_wait);
+	else
+		fprintf(stderr, "ordk-perf: cannot start the ethdev port of -d %s\n", o->devargs);
+	return 1;
+}
+
+/* The TCP exchange of the control QPs' attributes. @return 0 or an exit status. */
+static int
+exchange(struct ctx *x, double t0)
+{
+	const struct perf_opts *o = x->o;
+	double left = o->peer_wait - (app_now_s() - t0);
+	int rc = ordk_cm_exchange(o->host, o->port, &x->me->me, &x->me->peer,
+				  o->host ? (int)((left > 5 ? left : 5) * 1000) : INT32_MAX);
+
+	if (rc == 0)
+		return 0;
+	if (o->host != NULL)
+		fprintf(stderr, "Couldn't connect to %s:%u\nordk-perf: %s\n", o->host, o->port,
+			strerror(-rc));
+	else if (rc == -EADDRINUSE)
+		fprintf(stderr, "ordk-perf: TCP port %u in use, pick another with -p\n", o->port);
+	else
+		fprintf(stderr, "ordk-perf: the attribute exchange on port %u failed: %s\n", o->port,
+			strerror(-rc));
+	return 1;
 }
 
 int
@@ -1130,67 +1444,43 @@ perf_run(const struct perf_opts *o)
 {
 	static struct ctx x; /* large: not on the stack */
 	char args[512];
+	double t0 = app_now_s();
 	int rc = 1;
 
 	memset(&x, 0, sizeof(x));
 	x.o = o;
+	x.so = *o;
 	x.hz = rte_get_tsc_hz();
+	x.progress = o->progress == 1 || (o->progress == -1 && isatty(STDERR_FILENO));
 	x.mp = app_frame_pool("perf_pool", o->loopback ? 16383 : 8191);
 	if (x.mp == NULL) {
 		fprintf(stderr, "ordk-perf: no memory for mbufs (more -m, or hugepages)\n");
 		return 1;
 	}
 	if (o->loopback) {
-		uint16_t p[2];
-
-		if (strncmp(o->devargs, "bluesim", 7) != 0) {
-			fprintf(stderr, "ordk-perf: --loopback runs two bluesim devices; -d %s is not one\n",
-				o->devargs);
-			return 1;
-		}
-		if (app_ring_pair("perf_lb", x.mp, p) != 0) {
-			fprintf(stderr, "ordk-perf: cannot make the net_ring pair\n");
-			return 1;
-		}
-		app_bluesim_args(args, sizeof(args), o->devargs, p[0], 1);
-		if (side_open(&x.c, args, false) != 0)
-			goto out;
-		app_bluesim_args(args, sizeof(args), o->devargs, p[1], 2);
-		if (side_open(&x.s, args, true) != 0)
-			goto out;
-		x.c.peer = x.s.me;
-		x.s.peer = x.c.me;
-		if (connect_ctrl(&x.c) != 0 || connect_ctrl(&x.s) != 0)
-			goto out;
-		rc = client_main(&x) == 0 ? 0 : 2;
-		if (rc == 0 && x.s.failed)
-			rc = 2;
+		rc = run_loopback(&x);
 		goto out;
 	}
-	if (app_start_port_of(o->devargs, x.mp, o->host != NULL) != 0)
+	if (o->host == NULL && o->output == PERF_OUT_FULL) { /* perftest's server says so at once */
+		printf("\n************************************\n"
+		       "* Waiting for client to connect... *\n"
+		       "************************************\n");
+		fflush(stdout);
+	}
+	if (start_port(&x) != 0)
 		goto out;
 	app_bluesim_args(args, sizeof(args), o->devargs, -1, o->host ? 1 : 2);
 	if (strncmp(o->devargs, "bluesim", 7) != 0)
 		snprintf(args, sizeof(args), "%s", o->devargs);
 	x.me = o->host ? &x.c : &x.s;
-	if (side_open(x.me, args, o->host == NULL) != 0)
+	if (side_open(x.me, args, o->host == NULL) != 0 || exchange(&x, t0) != 0 ||
+	    connect_ctrl(x.me) != 0)
 		goto out;
-	rc = ordk_cm_exchange(o->host, o->port, &x.me->me, &x.me->peer, 60000);
-	if (rc != 0) {
-		fprintf(stderr, "ordk-perf: attribute exchange with %s:%u failed: %s\n",
-			o->host ? o->host : "(any client)", o->port, strerror(-rc));
-		rc = 1;
-		goto out;
-	}
-	if (connect_ctrl(x.me) != 0) {
-		rc = 1;
-		goto out;
-	}
 	if (o->host == NULL) {
 		rc = run_server(&x);
 		goto out;
 	}
-	rc = client_main(&x) == 0 ? 0 : 2;
+	rc = client_main(&x);
 	{
 		struct perf_msg m = { .type = MSG_QUIT };
 

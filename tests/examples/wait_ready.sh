@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Sourced by the two-process tests: wait until a server is ready, by looking,
+# never by sleeping a fixed time.
+#   wait_listen <unix socket path> <server pid> [timeout s]
+# A listening unix socket (net_memif's, abstract or not) named <path> in
+# /proc/net/unix (flag __SO_ACCEPTCON). Returns 1 when the server died or
+# the bound passed.
+wait_listen() {
+    local path=$1 pid=$2 bound=${3:-60}
+    local until=$((SECONDS + bound))
+    while [ $SECONDS -lt $until ]; do
+        if awk -v p="$path" '$4 == "00010000" && ($8 == p || $8 == "@" p) { f = 1 } END { exit !f }' \
+               /proc/net/unix; then
+            return 0
+        fi
+        kill -0 "$pid" 2>/dev/null || { echo "wait_listen: the server (pid $pid) exited"; return 1; }
+        sleep 0.05
+    done
+    echo "wait_listen: nothing listens on $path after $bound s"
+    return 1
+}
+
+# wait_line <file> <extended regex> <pid> [timeout s]: until a line of the
+# server's output matches.
+wait_line() {
+    local file=$1 re=$2 pid=$3 bound=${4:-60}
+    local until=$((SECONDS + bound))
+    while [ $SECONDS -lt $until ]; do
+        grep -Eq -- "$re" "$file" 2>/dev/null && return 0
+        kill -0 "$pid" 2>/dev/null || { echo "wait_line: the server (pid $pid) exited"; return 1; }
+        sleep 0.05
+    done
+    echo "wait_line: no line /$re/ in the server's output after $bound s"
+    return 1
+}
+
+# wait_tcp <port> <server pid> [timeout s]: until a TCP socket listens on <port>.
+wait_tcp() {
+    local port=$1 pid=$2 bound=${3:-60} hex
+    local until=$((SECONDS + bound))
+    hex=$(printf '%04X' "$port")
+    while [ $SECONDS -lt $until ]; do
+        if cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+               awk -v h="$hex" '$4 == "0A" && $2 ~ (":" h "$") { f = 1 } END { exit !f }'; then
+            return 0
+        fi
+        kill -0 "$pid" 2>/dev/null || { echo "wait_tcp: the server (pid $pid) exited"; return 1; }
+        sleep 0.05
+    done
+    echo "wait_tcp: nothing listens on TCP port $port after $bound s"
+    return 1
+}
