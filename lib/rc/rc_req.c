@@ -85,8 +85,31 @@ static const uint32_t rnr_us[32] = {
 };
 
 /*
+ * Waiting for an advert sends nothing, so no transport timer runs: a peer
+ * that is not there would be waited for for good (rnr_retry 7). As IB's
+ * requester, whose SEND gets neither an ACK nor an RNR NAK, the wait asks the
+ * peer once per ACK timeout while it has not been heard from, and after
+ * retry_cnt + 1 timeouts of silence ends with RETRY_EXC_ERR.
+ */
+static bool
+peer_silent(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
+{
+	uint64_t t = rc_timeout_tsc(qp);
+	uint64_t since = w->rnr_tsc > qp->heard_tsc ? w->rnr_tsc : qp->heard_tsc;
+
+	if (t == 0 || t >= UINT64_MAX / 16 || now - since < t)
+		return false;
+	if (now - qp->rnr_probe_tsc >= t) {
+		rc_probe(qp);
+		qp->rnr_probe_tsc = now;
+	}
+	return now - since > t * (qp->attr.retry_cnt + 1u);
+}
+
+/*
  * No RECV advertised by the peer yet (receiver not ready): wait one RNR
- * period per retry, rnr_retry times (7 = forever), then RNR_RETRY_EXC_ERR.
+ * period per retry, rnr_retry times (7 = forever), then RNR_RETRY_EXC_ERR;
+ * a peer silent for the retry budget: RETRY_EXC_ERR (see peer_silent()).
  * @return true when the QP was failed.
  */
 static bool
@@ -100,6 +123,12 @@ rnr_wait(struct ordk_qp *qp, struct rc_wqe *w)
 		qp->st.rnr_waits++;
 		qp->dev->st.rnr_waits++;
 		return false;
+	}
+	if (peer_silent(qp, w, now)) {
+		qp->st.retry_exceeded++;
+		qp->dev->st.retry_exceeded++;
+		rc_qp_fail(qp, ORDK_WC_RETRY_EXC_ERR);
+		return true;
 	}
 	if (qp->attr.rnr_retry == 7 || now - w->rnr_tsc < period * (qp->attr.rnr_retry + 1u))
 		return false;

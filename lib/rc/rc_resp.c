@@ -579,6 +579,7 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 		dev->st.ctrl_bad++;
 		return;
 	}
+	qp->heard_tsc = dev->last_poll_tsc; /* the peer is there (an RNR wait asks) */
 	if (m.type == ORDK_CTRL_ACK_REQ) {
 		/*
 		 * The peer's timer asks what arrived. The answer waits until this
@@ -725,6 +726,7 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 	}
 	RC_LOG(DEBUG, "qp 0x%06x: %s psn 0x%06x", qpn, blue_meta_kind_name(r->kind),
 	       r->kind <= BLUE_META_HEADER_READ ? r->basic.psn : r->ack.psn_now);
+	qp->heard_tsc = dev->last_poll_tsc; /* every report comes from the peer's frames */
 	switch (r->kind) {
 	case BLUE_META_HEADER_WRITE:
 		rx_header(qp, r);

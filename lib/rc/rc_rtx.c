@@ -359,6 +359,12 @@ rc_timer_gap_shift(struct ordk_qp *qp)
 	return true;
 }
 
+bool
+rc_probe(struct ordk_qp *qp)
+{
+	return send_probe(qp);
+}
+
 void
 rc_timer_check(struct ordk_qp *qp, uint64_t now)
 {

@@ -235,6 +235,8 @@ struct ordk_qp {
 	bool probe_report;			/* a bitmap report came after the question */
 	uint32_t probe_psn;
 	uint64_t probe_tsc;
+	uint64_t heard_tsc;			/* the last control frame from the peer */
+	uint64_t rnr_probe_tsc;			/* a SEND waiting for an advert asked the peer */
 	uint32_t rx_top;			/* one past the highest PSN seen */
 	uint32_t hole_psn;			/* the hole at epsn seen since hole_tsc */
 	uint64_t hole_tsc;
@@ -281,6 +283,8 @@ void rc_timer_check(struct ordk_qp *qp, uint64_t now);
  */
 bool rc_timer_gap_shift(struct ordk_qp *qp);
 void rc_timer_arm(struct ordk_qp *qp);
+/** Ask the peer what arrived (an ACK_REQ): any answer shows it is there. */
+bool rc_probe(struct ordk_qp *qp);
 void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
 bool rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w);
 void rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
