@@ -30,7 +30,8 @@
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: ordk-testpmd [EAL args --] [--cmdfile FILE] [-d bluesim devargs] [-h]\n"
+	fprintf(f, "usage: ordk-testpmd [EAL args --] [-i] [--cmdline-file=FILE] [-d bluesim devargs] "
+		   "[-h]\n  (--cmdfile FILE is the same as --cmdline-file)\n"
 		   "  two bluesim devices on a net_ring pair; type 'help' at the prompt\n");
 }
 
@@ -103,6 +104,8 @@ int
 main(int argc, char **argv)
 {
 	static const struct option lo[] = { { "cmdfile", required_argument, NULL, 'f' },
+					    { "cmdline-file", required_argument, NULL, 'f' },
+					    { "interactive", no_argument, NULL, 'i' },
 					    { "help", no_argument, NULL, 'h' },
 					    { NULL, 0, NULL, 0 } };
 	const char *cmdfile = NULL, *extra = "";
@@ -122,8 +125,10 @@ main(int argc, char **argv)
 
 		argv[first] = argv[0];
 		opterr = 0;
-		while ((c = getopt_long(argc - first, argv + first, "d:h", lo, NULL)) != -1) {
+		while ((c = getopt_long(argc - first, argv + first, "d:ih", lo, NULL)) != -1) {
 			switch (c) {
+			case 'i': /* testpmd's interactive mode: the prompt is what this tool has */
+				break;
 			case 'f':
 				cmdfile = optarg;
 				break;
@@ -155,8 +160,11 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 1;
 	}
-	if (cmdfile != NULL && run_file(cmdfile) != 0)
-		tp.quit = true;
+	if (cmdfile != NULL && run_file(cmdfile) != 0) {
+		tp_fini();
+		rte_eal_cleanup();
+		return 1; /* testpmd: a command file it cannot read ends the run */
+	}
 	if (!tp.quit) {
 		if (isatty(0))
 			run_terminal();

@@ -252,6 +252,29 @@ tp_start(const char *op, uint32_t size, uint32_t qps)
 	return 0;
 }
 
+/* The faults still set, "drop-tx:0.02, dup:0.1", or "" when none. */
+static const char *
+faults_str(void)
+{
+	static char buf[sizeof(tp.faults) + 16];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < sizeof(tp.faults) / sizeof(tp.faults[0]); k++)
+		if (tp.faults[k][0] && n < sizeof(buf))
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? ", " : "",
+					      tp.faults[k]);
+	return buf;
+}
+
+/* What was injected and is still set: a slow run says why. */
+static void
+faults_note(void)
+{
+	if (faults_str()[0])
+		printf("  Faults still set: %s   ('set fault <kind> 0' clears one)\n", faults_str());
+}
+
 static void
 tally(FILE *f)
 {
@@ -261,22 +284,22 @@ tally(FILE *f)
 		t = 1e-9;
 	fprintf(f,
 		"  %s %u B x %u QP: %" PRIu64 " WRs completed, %" PRIu64 " errors, %.3f Mpps, "
-		"%.2f Gb/s%s\n",
+		"%.2f Gb/s%s%s%s\n",
 		op_names[tp.op], tp.size, tp.qps, tp.done, tp.errors, tp.done / t / 1e6,
-		tp.bytes * 8.0 / t / 1e9, tp.running ? " (running)" : "");
+		tp.bytes * 8.0 / t / 1e9, tp.running ? " (running)" : "",
+		faults_str()[0] ? ", faults: " : "", faults_str());
 }
 
 void
 tp_stop(void)
 {
-	struct tp_eth_snap now, tot = { 0 };
 	double until;
 
-	if (!tp.running && tp.size == 0) {
-		printf("Traffic not started\n");
+	if (!tp.running) { /* testpmd's words */
+		printf("Packet forwarding not started\n");
 		return;
 	}
-	if (tp.running) {
+	{
 		printf("Telling cores to stop...\nWaiting for lcores to finish...\n");
 		tp.running = false;
 		tp.t1 = app_now_s();
@@ -292,6 +315,16 @@ tp_stop(void)
 				break;
 		}
 	}
+	tp_show_fwd_stats();
+	printf("\nDone.\n");
+}
+
+/* testpmd's forward statistics: per port since start (or clear), then accumulated. */
+void
+tp_show_fwd_stats(void)
+{
+	struct tp_eth_snap now, tot = { 0 };
+
 	for (int i = 0; i < TP_SIDES; i++) {
 		struct tp_eth_snap *s0 = &tp.start_stats[i];
 
@@ -316,9 +349,11 @@ tp_stop(void)
 	printf("  TX-packets: %-14" PRIu64 " TX-dropped: %-14" PRIu64 "TX-total: %-" PRIu64 "\n",
 	       tot.opackets, tot.oerrors, tot.opackets + tot.oerrors);
 	printf("  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++\n");
-	printf("\n  RDMA:\n");
-	tally(stdout);
-	printf("\nDone.\n");
+	if (tp.size != 0) {
+		printf("\n  RDMA:\n");
+		tally(stdout);
+	}
+	faults_note();
 }
 
 void
@@ -384,18 +419,38 @@ tp_show_device(void)
 	}
 }
 
+/* The side of ethdev port @p port, or -1 (testpmd: "Invalid port"). */
+static int
+side_of(int port)
+{
+	for (int i = 0; i < TP_SIDES; i++)
+		if (tp.s[i].port == port)
+			return i;
+	printf("Invalid port %d\nValid port range is [%u, %u]\n", port, tp.s[0].port,
+	       tp.s[TP_SIDES - 1].port);
+	return -1;
+}
+
+
 void
-tp_show_port_stats(void)
+tp_show_port_stats(int port)
 {
 	static const char *border = "########################";
+	int only = port < 0 ? -1 : side_of(port);
 
+	if (port >= 0 && only < 0)
+		return;
 	for (int i = 0; i < TP_SIDES; i++) {
 		struct tp_eth_snap now, *last = &tp.last_show[i];
 		struct rte_eth_stats st = { 0 };
 		double t = app_now_s(), dt = t - tp.last_show_t[i];
 
+		if (only >= 0 && i != only)
+			continue;
 		rte_eth_stats_get(tp.s[i].port, &st);
 		snap(tp.s[i].port, &now);
+		if (tp.last_show_t[i] == 0) /* testpmd: no earlier sample, the rates are 0 */
+			*last = now;
 		if (dt <= 0)
 			dt = 1e-9;
 		printf("\n  %s NIC statistics for port %-2u %s\n", border, tp.s[i].port, border);
@@ -415,6 +470,51 @@ tp_show_port_stats(void)
 		printf("  %s############################%s\n", border, border);
 		*last = now;
 		tp.last_show_t[i] = t;
+	}
+	faults_note();
+}
+
+void
+tp_show_port_info(int port)
+{
+	static const char *border = "*********************";
+	int only = port < 0 ? -1 : side_of(port);
+
+	if (port >= 0 && only < 0)
+		return;
+	for (int i = 0; i < TP_SIDES; i++) {
+		struct rte_eth_dev_info di;
+		struct rte_eth_link link = { 0 };
+		struct rte_ether_addr mac;
+		char name[RTE_ETH_NAME_MAX_LEN] = "?";
+		uint16_t mtu = 0, p = tp.s[i].port;
+
+		if (only >= 0 && i != only)
+			continue;
+		rte_eth_dev_info_get(p, &di);
+		rte_eth_link_get_nowait(p, &link);
+		rte_eth_macaddr_get(p, &mac);
+		rte_eth_dev_get_name_by_port(p, name);
+		rte_eth_dev_get_mtu(p, &mtu);
+		/* testpmd's port_infos_display(), the lines that apply */
+		printf("\n%s Infos for port %-2u %s\n", border, p, border);
+		printf("MAC address: " RTE_ETHER_ADDR_PRT_FMT, RTE_ETHER_ADDR_BYTES(&mac));
+		printf("\nDevice name: %s", name);
+		printf("\nDriver name: %s", di.driver_name);
+		printf("\nConnect to socket: %d", rte_eth_dev_socket_id(p));
+		printf("\nLink status: %s\n", link.link_status ? "up" : "down");
+		if (link.link_speed == RTE_ETH_SPEED_NUM_NONE)
+			printf("Link speed: None\n");
+		else
+			printf("Link speed: %u Mbps\n", link.link_speed);
+		printf("Link duplex: %s\n",
+		       link.link_duplex == RTE_ETH_LINK_FULL_DUPLEX ? "full-duplex" : "half-duplex");
+		printf("MTU: %u\n", mtu);
+		printf("Promiscuous mode: %s\n", rte_eth_promiscuous_get(p) ? "enabled" : "disabled");
+		printf("Max possible RX queues: %u\nMax possible TX queues: %u\n", di.max_rx_queues,
+		       di.max_tx_queues);
+		printf("RDMA device on it: %s (%s)\n", tp.s[i].at.name,
+		       i == 0 ? "requester" : "responder");
 	}
 }
 
@@ -510,6 +610,21 @@ tp_set_fault(const char *kind, const char *rate, const char *dir)
 			printf("Cannot set fault '%s' on %s\n", spec, tp.s[i].at.name);
 			return -1;
 		}
+	{
+		/* remember it (one slot per kind and direction; rate 0 clears) */
+		size_t klen = strcspn(spec, ":"), free_slot = SIZE_MAX, k;
+
+		for (k = 0; k < sizeof(tp.faults) / sizeof(tp.faults[0]); k++) {
+			if (strncmp(tp.faults[k], spec, klen) == 0 && tp.faults[k][klen] == ':')
+				break;
+			if (tp.faults[k][0] == '\0' && free_slot == SIZE_MAX)
+				free_slot = k;
+		}
+		if (k == sizeof(tp.faults) / sizeof(tp.faults[0]))
+			k = free_slot;
+		if (k != SIZE_MAX)
+			snprintf(tp.faults[k], sizeof(tp.faults[k]), "%.39s", r > 0 ? spec : "");
+	}
 	printf("Fault %s set on every device (%s)\n", spec,
 	       dir ? (strcmp(dir, "rx") == 0 ? "frames received" : "frames sent") :
 		     "frames sent and received");
@@ -517,17 +632,32 @@ tp_set_fault(const char *kind, const char *rate, const char *dir)
 }
 
 void
-tp_clear_stats(void)
+tp_clear_port_stats(int port)
 {
+	int only = port < 0 ? -1 : side_of(port);
+
+	if (port >= 0 && only < 0)
+		return;
 	for (int i = 0; i < TP_SIDES; i++) {
+		if (only >= 0 && i != only)
+			continue;
 		ordk_dev_stats_reset(tp.s[i].dev);
 		rte_eth_stats_reset(tp.s[i].port);
 		snap(tp.s[i].port, &tp.last_show[i]);
 		snap(tp.s[i].port, &tp.start_stats[i]);
 		tp.last_show_t[i] = app_now_s();
 		tp.s[i].cq_polled = tp.s[i].cq_errors = 0;
+		printf("\n  NIC statistics for port %u cleared\n", tp.s[i].port); /* testpmd's */
 	}
-	tp.done = tp.bytes = tp.errors = 0;
-	tp.t0 = app_now_s();
-	printf("\n  NIC statistics for all ports cleared\n");
+	if (only < 0) {
+		tp.done = tp.bytes = tp.errors = 0;
+		tp.t0 = app_now_s();
+	}
+	faults_note(); /* cleared counters, not the faults: say so */
+}
+
+void
+tp_clear_stats(void)
+{
+	tp_clear_port_stats(-1);
 }

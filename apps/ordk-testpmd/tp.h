@@ -48,7 +48,8 @@ struct tp {
 	uint64_t done, bytes, errors;
 	double t0, t1;
 	struct tp_eth_snap start_stats[TP_SIDES], last_show[TP_SIDES];
-	double last_show_t[TP_SIDES];
+	double last_show_t[TP_SIDES]; /* 0: never shown (testpmd's first sample is 0) */
+	char faults[4][40];	      /* the faults set, "drop-tx:0.02" (shown until cleared) */
 	bool quit;
 };
 
@@ -62,7 +63,11 @@ void tp_step(void);
 
 /* what the commands do (each prints its result to stdout) */
 void tp_show_device(void);
-void tp_show_port_stats(void);
+/** @p port: an ethdev port, or -1 for all. */
+void tp_show_port_stats(int port);
+void tp_show_port_info(int port);
+void tp_show_fwd_stats(void);
+void tp_clear_port_stats(int port);
 void tp_show_port_xstats(void);
 void tp_show_qp(bool one, uint32_t qpn);
 void tp_show_mr(void);

@@ -38,7 +38,7 @@ cb_show(void *parsed, struct cmdline *cl, void *data)
 	if (strcmp(r->w1, "device") == 0)
 		tp_show_device();
 	else if (strcmp(r->w1, "port") == 0 && strcmp(r->w2, "stats") == 0)
-		tp_show_port_stats();
+		tp_show_port_stats(-1);
 	else if (strcmp(r->w1, "port") == 0)
 		tp_show_port_xstats();
 	else if (strcmp(r->w1, "qp") == 0)
@@ -72,6 +72,54 @@ static cmdline_parse_inst_t c_show_qp_one = {
 static cmdline_parse_inst_t c_show_table = {
 	.f = cb_show, .help_str = "show mr|cq|traffic: registered memory, CQs, the running tally",
 	.tokens = { (void *)&t_show, (void *)&t_table, NULL },
+};
+
+/* testpmd's "show port stats|info all|<port>", "show fwd stats all", "clear port stats all|<port>" */
+static cmdline_parse_token_string_t t_what = WORD(w2, "stats#info");
+static cmdline_parse_token_string_t t_all = WORD(w3, "all");
+static cmdline_parse_token_num_t t_portid = TOKEN_NUM_INITIALIZER(struct res, n2, RTE_UINT16);
+static cmdline_parse_token_string_t t_fwd = WORD(w1, "fwd");
+static cmdline_parse_token_string_t t_stats2 = WORD(w2, "stats");
+
+static void
+cb_port(void *parsed, struct cmdline *cl, void *data)
+{
+	struct res *r = parsed;
+	int port = data != NULL ? r->n2 : -1;
+
+	(void)cl;
+	if (strcmp(r->w0, "clear") == 0)
+		tp_clear_port_stats(port);
+	else if (strcmp(r->w1, "fwd") == 0)
+		tp_show_fwd_stats();
+	else if (strcmp(r->w2, "stats") == 0)
+		tp_show_port_stats(port);
+	else
+		tp_show_port_info(port);
+}
+
+static cmdline_parse_inst_t c_show_port_all = {
+	.f = cb_port, .help_str = "show port stats|info all: every port",
+	.tokens = { (void *)&t_show, (void *)&t_port, (void *)&t_what, (void *)&t_all, NULL },
+};
+static cmdline_parse_inst_t c_show_port_one = {
+	.f = cb_port, .data = (void *)1, .help_str = "show port stats|info <port_id>: one port",
+	.tokens = { (void *)&t_show, (void *)&t_port, (void *)&t_what, (void *)&t_portid, NULL },
+};
+static cmdline_parse_inst_t c_show_fwd = {
+	.f = cb_port, .help_str = "show fwd stats all: forward statistics since start",
+	.tokens = { (void *)&t_show, (void *)&t_fwd, (void *)&t_stats2, (void *)&t_all, NULL },
+};
+static cmdline_parse_token_string_t t_clear0 = WORD(w0, "clear");
+static cmdline_parse_token_string_t t_port1 = WORD(w1, "port");
+static cmdline_parse_inst_t c_clear_port_all = {
+	.f = cb_port, .help_str = "clear port stats all: zero every port's counters",
+	.tokens = { (void *)&t_clear0, (void *)&t_port1, (void *)&t_stats2, (void *)&t_all, NULL },
+};
+static cmdline_parse_inst_t c_clear_port_one = {
+	.f = cb_port, .data = (void *)1, .help_str = "clear port stats <port_id>: one port",
+	.tokens = { (void *)&t_clear0, (void *)&t_port1, (void *)&t_stats2, (void *)&t_portid,
+		    NULL },
 };
 
 /* ------------------------------------------------------------ set fault */
@@ -144,7 +192,8 @@ cb_word(void *parsed, struct cmdline *cl, void *data)
 		cmdline_quit(cl);
 	} else
 		printf("\nCommands (tab completes them):\n"
-		       "  show device | show port stats | show port xstats\n"
+		       "  show device | show port stats|info [all|<port>] | show port xstats\n"
+		       "  show fwd stats all | clear port stats all|<port>\n"
 		       "  show qp [qpn] | show mr | show cq | show traffic\n"
 		       "  set fault drop|dup|reorder|corrupt|delay <rate 0..1> [rx|tx]\n"
 		       "  start write|read|send <size> [qps]   (device 0 requests, device 1 answers)\n"
@@ -193,5 +242,6 @@ static cmdline_parse_inst_t c_sleep = {
 void *tp_cmd_ctx[] = {
 	&c_show_device, &c_show_port, &c_show_qp, &c_show_qp_one, &c_show_table,
 	&c_fault,	&c_fault_dir, &c_start,	  &c_start_qps,	  &c_word,
-	&c_clear,	&c_sleep,     NULL,
+	&c_clear,	&c_sleep,     &c_show_port_all, &c_show_port_one, &c_show_fwd,
+	&c_clear_port_all, &c_clear_port_one, NULL,
 };

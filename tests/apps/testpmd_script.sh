@@ -9,6 +9,9 @@ trap 'rm -rf "$dir"' EXIT
 cat >"$dir/cmds" <<'CMDS'
 # ordk-testpmd test session
 help
+stop
+show port stats all
+show port info all
 show device
 start write 4096 2
 sleep 0.5
@@ -23,9 +26,13 @@ start send 1024
 sleep 1
 stop
 show port stats
+show port stats 1
+show port stats 7
+show fwd stats all
 show port xstats
 show cq
 show mr
+clear port stats all
 show qp 0x7fffff
 foo
 start read 65536
@@ -33,7 +40,7 @@ sleep 0.3
 quit
 show device
 CMDS
-timeout 60 "$tp" --cmdfile "$dir/cmds" >"$dir/out" 2>&1
+timeout 60 "$tp" -i --cmdline-file="$dir/cmds" >"$dir/out" 2>&1
 rc=$?
 cat "$dir/out"
 fail=0
@@ -54,7 +61,19 @@ expect '^testpmd> set fault bogus 0.1$' "the script is echoed"
 [ "$(grep -c '^Bad arguments' "$dir/out")" -ge 2 ] && echo "ok: bad fault refused" ||
     { echo "FAIL: bad arguments"; fail=1; }
 expect 'rate .7. is not a probability' "bad rate refused"
-expect 'NIC statistics for all ports cleared' "clear stats"
+expect '^  NIC statistics for port 1 cleared$' "clear stats: per port (testpmd's words)"
+expect '^  Faults still set: drop-tx:0.02 ' "a fault still set after clear stats is said"
+expect '^  send 1024 B x 1 QP: .*, faults: drop-tx:0.02$' "the tally names the fault"
+expect '^Packet forwarding not started$' "stop when idle: testpmd's words"
+expect '^  Rx-pps: +0 +Rx-bps: +0$' "the first throughput sample is 0"
+expect '^\*+ Infos for port 0  \*+$' "show port info all"
+expect '^Driver name: net_ring$' "show port info: the driver"
+expect '^Link status: up$' "show port info: the link"
+expect '^Invalid port 7$' "show port stats of no port"
+[ "$(grep -c 'NIC statistics for port 1 ' "$dir/out")" -ge 3 ] && echo "ok: show port stats 1" ||
+    { echo "FAIL: show port stats 1"; fail=1; }
+[ "$(grep -c 'Accumulated forward statistics for all ports' "$dir/out")" -ge 3 ] &&
+    echo "ok: show fwd stats all" || { echo "FAIL: show fwd stats all"; fail=1; }
 expect '^  send 1024 B x 1 QP: [1-9][0-9]* WRs completed, 0 errors' "send traffic under 2% loss"
 expect '######################## NIC statistics for port 0  ########################' "show port stats"
 expect '^  Rx-pps: +[0-9]+ +Rx-bps: +[0-9]+$' "show port stats: throughput"
@@ -70,5 +89,9 @@ expect '^Bye\.\.\.$' "quit"
 if grep -q '^testpmd> show device$' <(sed -n '/^testpmd> quit$/,$p' "$dir/out"); then
     echo "FAIL: commands after quit ran"; fail=1
 fi
+timeout 60 "$tp" --cmdline-file="$dir/missing" >"$dir/missing.out" 2>&1
+mrc=$?
+[ $mrc -ne 0 ] && grep -q "cannot read commands from" "$dir/missing.out" &&
+    echo "ok: a missing command file exits $mrc" || { echo "FAIL: missing file exit $mrc"; fail=1; }
 [ $fail -eq 0 ] && echo PASS
 exit $fail
