@@ -13,6 +13,22 @@
 
 #define CARD_VENDOR 0x1172u
 #define CARD_DEVICE 0x0000u
+#define DPDK_OWN_MB 256u /* EAL's own pools beside the MRs */
+
+/* One figure for every check: the MRs asked for and DPDK's own memory. */
+static uint64_t
+need_mb(const struct doc_opts *o)
+{
+	return (o->mr_bytes + (1u << 20) - 1) / (1u << 20) + DPDK_OWN_MB;
+}
+
+static const char *
+need_why(const struct doc_opts *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu64 " MiB needed: %" PRIu64 " MiB of MRs + %u MiB for DPDK",
+		 need_mb(o), need_mb(o) - DPDK_OWN_MB, DPDK_OWN_MB);
+	return buf;
+}
 
 static struct doc_finding *
 add(struct doc_report *r, const char *check, enum doc_level level, const char *fix,
@@ -121,8 +137,8 @@ doc_check_hugepages(const struct doc_opts *o, struct doc_report *r, bool card)
 	long long nr = read_num(o, "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", 0);
 	long long fr = read_num(o, "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", 0);
 	long long g1 = read_num(o, "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", 0);
-	uint64_t want_mb = o->mr_bytes / (1u << 20) + 256;
-	char where[256] = "";
+	uint64_t want_mb = need_mb(o);
+	char where[256] = "", why[96];
 
 	if (nr <= 0 && g1 <= 0) {
 		add(r, "hugepages", card ? DOC_FAIL : DOC_WARN,
@@ -134,8 +150,8 @@ doc_check_hugepages(const struct doc_opts *o, struct doc_report *r, bool card)
 		add(r, "hugepages", DOC_WARN,
 		    "reserve more: echo N > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages, "
 		    "or stop the process holding them (ls /dev/hugepages)",
-		    "%lld of %lld 2 MiB hugepages free (%lld MiB), %" PRIu64 " MiB wanted", fr, nr,
-		    fr * 2, want_mb);
+		    "%lld of %lld 2 MiB hugepages free (%lld MiB), %s", fr, nr, fr * 2,
+		    need_why(o, why, sizeof(why)));
 	} else
 		add(r, "hugepages", DOC_OK, NULL, "%lld of %lld 2 MiB hugepages free%s", fr, nr,
 		    g1 > 0 ? " (and 1 GiB pages reserved)" : "");
@@ -184,10 +200,61 @@ cmdline_has(const struct doc_opts *o, const char *word)
 	return false;
 }
 
+/* "amd_iommu=on" on an AMD CPU, else "intel_iommu=on" (per /proc/cpuinfo). */
+static const char *
+iommu_word(const struct doc_opts *o)
+{
+	char line[256];
+	FILE *f = open_at(o, "/proc/cpuinfo");
+	bool amd = false;
+
+	while (f != NULL && !amd && fgets(line, sizeof(line), f) != NULL)
+		amd = strncmp(line, "vendor_id", 9) == 0 && strstr(line, "AuthenticAMD") != NULL;
+	if (f != NULL)
+		fclose(f);
+	return amd ? "amd_iommu=on" : "intel_iommu=on";
+}
+
+enum vfio_state { VFIO_LOADED, VFIO_LOADABLE, VFIO_NO_MODULE, VFIO_NO_MODULES };
+
+/*
+ * Can this kernel give vfio-pci at all? Loaded (its driver directory), a
+ * module of this kernel (modules.dep of /proc/sys/kernel/osrelease), or none:
+ * the kernel cannot load modules (no /proc/modules) or has no vfio-pci.
+ */
+static enum vfio_state
+vfio_state(const struct doc_opts *o)
+{
+	char rel[128] = "", p[512], line[512];
+	bool found = false;
+	FILE *f;
+
+	if (exists_at(o, "/sys/bus/pci/drivers/vfio-pci"))
+		return VFIO_LOADED;
+	if (exists_at(o, "/sys/module/vfio")) /* VFIO's core is there (loaded or built in) */
+		return VFIO_LOADABLE;
+	if (!exists_at(o, "/proc/modules"))
+		return VFIO_NO_MODULES;
+	if (read_line(o, "/proc/sys/kernel/osrelease", rel, sizeof(rel)) != 0)
+		return VFIO_LOADABLE; /* cannot tell: modprobe will say */
+	snprintf(p, sizeof(p), "/lib/modules/%.100s/modules.dep", rel);
+	f = open_at(o, p);
+	if (f == NULL)
+		return VFIO_LOADABLE;
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = strstr(line, "/vfio-pci.ko") != NULL || strstr(line, "/vfio_pci.ko") != NULL;
+	fclose(f);
+	return found ? VFIO_LOADABLE : VFIO_NO_MODULE;
+}
+
+/* What to do when the kernel has no VFIO to load. */
+#define NO_VFIO_FIX                                                                          	"boot a kernel with VFIO: a distribution kernel, or one built with CONFIG_VFIO=y "     	"CONFIG_VFIO_PCI=y (and CONFIG_VFIO_NOIOMMU=y without an IOMMU); bluesim needs none"
+
 void
 doc_check_iommu(const struct doc_opts *o, struct doc_report *r, bool card)
 {
-	char noiommu[16] = "";
+	char noiommu[16] = "", fix[384];
+	enum vfio_state vs = vfio_state(o);
 
 	if (iommu_on(o)) {
 		if (cmdline_has(o, "iommu=pt"))
@@ -205,15 +272,28 @@ doc_check_iommu(const struct doc_opts *o, struct doc_report *r, bool card)
 	}
 	read_line(o, "/sys/module/vfio/parameters/enable_unsafe_noiommu_mode", noiommu,
 		  sizeof(noiommu));
-	if (noiommu[0] == 'Y' || noiommu[0] == '1')
+	if (noiommu[0] == 'Y' || noiommu[0] == '1') {
 		add(r, "iommu", DOC_OK, NULL,
 		    "no IOMMU; VFIO's no-IOMMU mode is on: the card gets physical addresses "
 		    "(hugepage memory only)");
+		return;
+	}
+	if (vs == VFIO_NO_MODULES || vs == VFIO_NO_MODULE) {
+		snprintf(fix, sizeof(fix), "%s; or boot with %s iommu=pt", NO_VFIO_FIX, iommu_word(o));
+		add(r, "iommu", card ? DOC_FAIL : DOC_INFO, fix,
+		    "no IOMMU, and this kernel has no VFIO (no no-IOMMU mode either): nothing can "
+		    "take the card");
+		return;
+	}
+	if (exists_at(o, "/sys/module/vfio"))
+		snprintf(fix, sizeof(fix), "echo 1 > /sys/module/vfio/parameters/"
+					   "enable_unsafe_noiommu_mode (or boot with %s iommu=pt)",
+			 iommu_word(o));
 	else
-		add(r, "iommu", card ? DOC_FAIL : DOC_INFO,
-		    "echo 1 > /sys/module/vfio/parameters/enable_unsafe_noiommu_mode (or boot "
-		    "with intel_iommu=on iommu=pt)",
-		    "no IOMMU and VFIO's no-IOMMU mode is off: vfio-pci cannot take the card");
+		snprintf(fix, sizeof(fix), "modprobe vfio enable_unsafe_noiommu_mode=1 (or boot with "
+					   "%s iommu=pt)", iommu_word(o));
+	add(r, "iommu", card ? DOC_FAIL : DOC_INFO, fix,
+	    "no IOMMU and VFIO's no-IOMMU mode is off: vfio-pci cannot take the card");
 }
 
 /* ------------------------------------------------------------------ VFIO */
@@ -221,11 +301,27 @@ doc_check_iommu(const struct doc_opts *o, struct doc_report *r, bool card)
 void
 doc_check_vfio(const struct doc_opts *o, struct doc_report *r, bool card)
 {
-	if (exists_at(o, "/sys/bus/pci/drivers/vfio-pci"))
+	switch (vfio_state(o)) {
+	case VFIO_LOADED:
 		add(r, "vfio-pci", DOC_OK, NULL, "vfio-pci is loaded");
-	else
+		break;
+	case VFIO_LOADABLE:
 		add(r, "vfio-pci", card ? DOC_FAIL : DOC_INFO, "modprobe vfio-pci",
 		    "vfio-pci is not loaded (needed for the card, not for bluesim)");
+		break;
+	case VFIO_NO_MODULE:
+		add(r, "vfio-pci", card ? DOC_FAIL : DOC_INFO,
+		    "install this kernel's extra modules (e.g. linux-modules-extra-$(uname -r)), or "
+		    NO_VFIO_FIX,
+		    "this kernel has no vfio-pci module (not in modules.dep): the card cannot be "
+		    "bound");
+		break;
+	default:
+		add(r, "vfio-pci", card ? DOC_FAIL : DOC_INFO, NO_VFIO_FIX,
+		    "this kernel lacks VFIO and cannot load modules (no /proc/modules): the card "
+		    "cannot be bound");
+		break;
+	}
 }
 
 static unsigned int
@@ -276,6 +372,14 @@ doc_check_card(const struct doc_opts *o, struct doc_report *r)
 	bool named = card_named(o, bdf, sizeof(bdf), &vendor, &device);
 	DIR *d;
 	struct dirent *e;
+
+	if (o->devargs != NULL && !named && strncmp(o->devargs, "bluesim", 7) != 0) {
+		add(r, "device", DOC_FAIL,
+		    "-d blue:<bdf> for the Blue RDMA card, -d bluesim[,...] for the simulator "
+		    "(other RDMA NICs: their own ibverbs tools)",
+		    "-d %.100s is not a device ORDK drives", o->devargs);
+		return;
+	}
 
 	/* every function with the card's IDs (or the IDs the user gave) */
 	snprintf(p, sizeof(p), "%s/sys/bus/pci/devices", o->root);
@@ -370,15 +474,14 @@ doc_check_memlock(const struct doc_opts *o, struct doc_report *r)
 	}
 	{
 		uint64_t lim = strtoull(soft, NULL, 10);
-		uint64_t want = o->mr_bytes + (64u << 20);
+		char why[96];
 
-		if (lim < want)
+		if (lim < need_mb(o) << 20)
 			add(r, "memlock", DOC_WARN,
 			    "ulimit -l unlimited (or memlock in /etc/security/limits.conf), or run "
 			    "as root",
-			    "memlock limit %" PRIu64 " KiB is below the %" PRIu64
-			    " KiB VFIO must pin for the memory asked for",
-			    lim >> 10, want >> 10);
+			    "memlock limit %" PRIu64 " KiB is below what VFIO must pin (%s)",
+			    lim >> 10, need_why(o, why, sizeof(why)));
 		else
 			add(r, "memlock", DOC_OK, NULL, "memlock limit %" PRIu64 " KiB", lim >> 10);
 	}
@@ -451,6 +554,7 @@ doc_check_memory(const struct doc_opts *o, struct doc_report *r)
 	char line[256];
 	FILE *f = open_at(o, "/proc/meminfo");
 	uint64_t avail_kb = 0;
+	char why[96];
 
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
 		if (sscanf(line, "MemAvailable: %" SCNu64, &avail_kb) == 1)
@@ -461,17 +565,16 @@ doc_check_memory(const struct doc_opts *o, struct doc_report *r)
 		add(r, "memory", DOC_INFO, NULL, "free memory unknown (no /proc/meminfo)");
 		return;
 	}
-	if (o->mr_bytes / 1024 > avail_kb)
+	if (need_mb(o) * 1024 > avail_kb)
 		add(r, "memory", DOC_FAIL, "register less (smaller --mr-size, fewer buffers) or free memory",
-		    "%" PRIu64 " MiB of MRs asked for, %" PRIu64 " MiB available", o->mr_bytes >> 20,
+		    "%s, %" PRIu64 " MiB available", need_why(o, why, sizeof(why)), avail_kb >> 10);
+	else if (need_mb(o) * 1024 > avail_kb / 10 * 8)
+		add(r, "memory", DOC_WARN, "leave room: the OS needs memory too",
+		    "%s: over 80%% of the %" PRIu64 " MiB available", need_why(o, why, sizeof(why)),
 		    avail_kb >> 10);
-	else if (o->mr_bytes / 1024 > avail_kb / 10 * 8)
-		add(r, "memory", DOC_WARN, "leave room: the OS and DPDK's own pools need memory too",
-		    "%" PRIu64 " MiB of MRs asked for is over 80%% of the %" PRIu64 " MiB available",
-		    o->mr_bytes >> 20, avail_kb >> 10);
 	else
-		add(r, "memory", DOC_OK, NULL, "%" PRIu64 " MiB available%s", avail_kb >> 10,
-		    o->mr_bytes ? " for the MRs asked for" : "");
+		add(r, "memory", DOC_OK, NULL, "%" PRIu64 " MiB available (%s)", avail_kb >> 10,
+		    need_why(o, why, sizeof(why)));
 }
 
 /* ---------------------------------------------------------------- report */

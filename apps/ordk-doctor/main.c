@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ordk-doctor: checks this machine before a run and says how to fix each
- * finding. Exit status 0 (all fine), 1 (warnings), 2 (something blocks).
+ * finding. Exit status 0 (all fine), 1 (warnings), 2 (something blocks),
+ * 64 (a usage error: EX_USAGE, never mistaken for a finding).
  *
  *   ordk-doctor [--json] [-d devargs] [--netdev IFACE] [--pmtu N] [--mr-size BYTES]
  */
@@ -16,6 +17,8 @@
 #include "app_common.h"
 #include "doctor.h"
 
+#define DOC_USAGE 64 /* sysexits.h EX_USAGE */
+
 static void
 usage(FILE *f)
 {
@@ -26,7 +29,7 @@ usage(FILE *f)
 		"  --pmtu         the path MTU you will use (256..4096, default 4096)\n"
 		"  --mr-size      bytes you will register (memory and memlock checks; K/M/G)\n"
 		"  --json         machine-readable output\n"
-		"exit status: 0 fine, 1 warnings, 2 blocking\n");
+		"exit status: 0 fine, 1 warnings, 2 blocking, 64 usage error\n");
 }
 
 int
@@ -61,7 +64,7 @@ main(int argc, char **argv)
 			if (app_parse_size(optarg, &v) != 0 || v < 256 || v > 4096 || (v & (v - 1))) {
 				fprintf(stderr, "ordk-doctor: --pmtu %s: 256, 512, 1024, 2048 or 4096\n",
 					optarg);
-				return 2;
+				return DOC_USAGE;
 			}
 			o.pmtu = (uint32_t)v;
 			break;
@@ -69,7 +72,7 @@ main(int argc, char **argv)
 			if (app_parse_size(optarg, &v) != 0) {
 				fprintf(stderr, "ordk-doctor: --mr-size %s: a size in bytes (K/M/G)\n",
 					optarg);
-				return 2;
+				return DOC_USAGE;
 			}
 			o.mr_bytes = v;
 			break;
@@ -84,12 +87,12 @@ main(int argc, char **argv)
 			fprintf(stderr, "ordk-doctor: %s: unknown option or missing value\n",
 				argv[optind - 1]);
 			usage(stderr);
-			return 2;
+			return DOC_USAGE;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "ordk-doctor: %s: unexpected argument\n", argv[optind]);
-		return 2;
+		return DOC_USAGE;
 	}
 	status = doc_run(&o, &r);
 	if (json)

@@ -141,9 +141,38 @@ Test(doctor, vfio_and_the_card)
 	static struct doc_report r;
 	const struct doc_finding *f;
 
+	/* a kernel that cannot load modules and has no VFIO: no modprobe, no /sys/module fix */
+	r.n = 0;
+	doc_check_vfio(&o, &r, true);
+	expect_finding(&r.f[0], DOC_FAIL, "lacks VFIO and cannot load modules", "CONFIG_VFIO_PCI=y");
+	cr_expect(strstr(r.f[0].fix, "modprobe") == NULL, "%s", r.f[0].fix);
+	r.n = 0;
+	doc_check_iommu(&o, &r, true);
+	expect_finding(&r.f[0], DOC_FAIL, "this kernel has no VFIO", "CONFIG_VFIO=y");
+	cr_expect(strstr(r.f[0].fix, "/sys/module/vfio") == NULL, "%s", r.f[0].fix);
+	/* modules, but none is vfio-pci */
+	put("/proc/modules", "ext4 1 0 - Live 0x0\n");
+	put("/proc/sys/kernel/osrelease", "6.1.0-test\n");
+	put("/lib/modules/6.1.0-test/modules.dep", "kernel/fs/ext4/ext4.ko:\n");
+	r.n = 0;
+	doc_check_vfio(&o, &r, true);
+	expect_finding(&r.f[0], DOC_FAIL, "no vfio-pci module", "linux-modules-extra");
+	/* a module to load */
+	put("/lib/modules/6.1.0-test/modules.dep",
+	    "kernel/fs/ext4/ext4.ko:\nkernel/drivers/vfio/pci/vfio-pci.ko.xz: kernel/drivers/vfio/vfio.ko.xz\n");
 	r.n = 0;
 	doc_check_vfio(&o, &r, true);
 	expect_finding(&r.f[0], DOC_FAIL, "not loaded", "modprobe vfio-pci");
+	r.n = 0;
+	doc_check_iommu(&o, &r, true);
+	expect_finding(&r.f[0], DOC_FAIL, "no-IOMMU mode is off",
+		       "modprobe vfio enable_unsafe_noiommu_mode=1 (or boot with intel_iommu=on");
+	/* an AMD CPU gets AMD's parameter */
+	put("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\n");
+	r.n = 0;
+	doc_check_iommu(&o, &r, true);
+	cr_expect(strstr(r.f[0].fix, "amd_iommu=on iommu=pt") != NULL, "%s", r.f[0].fix);
+	cr_expect(strstr(r.f[0].fix, "intel_iommu") == NULL, "%s", r.f[0].fix);
 	dir("/sys/bus/pci/drivers/vfio-pci");
 	dir("/sys/bus/pci/drivers/ixgbe");
 	r.n = 0;
@@ -174,6 +203,11 @@ Test(doctor, vfio_and_the_card)
 	f = only(doc_check_card, &o, &r);
 	expect_finding(f, DOC_FAIL, "is the card but is bound to ixgbe", "dpdk-devbind.py -b vfio-pci 0000:03:00.0");
 
+	/* a device ORDK does not drive */
+	o.devargs = "mlx5_0";
+	f = only(doc_check_card, &o, &r);
+	expect_finding(f, DOC_FAIL, "-d mlx5_0 is not a device ORDK drives", "-d blue:<bdf>");
+
 	pci("0000:04:00.0", "0x1172\n", "0x0000\n", "vfio-pci");
 	o.devargs = "blue:0000:04:00.0";
 	f = only(doc_check_card, &o, &r);
@@ -196,6 +230,15 @@ Test(doctor, memlock_dpdk_memory)
 	o.mr_bytes = 256u << 20;
 	f = only(doc_check_memlock, &o, &r);
 	expect_finding(f, DOC_WARN, "8192 KiB is below", "ulimit -l unlimited");
+	/* one --mr-size, one figure in every check */
+	cr_expect(strstr(f->detail, "512 MiB needed: 256 MiB of MRs + 256 MiB for DPDK"), "%s",
+		  f->detail);
+	put("/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "100\n");
+	put("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "100\n");
+	r.n = 0;
+	doc_check_hugepages(&o, &r, false);
+	expect_finding(doc_find(&r, "hugepages"), DOC_WARN,
+		       "512 MiB needed: 256 MiB of MRs + 256 MiB for DPDK", "reserve more");
 	o.root_user = true;
 	f = only(doc_check_memlock, &o, &r);
 	cr_expect_eq(f->level, DOC_OK);
@@ -216,8 +259,9 @@ Test(doctor, memlock_dpdk_memory)
 	put("/proc/meminfo", "MemTotal:       2097152 kB\nMemAvailable:   1048576 kB\n");
 	o.mr_bytes = 2ull << 30;
 	f = only(doc_check_memory, &o, &r);
-	expect_finding(f, DOC_FAIL, "2048 MiB of MRs asked for, 1024 MiB available", "register less");
-	o.mr_bytes = 900ull << 20;
+	expect_finding(f, DOC_FAIL, "2304 MiB needed: 2048 MiB of MRs + 256 MiB for DPDK, 1024 MiB available",
+		       "register less");
+	o.mr_bytes = 600ull << 20; /* 856 MiB with DPDK's: over 80% of 1024 */
 	f = only(doc_check_memory, &o, &r);
 	expect_finding(f, DOC_WARN, "over 80%", "leave room");
 	o.mr_bytes = 100ull << 20;
@@ -310,5 +354,7 @@ Test(doctor, the_tool_prints_text_and_json)
 	snprintf(cmd, sizeof(cmd), "%s --root %s --netdev veth0 >/dev/null", bin, root);
 	cr_expect_eq(WEXITSTATUS(system(cmd)), 0, "exit status 0 when all is well");
 	snprintf(cmd, sizeof(cmd), "%s --pmtu 1500 2>/dev/null", bin);
-	cr_expect_eq(WEXITSTATUS(system(cmd)), 2, "a bad option is refused");
+	cr_expect_eq(WEXITSTATUS(system(cmd)), 64, "a bad option: EX_USAGE, not 'blocking'");
+	snprintf(cmd, sizeof(cmd), "%s --bogus 2>/dev/null", bin);
+	cr_expect_eq(WEXITSTATUS(system(cmd)), 64, "an unknown option: EX_USAGE");
 }
