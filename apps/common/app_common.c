@@ -12,6 +12,8 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
@@ -117,6 +119,39 @@ app_eal_init(int argc, char **argv, bool user, const struct app_eal_defaults *d)
 	return 0;
 }
 
+/*
+ * A pool whose buffers hold the port's frames: net_af_packet with
+ * framesz=16384 refuses mbufs smaller than its frames, so such a port gets a
+ * pool of its own, sized from its devargs. Others use @p mp.
+ */
+static struct rte_mempool *
+pool_for(uint16_t port, struct rte_mempool *mp)
+{
+	struct rte_eth_dev_info di;
+	const struct rte_devargs *da;
+	const char *p;
+	unsigned long frame;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_mempool *big;
+
+	if (rte_eth_dev_info_get(port, &di) != 0 || di.device == NULL)
+		return mp;
+	da = rte_dev_devargs(di.device);
+	p = da != NULL && da->args != NULL ? strstr(da->args, "framesz=") : NULL;
+	if (p == NULL)
+		return mp;
+	frame = strtoul(p + 8, NULL, 0);
+	if (frame == 0 || frame > 65535u - RTE_PKTMBUF_HEADROOM ||
+	    frame <= (unsigned long)rte_pktmbuf_data_room_size(mp) - RTE_PKTMBUF_HEADROOM)
+		return mp;
+	snprintf(name, sizeof(name), "port%u_frames", port);
+	big = rte_mempool_lookup(name);
+	if (big == NULL)
+		big = rte_pktmbuf_pool_create(name, 4095, 256, 0,
+					      (uint16_t)(RTE_PKTMBUF_HEADROOM + frame), SOCKET_ID_ANY);
+	return big != NULL ? big : mp;
+}
+
 /* Configure @p port with one RX and one TX queue (not started). */
 static int
 port_setup(uint16_t port, struct rte_mempool *mp)
@@ -126,7 +161,7 @@ port_setup(uint16_t port, struct rte_mempool *mp)
 
 	rc = rte_eth_dev_configure(port, 1, 1, &conf);
 	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL, mp);
+		rc = rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL, pool_for(port, mp));
 	if (rc == 0)
 		rc = rte_eth_tx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL);
 	return rc;
