@@ -54,7 +54,6 @@ struct perf_opts {
 	uint8_t qp_timeout;	/**< -u: local ACK timeout, 4.096 us << u */
 	enum perf_atomic atomic; /**< -A */
 	bool report_gbits;
-	bool bidir;		/**< -b: both sides send (BW tests) */
 	bool no_peak;		/**< -N */
 	bool cycles;		/**< -C: latencies in cycles */
 	bool histogram;		/**< -H: every sorted sample */

@@ -67,7 +67,6 @@ perf_usage(FILE *f)
 		"  -o, --outs=<n>             READs/atomics in flight per QP (1..16, default 16)\n"
 		"  -u, --qp-timeout=<n>       local ACK timeout 4.096 us << n (default 14)\n"
 		"  -A, --atomic_type=<CMP_AND_SWAP|FETCH_AND_ADD>\n"
-		"  -b, --bidirectional        both sides send (BW tests)\n"
 		"  -N, --noPeak               no BW peak\n"
 		"  -C, --report-cycles        latencies in cycles\n"
 		"  -H, --report-histogrm      every sorted latency sample\n"
@@ -230,7 +229,10 @@ opt_other(int c, const char *arg, struct perf_opts *o, struct seen *w, char *err
 {
 	switch (c) {
 	case 'a': o->all_sizes = true; return 0;
-	case 'b': o->bidir = true; return 0;
+	case 'b':
+		snprintf(err, err_len, "-b: ordk-perf has no bidirectional runs (one direction is "
+			 "measured; run a second pair the other way)");
+		return -1;
 	case 'N': o->no_peak = true; return 0;
 	case 'C': o->cycles = true; return 0;
 	case 'H': o->histogram = true; return 0;
@@ -314,10 +316,6 @@ opts_check(struct perf_opts *o, const struct seen *w, char *err, size_t err_len)
 	}
 	if (!bw && w->depth && o->tx_depth != 1) {
 		snprintf(err, err_len, "-t: latency tests keep one WR in flight");
-		return -1;
-	}
-	if (o->bidir && !bw) {
-		snprintf(err, err_len, "-b: bidirectional runs are BW tests");
 		return -1;
 	}
 	if (o->run_infinitely && !o->duration)

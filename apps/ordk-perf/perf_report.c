@@ -62,8 +62,7 @@ perf_print_warnings(FILE *f, const struct perf_opts *o, bool server)
 	if (o->output != PERF_OUT_FULL)
 		return;
 	/* perftest warns while parsing: -D, --run_infinitely, a send_bw server (no peak) */
-	if (bw && !o->no_peak &&
-	    (o->duration || o->run_infinitely || o->bidir || (server && sends(o))))
+	if (bw && !o->no_peak && (o->duration || o->run_infinitely || (server && sends(o))))
 		fprintf(f, " WARNING: BW peak won't be measured in this run.\n");
 	if (bw && o->size > PERF_CQ_MOD_LIMIT && !o->all_sizes && o->cq_mod_set && o->cq_mod > 1) {
 		perf_print_rule(f);
@@ -84,17 +83,15 @@ perf_print_header(FILE *f, const struct perf_opts *o, const struct perf_hdr *h)
 	fprintf(f, "                    %s ", verb);
 	if (atomic != NULL)
 		fprintf(f, "%s ", atomic);
-	if (bw && o->bidir)
-		fprintf(f, "Bidirectional ");
 	fprintf(f, "%sTest\n", bw ? "BW " : "Latency ");
 	fprintf(f, " Dual-port       : OFF\t\tDevice         : %s\n", h->device);
 	fprintf(f, " Number of qps   : %u\t\tTransport type : IB\n", o->qps);
 	fprintf(f, " Connection type : RC\t\tUsing SRQ      : OFF\n");
 	fprintf(f, " PCIe relax order: OFF\t\tLock-free      : OFF\n");
 	fprintf(f, " ibv_wr* API     : OFF\t\tUsing Enhanced Reorder      : OFF\n");
-	if (!h->server || o->bidir)
+	if (!h->server)
 		fprintf(f, " TX depth        : %u\n", o->tx_depth);
-	if (sends(o) && (h->server || o->bidir))
+	if (sends(o) && h->server)
 		fprintf(f, " RX depth        : %u\n", o->rx_depth);
 	if (bw) {
 		fprintf(f, " CQ Moderation   : %u\n", o->cq_mod);
@@ -276,17 +273,15 @@ json_test_info(FILE *f, const struct perf_opts *o, const struct perf_hdr *h)
 	fprintf(f, "\"test_info\": {\n\"test\": \"%s_", verb);
 	if (atomic != NULL)
 		fprintf(f, "%s_", atomic);
-	if (bw && o->bidir)
-		fprintf(f, "Bidirectional_");
 	fprintf(f, "%sTest\",\n", bw ? "BW_" : "Latency_");
 	fprintf(f, "\"Dual_port\": \"OFF\",\n\"Device\": ");
 	app_json_str(f, h->device);
 	fprintf(f, ",\n\"Number_of_qps\": %u,\n\"Transport_type\": \"IB\",\n", o->qps);
 	fprintf(f, "\"Connection_type\": \"RC\",\n\"Using_SRQ\": \"OFF\",\n");
 	fprintf(f, "\"PCIe_relax_order\": \"OFF\",\n\"ibv_wr_API\": \"OFF\",\n");
-	if (!h->server || o->bidir)
+	if (!h->server)
 		fprintf(f, "\"TX_depth\": %u,\n", o->tx_depth);
-	if (sends(o) && (h->server || o->bidir))
+	if (sends(o) && h->server)
 		fprintf(f, "\"RX_depth\": %u,\n", o->rx_depth);
 	if (bw)
 		fprintf(f, "\"CQ_Moderation\": %u,\n", o->cq_mod);

@@ -178,6 +178,7 @@ Test(perf_opts, bad_values_are_refused_with_a_message)
 		{ PERF_WRITE_BW, "-p 70000", "port must be" },
 		{ PERF_WRITE_BW, "-c UD", "only RC" },
 		{ PERF_WRITE_BW, "--output=all", "bandwidth, latency or message_rate" },
+		{ PERF_WRITE_BW, "-b", "no bidirectional runs" },
 		{ PERF_WRITE_BW, "--loopback 10.0.0.1", "give no host" },
 		{ PERF_WRITE_BW, "host1 host2", "unexpected argument" },
 		{ PERF_WRITE_BW, "--bogus", "unknown option" },
