@@ -82,9 +82,13 @@ recv_wr(struct end *e, uint64_t id)
 	return r;
 }
 
-/* The real server: posts its RECV once the QP is in INIT (accepted from INIT on). */
+/*
+ * The real server: posts its RECV once the QP is in INIT (accepted from INIT
+ * on). @p ready gets a byte once its memif socket listens (the client waits
+ * for it: a memif client started first fails at once).
+ */
 static int
-server_run(const char *vdev, uint16_t port)
+server_run(const char *vdev, uint16_t port, int ready)
 {
 	struct end e = { 0 };
 	struct ordk_wc wc;
@@ -96,6 +100,9 @@ server_run(const char *vdev, uint16_t port)
 
 	if (end_open(&e, vdev, 2) != 0)
 		return 10;
+	if (write(ready, "r", 1) != 1)
+		return 20;
+	close(ready);
 	/* early RECV, in INIT, before the connection exists (NCCL does this) */
 	if (ordk_qp_modify(e.qp, &a, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS) != 0)
 		return 11;
@@ -149,20 +156,26 @@ Test(verbs_memif, two_processes_write_and_send, .timeout = 90)
 	struct ordk_send_wr w = { .wr_id = 1, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1 };
 	struct ordk_send_wr s = { .wr_id = 2, .opcode = ORDK_WR_SEND, .num_sge = 1,
 				  .send_flags = ORDK_SEND_SIGNALED };
-	int status = -1;
+	int status = -1, pfd[2];
 	pid_t child;
+	char byte;
 
 	snprintf(sock, sizeof(sock), "/tmp/ordk-vm-%d.sock", (int)getpid());
 	unlink(sock);
 	snprintf(vs, sizeof(vs), "--vdev=net_memif0,role=server,socket=%s,bsize=8192,rsize=11", sock);
 	snprintf(vc, sizeof(vc), "--vdev=net_memif0,role=client,socket=%s,bsize=8192,rsize=11", sock);
+	cr_assert_eq(pipe(pfd), 0);
 	child = fork();
 	cr_assert_geq(child, 0);
 	if (child == 0) {
 		test_eal_lcore = 1;
-		_exit(server_run(vs, port));
+		close(pfd[0]);
+		_exit(server_run(vs, port, pfd[1]));
 	}
-	usleep(200000);
+	close(pfd[1]);
+	/* wait for the server's socket, not for luck (was: a 200 ms sleep) */
+	cr_assert_eq(read(pfd[0], &byte, 1), 1, "the server did not start");
+	close(pfd[0]);
 	cr_assert_eq(end_open(&e, vc, 1), 0, "client: %s", rte_strerror(rte_errno));
 	cr_assert_eq(ordk_cm_exchange("127.0.0.1", port, &e.me, &e.peer, 20000), 0);
 	cr_assert_eq(ordk_cm_connect_qp(e.qp, &e.me, &e.peer, ORDK_MTU_4096, 7), 0);
