@@ -88,8 +88,10 @@ static const uint32_t rnr_us[32] = {
  * Waiting for an advert sends nothing, so no transport timer runs: a peer
  * that is not there would be waited for for good (rnr_retry 7). As IB's
  * requester, whose SEND gets neither an ACK nor an RNR NAK, the wait asks the
- * peer once per ACK timeout while it has not been heard from, and after
- * retry_cnt + 1 timeouts of silence ends with RETRY_EXC_ERR.
+ * peer (ACK_REQ) while it has not been heard from, with the transport's
+ * backoff (1, 2, 4 .. 64 ACK timeouts apart), and when retry_cnt + 1 questions
+ * went unanswered ends with RETRY_EXC_ERR (about 255 timeouts: 17 s at 14).
+ * Any frame from the peer starts the count again.
  */
 static bool
 peer_silent(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
@@ -97,13 +99,20 @@ peer_silent(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
 	uint64_t t = rc_timeout_tsc(qp);
 	uint64_t since = w->rnr_tsc > qp->heard_tsc ? w->rnr_tsc : qp->heard_tsc;
 
-	if (t == 0 || t >= UINT64_MAX / 16 || now - since < t)
+	if (t == 0 || t >= UINT64_MAX / 128)
 		return false;
-	if (now - qp->rnr_probe_tsc >= t) {
-		rc_probe(qp);
-		qp->rnr_probe_tsc = now;
+	if (qp->rnr_probe_tsc < since) { /* a new wait, or the peer spoke since */
+		qp->rnr_probe_tsc = since;
+		qp->rnr_probes = 0;
 	}
-	return now - since > t * (qp->attr.retry_cnt + 1u);
+	if (now - qp->rnr_probe_tsc < t << (qp->rnr_probes < 6 ? qp->rnr_probes : 6))
+		return false;
+	if (qp->rnr_probes > qp->attr.retry_cnt)
+		return true;
+	rc_probe(qp);
+	qp->rnr_probe_tsc = now;
+	qp->rnr_probes++;
+	return false;
 }
 
 /*

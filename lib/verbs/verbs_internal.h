@@ -237,6 +237,7 @@ struct ordk_qp {
 	uint64_t probe_tsc;
 	uint64_t heard_tsc;			/* the last control frame from the peer */
 	uint64_t rnr_probe_tsc;			/* a SEND waiting for an advert asked the peer */
+	uint32_t rnr_probes;			/* ... that many times since it last heard it */
 	uint32_t rx_top;			/* one past the highest PSN seen */
 	uint32_t hole_psn;			/* the hole at epsn seen since hole_tsc */
 	uint64_t hole_tsc;
