@@ -33,7 +33,9 @@
 #define MSG_MAGIC   0x4F50524Bu /* "OPRK" */
 #define MSG_SIZE    512u
 #define CTRL_RECVS  8u
-#define IDLE_S	    15.0 /* a peer silent this long is gone */
+/* a peer silent this long is gone: longer than the transport's own retry budget (about
+ * 17 s at ACK timeout 14), so a peer that stops answering is reported as RETRY_EXC_ERR */
+#define IDLE_S	    30.0
 #define PEAK_MAX    (1u << 20) /* messages whose times feed the BW peak */
 
 enum msg_type { MSG_HELLO = 1, MSG_HELLO_ACK, MSG_ROUND, MSG_READY, MSG_END, MSG_END_ACK,

@@ -5,7 +5,8 @@
 #   a client with no server says perftest's "Couldn't connect to H:P" (exit 1);
 #   a second server on a port in use says "port N in use, pick another with -p";
 #   a server and a client that run different tests both end at once (exit 1);
-#   a run whose every frame is lost ends with RETRY_EXC_ERR (exit 2).
+#   a run whose every frame is lost ends with RETRY_EXC_ERR (exit 2);
+#   --run_infinitely prints a row a period until SIGINT, then ends cleanly.
 #   perf_errors.sh <ordk-perf> <tcp port> (uses port and port + 1)
 set -u
 . "$(dirname "$0")/../examples/wait_ready.sh"
@@ -65,4 +66,14 @@ rc=$?
 show loss
 [ $rc -eq 2 ] || fail "the 100% loss run exits $rc, not 2"
 grep -q "RETRY_EXC_ERR" "$dir/loss" || fail "no RETRY_EXC_ERR"
+
+# 5. --run_infinitely: a row every -D seconds until SIGINT, then a clean end
+timeout -s INT --preserve-status 8 "$perf" write_bw --loopback --run_infinitely -D 1 -s 4096 \
+    >"$dir/inf" 2>&1
+rc=$?
+show inf
+[ $rc -eq 0 ] || fail "--run_infinitely ends with exit $rc on SIGINT"
+[ "$(grep -cE '^ 4096 ' "$dir/inf")" -ge 2 ] || fail "fewer than 2 rows in 8 s"
+[ "$(tail -n 1 "$dir/inf")" = "---------------------------------------------------------------------------------------" ] ||
+    fail "no closing rule"
 echo PASS
