@@ -41,9 +41,9 @@ two() { # <name> <server cmd...> ::: <client cmd...>
 
 for s in 65536 4194304; do
     port=$((port + 1))
-    two "perf_$s" "$perf" write_bw -p $port -s $s -n $((268435456 / s)) --no-progress --report_gbits \
-        ::: "$perf" write_bw -p $port -s $s -n $((268435456 / s)) --no-progress --report_gbits \
-        --out_json "$dir/perf_$s.json" 127.0.0.1
+    two "perf_$s" "$perf" write_bw -p $port -s $s -n $((268435456 / s)) -Q 100 --no-progress \
+        --report_gbits ::: "$perf" write_bw -p $port -s $s -n $((268435456 / s)) -Q 100 \
+        --no-progress --report_gbits --out_json_file="$dir/perf_$s.json" 127.0.0.1
 done
 port=$((port + 1))
 timeout 150 "$ex/kv_transfer/kv_transfer" meta -p $port -t 140 >"$dir/meta" 2>&1 &
@@ -63,7 +63,7 @@ two blk "$ex/blockstore/blockstore" target -c $port -t 140 \
 python3 - "$dir" <<'PY'
 import json, re, sys
 d = sys.argv[1]
-gb = lambda name: json.load(open(f"{d}/{name}.json"))["results"][0]["BW_average"] / 8
+gb = lambda name: json.load(open(f"{d}/{name}.json"))["results"]["BW_average"] / 8
 kv = {}
 for line in open(f"{d}/kv"):
     m = re.match(r"\s*(put|batch_get)\s+(\d+)\s+\d+\s+[\d.]+\s+([\d.]+)", line)
