@@ -135,10 +135,16 @@ parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/* ns since the first call: the shaper's clock and the trace's time axis */
 static uint64_t
 now_ns(void)
 {
-	return (uint64_t)((double)rte_get_timer_cycles() * 1e9 / (double)rte_get_timer_hz());
+	static uint64_t t0;
+	uint64_t c = rte_get_timer_cycles();
+
+	if (t0 == 0)
+		t0 = c;
+	return (uint64_t)((double)(c - t0) * 1e9 / (double)rte_get_timer_hz());
 }
 
 static int
