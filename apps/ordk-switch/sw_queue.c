@@ -255,7 +255,7 @@ sw_queue_admit(struct sw_queue *q, uint32_t len, uint8_t ecn)
 		q->st.dropped_full++;
 		return SW_DROP_FULL;
 	}
-	if (pick(q, d)) {
+	if (ecn != SW_NO_ECN && pick(q, d)) {
 		if ((ecn & 3) != 0 || q->cfg.not_ect == SW_NOT_ECT_MARK) {
 			v = SW_ENQUEUE_MARK;
 			q->st.marked++;

@@ -52,6 +52,7 @@ struct sw_queue_cfg {
 };
 
 #define SW_HIST_BUCKETS 64
+#define SW_NO_ECN 0xFF
 
 struct sw_queue_stats {
 	uint64_t enqueued, enqueued_bytes;
@@ -90,7 +91,8 @@ int sw_queue_cfg_check(const struct sw_queue_cfg *c, char *err, size_t errlen);
 int sw_queue_init(struct sw_queue *q, const struct sw_queue_cfg *c, uint64_t now_ns);
 
 /**
- * Admission of a packet of @p len bytes whose IP ECN field is @p ecn (0..3);
+ * Admission of a packet of @p len bytes whose IP ECN field is @p ecn (0..3, or
+ * SW_NO_ECN for a frame without one: never marked nor dropped by the marker);
  * counts it and, when queued, adds it to the depth.
  */
 enum sw_verdict sw_queue_admit(struct sw_queue *q, uint32_t len, uint8_t ecn);

@@ -184,7 +184,7 @@ static void
 enqueue(struct sw_port *out, struct rte_mbuf *m)
 {
 	struct rte_ipv4_hdr *ip = ipv4_of(m);
-	uint8_t ecn = ip ? ip->type_of_service & 3 : 0;
+	uint8_t ecn = ip ? ip->type_of_service & 3 : SW_NO_ECN;
 	enum sw_verdict v;
 
 	if (out->tail - out->head > out->fifo_mask) {

@@ -208,6 +208,8 @@ Test(sw_queue, not_ect_pass_drop_mark)
 	cr_assert_eq(sw_queue_init(&q, &C, 0), 0);
 	sw_queue_admit(&q, 500, 0);
 	cr_assert_eq(sw_queue_admit(&q, 100, 0), SW_ENQUEUE_MARK);
+	cr_assert_eq(sw_queue_admit(&q, 100, SW_NO_ECN), SW_ENQUEUE, "no ECN field: never marked");
+	cr_assert_eq(q.st.marked, 1);
 }
 
 Test(sw_queue, depth_histogram_and_quantiles)
