@@ -240,8 +240,9 @@ forward(struct sw_switch *sw, unsigned int in, struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
-static unsigned int
-transmit(struct sw_port *p, uint64_t now_ns)
+/* One burst of what the shaper allows; @return frames sent, -1 when the port refused some. */
+static int
+transmit_burst(struct sw_port *p, uint64_t now_ns)
 {
 	struct rte_mbuf *burst[BURST];
 	uint16_t n = 0, sent;
@@ -262,7 +263,25 @@ transmit(struct sw_port *p, uint64_t now_ns)
 		sw_queue_unsend(&p->q, rte_pktmbuf_pkt_len(burst[i - 1]));
 		p->st.tx_retry++;
 	}
-	return sent;
+	return sent < n ? -1 : sent;
+}
+
+/*
+ * Everything the shaper allows, burst after burst, until the queue is empty,
+ * the bucket is, or the port refuses: an unshaped port is then as fast as
+ * the port, not one burst per poll.
+ */
+static unsigned int
+transmit(struct sw_port *p, uint64_t now_ns)
+{
+	unsigned int total = 0;
+	int n;
+
+	do {
+		n = transmit_burst(p, now_ns);
+		total += n > 0 ? (unsigned int)n : 0;
+	} while (n == BURST);
+	return total;
 }
 
 static void

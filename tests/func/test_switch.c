@@ -201,6 +201,33 @@ Test(switch, forwards_marks_drops_and_shapes_on_a_virtual_clock, .timeout = 60)
 	unwire(HOSTS, sp, hp);
 }
 
+/* An unshaped port sends all it holds in one poll, not one burst of 32. */
+Test(switch, unshaped_port_drains_in_one_poll, .timeout = 60)
+{
+	uint16_t sp[HOSTS], hp[HOSTS], id[64];
+	uint8_t ecn[64];
+	struct sw_switch sw;
+	struct sw_queue_cfg c;
+
+	wire("swc", HOSTS, sp, hp);
+	sw_queue_cfg_default(&c);
+	c.aqm = SW_AQM_NONE;
+	cr_assert_eq(sw_switch_init(&sw, sp, HOSTS, &c, 0), 0);
+	for (unsigned int i = 0; i < HOSTS; i++)
+		cr_assert_eq(sw_switch_add_mac(&sw, host_mac(i), i), 0);
+	for (uint16_t k = 0; k < 32; k++) {
+		send_host(hp[0], frame(0, 1, 200, 2, k));
+		send_host(hp[2], frame(2, 1, 200, 2, (uint16_t)(100 + k)));
+	}
+	sw_switch_poll(&sw, 0);
+	cr_assert_eq(sw.port[1].q.st.enqueued, 64);
+	cr_assert_eq(sw.port[1].q.st.sent, 64, "sent %lu of 64",
+		     (unsigned long)sw.port[1].q.st.sent);
+	cr_assert_eq(recv_host(hp[1], ecn, id, 64), 64);
+	sw_switch_fini(&sw);
+	unwire(HOSTS, sp, hp);
+}
+
 static uint64_t
 now_ns(void)
 {
