@@ -302,10 +302,13 @@ main(int argc, char **argv)
 	printf("incast: %u senders x %u x %u B + 8 B victim, bottleneck %" PRIu64
 	       " B/s (%s), %.1f s\n",
 	       c.senders, c.depth, c.msg, bq.rate_Bps, c.queue, c.seconds);
-	printf("  goodput/bottleneck %.3f  drops %" PRIu64 " (after 100 ms %" PRIu64
-	       ")  retransmits %" PRIu64 "  marked %" PRIu64 "\n",
-	       (double)total / c.seconds / (double)(bq.rate_Bps ? bq.rate_Bps : 1), dropped,
-	       drops100 == ~0ull ? 0 : dropped - drops100, retrans, q->st.marked);
+	printf("  goodput %.3f Gb/s", (double)total * 8 / c.seconds / 1e9);
+	if (bq.rate_Bps != 0)
+		printf(" = %.3f of the bottleneck",
+		       (double)total / c.seconds / (double)bq.rate_Bps);
+	printf("\n  drops %" PRIu64 " (after 100 ms %" PRIu64 ")  retransmits %" PRIu64
+	       "  marked %" PRIu64 "\n",
+	       dropped, drops100 == ~0ull ? 0 : dropped - drops100, retrans, q->st.marked);
 	printf("  queue p50 %" PRIu64 " B  p99 %" PRIu64 " B  max %" PRIu64 " B (cap %" PRIu64
 	       ")  Jain(10 ms) %.3f over %u windows\n",
 	       sw_queue_depth_quantile(q, 0.5), sw_queue_depth_quantile(q, 0.99), q->st.max_depth,
