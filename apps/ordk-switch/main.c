@@ -5,20 +5,24 @@
  *
  *   ordk-switch EAL args -- [--queue K=V,...] [--port-queue P:K=V,...]
  *               [--mac AA:BB:CC:DD:EE:FF@P] [--stats SECONDS] [--trace FILE]
- *               [--trace-us N] [--duration SECONDS] [-h]
+ *               [--trace-us N] [--duration SECONDS] [--console] [-h]
  *
  * Every port's egress queue is configured by --queue (sw_queue keys: rate,
  * burst, cap, aqm, kmin, kmax, pmax, k, not_ect, seed), one port's by
  * --port-queue. Counters print every --stats seconds (0: at the end only) and
- * at the end; SIGINT or SIGTERM ends the run. In-process rigs link the
- * ordk_switch library instead and call sw_switch_poll() from their own loop.
+ * at the end; SIGINT or SIGTERM ends the run. --console reads commands from
+ * stdin while the switch runs: stats, queue PORT K=V,..., mac MAC@PORT, quit. In-process rigs link
+ * the ordk_switch library instead and call sw_switch_poll() from their own loop.
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -57,6 +61,7 @@ struct opts {
 	double stats_s, duration_s;
 	const char *trace;
 	uint64_t trace_ns;
+	bool console;
 };
 
 static int
@@ -70,6 +75,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{"trace", required_argument, NULL, 't'},
 		{"trace-us", required_argument, NULL, 'u'},
 		{"duration", required_argument, NULL, 'd'},
+		{"console", no_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -111,6 +117,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 't':
 			o->trace = optarg;
 			break;
+		case 'c':
+			o->console = true;
+			break;
 		case 'u':
 			o->trace_ns = strtoull(optarg, &end, 10) * 1000;
 			if (*end != '\0' || o->trace_ns == 0) {
@@ -147,6 +156,28 @@ now_ns(void)
 	return (uint64_t)((double)(c - t0) * 1e9 / (double)rte_get_timer_hz());
 }
 
+/* "AA:BB:CC:DD:EE:FF@PORT": a static forwarding entry. @return 0 or -1. */
+static int
+add_mac(struct sw_switch *sw, const char *spec)
+{
+	struct rte_ether_addr a;
+	const char *at = strchr(spec, '@');
+	char mac[32], *end;
+	unsigned long port;
+	uint64_t v = 0;
+
+	if (at == NULL || (size_t)(at - spec) >= sizeof(mac))
+		return -1;
+	memcpy(mac, spec, (size_t)(at - spec));
+	mac[at - spec] = '\0';
+	port = strtoul(at + 1, &end, 10);
+	if (rte_ether_unformat_addr(mac, &a) != 0 || end == at + 1 || *end != '\0')
+		return -1;
+	for (int k = 0; k < RTE_ETHER_ADDR_LEN; k++)
+		v = v << 8 | a.addr_bytes[k];
+	return sw_switch_add_mac(sw, v, (unsigned int)port) == 0 ? 0 : -1;
+}
+
 static int
 configure(struct sw_switch *sw, const struct opts *o, uint16_t *ports, unsigned int n)
 {
@@ -176,27 +207,80 @@ configure(struct sw_switch *sw, const struct opts *o, uint16_t *ports, unsigned 
 			return -1;
 		}
 	}
-	for (unsigned int i = 0; i < o->nmacs; i++) {
-		struct rte_ether_addr a;
-		const char *at = strchr(o->macs[i], '@');
-		char mac[32];
-		uint64_t v = 0;
+	for (unsigned int i = 0; i < o->nmacs; i++)
+		if (add_mac(sw, o->macs[i]) != 0) {
+			fprintf(stderr, "ordk-switch: --mac %s: want AA:BB:CC:DD:EE:FF@PORT\n",
+				o->macs[i]);
+			return -1;
+		}
+	return 0;
+}
 
-		if (at == NULL || (size_t)(at - o->macs[i]) >= sizeof(mac))
-			goto bad;
-		memcpy(mac, o->macs[i], (size_t)(at - o->macs[i]));
-		mac[at - o->macs[i]] = '\0';
-		if (rte_ether_unformat_addr(mac, &a) != 0)
-			goto bad;
-		for (int k = 0; k < RTE_ETHER_ADDR_LEN; k++)
-			v = v << 8 | a.addr_bytes[k];
-		if (sw_switch_add_mac(sw, v, (unsigned int)strtoul(at + 1, NULL, 10)) != 0)
-			goto bad;
-		continue;
-	bad:
-		fprintf(stderr, "ordk-switch: --mac %s: want AA:BB:CC:DD:EE:FF@PORT\n", o->macs[i]);
-		return -1;
+/* One console line. @return 1 to quit, else 0. */
+static int
+command(struct sw_switch *sw, char *line)
+{
+	char *cmd = strtok(line, " \t\r\n"), *arg = strtok(NULL, " \t\r\n");
+	char *arg2 = strtok(NULL, " \t\r\n"), err[160];
+
+	if (cmd == NULL)
+		return 0;
+	if (strcmp(cmd, "quit") == 0)
+		return 1;
+	if (strcmp(cmd, "stats") == 0) {
+		sw_switch_print_stats(sw, stdout);
+	} else if (strcmp(cmd, "help") == 0) {
+		printf("stats | queue PORT K=V,... | mac AA:BB:CC:DD:EE:FF@PORT | quit\n");
+	} else if (strcmp(cmd, "mac") == 0) {
+		if (arg == NULL || add_mac(sw, arg) != 0)
+			printf("mac: want AA:BB:CC:DD:EE:FF@PORT\n");
+	} else if (strcmp(cmd, "queue") == 0) {
+		unsigned long p = arg ? strtoul(arg, NULL, 10) : SW_MAX_PORTS;
+		struct sw_queue_cfg c;
+
+		if (arg2 == NULL || p >= sw->nports) {
+			printf("queue: want PORT (< %u) K=V,...\n", sw->nports);
+			return 0;
+		}
+		c = sw->port[p].q.cfg;
+		if (sw_queue_cfg_parse(&c, arg2, err, sizeof(err)) != 0)
+			printf("queue: %s\n", err);
+		else if (sw_switch_set_queue(sw, (unsigned int)p, &c, now_ns()) == 0)
+			printf("queue %lu: set, counters restart\n", p);
+	} else {
+		printf("unknown command '%s' (help lists them)\n", cmd);
 	}
+	return 0;
+}
+
+/* Read what stdin has without blocking; run complete lines. @return 1 to quit. */
+static int
+console(struct sw_switch *sw, bool *open)
+{
+	static char buf[512];
+	static size_t len;
+	struct pollfd pf = {.fd = 0, .events = POLLIN};
+	ssize_t n;
+	char *nl;
+
+	if (!*open || poll(&pf, 1, 0) <= 0)
+		return 0;
+	n = read(0, buf + len, sizeof(buf) - 1 - len);
+	if (n <= 0) {
+		*open = false; /* end of input: the switch runs on */
+		return 0;
+	}
+	len += (size_t)n;
+	buf[len] = '\0';
+	while ((nl = strchr(buf, '\n')) != NULL) {
+		*nl = '\0';
+		if (command(sw, buf) != 0)
+			return 1;
+		len -= (size_t)(nl + 1 - buf);
+		memmove(buf, nl + 1, len + 1);
+	}
+	if (len == sizeof(buf) - 1)
+		len = 0; /* a line too long: dropped */
 	return 0;
 }
 
@@ -206,11 +290,15 @@ run(struct sw_switch *sw, const struct opts *o)
 	uint64_t start = now_ns(), next_stats;
 	uint64_t stats_ns = (uint64_t)(o->stats_s * 1e9), end_ns = (uint64_t)(o->duration_s * 1e9);
 
+	bool in_open = o->console;
+
 	next_stats = start + stats_ns;
-	while (!quit) {
+	for (uint64_t i = 0; !quit; i++) {
 		uint64_t t = now_ns();
 
 		sw_switch_poll(sw, t);
+		if ((i & 1023) == 0 && console(sw, &in_open) != 0)
+			break;
 		if (end_ns != 0 && t - start >= end_ns)
 			break;
 		if (stats_ns != 0 && t >= next_stats) {

@@ -42,6 +42,19 @@ check "the trace's header" test "$(head -1 "$dir/trace.csv")" = "t_ns,source,met
 check "queue rows for both ports" grep -Eq "^[0-9]+,port1,queue_bytes,0$" "$dir/trace.csv"
 rows=$(grep -c ",port0,queue_bytes," "$dir/trace.csv")
 check "a row per ms for 0.2 s ($rows)" test "$rows" -ge 100
+# the console: commands from stdin while the switch runs; quit ends the run
+printf 'help\nqueue 1 rate=1M,aqm=step\nqueue 1 wat=1\nqueue 9 rate=1\nmac 02:00:00:00:00:07@1\nfrobnicate\nstats\nquit\n' |
+	timeout 30 "$sw" "${eal[@]}" --file-prefix "swapp$$d" --vdev net_ring0 --vdev net_ring1 -- \
+		--console --duration 20 >"$dir/con" 2>&1
+rc=$?
+cat "$dir/con"
+check "quit ends a 20 s run at once, exit 0 (rc $rc)" test "$rc" -eq 0
+check "help" grep -q "^stats | queue PORT" "$dir/con"
+check "queue set" grep -q "^queue 1: set, counters restart" "$dir/con"
+check "queue bad key named" grep -q "^queue: unknown key 'wat'" "$dir/con"
+check "queue bad port" grep -q "^queue: want PORT (< 2)" "$dir/con"
+check "unknown command" grep -q "^unknown command 'frobnicate'" "$dir/con"
+check "stats printed twice (command, end)" test "$(grep -c '^port  ' "$dir/con")" -eq 2
 if [ $fail -ne 0 ]; then
 	echo "switch_app: FAILED"
 	exit 1
