@@ -27,6 +27,8 @@ const char *const cc_dcqcn_stage_name[CC_DCQCN_STAGE_COUNT] = {
 	[CC_DCQCN_HYPER] = "hyper",
 };
 
+/* Which of these values were checked against which source, and which are the paper
+ * as recalled: doc/guides/congestion.md, "Parameters". */
 void
 cc_dcqcn_params_default(struct cc_dcqcn_params *p)
 {
