@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Draw congestion-control traces: rate, queue depth and goodput over time (PNG).
+
+usage: cc-plot.py [-o OUT.png] [--title T] [--no-install] TRACE.csv [TRACE.csv ...]
+
+Every input is a trace CSV (doc/guides/congestion.md, "Trace CSV"):
+
+    t_ns,source,metric,value
+    1000000,port2,queue_bytes,40960
+    1000000,qp17,rate_bps,2.5e9
+
+t_ns: the writer's clock in ns; source: what the row is about (port<N>, qp<N>,
+flow<N>, ...); metric: rate_bps (a sender's current rate), queue_bytes (a queue's
+depth), goodput_bps (bytes delivered, as bits/s), or any other name (drawn on a
+panel of its own); value: a number. Rows of all files are merged; each metric
+gets a panel, each source a line. ordk-switch --trace writes queue_bytes rows.
+
+matplotlib comes from Debian's python3-matplotlib: when it is missing the
+script installs it (as root, with apt-get) unless --no-install is given. It is
+not needed to build or test ORDK.
+"""
+import argparse
+import csv
+import os
+import shutil
+import subprocess
+import sys
+
+COLUMNS = ["t_ns", "source", "metric", "value"]
+# panel order and axis labels of the known metrics: (scale, unit)
+KNOWN = {
+    "rate_bps": (1e-9, "rate (Gb/s)"),
+    "queue_bytes": (1.0 / 1024, "queue depth (KiB)"),
+    "goodput_bps": (1e-9, "goodput (Gb/s)"),
+}
+
+
+def read_traces(paths):
+    """{metric: {source: ([t_s], [value])}} from the CSV files; raises ValueError on bad input."""
+    series = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            rows = csv.reader(f)
+            header = next(rows, None)
+            if header != COLUMNS:
+                raise ValueError(f"{path}: header {header} is not {','.join(COLUMNS)}")
+            for n, row in enumerate(rows, start=2):
+                if not row:
+                    continue
+                if len(row) != 4:
+                    raise ValueError(f"{path}:{n}: {len(row)} columns, want 4")
+                try:
+                    t, v = int(row[0]), float(row[3])
+                except ValueError:
+                    raise ValueError(f"{path}:{n}: t_ns and value must be numbers") from None
+                ts, vs = series.setdefault(row[2], {}).setdefault(row[1], ([], []))
+                ts.append(t / 1e9)
+                vs.append(v)
+    return series
+
+
+DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+def debian_python_has_matplotlib():
+    if os.path.realpath(sys.executable) == os.path.realpath(DEBIAN_PYTHON):
+        return False
+    return subprocess.run([DEBIAN_PYTHON, "-c", "import matplotlib"],
+                          stderr=subprocess.DEVNULL).returncode == 0
+
+
+def import_pyplot(install):
+    try:
+        import matplotlib
+    except ImportError:
+        # python3-matplotlib serves Debian's interpreter: run under it when this one
+        # (a virtualenv, pyenv) lacks the module
+        if os.path.exists(DEBIAN_PYTHON) and not debian_python_has_matplotlib() and install:
+            if shutil.which("apt-get") is None or os.geteuid() != 0:
+                sys.exit("cc-plot: needs matplotlib: apt-get install python3-matplotlib (as root)")
+            print("cc-plot: installing python3-matplotlib", file=sys.stderr)
+            subprocess.run(["apt-get", "install", "-y", "-q", "python3-matplotlib"], check=True)
+        if os.path.exists(DEBIAN_PYTHON) and debian_python_has_matplotlib():
+            os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON] + sys.argv)
+        try:
+            import matplotlib
+        except ImportError:
+            sys.exit("cc-plot: needs matplotlib: apt-get install python3-matplotlib (as root)")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def plot(series, out, title, plt):
+    metrics = [m for m in KNOWN if m in series] + sorted(m for m in series if m not in KNOWN)
+    if not metrics:
+        raise ValueError("no rows to draw")
+    fig, axes = plt.subplots(len(metrics), 1, sharex=True, squeeze=False,
+                             figsize=(10, 2.8 * len(metrics)))
+    t0 = min(min(ts) for by_src in series.values() for ts, _ in by_src.values())
+    for ax, m in zip(axes[:, 0], metrics):
+        scale, label = KNOWN.get(m, (1.0, m))
+        for src in sorted(series[m]):
+            ts, vs = series[m][src]
+            ax.step([t - t0 for t in ts], [v * scale for v in vs], where="post", label=src,
+                    linewidth=1)
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="upper right", fontsize="small", ncol=4)
+    axes[-1, 0].set_xlabel("time (s)")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    return metrics
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("traces", nargs="+", help="trace CSV files")
+    ap.add_argument("-o", "--out", default="cc-plot.png", help="PNG to write")
+    ap.add_argument("--title", default="")
+    ap.add_argument("--no-install", action="store_true",
+                    help="do not install python3-matplotlib when missing")
+    a = ap.parse_args(argv)
+    try:
+        series = read_traces(a.traces)
+        if not series:
+            raise ValueError("no rows to draw")
+        metrics = plot(series, a.out, a.title, import_pyplot(not a.no_install))
+    except (OSError, ValueError) as e:
+        print(f"cc-plot: {e}", file=sys.stderr)
+        return 1
+    print(f"cc-plot: {a.out}: {', '.join(metrics)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
