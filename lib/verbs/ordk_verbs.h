@@ -14,6 +14,10 @@
  *
  * Errors: control-path functions return 0 or a negative errno; constructors
  * return a pointer, or NULL with rte_errno set. Post and poll return counts.
+ *
+ * Handles: a PD, MR, CQ or QP handle is never reused for another object. Once
+ * destroyed, it gets -EINVAL (rte_errno EINVAL) from every call that takes it,
+ * whatever was created since.
  */
 #ifndef ORDK_VERBS_H
 #define ORDK_VERBS_H
@@ -125,7 +129,7 @@ int ordk_dev_set_faults(struct ordk_dev *dev, const char *spec);
 /* ---------------------------------------------------------------- PD, MR */
 
 struct ordk_pd *ordk_pd_alloc(struct ordk_dev *dev);
-/** @return 0, -EBUSY (MRs or QPs use it), -EINVAL. */
+/** @return 0, -EBUSY (MRs or QPs use it), -EINVAL (NULL or already freed). */
 int ordk_pd_free(struct ordk_pd *pd);
 
 /** Access flags of an MR or a QP (ibv_access_flags values). */
@@ -160,7 +164,7 @@ struct ordk_mr *ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsig
 /**
  * Deregister: the card's entry is invalidated (UpdateMrTable length 0)
  * before the slot can be reused, so a stale rkey is refused by the card.
- * @return 0, -EINVAL, -ETIMEDOUT, -EIO.
+ * @return 0, -EINVAL (NULL or already deregistered), -ETIMEDOUT, -EIO.
  */
 int ordk_mr_dereg(struct ordk_mr *mr);
 
@@ -211,7 +215,7 @@ struct ordk_wc {
 
 /** @return a CQ of at least @p cqe entries, or NULL (rte_errno EINVAL, ENOMEM). */
 struct ordk_cq *ordk_cq_create(struct ordk_dev *dev, uint32_t cqe);
-/** @return 0, -EBUSY (a QP uses it), -EINVAL. */
+/** @return 0, -EBUSY (a QP uses it), -EINVAL (NULL or already destroyed). */
 int ordk_cq_destroy(struct ordk_cq *cq);
 /**
  * Drive the device's progress, then return up to @p n completions.
@@ -322,7 +326,10 @@ struct ordk_qp_info {
 /** @return 0 or -EINVAL. */
 int ordk_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info);
 
-/** Destroy (the card's QPC is cleared). @return 0, -EINVAL, -ETIMEDOUT. */
+/**
+ * Destroy (the card's QPC is cleared).
+ * @return 0, -EINVAL (NULL or already destroyed), -ETIMEDOUT.
+ */
 int ordk_qp_destroy(struct ordk_qp *qp);
 
 /** The QP number (qpn = index << 8 | key). */

@@ -218,7 +218,7 @@ ordk_dev_stats(const struct ordk_dev *dev, struct ordk_stats *st)
 int
 ordk_qp_stats(const struct ordk_qp *qp, struct ordk_stats *st)
 {
-	if (qp == NULL || st == NULL)
+	if (!qp_live(qp) || st == NULL)
 		return -EINVAL;
 	*st = qp->st;
 	return 0;
@@ -279,11 +279,12 @@ ordk_pd_alloc(struct ordk_dev *dev)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	pd = rte_zmalloc("ordk_pd", sizeof(*pd), 0);
+	pd = verbs_handle_alloc(sizeof(*pd), 0);
 	if (pd == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	pd->magic = VERBS_MAGIC_PD;
 	pd->dev = dev;
 	pd->handle = ++handles;
 	dev->npd++;
@@ -293,12 +294,12 @@ ordk_pd_alloc(struct ordk_dev *dev)
 int
 ordk_pd_free(struct ordk_pd *pd)
 {
-	if (pd == NULL)
+	if (!pd_live(pd))
 		return -EINVAL;
 	if (pd->refs)
 		return -EBUSY;
 	pd->dev->npd--;
-	rte_free(pd);
+	verbs_handle_free(pd, sizeof(*pd));
 	return 0;
 }
 
@@ -313,14 +314,16 @@ ordk_cq_create(struct ordk_dev *dev, uint32_t cqe)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	cq = rte_zmalloc("ordk_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE);
+	cq = verbs_handle_alloc(sizeof(*cq), RTE_CACHE_LINE_SIZE);
 	if (cq != NULL)
 		cq->wc = rte_zmalloc("ordk_cq_wc", sizeof(*cq->wc) * cqe, RTE_CACHE_LINE_SIZE);
 	if (cq == NULL || cq->wc == NULL) {
-		rte_free(cq);
+		if (cq != NULL)
+			verbs_handle_free(cq, sizeof(*cq));
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	cq->magic = VERBS_MAGIC_CQ;
 	cq->dev = dev;
 	cq->size = cqe;
 	dev->ncq++;
@@ -330,13 +333,13 @@ ordk_cq_create(struct ordk_dev *dev, uint32_t cqe)
 int
 ordk_cq_destroy(struct ordk_cq *cq)
 {
-	if (cq == NULL)
+	if (!cq_live(cq))
 		return -EINVAL;
 	if (cq->refs)
 		return -EBUSY;
 	cq->dev->ncq--;
 	rte_free(cq->wc);
-	rte_free(cq);
+	verbs_handle_free(cq, sizeof(*cq));
 	return 0;
 }
 
@@ -359,7 +362,8 @@ ordk_cq_poll(struct ordk_cq *cq, struct ordk_wc *wc, int n)
 {
 	int k = 0;
 
-	if (cq == NULL || wc == NULL || n < 0)
+	/* a stale handle reads as zeros (verbs_handle.c): no magic */
+	if (cq == NULL || cq->magic != VERBS_MAGIC_CQ || wc == NULL || n < 0)
 		return -EINVAL;
 	if (cq->count < (uint32_t)n)
 		ordk_dev_poll(cq->dev, 64);

@@ -7,6 +7,7 @@
 #define VERBS_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/queue.h>
 
@@ -78,7 +79,25 @@ struct ordk_dev {
 	struct ordk_rc_stats st;
 };
 
+/*
+ * Handles (verbs_handle.c): objects live in an arena whose addresses are never
+ * reused; a handle is live while its object's magic is in place.
+ */
+#define VERBS_MAGIC_PD 0x4B445050u /* "PPDK" */
+#define VERBS_MAGIC_MR 0x4B44524Du
+#define VERBS_MAGIC_CQ 0x4B445143u
+#define VERBS_MAGIC_QP 0x4B445051u
+void *verbs_handle_alloc(size_t size, size_t align);
+void verbs_handle_free(void *obj, size_t size);
+bool verbs_handle_live(const void *h, size_t magic_off, uint32_t magic);
+#define VERBS_LIVE(h, type, m) verbs_handle_live((h), offsetof(type, magic), (m))
+#define pd_live(pd) VERBS_LIVE(pd, struct ordk_pd, VERBS_MAGIC_PD)
+#define mr_live(mr) VERBS_LIVE(mr, struct ordk_mr_int, VERBS_MAGIC_MR)
+#define cq_live(cq) VERBS_LIVE(cq, struct ordk_cq, VERBS_MAGIC_CQ)
+#define qp_live(qp) VERBS_LIVE(qp, struct ordk_qp, VERBS_MAGIC_QP)
+
 struct ordk_pd {
+	uint32_t magic;
 	struct ordk_dev *dev;
 	uint32_t refs;
 	uint32_t handle;
@@ -86,12 +105,14 @@ struct ordk_pd {
 
 struct ordk_mr_int {
 	struct ordk_mr pub;
+	uint32_t magic;
 	uint32_t pgt_start;
 	uint32_t pgt_n;
 	uint64_t iova; /* where the device sees addr (identity with the model) */
 };
 
 struct ordk_cq {
+	uint32_t magic;
 	struct ordk_dev *dev;
 	struct ordk_wc *wc;
 	uint32_t size;
@@ -165,6 +186,7 @@ struct rc_msg {
 };
 
 struct ordk_qp {
+	uint32_t magic;
 	struct ordk_dev *dev;
 	struct ordk_pd *pd;
 	struct ordk_cq *scq, *rcq;

@@ -160,7 +160,7 @@ ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsigned int access)
 	int64_t key, pgt;
 	int rc;
 
-	if (pd == NULL || addr == NULL) {
+	if (!pd_live(pd) || addr == NULL) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -180,7 +180,7 @@ ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsigned int access)
 		rte_errno = EFAULT;
 		return NULL;
 	}
-	m = rte_zmalloc("ordk_mr", sizeof(*m), 0);
+	m = verbs_handle_alloc(sizeof(*m), 0);
 	if (m == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
@@ -211,6 +211,7 @@ ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsigned int access)
 		goto undo_pgt;
 	}
 	dev->mr_by_slot[(uint32_t)key >> 8] = m;
+	m->magic = VERBS_MAGIC_MR;
 	dev->nmr++;
 	pd->refs++;
 	return &m->pub;
@@ -219,7 +220,7 @@ undo_pgt:
 undo_key:
 	if (key >= 0)
 		mem_keys_free(&dev->mr_keys, (uint32_t)key);
-	rte_free(m);
+	verbs_handle_free(m, sizeof(*m));
 	rte_errno = -rc;
 	return NULL;
 }
@@ -231,7 +232,7 @@ ordk_mr_dereg(struct ordk_mr *mr)
 	struct ordk_dev *dev;
 	int rc;
 
-	if (mr == NULL || mr->pd == NULL)
+	if (!mr_live(m))
 		return -EINVAL;
 	dev = mr->pd->dev;
 	if (verbs_mr_lookup(dev, mr->lkey) != m)
@@ -253,6 +254,6 @@ ordk_mr_dereg(struct ordk_mr *mr)
 	mem_keys_free(&dev->mr_keys, mr->lkey);
 	dev->nmr--;
 	mr->pd->refs--;
-	rte_free(m);
+	verbs_handle_free(m, sizeof(*m));
 	return 0;
 }
