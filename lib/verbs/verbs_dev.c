@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_jhash.h>
@@ -203,6 +204,8 @@ ordk_dev_poll(struct ordk_dev *dev, unsigned int budget)
 	work = blue_backend_poll(&dev->hw, budget);
 	work += blue_cmd_poll(&dev->hw);
 	work += rc_poll(dev, budget);
+	if (unlikely(dev->cq_error || (dev->ev_cb != NULL && dev->ev_count > 0)))
+		verbs_event_run(dev);
 	return work;
 }
 
@@ -346,11 +349,21 @@ ordk_cq_destroy(struct ordk_cq *cq)
 void
 verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc)
 {
-	if (cq->count == cq->size) {
-		/* the CQ is too small for the work posted: counted, never written past */
+	if (unlikely(cq->count == cq->size || cq->error)) {
+		/*
+		 * The CQ is too small for the work posted: counted, never written past.
+		 * As in ibverbs, it is in error from now on and its QPs go to ERR
+		 * (verbs_event_run(), after the transport's work).
+		 */
 		cq->dev->st.cq_overflow++;
-		RC_LOG(ERR, "CQ overflow (%u entries): completion of wr_id %" PRIu64 " lost",
-		       cq->size, wc->wr_id);
+		if (!cq->error) {
+			RC_LOG(ERR, "CQ overflow (%u entries): completion of wr_id %" PRIu64
+				    " lost; the CQ is in error, its QPs go to ERR",
+			       cq->size, wc->wr_id);
+			cq->error = true;
+			cq->dev->cq_error = true;
+			verbs_event_raise(cq->dev, ORDK_EVENT_CQ_ERR, NULL, cq);
+		}
 		return;
 	}
 	cq->wc[(cq->head + cq->count) % cq->size] = *wc;
@@ -372,6 +385,9 @@ ordk_cq_poll(struct ordk_cq *cq, struct ordk_wc *wc, int n)
 		cq->head = (cq->head + 1) % cq->size;
 		cq->count--;
 	}
+	/* what it held first, then the error (see ordk_verbs.h) */
+	if (unlikely(cq->error) && k == 0)
+		return -EOVERFLOW;
 	return k;
 }
 

@@ -41,6 +41,8 @@ extern int ordk_rc_logtype;
 
 struct ordk_mr_int;
 
+#define VERBS_EVENTS 256u /* asynchronous events waiting for the application */
+
 /* The counters are public: struct ordk_stats in ordk_verbs.h. */
 #define ordk_rc_stats ordk_stats
 
@@ -77,6 +79,12 @@ struct ordk_dev {
 	uint64_t last_poll_tsc, resume_tsc, stall_tsc;
 	uint64_t gap_tsc;	  /* length of the last polling gap */
 	struct ordk_rc_stats st;
+	/* asynchronous events (verbs_event.c) */
+	bool cq_error;		  /* a CQ went to error: its QPs go to ERR at the next poll */
+	struct ordk_async_event ev[VERBS_EVENTS];
+	uint32_t ev_head, ev_count;
+	void (*ev_cb)(struct ordk_dev *dev, const struct ordk_async_event *ev, void *arg);
+	void *ev_arg;
 };
 
 /*
@@ -119,6 +127,7 @@ struct ordk_cq {
 	uint32_t head;	/* oldest */
 	uint32_t count;
 	uint32_t refs;
+	bool error;	/* overflowed: see ordk_cq_poll() */
 };
 
 /* A send WQE: a user WR, or an internal READ response. */
@@ -269,6 +278,11 @@ struct ordk_qp *verbs_qp_lookup(struct ordk_dev *dev, uint32_t qpn);
 struct ordk_mr_int *verbs_mr_lookup(struct ordk_dev *dev, uint32_t key);
 void verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc);
 int verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error);
+/** Queue an asynchronous event about @p qp (QP events) or @p cq (CQ_ERR). */
+void verbs_event_raise(struct ordk_dev *dev, enum ordk_event_type type, struct ordk_qp *qp,
+		       struct ordk_cq *cq);
+/** After the transport's work: QPs of CQs in error to ERR, events to the callback. */
+void verbs_event_run(struct ordk_dev *dev);
 
 /* lib/rc */
 void rc_ack(struct ordk_qp *qp, uint32_t psn);
