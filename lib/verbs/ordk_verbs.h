@@ -44,10 +44,10 @@ struct ordk_dev_attr {
 	uint32_t max_qp;	/**< 1023 (card slots, index 0 reserved) */
 	uint32_t max_qp_wr;	/**< send or receive WRs per QP */
 	uint32_t max_sge;	/**< 1 */
-	uint32_t max_cq;
-	uint32_t max_cqe;
+	uint32_t max_cq;	/**< 65536 */
+	uint32_t max_cqe;	/**< 2^20 entries per CQ */
 	uint32_t max_mr;	/**< 8192 MR table slots */
-	uint32_t max_pd;
+	uint32_t max_pd;	/**< 65536 */
 	uint64_t max_mr_size;	/**< 2 GiB - 1 (the MR length is 32 bits) */
 	uint32_t max_msg_sz;	/**< 2^31 */
 	uint32_t pgt_entries;	/**< 131072 pages of 2 MiB */
@@ -190,6 +190,7 @@ int ordk_dev_set_async_cb(struct ordk_dev *dev,
 
 /* ---------------------------------------------------------------- PD, MR */
 
+/** @return a PD, or NULL with rte_errno: EINVAL, ENOSPC (max_pd PDs exist), ENOMEM. */
 struct ordk_pd *ordk_pd_alloc(struct ordk_dev *dev);
 /** @return 0, -EBUSY (MRs or QPs use it), -EINVAL (NULL or already freed). */
 int ordk_pd_free(struct ordk_pd *pd);
@@ -275,7 +276,10 @@ struct ordk_wc {
 	unsigned int wc_flags;
 };
 
-/** @return a CQ of at least @p cqe entries, or NULL (rte_errno EINVAL, ENOMEM). */
+/**
+ * @return a CQ of at least @p cqe entries, or NULL with rte_errno: EINVAL
+ *   (@p cqe 0 or above max_cqe), ENOSPC (max_cq CQs exist), ENOMEM.
+ */
 struct ordk_cq *ordk_cq_create(struct ordk_dev *dev, uint32_t cqe);
 /** @return 0, -EBUSY (a QP uses it), -EINVAL (NULL or already destroyed). */
 int ordk_cq_destroy(struct ordk_cq *cq);

@@ -184,10 +184,10 @@ ordk_dev_query(const struct ordk_dev *dev, struct ordk_dev_attr *a)
 	a->max_qp = BLUE_MAX_QP - 1;
 	a->max_qp_wr = ORDK_MAX_QP_WR;
 	a->max_sge = 1;
-	a->max_cq = 65536;
+	a->max_cq = ORDK_MAX_CQ;
 	a->max_cqe = ORDK_MAX_CQE;
 	a->max_mr = BLUE_MAX_MR;
-	a->max_pd = 65536;
+	a->max_pd = ORDK_MAX_PD;
 	a->max_mr_size = 0x7FFFFFFFull;
 	a->max_msg_sz = 1u << 31;
 	a->pgt_entries = BLUE_PGT_ENTRIES;
@@ -282,6 +282,11 @@ ordk_pd_alloc(struct ordk_dev *dev)
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	if (dev->npd >= ORDK_MAX_PD) {
+		VERBS_LOG(ERR, "%s: pd_alloc: max_pd (%u PDs) reached", dev->name, ORDK_MAX_PD);
+		rte_errno = ENOSPC;
+		return NULL;
+	}
 	pd = verbs_handle_alloc(sizeof(*pd), 0);
 	if (pd == NULL) {
 		rte_errno = ENOMEM;
@@ -314,7 +319,15 @@ ordk_cq_create(struct ordk_dev *dev, uint32_t cqe)
 	struct ordk_cq *cq;
 
 	if (dev == NULL || cqe == 0 || cqe > ORDK_MAX_CQE) {
+		if (dev != NULL)
+			VERBS_LOG(ERR, "%s: cq_create: cqe %u is not in 1..max_cqe (%u)", dev->name,
+				  cqe, ORDK_MAX_CQE);
 		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (dev->ncq >= ORDK_MAX_CQ) {
+		VERBS_LOG(ERR, "%s: cq_create: max_cq (%u CQs) reached", dev->name, ORDK_MAX_CQ);
+		rte_errno = ENOSPC;
 		return NULL;
 	}
 	cq = verbs_handle_alloc(sizeof(*cq), RTE_CACHE_LINE_SIZE);

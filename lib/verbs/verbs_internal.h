@@ -28,6 +28,8 @@ extern int ordk_rc_logtype;
 
 #define ORDK_MAX_QP_WR	  4096u
 #define ORDK_MAX_CQE	  (1u << 20)
+#define ORDK_MAX_CQ	  65536u /* CQs and PDs are software: bounded to what query says */
+#define ORDK_MAX_PD	  65536u
 #define ORDK_ITEM_MAX	  65536u /* a Send item covers at most 64 KiB */
 #define ORDK_RECV_WINDOW  4096u	 /* PSNs tracked ahead of the expected PSN */
 #define RC_WHEEL_SLOTS 1024u /* power of two */

@@ -189,7 +189,11 @@ ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsigned int access)
 	key = mem_keys_alloc(&dev->mr_keys);
 	pgt = key < 0 ? -1 : mem_pgt_alloc(&dev->pgt, m->pgt_n);
 	if (key < 0 || pgt < 0) {
-		VERBS_LOG(ERR, "mr_reg: %s exhausted", key < 0 ? "MR table slots" : "PGT entries");
+		if (key < 0)
+			VERBS_LOG(ERR, "mr_reg: max_mr (%u MRs) reached", BLUE_MAX_MR);
+		else
+			VERBS_LOG(ERR, "mr_reg: pgt_entries (%u pages of 2 MiB) exhausted: %u more "
+				       "needed", BLUE_PGT_ENTRIES, m->pgt_n);
 		rc = -ENOSPC;
 		goto undo_key;
 	}

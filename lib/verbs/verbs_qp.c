@@ -65,9 +65,14 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	int rc;
 
 	if (!pd_live(pd) || ia == NULL || !cq_live(ia->send_cq) || !cq_live(ia->recv_cq) ||
-	    ia->send_cq->dev != pd->dev || ia->recv_cq->dev != pd->dev || ia->max_send_wr == 0 ||
-	    ia->max_recv_wr == 0 || ia->max_send_wr > ORDK_MAX_QP_WR ||
+	    ia->send_cq->dev != pd->dev || ia->recv_cq->dev != pd->dev) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (ia->max_send_wr == 0 || ia->max_recv_wr == 0 || ia->max_send_wr > ORDK_MAX_QP_WR ||
 	    ia->max_recv_wr > ORDK_MAX_QP_WR) {
+		VERBS_LOG(ERR, "qp_create: max_send_wr %u or max_recv_wr %u not in 1..max_qp_wr (%u)",
+			  ia->max_send_wr, ia->max_recv_wr, ORDK_MAX_QP_WR);
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -89,7 +94,7 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	qpn = mem_keys_alloc(&dev->qp_keys);
 	if (qpn < 0) {
 		verbs_handle_free(qp, sizeof(*qp));
-		VERBS_LOG(ERR, "qp_create: all %u QP slots in use", BLUE_MAX_QP - 1);
+		VERBS_LOG(ERR, "qp_create: max_qp (%u QPs) reached", BLUE_MAX_QP - 1);
 		rte_errno = ENOSPC;
 		return NULL;
 	}

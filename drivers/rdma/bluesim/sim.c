@@ -69,6 +69,7 @@ bluesim_destroy(struct bluesim *sim)
 	rte_free(sim->dirty);
 	rte_free(sim->meta_q);
 	rte_free(sim->lb);
+	rte_free(sim->maps);
 	rte_free(sim);
 }
 

@@ -108,7 +108,12 @@ struct sim_meta_item {
 	uint8_t d[2][BLUE_DESC_SIZE];
 };
 
-#define SIM_DMA_MAPS 1024u
+/*
+ * The model's IOMMU: sorted mappings, grown on demand (every MR on its own
+ * pages is one mapping: at least max_mr of them must fit).
+ */
+#define SIM_DMA_MAPS_MIN 64u
+#define SIM_DMA_MAPS_MAX (1u << 20)
 struct sim_dma_map {
 	uint64_t iova;
 	uint64_t len;
@@ -172,8 +177,8 @@ struct bluesim {
 	uint16_t *dirty;      /* QP indices with unreported packets */
 	uint32_t ndirty;
 
-	struct sim_dma_map maps[SIM_DMA_MAPS];
-	uint32_t nmaps;
+	struct sim_dma_map *maps; /* sorted by iova; maps_cap entries */
+	uint32_t nmaps, maps_cap;
 	uint32_t last_map;
 
 	struct sim_meta_item *meta_q; /* SIM_META_PENDING, FIFO */
