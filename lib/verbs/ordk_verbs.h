@@ -217,8 +217,10 @@ struct ordk_mr {
  * Register [addr, addr + length) for local and remote access.
  * @return the MR, or NULL with rte_errno: EINVAL (length 0, a range that
  *   wraps, unknown access flags, length above max_mr_size), ENOSPC (MR slots
- *   or PGT entries exhausted), EFAULT (memory that cannot be DMA-mapped, or
- *   not in 2 MiB hugepages where the device needs physical addresses),
+ *   or PGT entries exhausted), EFAULT (memory that cannot be DMA-mapped, not
+ *   mapped, not writable with LOCAL_WRITE/REMOTE_WRITE/REMOTE_ATOMIC, not
+ *   readable, or not in 2 MiB hugepages where the device needs physical
+ *   addresses; the reason is logged),
  *   ETIMEDOUT, EIO (the card refused the update). Nothing is left half
  *   registered on failure. Two MRs may share pages or overlap.
  */

@@ -7,8 +7,11 @@
  * the card's entry (length 0) before anything is released.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -55,6 +58,75 @@ verbs_mr_lookup(struct ordk_dev *dev, uint32_t key)
 	struct ordk_mr_int *m = dev->mr_by_slot[(key >> 8) % BLUE_MAX_MR];
 
 	return (m != NULL && m->pub.lkey == key) ? m : NULL;
+}
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/*
+ * /proc/self/maps: is every byte of [a, end) mapped with @p perm ('r' or 'w')?
+ * The fallback for kernels without MADV_POPULATE_*.
+ */
+static bool
+maps_allow(uint64_t a, uint64_t end, char perm)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	bool ok = false;
+
+	if (f == NULL)
+		return true; /* cannot tell: let the pinning decide */
+	while (a < end && fgets(line, sizeof(line), f) != NULL) {
+		uint64_t lo, hi;
+		char p[5];
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s", &lo, &hi, p) != 3 || hi <= a)
+			continue;
+		if (lo > a || strchr(p, perm) == NULL)
+			break; /* a hole, or a mapping without the permission */
+		a = hi;
+	}
+	ok = a >= end;
+	fclose(f);
+	return ok;
+}
+
+/*
+ * Can the process back what the MR grants? The card writes where LOCAL_WRITE,
+ * REMOTE_WRITE or REMOTE_ATOMIC allow, and reads the rest: memory mapped
+ * read-only (or not at all) would fault in the model's copies, or be written
+ * behind the mapping's back by a card. ibv_reg_mr refuses it the same way
+ * (get_user_pages with FOLL_WRITE). MADV_POPULATE_WRITE/READ ask the kernel
+ * exactly that, and fault the pages in, which pinning does anyway.
+ */
+static int
+mr_backable(void *addr, size_t len, unsigned int access)
+{
+	static int populate = -1; /* -1 not probed, 0 unsupported, 1 supported */
+	static uint8_t probe[2 * 4096];
+	uint64_t pgsz = (uint64_t)sysconf(_SC_PAGESIZE);
+	bool write = access & (ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE |
+			       ORDK_ACCESS_REMOTE_ATOMIC);
+	uint64_t a = RTE_ALIGN_FLOOR((uint64_t)(uintptr_t)addr, pgsz);
+	uint64_t end = (uint64_t)(uintptr_t)addr + len;
+	int rc;
+
+	if (populate < 0) /* probe on a page we know is writable */
+		populate = pgsz <= 4096 &&
+			   madvise(RTE_PTR_ALIGN_CEIL(&probe[0], pgsz), pgsz, MADV_POPULATE_WRITE) == 0;
+	if (!populate)
+		return maps_allow(a, end, write ? 'w' : 'r') ? 0 : -EFAULT;
+	rc = madvise((void *)(uintptr_t)a, end - a, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
+	if (rc == 0)
+		return 0;
+	VERBS_LOG(ERR, "mr_reg: [%p, +%zu) is %s (access 0x%x needs it %s)", addr, len,
+		  errno == ENOMEM ? "not mapped" :
+		  errno == EINVAL ? (write ? "not writable" : "not readable") :
+				    "not backed (SIGBUS on access)",
+		  access, write ? "writable" : "readable");
+	return -EFAULT;
 }
 
 /* Where the device needs physical addresses, MR memory must sit in 2 MiB hugepages. */
@@ -178,6 +250,11 @@ ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsigned int access)
 		VERBS_LOG(ERR, "mr_reg: %p is not in 2 MiB hugepages, which this device needs "
 			       "(it DMAs by physical address)", addr);
 		rte_errno = EFAULT;
+		return NULL;
+	}
+	rc = mr_backable(addr, length, access);
+	if (rc != 0) {
+		rte_errno = -rc;
 		return NULL;
 	}
 	m = verbs_handle_alloc(sizeof(*m), 0);

@@ -91,6 +91,7 @@ bluesim_create(const struct bluesim_config *cfg)
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	sim_dma_guard_init();
 	sim = zalloc(cfg, sizeof(*sim));
 	if (sim == NULL) {
 		rte_errno = ENOMEM;

@@ -42,7 +42,8 @@ extern int bluesim_logtype;
 	X(cmd_ok) X(cmd_failed) X(cmd_bad_descriptor) X(dma_refused) X(ring_insane)        \
 	X(fault_tx_drop) X(fault_tx_dup) X(fault_tx_reorder) X(fault_tx_corrupt)           \
 	X(fault_tx_delay) X(fault_rx_drop) X(fault_rx_dup) X(fault_rx_reorder)             \
-	X(fault_rx_corrupt) X(fault_rx_delay)
+	X(fault_rx_corrupt) X(fault_rx_delay)                                              \
+	X(dma_fault) /* MR memory that faulted under a copy (unmapped under a live MR) */
 
 struct sim_stats {
 #define SIM_STAT_FIELD(n) uint64_t n;
@@ -242,7 +243,12 @@ sim_meta_room(const struct bluesim *sim, uint32_t reports)
 uint8_t *sim_dma_ptr(struct bluesim *sim, uint64_t iova, uint64_t len);
 int sim_dma_read(struct bluesim *sim, uint64_t iova, void *dst, uint64_t len);
 int sim_dma_write(struct bluesim *sim, uint64_t iova, const void *src, uint64_t len);
-/** Read/write @p len bytes at MR virtual address @p va through the PGT (section 4). */
+/** Install the fault guard of the MR copies (once per process). */
+void sim_dma_guard_init(void);
+/**
+ * Read/write @p len bytes at MR virtual address @p va through the PGT (section 4).
+ * Host memory that faults fails the access (-EFAULT, counted in dma_fault).
+ */
 int sim_mr_read(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, void *dst,
 		uint32_t len);
 int sim_mr_write(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, const void *src,
