@@ -60,6 +60,8 @@ verbs_mr_lookup(struct ordk_dev *dev, uint32_t key)
 	return (m != NULL && m->pub.lkey == key) ? m : NULL;
 }
 
+#define MR_POPULATE_MAX (1u << 20) /* ranges checked by MADV_POPULATE_*, larger by the maps */
+
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22 /* Linux 5.14 */
 #define MADV_POPULATE_WRITE 23
@@ -116,8 +118,17 @@ mr_backable(void *addr, size_t len, unsigned int access)
 	if (populate < 0) /* probe on a page we know is writable */
 		populate = pgsz <= 4096 &&
 			   madvise(RTE_PTR_ALIGN_CEIL(&probe[0], pgsz), pgsz, MADV_POPULATE_WRITE) == 0;
-	if (!populate)
-		return maps_allow(a, end, write ? 'w' : 'r') ? 0 : -EFAULT;
+	/*
+	 * Populating walks every page (5 ms for 128 MiB already in memory), the
+	 * maps file costs what the process's mappings do: large ranges use that.
+	 */
+	if (!populate || end - a > MR_POPULATE_MAX) {
+		if (maps_allow(a, end, write ? 'w' : 'r'))
+			return 0;
+		VERBS_LOG(ERR, "mr_reg: [%p, +%zu) is not all mapped %s (access 0x%x needs it)",
+			  addr, len, write ? "writable" : "readable", access);
+		return -EFAULT;
+	}
 	rc = madvise((void *)(uintptr_t)a, end - a, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
 	if (rc == 0)
 		return 0;

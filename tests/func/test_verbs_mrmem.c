@@ -79,6 +79,29 @@ Test(verbs_mrmem, write_access_to_read_only_memory_is_refused)
 	munmap(ro, 3 * 4096);
 }
 
+/* Ranges above 1 MiB are checked through /proc/self/maps: the same answers. */
+Test(verbs_mrmem, large_ranges)
+{
+	struct ordk_pd *pd = p.s[1].pd;
+	const size_t len = 4u << 20;
+	uint8_t *m = map(len, PROT_READ | PROT_WRITE);
+	struct ordk_mr *mr = ordk_mr_reg(pd, m, len, 15);
+
+	cr_assert_not_null(mr, "4 MiB read-write: %s", rte_strerror(rte_errno));
+	cr_assert_eq(ordk_mr_dereg(mr), 0);
+	cr_assert_eq(mprotect(m + (2u << 20), 4096, PROT_READ), 0);
+	refused(pd, m, len, ORDK_ACCESS_LOCAL_WRITE, "a PROT_READ page inside 4 MiB");
+	mr = ordk_mr_reg(pd, m, len, ORDK_ACCESS_REMOTE_READ);
+	cr_assert_not_null(mr, "4 MiB readable, REMOTE_READ: %s", rte_strerror(rte_errno));
+	cr_assert_eq(ordk_mr_dereg(mr), 0);
+	cr_assert_eq(munmap(m + (3u << 20), 4096), 0);
+	refused(pd, m, len, ORDK_ACCESS_REMOTE_READ, "a hole inside 4 MiB");
+	mr = ordk_mr_reg(pd, m, 2u << 20, 7);
+	cr_assert_not_null(mr, "the writable first 2 MiB: %s", rte_strerror(rte_errno));
+	cr_assert_eq(ordk_mr_dereg(mr), 0);
+	munmap(m, len);
+}
+
 static uint64_t
 xstat(struct ordk_dev *dev, const char *name)
 {
