@@ -105,6 +105,7 @@ ordk_dev_open(const char *devargs)
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	mem_guard_init(); /* verbs_mr_atomic() */
 	dev = rte_zmalloc("ordk_dev", sizeof(*dev), RTE_CACHE_LINE_SIZE);
 	if (dev == NULL) {
 		rte_errno = ENOMEM;

@@ -278,6 +278,12 @@ struct ordk_qp {
 /* verbs */
 struct ordk_qp *verbs_qp_lookup(struct ordk_dev *dev, uint32_t qpn);
 struct ordk_mr_int *verbs_mr_lookup(struct ordk_dev *dev, uint32_t key);
+/**
+ * Execute an atomic on MR memory for the peer (CMP_AND_SWP if @p cas, else
+ * FETCH_AND_ADD), guarded: @return 0 (@p orig set), or -EFAULT when the memory
+ * is gone (unmapped under the MR).
+ */
+int verbs_mr_atomic(uint64_t *p, bool cas, uint64_t compare_add, uint64_t swap, uint64_t *orig);
 void verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc);
 int verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error);
 /** Queue an asynchronous event about @p qp (QP events) or @p cq (CQ_ERR). */

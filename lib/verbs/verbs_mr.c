@@ -349,3 +349,27 @@ ordk_mr_dereg(struct ordk_mr *mr)
 	verbs_handle_free(m, sizeof(*m));
 	return 0;
 }
+
+int
+verbs_mr_atomic(uint64_t *p, bool cas, uint64_t compare_add, uint64_t swap, uint64_t *orig)
+{
+	sigjmp_buf env;
+	uint64_t v;
+
+	/* memory unmapped under the MR: the atomic fails, the process lives */
+	if (sigsetjmp(env, 0) != 0)
+		return -EFAULT;
+	mem_guard_env = &env;
+	if (cas) {
+		uint64_t expect = compare_add;
+
+		__atomic_compare_exchange_n(p, &expect, swap, false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+		v = expect;
+	} else {
+		v = __atomic_fetch_add(p, compare_add, __ATOMIC_SEQ_CST);
+	}
+	mem_guard_env = NULL;
+	*orig = v;
+	return 0;
+}

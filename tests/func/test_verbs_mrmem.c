@@ -188,3 +188,27 @@ Test(verbs_mrmem, local_source_unmapped_fails_cleanly)
 	cr_assert_geq(xstat(a->dev, "tx_dma_error"), 1);
 	cr_assert_eq(ordk_mr_dereg(mr), 0);
 }
+
+/* An atomic on unmapped MR memory (executed by the responder's CPU): REM_ACCESS_ERR, no crash. */
+Test(verbs_mrmem, atomic_on_unmapped_memory_fails_cleanly)
+{
+	struct func_side *a = &p.s[0], *b = &p.s[1];
+	const size_t len = 64 << 10;
+	uint8_t *m = map(len, PROT_READ | PROT_WRITE);
+	struct ordk_mr *mr = ordk_mr_reg(b->pd, m, len, 15);
+	struct ordk_send_wr wr = { .wr_id = 9, .opcode = ORDK_WR_ATOMIC_FETCH_AND_ADD,
+				   .num_sge = 1, .send_flags = ORDK_SEND_SIGNALED };
+	struct ordk_wc wc;
+
+	cr_assert_not_null(mr);
+	func_pair_qps(&p, ORDK_MTU_1024, 16);
+	cr_assert_eq(munmap(m, len), 0);
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)a->buf, 8, a->mr->lkey };
+	wr.atomic.remote_addr = (uint64_t)(uintptr_t)m + 64;
+	wr.atomic.rkey = mr->rkey;
+	wr.atomic.compare_add = 1;
+	cr_assert_eq(ordk_qp_post_send(a->qp, &wr, 1), 1);
+	func_wait(&p, 0, &wc, 1, 20);
+	cr_assert_eq(wc.status, ORDK_WC_REM_ACCESS_ERR, "%s", ordk_wc_status_str(wc.status));
+	cr_assert_eq(ordk_mr_dereg(mr), 0);
+}

@@ -8,13 +8,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <string.h>
 
 #include <rte_malloc.h>
 
+#include "mem_internal.h"
 #include "sim_internal.h"
 
 /* Index of the last mapping with iova <= @p iova, or -1. */
@@ -118,52 +117,9 @@ mr_access(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uint8_t *bu
 /*
  * Memory unmapped (or made read-only) under a live MR: a card would raise a
  * DMA fault (the IOMMU), a process must not die of SIGSEGV. The MR copies run
- * under a guard: a SIGSEGV/SIGBUS handler installed once, which jumps back
- * out of a guarded copy that faults. Arming it costs a sigsetjmp without
- * the signal mask (no system call) per MR access, i.e. per packet.
- * SA_NODEFER leaves the signal unblocked after the jump.
+ * under lib/mem's guard (one sigsetjmp without the signal mask per access;
+ * installed by bluesim_create()).
  */
-static __thread sigjmp_buf *guard_env;
-static struct sigaction guard_old[2]; /* SIGSEGV, SIGBUS: whoever handled them before */
-static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
-
-static void
-guard_handler(int sig, siginfo_t *si, void *uc)
-{
-	struct sigaction *old = &guard_old[sig == SIGBUS];
-	sigjmp_buf *env = guard_env;
-
-	if (env != NULL) {
-		guard_env = NULL;
-		siglongjmp(*env, 1);
-	}
-	/* not ours: the previous handler, or the default action when this returns */
-	if (old->sa_flags & SA_SIGINFO) {
-		old->sa_sigaction(sig, si, uc);
-	} else if (old->sa_handler != SIG_IGN && old->sa_handler != SIG_DFL) {
-		old->sa_handler(sig);
-	} else {
-		sigaction(sig, old, NULL);
-	}
-}
-
-static void
-guard_install(void)
-{
-	struct sigaction sa = { .sa_sigaction = guard_handler,
-				.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, &guard_old[0]);
-	sigaction(SIGBUS, &sa, &guard_old[1]);
-}
-
-void
-sim_dma_guard_init(void)
-{
-	pthread_once(&guard_once, guard_install);
-}
-
 static int
 mr_access_guarded(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uint8_t *buf,
 		  uint32_t len, bool write)
@@ -178,9 +134,9 @@ mr_access_guarded(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uin
 					  "protected under a live MR): access refused", va);
 		return -EFAULT;
 	}
-	guard_env = &env;
+	mem_guard_env = &env;
 	rc = mr_access(sim, mr, va, buf, len, write);
-	guard_env = NULL;
+	mem_guard_env = NULL;
 	return rc;
 }
 

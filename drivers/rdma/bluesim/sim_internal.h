@@ -243,8 +243,6 @@ sim_meta_room(const struct bluesim *sim, uint32_t reports)
 uint8_t *sim_dma_ptr(struct bluesim *sim, uint64_t iova, uint64_t len);
 int sim_dma_read(struct bluesim *sim, uint64_t iova, void *dst, uint64_t len);
 int sim_dma_write(struct bluesim *sim, uint64_t iova, const void *src, uint64_t len);
-/** Install the fault guard of the MR copies (once per process). */
-void sim_dma_guard_init(void);
 /**
  * Read/write @p len bytes at MR virtual address @p va through the PGT (section 4).
  * Host memory that faults fails the access (-EFAULT, counted in dma_fault).
