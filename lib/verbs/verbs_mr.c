@@ -234,6 +234,28 @@ mr_table(struct ordk_dev *dev, const struct ordk_mr_int *m, bool valid)
 	return blue_cmd_exec(&dev->hw, &c);
 }
 
+/* What ordk_mr_reg() refuses before touching anything: @return 0 or a negative errno. */
+static int
+mr_check(struct ordk_dev *dev, void *addr, size_t length, unsigned int access)
+{
+	uint64_t a = (uint64_t)(uintptr_t)addr;
+
+	if (length == 0 || a + length < a || length > 0x7FFFFFFFull ||
+	    (access & ~(unsigned int)BLUE_ACC_ALL) != 0 ||
+	    /* ibverbs: remote write or atomic needs local write */
+	    ((access & (ORDK_ACCESS_REMOTE_WRITE | ORDK_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & ORDK_ACCESS_LOCAL_WRITE))) {
+		VERBS_LOG(ERR, "mr_reg: invalid length %zu or access 0x%x", length, access);
+		return -EINVAL;
+	}
+	if (dev->hw.be.needs_pa && !hugepage_backed(addr, length)) {
+		VERBS_LOG(ERR, "mr_reg: %p is not in 2 MiB hugepages, which this device needs "
+			       "(it DMAs by physical address)", addr);
+		return -EFAULT;
+	}
+	return mr_backable(addr, length, access);
+}
+
 struct ordk_mr *
 ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsigned int access)
 {
@@ -248,22 +270,7 @@ ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsigned int access)
 		return NULL;
 	}
 	dev = pd->dev;
-	if (length == 0 || a + length < a || length > 0x7FFFFFFFull ||
-	    (access & ~(unsigned int)BLUE_ACC_ALL) != 0 ||
-	    /* ibverbs: remote write or atomic needs local write */
-	    ((access & (ORDK_ACCESS_REMOTE_WRITE | ORDK_ACCESS_REMOTE_ATOMIC)) &&
-	     !(access & ORDK_ACCESS_LOCAL_WRITE))) {
-		VERBS_LOG(ERR, "mr_reg: invalid length %zu or access 0x%x", length, access);
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	if (dev->hw.be.needs_pa && !hugepage_backed(addr, length)) {
-		VERBS_LOG(ERR, "mr_reg: %p is not in 2 MiB hugepages, which this device needs "
-			       "(it DMAs by physical address)", addr);
-		rte_errno = EFAULT;
-		return NULL;
-	}
-	rc = mr_backable(addr, length, access);
+	rc = mr_check(dev, addr, length, access);
 	if (rc != 0) {
 		rte_errno = -rc;
 		return NULL;
