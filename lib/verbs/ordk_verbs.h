@@ -98,7 +98,7 @@ struct ordk_stats {
 	uint64_t atomics_executed, atomics_replayed, atomics_rejected;
 	uint64_t rnr_waits;	   /**< SENDs that had to wait for the peer's RECV */
 	uint64_t ctrl_bad;	   /**< control frames refused */
-	uint64_t cq_overflow;	   /**< completions a full CQ (or one in error) could not take */
+	uint64_t cq_overflow;	   /**< completions a full CQ (or a CQ in error) lost */
 	uint64_t async_events_lost; /**< events the full event queue could not take */
 };
 

@@ -116,8 +116,8 @@ mr_backable(void *addr, size_t len, unsigned int access)
 	int rc;
 
 	if (populate < 0) /* probe on a page we know is writable */
-		populate = pgsz <= 4096 &&
-			   madvise(RTE_PTR_ALIGN_CEIL(&probe[0], pgsz), pgsz, MADV_POPULATE_WRITE) == 0;
+		populate = pgsz <= 4096 && madvise(RTE_PTR_ALIGN_CEIL(&probe[0], pgsz), pgsz,
+						   MADV_POPULATE_WRITE) == 0;
 	/*
 	 * Populating walks every page (5 ms for 128 MiB already in memory), the
 	 * maps file costs what the process's mappings do: large ranges use that.
@@ -129,7 +129,8 @@ mr_backable(void *addr, size_t len, unsigned int access)
 			  addr, len, write ? "writable" : "readable", access);
 		return -EFAULT;
 	}
-	rc = madvise((void *)(uintptr_t)a, end - a, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
+	rc = madvise((void *)(uintptr_t)a, end - a,
+		     write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
 	if (rc == 0)
 		return 0;
 	VERBS_LOG(ERR, "mr_reg: [%p, +%zu) is %s (access 0x%x needs it %s)", addr, len,

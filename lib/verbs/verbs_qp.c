@@ -71,7 +71,8 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	}
 	if (ia->max_send_wr == 0 || ia->max_recv_wr == 0 || ia->max_send_wr > ORDK_MAX_QP_WR ||
 	    ia->max_recv_wr > ORDK_MAX_QP_WR) {
-		VERBS_LOG(ERR, "qp_create: max_send_wr %u or max_recv_wr %u not in 1..max_qp_wr (%u)",
+		VERBS_LOG(ERR, "qp_create: max_send_wr %u or max_recv_wr %u "
+			       "not in 1..max_qp_wr (%u)",
 			  ia->max_send_wr, ia->max_recv_wr, ORDK_MAX_QP_WR);
 		rte_errno = EINVAL;
 		return NULL;
