@@ -78,17 +78,12 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 		uint8_t st = check_target(qp, m->atomic_req.raddr, m->atomic_req.rkey);
 		uint64_t orig = 0;
 
+		if (st == ORDK_CTRL_ATOMIC_OK &&
+		    verbs_mr_atomic((uint64_t *)(uintptr_t)m->atomic_req.raddr,
+				    m->atomic_req.op == ORDK_CTRL_ATOMIC_CMP_AND_SWP,
+				    m->atomic_req.compare_add, m->atomic_req.swap, &orig) != 0)
+			st = ORDK_CTRL_ATOMIC_REM_ACCESS_ERR; /* the memory is gone */
 		if (st == ORDK_CTRL_ATOMIC_OK) {
-			uint64_t *p = (uint64_t *)(uintptr_t)m->atomic_req.raddr;
-
-			if (m->atomic_req.op == ORDK_CTRL_ATOMIC_CMP_AND_SWP) {
-				orig = m->atomic_req.compare_add;
-				__atomic_compare_exchange_n(p, &orig, m->atomic_req.swap, false,
-							    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-			} else {
-				orig = __atomic_fetch_add(p, m->atomic_req.compare_add,
-							  __ATOMIC_SEQ_CST);
-			}
 			qp->st.atomics_executed++;
 			qp->dev->st.atomics_executed++;
 		} else {

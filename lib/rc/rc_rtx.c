@@ -344,6 +344,7 @@ rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 	rc_qp_flush(qp);
 	/* tell the card too (best effort: the QP is in error whatever it answers) */
 	verbs_manage_qp(qp, true, true);
+	verbs_event_raise(qp->dev, ORDK_EVENT_QP_FATAL, qp, NULL);
 }
 
 bool

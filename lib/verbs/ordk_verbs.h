@@ -14,6 +14,10 @@
  *
  * Errors: control-path functions return 0 or a negative errno; constructors
  * return a pointer, or NULL with rte_errno set. Post and poll return counts.
+ *
+ * Handles: a PD, MR, CQ or QP handle is never reused for another object. Once
+ * destroyed, it gets -EINVAL (rte_errno EINVAL) from every call that takes it,
+ * whatever was created since.
  */
 #ifndef ORDK_VERBS_H
 #define ORDK_VERBS_H
@@ -40,10 +44,10 @@ struct ordk_dev_attr {
 	uint32_t max_qp;	/**< 1023 (card slots, index 0 reserved) */
 	uint32_t max_qp_wr;	/**< send or receive WRs per QP */
 	uint32_t max_sge;	/**< 1 */
-	uint32_t max_cq;
-	uint32_t max_cqe;
+	uint32_t max_cq;	/**< 65536 */
+	uint32_t max_cqe;	/**< 2^20 entries per CQ */
 	uint32_t max_mr;	/**< 8192 MR table slots */
-	uint32_t max_pd;
+	uint32_t max_pd;	/**< 65536 */
 	uint64_t max_mr_size;	/**< 2 GiB - 1 (the MR length is 32 bits) */
 	uint32_t max_msg_sz;	/**< 2^31 */
 	uint32_t pgt_entries;	/**< 131072 pages of 2 MiB */
@@ -94,7 +98,8 @@ struct ordk_stats {
 	uint64_t atomics_executed, atomics_replayed, atomics_rejected;
 	uint64_t rnr_waits;	   /**< SENDs that had to wait for the peer's RECV */
 	uint64_t ctrl_bad;	   /**< control frames refused */
-	uint64_t cq_overflow;	   /**< completions a full CQ could not take */
+	uint64_t cq_overflow;	   /**< completions a full CQ (or a CQ in error) lost */
+	uint64_t async_events_lost; /**< events the full event queue could not take */
 };
 
 /** Copy the device's counters. @return 0 or -EINVAL. */
@@ -122,10 +127,72 @@ int ordk_dev_stats_reset(struct ordk_dev *dev);
  */
 int ordk_dev_set_faults(struct ordk_dev *dev, const char *spec);
 
+/* ------------------------------------------------------- async events */
+
+/**
+ * Asynchronous event types (ibv_event_type's names and values). ORDK raises
+ * ORDK_EVENT_CQ_ERR (a CQ overflowed: it is in error) and ORDK_EVENT_QP_FATAL
+ * (a QP went to ERR by itself: a transport error such as RETRY_EXC_ERR or
+ * RNR_RETRY_EXC_ERR, or its CQ in error); the others are named for code
+ * written against ibverbs and not raised today.
+ */
+enum ordk_event_type {
+	ORDK_EVENT_CQ_ERR = 0,
+	ORDK_EVENT_QP_FATAL,
+	ORDK_EVENT_QP_REQ_ERR,
+	ORDK_EVENT_QP_ACCESS_ERR,
+	ORDK_EVENT_COMM_EST,
+	ORDK_EVENT_SQ_DRAINED,
+	ORDK_EVENT_PATH_MIG,
+	ORDK_EVENT_PATH_MIG_ERR,
+	ORDK_EVENT_DEVICE_FATAL, /**< IBTA's local catastrophic error */
+	ORDK_EVENT_PORT_ACTIVE,
+	ORDK_EVENT_PORT_ERR,
+	ORDK_EVENT_COUNT
+};
+
+/** "CQ error", "QP fatal", ... (ibv_event_type_str's spirit). */
+const char *ordk_event_type_str(enum ordk_event_type type);
+
+/** An asynchronous event. */
+struct ordk_async_event {
+	enum ordk_event_type event_type;
+	union {
+		struct ordk_cq *cq; /**< CQ_ERR */
+		struct ordk_qp *qp; /**< QP_* events, COMM_EST, SQ_DRAINED, PATH_MIG* */
+	} element;
+	uint32_t qp_num;	    /**< QP events: the QP's number (0 otherwise) */
+};
+
+/**
+ * Take the oldest pending asynchronous event of the device (ibv_get_async_event
+ * without the blocking and without the ack: the handles in an event may have
+ * been destroyed since, which makes them stale, not dangerous: every call gets
+ * -EINVAL). Events are raised by the progress engine (ordk_dev_poll(),
+ * ordk_cq_poll()); up to 256 wait, and more are counted (async_events_lost).
+ * @return 0 (@p ev filled), -EAGAIN (none pending), -EINVAL (NULL).
+ * Call from the lcore that drives the device.
+ */
+int ordk_dev_get_async_event(struct ordk_dev *dev, struct ordk_async_event *ev);
+
+/**
+ * Have events delivered to @p cb instead of queued (NULL: back to the queue).
+ * The callback runs on the lcore that drives the device, at the end of
+ * ordk_dev_poll() (so also from inside ordk_cq_poll()), never in the middle of
+ * the transport's work: it may modify or destroy objects, except the CQ that
+ * is being polled. Events already queued are delivered at the next poll.
+ * @return 0 or -EINVAL.
+ */
+int ordk_dev_set_async_cb(struct ordk_dev *dev,
+			  void (*cb)(struct ordk_dev *dev, const struct ordk_async_event *ev,
+				     void *arg),
+			  void *arg);
+
 /* ---------------------------------------------------------------- PD, MR */
 
+/** @return a PD, or NULL with rte_errno: EINVAL, ENOSPC (max_pd PDs exist), ENOMEM. */
 struct ordk_pd *ordk_pd_alloc(struct ordk_dev *dev);
-/** @return 0, -EBUSY (MRs or QPs use it), -EINVAL. */
+/** @return 0, -EBUSY (MRs or QPs use it), -EINVAL (NULL or already freed). */
 int ordk_pd_free(struct ordk_pd *pd);
 
 /** Access flags of an MR or a QP (ibv_access_flags values). */
@@ -150,8 +217,10 @@ struct ordk_mr {
  * Register [addr, addr + length) for local and remote access.
  * @return the MR, or NULL with rte_errno: EINVAL (length 0, a range that
  *   wraps, unknown access flags, length above max_mr_size), ENOSPC (MR slots
- *   or PGT entries exhausted), EFAULT (memory that cannot be DMA-mapped, or
- *   not in 2 MiB hugepages where the device needs physical addresses),
+ *   or PGT entries exhausted), EFAULT (memory that cannot be DMA-mapped, not
+ *   mapped, not writable with LOCAL_WRITE/REMOTE_WRITE/REMOTE_ATOMIC, not
+ *   readable, or not in 2 MiB hugepages where the device needs physical
+ *   addresses; the reason is logged),
  *   ETIMEDOUT, EIO (the card refused the update). Nothing is left half
  *   registered on failure. Two MRs may share pages or overlap.
  */
@@ -160,7 +229,7 @@ struct ordk_mr *ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsig
 /**
  * Deregister: the card's entry is invalidated (UpdateMrTable length 0)
  * before the slot can be reused, so a stale rkey is refused by the card.
- * @return 0, -EINVAL, -ETIMEDOUT, -EIO.
+ * @return 0, -EINVAL (NULL or already deregistered), -ETIMEDOUT, -EIO.
  */
 int ordk_mr_dereg(struct ordk_mr *mr);
 
@@ -209,13 +278,25 @@ struct ordk_wc {
 	unsigned int wc_flags;
 };
 
-/** @return a CQ of at least @p cqe entries, or NULL (rte_errno EINVAL, ENOMEM). */
+/**
+ * @return a CQ of at least @p cqe entries, or NULL with rte_errno: EINVAL
+ *   (@p cqe 0 or above max_cqe), ENOSPC (max_cq CQs exist), ENOMEM.
+ */
 struct ordk_cq *ordk_cq_create(struct ordk_dev *dev, uint32_t cqe);
-/** @return 0, -EBUSY (a QP uses it), -EINVAL. */
+/** @return 0, -EBUSY (a QP uses it), -EINVAL (NULL or already destroyed). */
 int ordk_cq_destroy(struct ordk_cq *cq);
 /**
  * Drive the device's progress, then return up to @p n completions.
- * @return completions written (0..n), or -EINVAL.
+ *
+ * A CQ that overflows (a completion arrives while it holds @p cqe entries)
+ * goes to an error state, as in ibverbs: ORDK_EVENT_CQ_ERR is raised, every
+ * QP that uses it goes to ERR (ORDK_EVENT_QP_FATAL each; their outstanding
+ * WRs are flushed, to the other CQ if that one is healthy), and completions
+ * that the CQ cannot take are counted (cq_overflow) and lost. The completions
+ * the CQ held are still returned; once it is empty, every poll returns
+ * -EOVERFLOW. A CQ in error is only good for ordk_cq_destroy().
+ * @return completions written (0..n), -EOVERFLOW (the CQ is in error and
+ *   empty), or -EINVAL (NULL or stale CQ, NULL @p wc, n < 0).
  */
 int ordk_cq_poll(struct ordk_cq *cq, struct ordk_wc *wc, int n);
 
@@ -322,7 +403,10 @@ struct ordk_qp_info {
 /** @return 0 or -EINVAL. */
 int ordk_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info);
 
-/** Destroy (the card's QPC is cleared). @return 0, -EINVAL, -ETIMEDOUT. */
+/**
+ * Destroy (the card's QPC is cleared).
+ * @return 0, -EINVAL (NULL or already destroyed), -ETIMEDOUT.
+ */
 int ordk_qp_destroy(struct ordk_qp *qp);
 
 /** The QP number (qpn = index << 8 | key). */

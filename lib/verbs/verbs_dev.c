@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_jhash.h>
@@ -104,6 +105,7 @@ ordk_dev_open(const char *devargs)
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	mem_guard_init(); /* verbs_mr_atomic() */
 	dev = rte_zmalloc("ordk_dev", sizeof(*dev), RTE_CACHE_LINE_SIZE);
 	if (dev == NULL) {
 		rte_errno = ENOMEM;
@@ -183,10 +185,10 @@ ordk_dev_query(const struct ordk_dev *dev, struct ordk_dev_attr *a)
 	a->max_qp = BLUE_MAX_QP - 1;
 	a->max_qp_wr = ORDK_MAX_QP_WR;
 	a->max_sge = 1;
-	a->max_cq = 65536;
+	a->max_cq = ORDK_MAX_CQ;
 	a->max_cqe = ORDK_MAX_CQE;
 	a->max_mr = BLUE_MAX_MR;
-	a->max_pd = 65536;
+	a->max_pd = ORDK_MAX_PD;
 	a->max_mr_size = 0x7FFFFFFFull;
 	a->max_msg_sz = 1u << 31;
 	a->pgt_entries = BLUE_PGT_ENTRIES;
@@ -203,6 +205,8 @@ ordk_dev_poll(struct ordk_dev *dev, unsigned int budget)
 	work = blue_backend_poll(&dev->hw, budget);
 	work += blue_cmd_poll(&dev->hw);
 	work += rc_poll(dev, budget);
+	if (unlikely(dev->cq_error || (dev->ev_cb != NULL && dev->ev_count > 0)))
+		verbs_event_run(dev);
 	return work;
 }
 
@@ -218,7 +222,7 @@ ordk_dev_stats(const struct ordk_dev *dev, struct ordk_stats *st)
 int
 ordk_qp_stats(const struct ordk_qp *qp, struct ordk_stats *st)
 {
-	if (qp == NULL || st == NULL)
+	if (!qp_live(qp) || st == NULL)
 		return -EINVAL;
 	*st = qp->st;
 	return 0;
@@ -279,11 +283,17 @@ ordk_pd_alloc(struct ordk_dev *dev)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	pd = rte_zmalloc("ordk_pd", sizeof(*pd), 0);
+	if (dev->npd >= ORDK_MAX_PD) {
+		VERBS_LOG(ERR, "%s: pd_alloc: max_pd (%u PDs) reached", dev->name, ORDK_MAX_PD);
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	pd = verbs_handle_alloc(sizeof(*pd), 0);
 	if (pd == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	pd->magic = VERBS_MAGIC_PD;
 	pd->dev = dev;
 	pd->handle = ++handles;
 	dev->npd++;
@@ -293,12 +303,12 @@ ordk_pd_alloc(struct ordk_dev *dev)
 int
 ordk_pd_free(struct ordk_pd *pd)
 {
-	if (pd == NULL)
+	if (!pd_live(pd))
 		return -EINVAL;
 	if (pd->refs)
 		return -EBUSY;
 	pd->dev->npd--;
-	rte_free(pd);
+	verbs_handle_free(pd, sizeof(*pd));
 	return 0;
 }
 
@@ -310,17 +320,27 @@ ordk_cq_create(struct ordk_dev *dev, uint32_t cqe)
 	struct ordk_cq *cq;
 
 	if (dev == NULL || cqe == 0 || cqe > ORDK_MAX_CQE) {
+		if (dev != NULL)
+			VERBS_LOG(ERR, "%s: cq_create: cqe %u is not in 1..max_cqe (%u)", dev->name,
+				  cqe, ORDK_MAX_CQE);
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	cq = rte_zmalloc("ordk_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE);
+	if (dev->ncq >= ORDK_MAX_CQ) {
+		VERBS_LOG(ERR, "%s: cq_create: max_cq (%u CQs) reached", dev->name, ORDK_MAX_CQ);
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	cq = verbs_handle_alloc(sizeof(*cq), RTE_CACHE_LINE_SIZE);
 	if (cq != NULL)
 		cq->wc = rte_zmalloc("ordk_cq_wc", sizeof(*cq->wc) * cqe, RTE_CACHE_LINE_SIZE);
 	if (cq == NULL || cq->wc == NULL) {
-		rte_free(cq);
+		if (cq != NULL)
+			verbs_handle_free(cq, sizeof(*cq));
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	cq->magic = VERBS_MAGIC_CQ;
 	cq->dev = dev;
 	cq->size = cqe;
 	dev->ncq++;
@@ -330,24 +350,34 @@ ordk_cq_create(struct ordk_dev *dev, uint32_t cqe)
 int
 ordk_cq_destroy(struct ordk_cq *cq)
 {
-	if (cq == NULL)
+	if (!cq_live(cq))
 		return -EINVAL;
 	if (cq->refs)
 		return -EBUSY;
 	cq->dev->ncq--;
 	rte_free(cq->wc);
-	rte_free(cq);
+	verbs_handle_free(cq, sizeof(*cq));
 	return 0;
 }
 
 void
 verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc)
 {
-	if (cq->count == cq->size) {
-		/* the CQ is too small for the work posted: counted, never written past */
+	if (unlikely(cq->count == cq->size || cq->error)) {
+		/*
+		 * The CQ is too small for the work posted: counted, never written past.
+		 * As in ibverbs, it is in error from now on and its QPs go to ERR
+		 * (verbs_event_run(), after the transport's work).
+		 */
 		cq->dev->st.cq_overflow++;
-		RC_LOG(ERR, "CQ overflow (%u entries): completion of wr_id %" PRIu64 " lost",
-		       cq->size, wc->wr_id);
+		if (!cq->error) {
+			RC_LOG(ERR, "CQ overflow (%u entries): completion of wr_id %" PRIu64
+				    " lost; the CQ is in error, its QPs go to ERR",
+			       cq->size, wc->wr_id);
+			cq->error = true;
+			cq->dev->cq_error = true;
+			verbs_event_raise(cq->dev, ORDK_EVENT_CQ_ERR, NULL, cq);
+		}
 		return;
 	}
 	cq->wc[(cq->head + cq->count) % cq->size] = *wc;
@@ -359,7 +389,8 @@ ordk_cq_poll(struct ordk_cq *cq, struct ordk_wc *wc, int n)
 {
 	int k = 0;
 
-	if (cq == NULL || wc == NULL || n < 0)
+	/* a stale handle reads as zeros (verbs_handle.c): no magic */
+	if (cq == NULL || cq->magic != VERBS_MAGIC_CQ || wc == NULL || n < 0)
 		return -EINVAL;
 	if (cq->count < (uint32_t)n)
 		ordk_dev_poll(cq->dev, 64);
@@ -368,6 +399,9 @@ ordk_cq_poll(struct ordk_cq *cq, struct ordk_wc *wc, int n)
 		cq->head = (cq->head + 1) % cq->size;
 		cq->count--;
 	}
+	/* what it held first, then the error (see ordk_verbs.h) */
+	if (unlikely(cq->error) && k == 0)
+		return -EOVERFLOW;
 	return k;
 }
 

@@ -7,6 +7,7 @@
 #define VERBS_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/queue.h>
 
@@ -27,6 +28,8 @@ extern int ordk_rc_logtype;
 
 #define ORDK_MAX_QP_WR	  4096u
 #define ORDK_MAX_CQE	  (1u << 20)
+#define ORDK_MAX_CQ	  65536u /* CQs and PDs are software: bounded to what query says */
+#define ORDK_MAX_PD	  65536u
 #define ORDK_ITEM_MAX	  65536u /* a Send item covers at most 64 KiB */
 #define ORDK_RECV_WINDOW  4096u	 /* PSNs tracked ahead of the expected PSN */
 #define RC_WHEEL_SLOTS 1024u /* power of two */
@@ -39,6 +42,8 @@ extern int ordk_rc_logtype;
 #define ORDK_ACK_IDLE_NS  20000u /* send a pending ACK after this much quiet */
 
 struct ordk_mr_int;
+
+#define VERBS_EVENTS 256u /* asynchronous events waiting for the application */
 
 /* The counters are public: struct ordk_stats in ordk_verbs.h. */
 #define ordk_rc_stats ordk_stats
@@ -76,9 +81,33 @@ struct ordk_dev {
 	uint64_t last_poll_tsc, resume_tsc, stall_tsc;
 	uint64_t gap_tsc;	  /* length of the last polling gap */
 	struct ordk_rc_stats st;
+	/* asynchronous events (verbs_event.c) */
+	bool cq_error;		  /* a CQ went to error: its QPs go to ERR at the next poll */
+	struct ordk_async_event ev[VERBS_EVENTS];
+	uint32_t ev_head, ev_count;
+	void (*ev_cb)(struct ordk_dev *dev, const struct ordk_async_event *ev, void *arg);
+	void *ev_arg;
 };
 
+/*
+ * Handles (verbs_handle.c): objects live in an arena whose addresses are never
+ * reused; a handle is live while its object's magic is in place.
+ */
+#define VERBS_MAGIC_PD 0x4B445050u /* "PPDK" */
+#define VERBS_MAGIC_MR 0x4B44524Du
+#define VERBS_MAGIC_CQ 0x4B445143u
+#define VERBS_MAGIC_QP 0x4B445051u
+void *verbs_handle_alloc(size_t size, size_t align);
+void verbs_handle_free(void *obj, size_t size);
+bool verbs_handle_live(const void *h, size_t magic_off, uint32_t magic);
+#define VERBS_LIVE(h, type, m) verbs_handle_live((h), offsetof(type, magic), (m))
+#define pd_live(pd) VERBS_LIVE(pd, struct ordk_pd, VERBS_MAGIC_PD)
+#define mr_live(mr) VERBS_LIVE(mr, struct ordk_mr_int, VERBS_MAGIC_MR)
+#define cq_live(cq) VERBS_LIVE(cq, struct ordk_cq, VERBS_MAGIC_CQ)
+#define qp_live(qp) VERBS_LIVE(qp, struct ordk_qp, VERBS_MAGIC_QP)
+
 struct ordk_pd {
+	uint32_t magic;
 	struct ordk_dev *dev;
 	uint32_t refs;
 	uint32_t handle;
@@ -86,18 +115,21 @@ struct ordk_pd {
 
 struct ordk_mr_int {
 	struct ordk_mr pub;
+	uint32_t magic;
 	uint32_t pgt_start;
 	uint32_t pgt_n;
 	uint64_t iova; /* where the device sees addr (identity with the model) */
 };
 
 struct ordk_cq {
+	uint32_t magic;
 	struct ordk_dev *dev;
 	struct ordk_wc *wc;
 	uint32_t size;
 	uint32_t head;	/* oldest */
 	uint32_t count;
 	uint32_t refs;
+	bool error;	/* overflowed: see ordk_cq_poll() */
 };
 
 /* A send WQE: a user WR, or an internal READ response. */
@@ -165,6 +197,7 @@ struct rc_msg {
 };
 
 struct ordk_qp {
+	uint32_t magic;
 	struct ordk_dev *dev;
 	struct ordk_pd *pd;
 	struct ordk_cq *scq, *rcq;
@@ -248,8 +281,19 @@ struct ordk_qp {
 /* verbs */
 struct ordk_qp *verbs_qp_lookup(struct ordk_dev *dev, uint32_t qpn);
 struct ordk_mr_int *verbs_mr_lookup(struct ordk_dev *dev, uint32_t key);
+/**
+ * Execute an atomic on MR memory for the peer (CMP_AND_SWP if @p cas, else
+ * FETCH_AND_ADD), guarded: @return 0 (@p orig set), or -EFAULT when the memory
+ * is gone (unmapped under the MR).
+ */
+int verbs_mr_atomic(uint64_t *p, bool cas, uint64_t compare_add, uint64_t swap, uint64_t *orig);
 void verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc);
 int verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error);
+/** Queue an asynchronous event about @p qp (QP events) or @p cq (CQ_ERR). */
+void verbs_event_raise(struct ordk_dev *dev, enum ordk_event_type type, struct ordk_qp *qp,
+		       struct ordk_cq *cq);
+/** After the transport's work: QPs of CQs in error to ERR, events to the callback. */
+void verbs_event_run(struct ordk_dev *dev);
 
 /* lib/rc */
 void rc_ack(struct ordk_qp *qp, uint32_t psn);

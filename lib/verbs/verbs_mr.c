@@ -7,8 +7,11 @@
  * the card's entry (length 0) before anything is released.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -55,6 +58,87 @@ verbs_mr_lookup(struct ordk_dev *dev, uint32_t key)
 	struct ordk_mr_int *m = dev->mr_by_slot[(key >> 8) % BLUE_MAX_MR];
 
 	return (m != NULL && m->pub.lkey == key) ? m : NULL;
+}
+
+#define MR_POPULATE_MAX (1u << 20) /* ranges checked by MADV_POPULATE_*, larger by the maps */
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/*
+ * /proc/self/maps: is every byte of [a, end) mapped with @p perm ('r' or 'w')?
+ * The fallback for kernels without MADV_POPULATE_*.
+ */
+static bool
+maps_allow(uint64_t a, uint64_t end, char perm)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	bool ok = false;
+
+	if (f == NULL)
+		return true; /* cannot tell: let the pinning decide */
+	while (a < end && fgets(line, sizeof(line), f) != NULL) {
+		uint64_t lo, hi;
+		char p[5];
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s", &lo, &hi, p) != 3 || hi <= a)
+			continue;
+		if (lo > a || strchr(p, perm) == NULL)
+			break; /* a hole, or a mapping without the permission */
+		a = hi;
+	}
+	ok = a >= end;
+	fclose(f);
+	return ok;
+}
+
+/*
+ * Can the process back what the MR grants? The card writes where LOCAL_WRITE,
+ * REMOTE_WRITE or REMOTE_ATOMIC allow, and reads the rest: memory mapped
+ * read-only (or not at all) would fault in the model's copies, or be written
+ * behind the mapping's back by a card. ibv_reg_mr refuses it the same way
+ * (get_user_pages with FOLL_WRITE). MADV_POPULATE_WRITE/READ ask the kernel
+ * exactly that, and fault the pages in, which pinning does anyway.
+ */
+static int
+mr_backable(void *addr, size_t len, unsigned int access)
+{
+	static int populate = -1; /* -1 not probed, 0 unsupported, 1 supported */
+	static uint8_t probe[2 * 4096];
+	uint64_t pgsz = (uint64_t)sysconf(_SC_PAGESIZE);
+	bool write = access & (ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE |
+			       ORDK_ACCESS_REMOTE_ATOMIC);
+	uint64_t a = RTE_ALIGN_FLOOR((uint64_t)(uintptr_t)addr, pgsz);
+	uint64_t end = (uint64_t)(uintptr_t)addr + len;
+	int rc;
+
+	if (populate < 0) /* probe on a page we know is writable */
+		populate = pgsz <= 4096 && madvise(RTE_PTR_ALIGN_CEIL(&probe[0], pgsz), pgsz,
+						   MADV_POPULATE_WRITE) == 0;
+	/*
+	 * Populating walks every page (5 ms for 128 MiB already in memory), the
+	 * maps file costs what the process's mappings do: large ranges use that.
+	 */
+	if (!populate || end - a > MR_POPULATE_MAX) {
+		if (maps_allow(a, end, write ? 'w' : 'r'))
+			return 0;
+		VERBS_LOG(ERR, "mr_reg: [%p, +%zu) is not all mapped %s (access 0x%x needs it)",
+			  addr, len, write ? "writable" : "readable", access);
+		return -EFAULT;
+	}
+	rc = madvise((void *)(uintptr_t)a, end - a,
+		     write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
+	if (rc == 0)
+		return 0;
+	VERBS_LOG(ERR, "mr_reg: [%p, +%zu) is %s (access 0x%x needs it %s)", addr, len,
+		  errno == ENOMEM ? "not mapped" :
+		  errno == EINVAL ? (write ? "not writable" : "not readable") :
+				    "not backed (SIGBUS on access)",
+		  access, write ? "writable" : "readable");
+	return -EFAULT;
 }
 
 /* Where the device needs physical addresses, MR memory must sit in 2 MiB hugepages. */
@@ -151,6 +235,28 @@ mr_table(struct ordk_dev *dev, const struct ordk_mr_int *m, bool valid)
 	return blue_cmd_exec(&dev->hw, &c);
 }
 
+/* What ordk_mr_reg() refuses before touching anything: @return 0 or a negative errno. */
+static int
+mr_check(struct ordk_dev *dev, void *addr, size_t length, unsigned int access)
+{
+	uint64_t a = (uint64_t)(uintptr_t)addr;
+
+	if (length == 0 || a + length < a || length > 0x7FFFFFFFull ||
+	    (access & ~(unsigned int)BLUE_ACC_ALL) != 0 ||
+	    /* ibverbs: remote write or atomic needs local write */
+	    ((access & (ORDK_ACCESS_REMOTE_WRITE | ORDK_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & ORDK_ACCESS_LOCAL_WRITE))) {
+		VERBS_LOG(ERR, "mr_reg: invalid length %zu or access 0x%x", length, access);
+		return -EINVAL;
+	}
+	if (dev->hw.be.needs_pa && !hugepage_backed(addr, length)) {
+		VERBS_LOG(ERR, "mr_reg: %p is not in 2 MiB hugepages, which this device needs "
+			       "(it DMAs by physical address)", addr);
+		return -EFAULT;
+	}
+	return mr_backable(addr, length, access);
+}
+
 struct ordk_mr *
 ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsigned int access)
 {
@@ -160,27 +266,17 @@ ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsigned int access)
 	int64_t key, pgt;
 	int rc;
 
-	if (pd == NULL || addr == NULL) {
+	if (!pd_live(pd) || addr == NULL) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
 	dev = pd->dev;
-	if (length == 0 || a + length < a || length > 0x7FFFFFFFull ||
-	    (access & ~(unsigned int)BLUE_ACC_ALL) != 0 ||
-	    /* ibverbs: remote write or atomic needs local write */
-	    ((access & (ORDK_ACCESS_REMOTE_WRITE | ORDK_ACCESS_REMOTE_ATOMIC)) &&
-	     !(access & ORDK_ACCESS_LOCAL_WRITE))) {
-		VERBS_LOG(ERR, "mr_reg: invalid length %zu or access 0x%x", length, access);
-		rte_errno = EINVAL;
+	rc = mr_check(dev, addr, length, access);
+	if (rc != 0) {
+		rte_errno = -rc;
 		return NULL;
 	}
-	if (dev->hw.be.needs_pa && !hugepage_backed(addr, length)) {
-		VERBS_LOG(ERR, "mr_reg: %p is not in 2 MiB hugepages, which this device needs "
-			       "(it DMAs by physical address)", addr);
-		rte_errno = EFAULT;
-		return NULL;
-	}
-	m = rte_zmalloc("ordk_mr", sizeof(*m), 0);
+	m = verbs_handle_alloc(sizeof(*m), 0);
 	if (m == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
@@ -189,7 +285,11 @@ ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsigned int access)
 	key = mem_keys_alloc(&dev->mr_keys);
 	pgt = key < 0 ? -1 : mem_pgt_alloc(&dev->pgt, m->pgt_n);
 	if (key < 0 || pgt < 0) {
-		VERBS_LOG(ERR, "mr_reg: %s exhausted", key < 0 ? "MR table slots" : "PGT entries");
+		if (key < 0)
+			VERBS_LOG(ERR, "mr_reg: max_mr (%u MRs) reached", BLUE_MAX_MR);
+		else
+			VERBS_LOG(ERR, "mr_reg: pgt_entries (%u pages of 2 MiB) exhausted: %u more "
+				       "needed", BLUE_PGT_ENTRIES, m->pgt_n);
 		rc = -ENOSPC;
 		goto undo_key;
 	}
@@ -211,6 +311,7 @@ ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsigned int access)
 		goto undo_pgt;
 	}
 	dev->mr_by_slot[(uint32_t)key >> 8] = m;
+	m->magic = VERBS_MAGIC_MR;
 	dev->nmr++;
 	pd->refs++;
 	return &m->pub;
@@ -219,7 +320,7 @@ undo_pgt:
 undo_key:
 	if (key >= 0)
 		mem_keys_free(&dev->mr_keys, (uint32_t)key);
-	rte_free(m);
+	verbs_handle_free(m, sizeof(*m));
 	rte_errno = -rc;
 	return NULL;
 }
@@ -231,7 +332,7 @@ ordk_mr_dereg(struct ordk_mr *mr)
 	struct ordk_dev *dev;
 	int rc;
 
-	if (mr == NULL || mr->pd == NULL)
+	if (!mr_live(m))
 		return -EINVAL;
 	dev = mr->pd->dev;
 	if (verbs_mr_lookup(dev, mr->lkey) != m)
@@ -253,6 +354,30 @@ ordk_mr_dereg(struct ordk_mr *mr)
 	mem_keys_free(&dev->mr_keys, mr->lkey);
 	dev->nmr--;
 	mr->pd->refs--;
-	rte_free(m);
+	verbs_handle_free(m, sizeof(*m));
+	return 0;
+}
+
+int
+verbs_mr_atomic(uint64_t *p, bool cas, uint64_t compare_add, uint64_t swap, uint64_t *orig)
+{
+	sigjmp_buf env;
+	uint64_t v;
+
+	/* memory unmapped under the MR: the atomic fails, the process lives */
+	if (sigsetjmp(env, 0) != 0)
+		return -EFAULT;
+	mem_guard_env = &env;
+	if (cas) {
+		uint64_t expect = compare_add;
+
+		__atomic_compare_exchange_n(p, &expect, swap, false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+		v = expect;
+	} else {
+		v = __atomic_fetch_add(p, compare_add, __ATOMIC_SEQ_CST);
+	}
+	mem_guard_env = NULL;
+	*orig = v;
 	return 0;
 }

@@ -64,19 +64,26 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	int64_t qpn;
 	int rc;
 
-	if (pd == NULL || ia == NULL || ia->send_cq == NULL || ia->recv_cq == NULL ||
-	    ia->send_cq->dev != pd->dev || ia->recv_cq->dev != pd->dev || ia->max_send_wr == 0 ||
-	    ia->max_recv_wr == 0 || ia->max_send_wr > ORDK_MAX_QP_WR ||
+	if (!pd_live(pd) || ia == NULL || !cq_live(ia->send_cq) || !cq_live(ia->recv_cq) ||
+	    ia->send_cq->dev != pd->dev || ia->recv_cq->dev != pd->dev) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (ia->max_send_wr == 0 || ia->max_recv_wr == 0 || ia->max_send_wr > ORDK_MAX_QP_WR ||
 	    ia->max_recv_wr > ORDK_MAX_QP_WR) {
+		VERBS_LOG(ERR, "qp_create: max_send_wr %u or max_recv_wr %u "
+			       "not in 1..max_qp_wr (%u)",
+			  ia->max_send_wr, ia->max_recv_wr, ORDK_MAX_QP_WR);
 		rte_errno = EINVAL;
 		return NULL;
 	}
 	dev = pd->dev;
-	qp = rte_zmalloc("ordk_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
+	qp = verbs_handle_alloc(sizeof(*qp), RTE_CACHE_LINE_SIZE);
 	if (qp == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	qp->magic = VERBS_MAGIC_QP;
 	qp->dev = dev;
 	qp->pd = pd;
 	qp->scq = ia->send_cq;
@@ -87,8 +94,8 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	qp->attr.path_mtu = ORDK_MTU_4096;
 	qpn = mem_keys_alloc(&dev->qp_keys);
 	if (qpn < 0) {
-		rte_free(qp);
-		VERBS_LOG(ERR, "qp_create: all %u QP slots in use", BLUE_MAX_QP - 1);
+		verbs_handle_free(qp, sizeof(*qp));
+		VERBS_LOG(ERR, "qp_create: max_qp (%u QPs) reached", BLUE_MAX_QP - 1);
 		rte_errno = ENOSPC;
 		return NULL;
 	}
@@ -99,7 +106,7 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	if (rc != 0) {
 		rc_qp_fini(qp);
 		mem_keys_free(&dev->qp_keys, qp->qpn);
-		rte_free(qp);
+		verbs_handle_free(qp, sizeof(*qp));
 		rte_errno = -rc;
 		return NULL;
 	}
@@ -116,7 +123,7 @@ ordk_qp_destroy(struct ordk_qp *qp)
 	struct ordk_dev *dev;
 	int rc = 0;
 
-	if (qp == NULL)
+	if (!qp_live(qp))
 		return -EINVAL;
 	dev = qp->dev;
 	if (qp->attr.qp_state != ORDK_QPS_RESET)
@@ -131,20 +138,20 @@ ordk_qp_destroy(struct ordk_qp *qp)
 	qp->scq->refs--;
 	qp->rcq->refs--;
 	dev->nqp--;
-	rte_free(qp);
+	verbs_handle_free(qp, sizeof(*qp));
 	return rc;
 }
 
 uint32_t
 ordk_qp_num(const struct ordk_qp *qp)
 {
-	return qp == NULL ? 0 : qp->qpn;
+	return qp_live(qp) ? qp->qpn : 0;
 }
 
 int
 ordk_qp_query(const struct ordk_qp *qp, struct ordk_qp_attr *attr, struct ordk_qp_init_attr *init)
 {
-	if (qp == NULL)
+	if (!qp_live(qp))
 		return -EINVAL;
 	if (attr != NULL)
 		*attr = qp->attr;
@@ -156,7 +163,7 @@ ordk_qp_query(const struct ordk_qp *qp, struct ordk_qp_attr *attr, struct ordk_q
 int
 ordk_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
 {
-	if (qp == NULL || info == NULL)
+	if (!qp_live(qp) || info == NULL)
 		return -EINVAL;
 	*info = (struct ordk_qp_info){
 		.state = qp->attr.qp_state,
@@ -227,7 +234,7 @@ ordk_qp_modify(struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int ma
 	struct ordk_qp_attr old;
 	int rc;
 
-	if (qp == NULL || a == NULL)
+	if (!qp_live(qp) || a == NULL)
 		return -EINVAL;
 	cur = qp->attr.qp_state;
 	next = (mask & ORDK_QP_STATE) ? a->qp_state : cur;

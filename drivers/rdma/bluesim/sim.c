@@ -11,6 +11,7 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
+#include "mem_internal.h"
 #include "sim_internal.h"
 
 RTE_LOG_REGISTER(bluesim_logtype, ordk.bluesim, NOTICE);
@@ -69,6 +70,7 @@ bluesim_destroy(struct bluesim *sim)
 	rte_free(sim->dirty);
 	rte_free(sim->meta_q);
 	rte_free(sim->lb);
+	rte_free(sim->maps);
 	rte_free(sim);
 }
 
@@ -90,6 +92,7 @@ bluesim_create(const struct bluesim_config *cfg)
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	mem_guard_init(); /* MR copies: see sim_dma.c */
 	sim = zalloc(cfg, sizeof(*sim));
 	if (sim == NULL) {
 		rte_errno = ENOMEM;

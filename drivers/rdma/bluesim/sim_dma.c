@@ -7,8 +7,13 @@
  * PGT of 2 MiB pages, as the card does (HW-INTERFACE.md section 4).
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
 #include <string.h>
 
+#include <rte_malloc.h>
+
+#include "mem_internal.h"
 #include "sim_internal.h"
 
 /* Index of the last mapping with iova <= @p iova, or -1. */
@@ -109,20 +114,70 @@ mr_access(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uint8_t *bu
 	return 0;
 }
 
+/*
+ * Memory unmapped (or made read-only) under a live MR: a card would raise a
+ * DMA fault (the IOMMU), a process must not die of SIGSEGV. The MR copies run
+ * under lib/mem's guard (one sigsetjmp without the signal mask per access;
+ * installed by bluesim_create()).
+ */
+static int
+mr_access_guarded(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uint8_t *buf,
+		  uint32_t len, bool write)
+{
+	sigjmp_buf env;
+	int rc;
+
+	if (sigsetjmp(env, 0) != 0) {
+		/* the host memory behind the MR faulted: the access fails, counted */
+		if (sim->st.dma_fault++ == 0)
+			SIM_LOG(ERR, sim, "MR memory at 0x%" PRIx64 " is gone (unmapped or "
+					  "protected under a live MR): access refused", va);
+		return -EFAULT;
+	}
+	mem_guard_env = &env;
+	rc = mr_access(sim, mr, va, buf, len, write);
+	mem_guard_env = NULL;
+	return rc;
+}
+
 int
 sim_mr_read(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, void *dst, uint32_t len)
 {
-	return mr_access(sim, mr, va, dst, len, false);
+	return mr_access_guarded(sim, mr, va, dst, len, false);
 }
 
 int
 sim_mr_write(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, const void *src,
 	     uint32_t len)
 {
-	return mr_access(sim, mr, va, (uint8_t *)(uintptr_t)src, len, true);
+	return mr_access_guarded(sim, mr, va, (uint8_t *)(uintptr_t)src, len, true);
 }
 
 static void invalidate_ring_bases(struct bluesim *sim);
+
+/* Room for one more mapping: the table doubles up to SIM_DMA_MAPS_MAX. */
+static int
+maps_room(struct bluesim *sim)
+{
+	struct sim_dma_map *m;
+	uint32_t cap;
+
+	if (sim->nmaps < sim->maps_cap)
+		return 0;
+	if (sim->maps_cap >= SIM_DMA_MAPS_MAX) {
+		SIM_LOG(ERR, sim, "DMA map table full (%u mappings)", SIM_DMA_MAPS_MAX);
+		return -ENOSPC;
+	}
+	cap = sim->maps_cap ? 2 * sim->maps_cap : SIM_DMA_MAPS_MIN;
+	m = rte_realloc_socket(sim->maps, sizeof(*m) * cap, 0, sim->cfg.socket_id);
+	if (m == NULL) {
+		SIM_LOG(ERR, sim, "DMA map table: no memory for %u mappings", cap);
+		return -ENOMEM;
+	}
+	sim->maps = m;
+	sim->maps_cap = cap;
+	return 0;
+}
 
 int
 bluesim_dma_map(struct bluesim *sim, uint64_t iova, void *va, uint64_t len)
@@ -131,8 +186,9 @@ bluesim_dma_map(struct bluesim *sim, uint64_t iova, void *va, uint64_t len)
 
 	if (sim == NULL || va == NULL || len == 0 || iova + len < iova)
 		return -EINVAL;
-	if (sim->nmaps >= SIM_DMA_MAPS)
-		return -ENOSPC;
+	i = maps_room(sim);
+	if (i != 0)
+		return i;
 	i = map_find(sim, iova);
 	/* no overlap with the mapping before or after */
 	if (i >= 0 && iova - sim->maps[i].iova < sim->maps[i].len)
@@ -173,8 +229,11 @@ bluesim_dma_unmap(struct bluesim *sim, uint64_t iova, uint64_t len)
 		}
 		removed = true;
 		if (ms < iova && me > end) { /* a hole in the middle: split in two */
-			if (sim->nmaps >= SIM_DMA_MAPS)
-				return -ENOSPC;
+			int rc = maps_room(sim);
+
+			if (rc != 0)
+				return rc;
+			m = &sim->maps[i]; /* the table may have moved */
 			memmove(&sim->maps[i + 1], &sim->maps[i],
 				(sim->nmaps - i) * sizeof(sim->maps[0]));
 			sim->nmaps++;

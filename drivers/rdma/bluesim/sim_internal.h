@@ -42,7 +42,8 @@ extern int bluesim_logtype;
 	X(cmd_ok) X(cmd_failed) X(cmd_bad_descriptor) X(dma_refused) X(ring_insane)        \
 	X(fault_tx_drop) X(fault_tx_dup) X(fault_tx_reorder) X(fault_tx_corrupt)           \
 	X(fault_tx_delay) X(fault_rx_drop) X(fault_rx_dup) X(fault_rx_reorder)             \
-	X(fault_rx_corrupt) X(fault_rx_delay)
+	X(fault_rx_corrupt) X(fault_rx_delay)                                              \
+	X(dma_fault) /* MR memory that faulted under a copy (unmapped under a live MR) */
 
 struct sim_stats {
 #define SIM_STAT_FIELD(n) uint64_t n;
@@ -108,7 +109,12 @@ struct sim_meta_item {
 	uint8_t d[2][BLUE_DESC_SIZE];
 };
 
-#define SIM_DMA_MAPS 1024u
+/*
+ * The model's IOMMU: sorted mappings, grown on demand (every MR on its own
+ * pages is one mapping: at least max_mr of them must fit).
+ */
+#define SIM_DMA_MAPS_MIN 64u
+#define SIM_DMA_MAPS_MAX (1u << 20)
 struct sim_dma_map {
 	uint64_t iova;
 	uint64_t len;
@@ -172,8 +178,8 @@ struct bluesim {
 	uint16_t *dirty;      /* QP indices with unreported packets */
 	uint32_t ndirty;
 
-	struct sim_dma_map maps[SIM_DMA_MAPS];
-	uint32_t nmaps;
+	struct sim_dma_map *maps; /* sorted by iova; maps_cap entries */
+	uint32_t nmaps, maps_cap;
 	uint32_t last_map;
 
 	struct sim_meta_item *meta_q; /* SIM_META_PENDING, FIFO */
@@ -237,7 +243,10 @@ sim_meta_room(const struct bluesim *sim, uint32_t reports)
 uint8_t *sim_dma_ptr(struct bluesim *sim, uint64_t iova, uint64_t len);
 int sim_dma_read(struct bluesim *sim, uint64_t iova, void *dst, uint64_t len);
 int sim_dma_write(struct bluesim *sim, uint64_t iova, const void *src, uint64_t len);
-/** Read/write @p len bytes at MR virtual address @p va through the PGT (section 4). */
+/**
+ * Read/write @p len bytes at MR virtual address @p va through the PGT (section 4).
+ * Host memory that faults fails the access (-EFAULT, counted in dma_fault).
+ */
 int sim_mr_read(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, void *dst,
 		uint32_t len);
 int sim_mr_write(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, const void *src,

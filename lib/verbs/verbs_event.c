@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Asynchronous events (ibverbs' ibv_get_async_event model): a per-device
+ * queue the progress engine fills and the application drains, or a callback.
+ * A CQ in error takes its QPs to ERR here, after the transport's work, never
+ * from inside it (a completion push happens in the middle of queue walks).
+ */
+#include <errno.h>
+
+#include <rte_branch_prediction.h>
+
+#include "verbs_internal.h"
+
+const char *
+ordk_event_type_str(enum ordk_event_type type)
+{
+	static const char *const names[ORDK_EVENT_COUNT] = {
+		[ORDK_EVENT_CQ_ERR] = "CQ error",
+		[ORDK_EVENT_QP_FATAL] = "QP fatal error",
+		[ORDK_EVENT_QP_REQ_ERR] = "QP invalid request error",
+		[ORDK_EVENT_QP_ACCESS_ERR] = "QP access error",
+		[ORDK_EVENT_COMM_EST] = "communication established",
+		[ORDK_EVENT_SQ_DRAINED] = "send queue drained",
+		[ORDK_EVENT_PATH_MIG] = "path migrated",
+		[ORDK_EVENT_PATH_MIG_ERR] = "path migration error",
+		[ORDK_EVENT_DEVICE_FATAL] = "local catastrophic error",
+		[ORDK_EVENT_PORT_ACTIVE] = "port active",
+		[ORDK_EVENT_PORT_ERR] = "port error",
+	};
+
+	return (unsigned int)type < ORDK_EVENT_COUNT ? names[type] : "unknown";
+}
+
+void
+verbs_event_raise(struct ordk_dev *dev, enum ordk_event_type type, struct ordk_qp *qp,
+		  struct ordk_cq *cq)
+{
+	struct ordk_async_event *e;
+
+	if (dev->ev_count == VERBS_EVENTS) {
+		dev->st.async_events_lost++;
+		VERBS_LOG(ERR, "%s: event queue full (%u): %s lost", dev->name, VERBS_EVENTS,
+			  ordk_event_type_str(type));
+		return;
+	}
+	e = &dev->ev[(dev->ev_head + dev->ev_count++) % VERBS_EVENTS];
+	*e = (struct ordk_async_event){ .event_type = type };
+	if (qp != NULL) {
+		e->element.qp = qp;
+		e->qp_num = qp->qpn;
+	} else {
+		e->element.cq = cq;
+	}
+	VERBS_LOG(INFO, "%s: event: %s%s", dev->name, ordk_event_type_str(type),
+		  qp != NULL ? " (a QP)" : " (a CQ)");
+}
+
+int
+ordk_dev_get_async_event(struct ordk_dev *dev, struct ordk_async_event *ev)
+{
+	if (dev == NULL || ev == NULL)
+		return -EINVAL;
+	if (dev->ev_count == 0)
+		return -EAGAIN;
+	*ev = dev->ev[dev->ev_head];
+	dev->ev_head = (dev->ev_head + 1) % VERBS_EVENTS;
+	dev->ev_count--;
+	return 0;
+}
+
+int
+ordk_dev_set_async_cb(struct ordk_dev *dev,
+		      void (*cb)(struct ordk_dev *dev, const struct ordk_async_event *ev,
+				 void *arg),
+		      void *arg)
+{
+	if (dev == NULL)
+		return -EINVAL;
+	dev->ev_cb = cb;
+	dev->ev_arg = arg;
+	return 0;
+}
+
+/* Every QP on a CQ in error goes to ERR (its WRs flushed) and says so. */
+static void
+cq_errors_to_qps(struct ordk_dev *dev)
+{
+	const struct ordk_qp_attr err = { .qp_state = ORDK_QPS_ERR };
+	const void *key;
+	void *data;
+	uint32_t it = 0;
+
+	dev->cq_error = false;
+	while (rte_hash_iterate(dev->qp_table, &key, &data, &it) >= 0) {
+		struct ordk_qp *qp = data;
+		enum ordk_qp_state s = qp->attr.qp_state;
+
+		if ((!qp->scq->error && !qp->rcq->error) || s == ORDK_QPS_RESET ||
+		    s == ORDK_QPS_ERR)
+			continue;
+		VERBS_LOG(ERR, "%s: qp 0x%06x: its %s CQ is in error (overflow); QP to ERR",
+			  dev->name, qp->qpn, qp->scq->error ? "send" : "receive");
+		/* modify never adds or removes QPs: the iteration stays valid */
+		if (ordk_qp_modify(qp, &err, ORDK_QP_STATE) != 0) {
+			/* the card did not confirm: the transport stops the QP anyway */
+			rc_qp_flush(qp);
+			qp->attr.qp_state = ORDK_QPS_ERR;
+		}
+		verbs_event_raise(dev, ORDK_EVENT_QP_FATAL, qp, NULL);
+	}
+}
+
+void
+verbs_event_run(struct ordk_dev *dev)
+{
+	if (unlikely(dev->cq_error))
+		cq_errors_to_qps(dev);
+	if (dev->ev_cb == NULL)
+		return;
+	while (dev->ev_count > 0 && dev->ev_cb != NULL) {
+		struct ordk_async_event e;
+
+		ordk_dev_get_async_event(dev, &e);
+		dev->ev_cb(dev, &e, dev->ev_arg);
+	}
+}
