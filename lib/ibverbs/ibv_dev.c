@@ -150,6 +150,29 @@ port_up(struct ov_dev *d, const char *args)
 	return app_port_start((uint16_t)d->port, mp) == 0 ? 0 : -EIO;
 }
 
+/* ORDK_IBV_STATS: the device's counters when it closes, or at exit (lock held or not needed) */
+static void
+print_stats(struct ov_dev *d)
+{
+	struct ordk_stats st;
+
+	if (getenv("ORDK_IBV_STATS") == NULL || d->dev == NULL || d->stats_done)
+		return;
+	d->stats_done = true;
+	ordk_dev_stats(d->dev, &st);
+	OV_LOG(NOTICE, "%s: progress thread: %" PRIu64 " polls, %" PRIu64 " with work\n",
+	       d->attr.name, (uint64_t)d->thread_polls, (uint64_t)d->thread_work);
+	app_print_stats(stderr, &st, false);
+}
+
+static void
+stats_at_exit(void)
+{
+	pthread_mutex_lock(&ov_the_dev.lock);
+	print_stats(&ov_the_dev);
+	pthread_mutex_unlock(&ov_the_dev.lock);
+}
+
 static int
 dev_get(struct ov_dev *d)
 {
@@ -175,6 +198,7 @@ dev_get(struct ov_dev *d)
 			return -rte_errno;
 		}
 		ordk_dev_query(d->dev, &d->attr);
+		atexit(stats_at_exit);
 		d->mac = d->attr.mac;
 		if (d->mac != ov_mac_of(d->attr.ip))
 			OV_LOG(WARNING, "mac= is not 02:00:<ip>: peers will not reach this device\n");
@@ -192,14 +216,7 @@ dev_put(struct ov_dev *d)
 	if (--d->refs > 0)
 		return;
 	ov_progress_stop(d);
-	if (getenv("ORDK_IBV_STATS") != NULL) {
-		struct ordk_stats st;
-
-		ordk_dev_stats(d->dev, &st);
-		OV_LOG(NOTICE, "%s: progress thread: %" PRIu64 " polls, %" PRIu64 " with work\n",
-		       d->attr.name, (uint64_t)d->thread_polls, (uint64_t)d->thread_work);
-		app_print_stats(stderr, &st, false);
-	}
+	print_stats(d);
 	/*
 	 * net_memif faults when polled after its peer left: the client polls a
 	 * little (its last ACKs), then closes its port; the server stays quiet
@@ -329,7 +346,7 @@ ibv_query_device(struct ibv_context *c, struct ibv_device_attr *a)
 	a->page_size_cap = 4096 | (2u << 20);
 	a->vendor_id = 0; /* no vendor: tools take no vendor-specific path */
 	a->max_qp = (int)o->max_qp;
-	a->max_qp_wr = (int)o->max_qp_wr;
+	a->max_qp_wr = (int)o->max_qp_wr - 16;
 	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT;
 	a->max_sge = (int)o->max_sge;
 	a->max_sge_rd = (int)o->max_sge;
@@ -337,7 +354,7 @@ ibv_query_device(struct ibv_context *c, struct ibv_device_attr *a)
 	a->max_cqe = (int)o->max_cqe;
 	a->max_mr = (int)o->max_mr;
 	a->max_pd = (int)o->max_pd;
-	a->max_qp_rd_atom = 16;
+	a->max_qp_rd_atom = 16; /* ibv_qp.c reserves as many send queue slots for READ answers */
 	a->max_qp_init_rd_atom = 16;
 	a->max_res_rd_atom = 16 * a->max_qp;
 	a->atomic_cap = IBV_ATOMIC_HCA;

@@ -39,6 +39,7 @@ struct ov_dev {
 	struct ordk_dev_attr attr;
 	uint64_t mac;		  /**< == attr.mac: derived from the IP (ov_mac_of()) */
 	int refs;		  /**< open contexts */
+	bool stats_done;	  /**< ORDK_IBV_STATS printed */
 	bool client;		  /**< memif client role: waits for its link, closes its port */
 	int port;		  /**< ethdev port, -1: none (loopback) */
 	pthread_t thread;

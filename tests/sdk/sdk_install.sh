@@ -22,7 +22,7 @@ case "$libdir" in "$dir"/*) ;; *) fail "libordk.pc does not point into the DESTD
 for h in ordk_verbs.h ordk_cm.h ordk_version.h; do
     [ -f "$incdir/$h" ] || fail "header $h not installed under include/ordk"
 done
-for t in ordk-perf ordk-testpmd ordk-doctor; do
+for t in ordk-perf ordk-testpmd ordk-doctor ordk-run; do
     [ -n "$(find "$dir/dest" -path "*/bin/$t" -type f)" ] || fail "$t not installed"
 done
 
