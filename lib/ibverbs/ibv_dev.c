@@ -213,6 +213,8 @@ dev_get(struct ov_dev *d)
 static void
 dev_put(struct ov_dev *d)
 {
+	struct rte_eth_link link;
+
 	if (--d->refs > 0)
 		return;
 	ov_progress_stop(d);
@@ -223,14 +225,16 @@ dev_put(struct ov_dev *d)
 	 * meanwhile (see app_linger()). The device stays open: EAL is not cleaned
 	 * up either (the process is about to end, and EAL cannot come up twice).
 	 */
-	if (d->port >= 0) {
+	if (d->port >= 0 && rte_eth_link_get_nowait((uint16_t)d->port, &link) == 0 &&
+	    link.link_status) {
 		pthread_mutex_lock(&d->lock);
 		app_linger(d->dev, d->client ? 0.3 : 0.6);
 		pthread_mutex_unlock(&d->lock);
 		if (d->client)
 			app_close_ports();
-		d->port = -2; /* closed: never polled again */
 	}
+	if (d->port >= 0)
+		d->port = -2; /* closed: never polled again */
 }
 
 struct ibv_device **
