@@ -13,6 +13,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 
 #include "ibv_internal.h"
@@ -328,6 +329,7 @@ ov_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 
 	if (n < 0)
 		return -1;
+	atomic_store_explicit(&q->d->last_call, rte_get_tsc_cycles(), memory_order_relaxed);
 	pthread_mutex_lock(&q->d->lock);
 	while (got < n && q->nstaged > 0) {
 		wc_out(&wc[got++], &q->staged[q->first]);

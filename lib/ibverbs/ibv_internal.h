@@ -44,6 +44,7 @@ struct ov_dev {
 	int port;		  /**< ethdev port, -1: none (loopback) */
 	pthread_t thread;
 	atomic_bool stop;
+	atomic_uint_fast64_t last_call; /**< TSC of the application's last poll_cq */
 	atomic_uint_fast64_t thread_polls, thread_work; /**< what the thread did */
 	struct ov_cq *cqs;	  /**< CQs with a completion channel */
 };

@@ -6,8 +6,10 @@
  * progress engine, run by ordk_dev_poll() / ordk_cq_poll(): the verbs run it
  * when called, and a thread per device runs it otherwise.
  *
- * The thread takes the device's mutex only with trylock: when it is taken,
- * the application is inside a verb and drives the device itself. After work
+ * The thread leaves the device alone while the application polls a CQ (it
+ * did within the last OV_HANDS_OFF_US: then it drives the device itself and
+ * should not wait for the mutex), and takes the mutex only with trylock
+ * (taken: the application is inside a verb). After work
  * it polls again at once; when idle it sleeps, 1 us at first, doubling up to
  * OV_IDLE_MAX_US (a timer slack of 1 us keeps short sleeps short). It runs
  * on the application's core (EAL pinned the thread that opened the device),
@@ -21,11 +23,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 
 #include "ibv_internal.h"
 
 #define OV_IDLE_MAX_US 200
+#define OV_HANDS_OFF_US 20
 #define OV_BUDGET 64
 
 /* The channel's event queue: @p c gets one more event (device lock held). */
@@ -89,12 +93,16 @@ progress_main(void *arg)
 {
 	struct ov_dev *d = arg;
 	unsigned int idle_us = 0, busy = 0;
+	uint64_t hands_off = OV_HANDS_OFF_US * rte_get_tsc_hz() / 1000000;
 
 	prctl(PR_SET_TIMERSLACK, 1000UL);
 	while (!atomic_load_explicit(&d->stop, memory_order_relaxed)) {
 		unsigned int work = 0;
 
-		if (pthread_mutex_trylock(&d->lock) == 0) {
+		if (rte_get_tsc_cycles() - atomic_load_explicit(&d->last_call, memory_order_relaxed) <
+		    hands_off) {
+			/* the application is polling: it drives the device */
+		} else if (pthread_mutex_trylock(&d->lock) == 0) {
 			if (link_ok(d))
 				work = ordk_dev_poll(d->dev, OV_BUDGET) + ov_notify_armed(d);
 			pthread_mutex_unlock(&d->lock);
