@@ -26,6 +26,16 @@ for t in ordk-perf ordk-testpmd ordk-doctor ordk-run; do
     [ -n "$(find "$dir/dest" -path "*/bin/$t" -type f)" ] || fail "$t not installed"
 done
 
+# ORDK's libibverbs in its private directory, found by the installed ordk-run
+[ -f "$libdir/ordk/libibverbs.so.1" ] || fail "libibverbs.so.1 not installed in <libdir>/ordk"
+[ -e "$libdir/libibverbs.so.1" ] && fail "libibverbs.so.1 installed where it shadows the system's"
+run=$(find "$dir/dest" -path '*/bin/ordk-run' -type f)
+grep -q "^ORDK_IBVERBS_DIR=\${ORDK_IBVERBS_DIR:-.*/ordk}" "$run" || fail "the installed ordk-run does not look in <libdir>/ordk"
+if command -v ibv_devinfo >/dev/null; then
+    ORDK_IBVERBS_DIR=$libdir/ordk timeout 60 "$run" -- ibv_devinfo >"$dir/devinfo" 2>&1
+    grep -q 'hca_id:.*ordk0' "$dir/devinfo" || { cat "$dir/devinfo"; fail "installed ordk-run -- ibv_devinfo"; }
+fi
+
 # out of tree: a copy of the example in a directory of its own
 mkdir "$dir/src" && cp "$example" "$dir/src/main.c"
 cd "$dir/src" || fail "cd"
