@@ -13,6 +13,7 @@ PKGS=(
     libisal-dev libpcap-dev                              # CRC-32 (FCS); pcapng read-back in tests
     libcriterion-dev                                     # unit tests
     clang libclang-rt-14-dev                             # libFuzzer targets
+    perftest ibverbs-utils                               # unmodified verbs binaries (suite verbs-abi)
 )
 
 say() { echo "setup: $*"; }

@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Devices and contexts: the one ORDK device of the process (ORDK_DEV), EAL
+ * brought up on first open (ORDK_EAL, else ORDK's defaults with ORDK_LCORE
+ * and ORDK_VDEV; apps/ordk-run sets them), the device's attributes as ibverbs
+ * reports them, and its GID: RoCE v2, the device's IPv4 address mapped into
+ * IPv6 (::ffff:a.b.c.d).
+ *
+ * A peer's MAC: the card's receive filter drops ARP, so nothing can be asked.
+ * The MAC is derived from the IP instead: every ORDK device under this
+ * library gets MAC 02:00:a:b:c:d for IP a.b.c.d (a locally administered
+ * address), and an address vector's IP gives the peer's MAC the same way.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+
+#include "app_common.h"
+#include "ibv_internal.h"
+
+RTE_LOG_REGISTER_DEFAULT(ov_logtype, NOTICE);
+
+static struct ibv_device ov_device = {
+	.node_type = IBV_NODE_CA,
+	.transport_type = IBV_TRANSPORT_IB,
+	.name = "ordk0",
+	.dev_name = "ordk0",
+	.dev_path = "/nonexistent/ordk0",
+	.ibdev_path = "/nonexistent/ordk0",
+};
+
+static struct ov_dev ov_the_dev = { .lock = PTHREAD_MUTEX_INITIALIZER, .port = -1 };
+static pthread_mutex_t ov_open_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool ov_eal_up;
+
+uint64_t
+ov_mac_of(uint32_t ip)
+{
+	return 0x020000000000ull | ip;
+}
+
+/* "-l 1 --no-huge ..." into argv (whitespace separated, no quoting). */
+static int
+eal_from_env(const char *s, char **argv, char *store, size_t len)
+{
+	int argc = 0;
+
+	snprintf(store, len, "%s", s);
+	argv[argc++] = "ordk-ibverbs";
+	for (char *save = NULL, *t = strtok_r(store, " \t", &save); t != NULL;
+	     t = strtok_r(NULL, " \t", &save)) {
+		if (argc >= 63)
+			return -1;
+		argv[argc++] = t;
+	}
+	argv[argc] = NULL;
+	return argc;
+}
+
+static int
+eal_up(void)
+{
+	static char store[2048];
+	static char *argv[64];
+	const char *env = getenv("ORDK_EAL");
+	int argc;
+
+	if (ov_eal_up)
+		return 0;
+	if (env != NULL) {
+		argc = eal_from_env(env, argv, store, sizeof(store));
+	} else {
+		/* ORDK's defaults (apps/common), with ordk-run's lcore and port */
+		const char *lc = getenv("ORDK_LCORE");
+		struct app_eal_defaults d = { .prog = "ordk-ibverbs", .prefix = "ordk-ibv",
+					      .lcore = lc != NULL ? atoi(lc) : 0, .mem_mb = 512,
+					      .vdev = getenv("ORDK_VDEV") };
+
+		argc = app_eal_default_argv(&d, argv, store, sizeof(store));
+	}
+	if (argc < 0) {
+		OV_LOG(ERR, "ORDK_EAL has too many arguments\n");
+		return -EINVAL;
+	}
+	if (rte_eal_init(argc, argv) < 0) {
+		OV_LOG(ERR, "EAL initialisation failed: %s (check ORDK_EAL; see ordk-doctor)\n",
+		       rte_strerror(rte_errno));
+		return -ENODEV;
+	}
+	ov_eal_up = true;
+	return 0;
+}
+
+/* ORDK_DEV with the ethdev port started and ip= / mac= settled. */
+static int
+dev_args(struct ov_dev *d, char *out, size_t len)
+{
+	const char *env = getenv("ORDK_DEV"), *role = getenv("ORDK_ROLE"), *p;
+	unsigned int a, b, c, e;
+	uint32_t ip = 0x0A000001;
+	size_t n;
+
+	if (env == NULL || *env == '\0')
+		env = "bluesim,port=loopback";
+	d->client = role != NULL && strcmp(role, "client") == 0;
+	n = (size_t)snprintf(out, len, "%s", env);
+	if (strncmp(env, "bluesim", 7) != 0)
+		return 0;
+	p = strstr(env, "ip=");
+	if (p != NULL && sscanf(p + 3, "%u.%u.%u.%u", &a, &b, &c, &e) == 4)
+		ip = a << 24 | b << 16 | c << 8 | e;
+	else if (p == NULL && n < len)
+		n += (size_t)snprintf(out + n, len - n, ",ip=10.0.0.1");
+	if (strstr(env, "mac=") == NULL && n < len)
+		snprintf(out + n, len - n, ",mac=02:00:%02x:%02x:%02x:%02x", ip >> 24,
+			 ip >> 16 & 0xff, ip >> 8 & 0xff, ip & 0xff);
+	p = strstr(env, "port=");
+	if (p != NULL && p[5] >= '0' && p[5] <= '9')
+		d->port = atoi(p + 5);
+	return 0;
+}
+
+static int
+port_up(struct ov_dev *d, const char *args)
+{
+	struct rte_mempool *mp;
+
+	if (d->port < 0)
+		return 0;
+	mp = app_frame_pool("ordk_ibv_pool", 8191);
+	if (mp == NULL) {
+		OV_LOG(ERR, "no memory for the port's mbufs (more -m in ORDK_EAL)\n");
+		return -ENOMEM;
+	}
+	if (d->client) /* waits for the link, restarting a memif client while down */
+		return app_start_port_of(args, mp, true);
+	if (!rte_eth_dev_is_valid_port((uint16_t)d->port)) {
+		OV_LOG(ERR, "no ethdev port %d (give one with --vdev in ORDK_EAL)\n", d->port);
+		return -ENODEV;
+	}
+	/* a server does not wait: its peer comes when it comes */
+	return app_port_start((uint16_t)d->port, mp) == 0 ? 0 : -EIO;
+}
+
+/* ORDK_IBV_STATS: the device's counters when it closes, or at exit (lock held or not needed) */
+static void
+print_stats(struct ov_dev *d)
+{
+	struct ordk_stats st;
+
+	if (getenv("ORDK_IBV_STATS") == NULL || d->dev == NULL || d->stats_done)
+		return;
+	d->stats_done = true;
+	ordk_dev_stats(d->dev, &st);
+	OV_LOG(NOTICE, "%s: progress thread: %" PRIu64 " polls, %" PRIu64 " with work\n",
+	       d->attr.name, (uint64_t)d->thread_polls, (uint64_t)d->thread_work);
+	app_print_stats(stderr, &st, false);
+}
+
+static void
+stats_at_exit(void)
+{
+	pthread_mutex_lock(&ov_the_dev.lock);
+	print_stats(&ov_the_dev);
+	pthread_mutex_unlock(&ov_the_dev.lock);
+}
+
+static int
+dev_get(struct ov_dev *d)
+{
+	char args[512];
+	int rc;
+
+	if (d->refs > 0) {
+		d->refs++;
+		return 0;
+	}
+	if (d->dev == NULL) {
+		rc = eal_up();
+		if (rc == 0)
+			rc = dev_args(d, args, sizeof(args));
+		if (rc == 0)
+			rc = port_up(d, args);
+		if (rc != 0)
+			return rc;
+		d->dev = ordk_dev_open(args);
+		if (d->dev == NULL) {
+			OV_LOG(ERR, "cannot open ORDK device '%s': %s (check ORDK_DEV)\n", args,
+			       rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		ordk_dev_query(d->dev, &d->attr);
+		atexit(stats_at_exit);
+		d->mac = d->attr.mac;
+		if (d->mac != ov_mac_of(d->attr.ip))
+			OV_LOG(WARNING, "mac= is not 02:00:<ip>: peers will not reach this device\n");
+	}
+	rc = ov_progress_start(d);
+	if (rc != 0)
+		return rc;
+	d->refs = 1;
+	return 0;
+}
+
+static void
+dev_put(struct ov_dev *d)
+{
+	struct rte_eth_link link;
+
+	if (--d->refs > 0)
+		return;
+	ov_progress_stop(d);
+	print_stats(d);
+	/*
+	 * net_memif faults when polled after its peer left: the client polls a
+	 * little (its last ACKs), then closes its port; the server stays quiet
+	 * meanwhile (see app_linger()). The device stays open: EAL is not cleaned
+	 * up either (the process is about to end, and EAL cannot come up twice).
+	 */
+	if (d->port >= 0 && rte_eth_link_get_nowait((uint16_t)d->port, &link) == 0 &&
+	    link.link_status) {
+		pthread_mutex_lock(&d->lock);
+		app_linger(d->dev, d->client ? 0.3 : 0.6);
+		pthread_mutex_unlock(&d->lock);
+		if (d->client)
+			app_close_ports();
+	}
+	if (d->port >= 0)
+		d->port = -2; /* closed: never polled again */
+}
+
+struct ibv_device **
+ibv_get_device_list(int *num)
+{
+	struct ibv_device **l = calloc(2, sizeof(*l));
+
+	if (l == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	l[0] = &ov_device;
+	if (num != NULL)
+		*num = 1;
+	return l;
+}
+
+void
+ibv_free_device_list(struct ibv_device **list)
+{
+	free(list);
+}
+
+const char *
+ibv_get_device_name(struct ibv_device *device)
+{
+	return device != NULL ? device->name : NULL;
+}
+
+int
+ibv_get_device_index(struct ibv_device *device)
+{
+	return device == &ov_device ? 0 : -1;
+}
+
+__be64
+ibv_get_device_guid(struct ibv_device *device)
+{
+	uint64_t m = ov_the_dev.mac, g;
+
+	(void)device;
+	/* EUI-64 from the MAC: ff:fe in the middle, the U/L bit flipped */
+	g = (m >> 24 & 0xffffff) << 40 | 0xfffeull << 24 | (m & 0xffffff);
+	g ^= 0x0200000000000000ull;
+	return htobe64(g);
+}
+
+struct ibv_context *
+ibv_open_device(struct ibv_device *device)
+{
+	struct ov_ctx *x;
+	int rc;
+
+	if (device != &ov_device) {
+		errno = ENODEV;
+		return NULL;
+	}
+	x = calloc(1, sizeof(*x));
+	if (x == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&ov_open_lock); /* no progress thread runs while refs is 0 */
+	rc = ov_the_dev.port == -2 ? -ENODEV : dev_get(&ov_the_dev);
+	pthread_mutex_unlock(&ov_open_lock);
+	if (rc != 0) {
+		free(x);
+		errno = -rc;
+		return NULL;
+	}
+	x->d = &ov_the_dev;
+	x->vctx.sz = sizeof(x->vctx);
+	x->vctx.context.device = device;
+	x->vctx.context.cmd_fd = -1;
+	x->vctx.context.async_fd = -1;
+	x->vctx.context.num_comp_vectors = 1;
+	x->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+	pthread_mutex_init(&x->vctx.context.mutex, NULL);
+	x->vctx.context.ops.poll_cq = ov_poll_cq;
+	x->vctx.context.ops.req_notify_cq = ov_req_notify_cq;
+	x->vctx.context.ops.post_send = ov_post_send;
+	x->vctx.context.ops.post_recv = ov_post_recv;
+	x->vctx.query_port = ov_query_port;
+	x->vctx.create_qp_ex = ov_create_qp_ex;
+	ov_set_refused_ops(&x->vctx);
+	return &x->vctx.context;
+}
+
+int
+ibv_close_device(struct ibv_context *c)
+{
+	struct ov_ctx *x = (struct ov_ctx *)verbs_get_ctx(c);
+
+	pthread_mutex_lock(&ov_open_lock); /* refs change under it; dev_put() joins the thread */
+	dev_put(x->d);
+	pthread_mutex_unlock(&ov_open_lock);
+	pthread_mutex_destroy(&c->mutex);
+	free(x);
+	return 0;
+}
+
+int
+ibv_query_device(struct ibv_context *c, struct ibv_device_attr *a)
+{
+	struct ov_dev *d = ov_dev_of(c);
+	const struct ordk_dev_attr *o = &d->attr;
+
+	memset(a, 0, sizeof(*a));
+	snprintf(a->fw_ver, sizeof(a->fw_ver), "ordk %s", o->name);
+	a->node_guid = ibv_get_device_guid(c->device);
+	a->sys_image_guid = a->node_guid;
+	a->max_mr_size = o->max_mr_size;
+	a->page_size_cap = 4096 | (2u << 20);
+	a->vendor_id = 0; /* no vendor: tools take no vendor-specific path */
+	a->max_qp = (int)o->max_qp;
+	a->max_qp_wr = (int)o->max_qp_wr - 16;
+	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT;
+	a->max_sge = (int)o->max_sge;
+	a->max_sge_rd = (int)o->max_sge;
+	a->max_cq = (int)o->max_cq;
+	a->max_cqe = (int)o->max_cqe;
+	a->max_mr = (int)o->max_mr;
+	a->max_pd = (int)o->max_pd;
+	a->max_qp_rd_atom = 16; /* ibv_qp.c reserves as many send queue slots for READ answers */
+	a->max_qp_init_rd_atom = 16;
+	a->max_res_rd_atom = 16 * a->max_qp;
+	a->atomic_cap = IBV_ATOMIC_HCA;
+	a->max_pkeys = 1;
+	a->local_ca_ack_delay = 15;
+	a->phys_port_cnt = 1;
+	return 0;
+}
+
+int
+ov_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a, size_t len)
+{
+	struct ov_dev *d = ov_dev_of(c);
+	struct ibv_port_attr p = {
+		.state = IBV_PORT_ACTIVE,
+		.max_mtu = IBV_MTU_4096,
+		.active_mtu = IBV_MTU_4096,
+		.gid_tbl_len = 1,
+		.port_cap_flags = 0,
+		.max_msg_sz = d->attr.max_msg_sz,
+		.pkey_tbl_len = 1,
+		/* no LID on Ethernet; the IP's low half lets a non-GRH AV find the peer */
+		.lid = (uint16_t)(d->attr.ip & 0xffff),
+		.max_vl_num = 1,
+		.active_width = 2,  /* 4X */
+		.active_speed = 32, /* EDR: 4X = 100 Gb/s, a nominal figure */
+		.phys_state = 5,    /* LinkUp */
+		.link_layer = IBV_LINK_LAYER_ETHERNET,
+	};
+
+	if (port != 1)
+		return EINVAL;
+	memcpy(a, &p, len < sizeof(p) ? len : sizeof(p));
+	return 0;
+}
+
+#undef ibv_query_port
+int ibv_query_port(struct ibv_context *c, uint8_t port, struct _compat_ibv_port_attr *a);
+int
+ibv_query_port(struct ibv_context *c, uint8_t port, struct _compat_ibv_port_attr *a)
+{
+	/* the compat layout ends where ibv_port_attr grew (flags) */
+	return ov_query_port(c, port, (struct ibv_port_attr *)a, offsetof(struct ibv_port_attr, flags));
+}
+
+int
+ibv_query_gid(struct ibv_context *c, uint8_t port, int index, union ibv_gid *gid)
+{
+	uint32_t ip = ov_dev_of(c)->attr.ip;
+
+	if (port != 1 || index != 0)
+		return -1;
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[10] = 0xff;
+	gid->raw[11] = 0xff;
+	gid->raw[12] = (uint8_t)(ip >> 24);
+	gid->raw[13] = (uint8_t)(ip >> 16);
+	gid->raw[14] = (uint8_t)(ip >> 8);
+	gid->raw[15] = (uint8_t)ip;
+	return 0;
+}
+
+int _ibv_query_gid_ex(struct ibv_context *c, uint32_t port, uint32_t index,
+		      struct ibv_gid_entry *e, uint32_t flags, size_t len);
+int
+_ibv_query_gid_ex(struct ibv_context *c, uint32_t port, uint32_t index, struct ibv_gid_entry *e,
+		  uint32_t flags, size_t len)
+{
+	struct ibv_gid_entry g = { .gid_index = index, .port_num = port,
+				   .gid_type = IBV_GID_TYPE_ROCE_V2 };
+
+	if (flags != 0 || port != 1 || index != 0 || len < sizeof(g))
+		return EINVAL;
+	ibv_query_gid(c, 1, 0, &g.gid);
+	memcpy(e, &g, sizeof(g));
+	return 0;
+}
+
+/* rdma-core's private ibv_query_gid_type (librdmacm calls it): 1 = RoCE v2 */
+int ibv_query_gid_type(struct ibv_context *c, uint8_t port, unsigned int index, int *type);
+int
+ibv_query_gid_type(struct ibv_context *c, uint8_t port, unsigned int index, int *type)
+{
+	(void)c;
+	if (port != 1 || index != 0)
+		return -1;
+	*type = 1;
+	return 0;
+}
+
+int
+ibv_query_pkey(struct ibv_context *c, uint8_t port, int index, __be16 *pkey)
+{
+	(void)c;
+	if (port != 1 || index != 0)
+		return -1;
+	*pkey = htobe16(0xffff);
+	return 0;
+}
+
+int
+ibv_get_pkey_index(struct ibv_context *c, uint8_t port, __be16 pkey)
+{
+	(void)c;
+	return port == 1 && (be16toh(pkey) & 0x7fff) == 0x7fff ? 0 : -1;
+}
+
+/* No sysfs behind this device: the tools that look there find nothing. */
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size);
+const char *ibv_get_sysfs_path(void);
+
+int
+ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size)
+{
+	(void)dir;
+	(void)file;
+	(void)buf;
+	(void)size;
+	return -1;
+}
+
+const char *
+ibv_get_sysfs_path(void)
+{
+	return "/sys";
+}
+
+const char *
+ibv_wc_status_str(enum ibv_wc_status status)
+{
+	static const char *const s[] = {
+		[IBV_WC_SUCCESS] = "success",
+		[IBV_WC_LOC_LEN_ERR] = "local length error",
+		[IBV_WC_LOC_QP_OP_ERR] = "local QP operation error",
+		[IBV_WC_LOC_EEC_OP_ERR] = "local EE context operation error",
+		[IBV_WC_LOC_PROT_ERR] = "local protection error",
+		[IBV_WC_WR_FLUSH_ERR] = "Work Request Flushed Error",
+		[IBV_WC_MW_BIND_ERR] = "memory management operation error",
+		[IBV_WC_BAD_RESP_ERR] = "bad response error",
+		[IBV_WC_LOC_ACCESS_ERR] = "local access error",
+		[IBV_WC_REM_INV_REQ_ERR] = "remote invalid request error",
+		[IBV_WC_REM_ACCESS_ERR] = "remote access error",
+		[IBV_WC_REM_OP_ERR] = "remote operation error",
+		[IBV_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
+		[IBV_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
+		[IBV_WC_LOC_RDD_VIOL_ERR] = "local RDD violation error",
+		[IBV_WC_REM_INV_RD_REQ_ERR] = "remote invalid RD request",
+		[IBV_WC_REM_ABORT_ERR] = "aborted error",
+		[IBV_WC_INV_EECN_ERR] = "invalid EE context number",
+		[IBV_WC_INV_EEC_STATE_ERR] = "invalid EE context state",
+		[IBV_WC_FATAL_ERR] = "fatal error",
+		[IBV_WC_RESP_TIMEOUT_ERR] = "response timeout error",
+		[IBV_WC_GENERAL_ERR] = "general error",
+		[IBV_WC_TM_ERR] = "TM error",
+		[IBV_WC_TM_RNDV_INCOMPLETE] = "TM software rendezvous",
+	};
+
+	if ((unsigned int)status >= sizeof(s) / sizeof(s[0]) || s[status] == NULL)
+		return "unknown";
+	return s[status];
+}

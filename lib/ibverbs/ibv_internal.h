@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libibverbs.so.1 on the ordk_* API: the objects behind the ibverbs handles.
+ *
+ * One ORDK device per process (ORDK_DEV), shared by every ibv_context opened
+ * on it. A device is driven by one thread at a time, so every ordk_* call
+ * runs under the device's mutex; a progress thread drives the device while
+ * the application is not inside a verb (see ibv_progress.c).
+ */
+#ifndef ORDK_IBV_INTERNAL_H
+#define ORDK_IBV_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <rte_log.h>
+
+#include "ordk_verbs.h"
+
+extern int ov_logtype;
+#define OV_LOG(level, ...) rte_log(RTE_LOG_##level, ov_logtype, "ordk-ibverbs: " __VA_ARGS__)
+
+/** A verb ORDK does not have: one line naming it, errno EOPNOTSUPP. */
+#define OV_REFUSE(verb, why)                                                          \
+	do {                                                                          \
+		OV_LOG(ERR, "%s: not supported by ORDK (%s)\n", verb, why);           \
+		errno = EOPNOTSUPP;                                                   \
+	} while (0)
+
+struct ov_cq;
+
+/** The process's ORDK device and what drives it. */
+struct ov_dev {
+	pthread_mutex_t lock;	  /**< every ordk_* call of this device */
+	struct ordk_dev *dev;
+	struct ordk_dev_attr attr;
+	uint64_t mac;		  /**< == attr.mac: derived from the IP (ov_mac_of()) */
+	int refs;		  /**< open contexts */
+	bool stats_done;	  /**< ORDK_IBV_STATS printed */
+	bool client;		  /**< memif client role: waits for its link, closes its port */
+	int port;		  /**< ethdev port, -1: none (loopback) */
+	pthread_t thread;
+	atomic_bool stop;
+	atomic_uint_fast64_t last_call; /**< TSC of the application's last poll_cq */
+	atomic_uint_fast64_t thread_polls, thread_work; /**< what the thread did */
+	struct ov_cq *cqs;	  /**< CQs with a completion channel */
+};
+
+/** The ibv_context: a verbs_context so the header's inline verbs find their ops. */
+struct ov_ctx {
+	struct verbs_context vctx; /* last member is the ibv_context */
+	struct ov_dev *d;
+};
+
+struct ov_pd {
+	struct ibv_pd pd;
+	struct ordk_pd *o;
+};
+
+struct ov_mr {
+	struct ibv_mr mr;
+	struct ordk_mr *o;
+};
+
+struct ov_cq {
+	struct ibv_cq cq;
+	struct ordk_cq *o;
+	struct ov_dev *d;
+	struct ordk_wc *staged;	/**< taken from ORDK for an event, not yet polled */
+	uint32_t nstaged, first, cap;
+	bool armed;
+	unsigned int pending;	/**< events written to the channel, not yet taken */
+	struct ov_cq *next;	/**< in d->cqs */
+	struct ov_cq *ev_next;	/**< in the channel's event queue */
+};
+
+struct ov_chan {
+	struct ibv_comp_channel ch;
+	struct ov_cq *head, *tail; /**< CQs with pending events (device lock) */
+};
+
+struct ov_qp {
+	struct ibv_qp qp;
+	struct ordk_qp *o;
+	struct ov_dev *d;
+	uint8_t sq_sig_all;
+};
+
+static inline struct ov_dev *
+ov_dev_of(struct ibv_context *c)
+{
+	return ((struct ov_ctx *)verbs_get_ctx(c))->d;
+}
+
+/* ibv_dev.c */
+uint64_t ov_mac_of(uint32_t ip);
+int ov_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a, size_t len);
+
+/* ibv_progress.c */
+int ov_progress_start(struct ov_dev *d);
+void ov_progress_stop(struct ov_dev *d);
+/** Move completions of armed CQs to their staging and signal their channels (lock held). */
+unsigned int ov_notify_armed(struct ov_dev *d);
+
+/* ibv_cq.c */
+int ov_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+int ov_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+
+/* ibv_qp.c */
+int ov_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
+int ov_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+struct ibv_qp *ov_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a);
+
+/* ibv_refuse.c: the context ops of verbs ORDK does not have */
+void ov_set_refused_ops(struct verbs_context *v);
+
+#endif /* ORDK_IBV_INTERNAL_H */

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Progress. A verbs program expects the NIC to move while it sleeps in
+ * ibv_get_cq_event(), spins on memory (perftest's latency tests) or waits on
+ * a socket (perftest's bandwidth server). Here the NIC is the device's
+ * progress engine, run by ordk_dev_poll() / ordk_cq_poll(): the verbs run it
+ * when called, and a thread per device runs it otherwise.
+ *
+ * The thread leaves the device alone while the application polls a CQ (it
+ * did within the last OV_HANDS_OFF_US: then it drives the device itself and
+ * should not wait for the mutex), and takes the mutex only with trylock
+ * (taken: the application is inside a verb). After work
+ * it polls again at once; when idle it sleeps, 1 us at first, doubling up to
+ * OV_IDLE_MAX_US (a timer slack of 1 us keeps short sleeps short). It runs
+ * on the application's core (EAL pinned the thread that opened the device),
+ * so an idle device costs a wake-up every OV_IDLE_MAX_US.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include "ibv_internal.h"
+
+#define OV_IDLE_MAX_US 200
+#define OV_HANDS_OFF_US 20
+#define OV_BUDGET 64
+
+/* The channel's event queue: @p c gets one more event (device lock held). */
+static void
+signal_event(struct ov_cq *c)
+{
+	struct ov_chan *ch = (struct ov_chan *)c->cq.channel;
+	uint64_t one = 1;
+
+	if (c->pending++ == 0) {
+		c->ev_next = NULL;
+		if (ch->tail != NULL)
+			ch->tail->ev_next = c;
+		else
+			ch->head = c;
+		ch->tail = c;
+	}
+	if (write(ch->ch.fd, &one, sizeof(one)) != sizeof(one))
+		OV_LOG(ERR, "completion channel: eventfd write failed: %s\n", strerror(errno));
+}
+
+unsigned int
+ov_notify_armed(struct ov_dev *d)
+{
+	unsigned int work = 0;
+
+	for (struct ov_cq *c = d->cqs; c != NULL; c = c->next) {
+		uint32_t room, at;
+		int k;
+
+		if (!c->armed || c->nstaged == c->cap)
+			continue;
+		/* one contiguous stretch of the staging ring at a time */
+		at = (c->first + c->nstaged) % c->cap;
+		room = at >= c->first ? c->cap - at : c->first - at;
+		k = ordk_cq_poll(c->o, c->staged + at, (int)room);
+		if (k <= 0)
+			continue;
+		c->nstaged += (uint32_t)k;
+		c->armed = false;
+		signal_event(c);
+		work += (unsigned int)k;
+	}
+	return work;
+}
+
+/* memif faults when polled after its peer left: poll only while the link is up */
+static bool
+link_ok(const struct ov_dev *d)
+{
+	struct rte_eth_link l;
+
+	if (d->port == -1)
+		return true;
+	return d->port >= 0 && rte_eth_link_get_nowait((uint16_t)d->port, &l) == 0 &&
+	       l.link_status;
+}
+
+static void *
+progress_main(void *arg)
+{
+	struct ov_dev *d = arg;
+	unsigned int idle_us = 0, busy = 0;
+	uint64_t hands_off = OV_HANDS_OFF_US * rte_get_tsc_hz() / 1000000;
+
+	prctl(PR_SET_TIMERSLACK, 1000UL);
+	while (!atomic_load_explicit(&d->stop, memory_order_relaxed)) {
+		unsigned int work = 0;
+
+		if (rte_get_tsc_cycles() - atomic_load_explicit(&d->last_call, memory_order_relaxed) <
+		    hands_off) {
+			/* the application is polling: it drives the device */
+		} else if (pthread_mutex_trylock(&d->lock) == 0) {
+			if (link_ok(d))
+				work = ordk_dev_poll(d->dev, OV_BUDGET) + ov_notify_armed(d);
+			pthread_mutex_unlock(&d->lock);
+			atomic_fetch_add_explicit(&d->thread_polls, 1, memory_order_relaxed);
+		}
+		if (work > 0) {
+			atomic_fetch_add_explicit(&d->thread_work, 1, memory_order_relaxed);
+			idle_us = 0;
+			if (++busy % 256 == 0)
+				sched_yield(); /* let the application's thread in */
+			continue;
+		}
+		idle_us = idle_us == 0 ? 1 : (idle_us * 2 > OV_IDLE_MAX_US ? OV_IDLE_MAX_US :
+								  idle_us * 2);
+		struct timespec ts = { 0, (long)idle_us * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+int
+ov_progress_start(struct ov_dev *d)
+{
+	int rc;
+
+	atomic_store(&d->stop, false);
+	rc = pthread_create(&d->thread, NULL, progress_main, d);
+	if (rc != 0) {
+		OV_LOG(ERR, "cannot start the progress thread: %s\n", strerror(rc));
+		return -rc;
+	}
+	pthread_setname_np(d->thread, "ordk-progress");
+	return 0;
+}
+
+void
+ov_progress_stop(struct ov_dev *d)
+{
+	atomic_store(&d->stop, true);
+	pthread_join(d->thread, NULL);
+}

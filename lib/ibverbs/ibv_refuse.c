@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verbs ORDK does not have (UD address handles, SRQ, memory windows, XRC,
+ * multicast, ECE, the extended CQ, flows, DMs, counters, ...): each fails with
+ * EOPNOTSUPP and one line naming it, never crashes. doc/guides/verbs_compat.md
+ * lists every ibv_* function.
+ */
+#include <errno.h>
+#include <stddef.h>
+
+#include "ibv_internal.h"
+
+struct ibv_srq *
+ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	(void)pd;
+	(void)attr;
+	OV_REFUSE("ibv_create_srq", "shared receive queues");
+	return NULL;
+}
+
+int
+ibv_destroy_srq(struct ibv_srq *srq)
+{
+	(void)srq;
+	OV_REFUSE("ibv_destroy_srq", "shared receive queues");
+	return EOPNOTSUPP;
+}
+
+struct ibv_ah *
+ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	(void)pd;
+	(void)attr;
+	OV_REFUSE("ibv_create_ah", "address handles are for UD: RC only");
+	return NULL;
+}
+
+int
+ibv_init_ah_from_wc(struct ibv_context *c, uint8_t port, struct ibv_wc *wc, struct ibv_grh *grh,
+		    struct ibv_ah_attr *ah)
+{
+	(void)c;
+	(void)port;
+	(void)wc;
+	(void)grh;
+	(void)ah;
+	OV_REFUSE("ibv_init_ah_from_wc", "address handles are for UD: RC only");
+	return -1;
+}
+
+struct ibv_ah *
+ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh, uint8_t port)
+{
+	(void)pd;
+	(void)wc;
+	(void)grh;
+	(void)port;
+	OV_REFUSE("ibv_create_ah_from_wc", "address handles are for UD: RC only");
+	return NULL;
+}
+
+int
+ibv_destroy_ah(struct ibv_ah *ah)
+{
+	(void)ah;
+	OV_REFUSE("ibv_destroy_ah", "address handles are for UD: RC only");
+	return EOPNOTSUPP;
+}
+
+int
+ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	(void)qp;
+	(void)gid;
+	(void)lid;
+	OV_REFUSE("ibv_attach_mcast", "multicast is UD");
+	return EOPNOTSUPP;
+}
+
+int
+ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	(void)qp;
+	(void)gid;
+	(void)lid;
+	OV_REFUSE("ibv_detach_mcast", "multicast is UD");
+	return EOPNOTSUPP;
+}
+
+int
+ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp;
+	(void)ece;
+	OV_REFUSE("ibv_query_ece", "enhanced connection establishment");
+	return EOPNOTSUPP;
+}
+
+int
+ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp;
+	(void)ece;
+	OV_REFUSE("ibv_set_ece", "enhanced connection establishment");
+	return EOPNOTSUPP;
+}
+
+/* Kernel-ABI converters (librdmacm's kernel paths): nothing to convert. */
+void ibv_copy_qp_attr_from_kern(void *dst, const void *src);
+void ibv_copy_ah_attr_from_kern(void *dst, const void *src);
+void ibv_copy_path_rec_from_kern(void *dst, const void *src);
+
+void
+ibv_copy_qp_attr_from_kern(void *dst, const void *src)
+{
+	(void)dst;
+	(void)src;
+	OV_REFUSE("ibv_copy_qp_attr_from_kern", "no kernel verbs");
+}
+
+void
+ibv_copy_ah_attr_from_kern(void *dst, const void *src)
+{
+	(void)dst;
+	(void)src;
+	OV_REFUSE("ibv_copy_ah_attr_from_kern", "no kernel verbs");
+}
+
+void
+ibv_copy_path_rec_from_kern(void *dst, const void *src)
+{
+	(void)dst;
+	(void)src;
+	OV_REFUSE("ibv_copy_path_rec_from_kern", "no kernel verbs");
+}
+
+/* ------------------------------------------- context ops the inlines call */
+
+static struct ibv_mw *
+alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	(void)pd;
+	(void)type;
+	OV_REFUSE("ibv_alloc_mw", "memory windows");
+	return NULL;
+}
+
+static int
+bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *bind)
+{
+	(void)qp;
+	(void)mw;
+	(void)bind;
+	OV_REFUSE("ibv_bind_mw", "memory windows");
+	return EOPNOTSUPP;
+}
+
+static int
+dealloc_mw(struct ibv_mw *mw)
+{
+	(void)mw;
+	OV_REFUSE("ibv_dealloc_mw", "memory windows");
+	return EOPNOTSUPP;
+}
+
+static int
+post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	(void)srq;
+	*bad = wr;
+	OV_REFUSE("ibv_post_srq_recv", "shared receive queues");
+	return EOPNOTSUPP;
+}
+
+static struct ibv_cq_ex *
+create_cq_ex(struct ibv_context *c, struct ibv_cq_init_attr_ex *a)
+{
+	(void)c;
+	(void)a;
+	OV_REFUSE("ibv_create_cq_ex", "extended CQs (timestamps, ibv_start_poll): use ibv_create_cq");
+	return NULL;
+}
+
+static struct ibv_srq *
+create_srq_ex(struct ibv_context *c, struct ibv_srq_init_attr_ex *a)
+{
+	(void)c;
+	(void)a;
+	OV_REFUSE("ibv_create_srq_ex", "shared receive queues, XRC");
+	return NULL;
+}
+
+static struct ibv_xrcd *
+open_xrcd(struct ibv_context *c, struct ibv_xrcd_init_attr *a)
+{
+	(void)c;
+	(void)a;
+	OV_REFUSE("ibv_open_xrcd", "XRC");
+	return NULL;
+}
+
+static struct ibv_qp *
+open_qp(struct ibv_context *c, struct ibv_qp_open_attr *a)
+{
+	(void)c;
+	(void)a;
+	OV_REFUSE("ibv_open_qp", "XRC");
+	return NULL;
+}
+
+static struct ibv_td *
+alloc_td(struct ibv_context *c, struct ibv_td_init_attr *a)
+{
+	(void)c;
+	(void)a;
+	OV_REFUSE("ibv_alloc_td", "thread domains");
+	return NULL;
+}
+
+static struct ibv_pd *
+alloc_parent_domain(struct ibv_context *c, struct ibv_parent_domain_init_attr *a)
+{
+	(void)c;
+	(void)a;
+	OV_REFUSE("ibv_alloc_parent_domain", "parent domains");
+	return NULL;
+}
+
+static struct ibv_dm *
+alloc_dm(struct ibv_context *c, struct ibv_alloc_dm_attr *a)
+{
+	(void)c;
+	(void)a;
+	OV_REFUSE("ibv_alloc_dm", "device memory");
+	return NULL;
+}
+
+static struct ibv_wq *
+create_wq(struct ibv_context *c, struct ibv_wq_init_attr *a)
+{
+	(void)c;
+	(void)a;
+	OV_REFUSE("ibv_create_wq", "work queues (RSS)");
+	return NULL;
+}
+
+static struct ibv_flow *
+create_flow(struct ibv_qp *qp, struct ibv_flow_attr *a)
+{
+	(void)qp;
+	(void)a;
+	OV_REFUSE("ibv_create_flow", "flow steering");
+	return NULL;
+}
+
+static struct ibv_counters *
+create_counters(struct ibv_context *c, struct ibv_counters_init_attr *a)
+{
+	(void)c;
+	(void)a;
+	OV_REFUSE("ibv_create_counters", "counter objects (ORDK's are ordk_dev_stats)");
+	return NULL;
+}
+
+static int
+query_rt_values(struct ibv_context *c, struct ibv_values_ex *v)
+{
+	(void)c;
+	(void)v;
+	OV_REFUSE("ibv_query_rt_values_ex", "real-time values");
+	return EOPNOTSUPP;
+}
+
+static int
+advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
+	  struct ibv_sge *sg, uint32_t n)
+{
+	(void)pd;
+	(void)advice;
+	(void)flags;
+	(void)sg;
+	(void)n;
+	OV_REFUSE("ibv_advise_mr", "on-demand paging (ODP)");
+	return EOPNOTSUPP;
+}
+
+static struct ibv_mr *
+alloc_null_mr(struct ibv_pd *pd)
+{
+	(void)pd;
+	OV_REFUSE("ibv_alloc_null_mr", "null MRs");
+	return NULL;
+}
+
+static int
+modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *a)
+{
+	(void)cq;
+	(void)a;
+	OV_REFUSE("ibv_modify_cq", "CQ moderation");
+	return EOPNOTSUPP;
+}
+
+void
+ov_set_refused_ops(struct verbs_context *v)
+{
+	v->context.ops.alloc_mw = alloc_mw;
+	v->context.ops.bind_mw = bind_mw;
+	v->context.ops.dealloc_mw = dealloc_mw;
+	v->context.ops.post_srq_recv = post_srq_recv;
+	v->create_cq_ex = create_cq_ex;
+	v->create_srq_ex = create_srq_ex;
+	v->open_xrcd = open_xrcd;
+	v->open_qp = open_qp;
+	v->alloc_td = alloc_td;
+	v->alloc_parent_domain = alloc_parent_domain;
+	v->alloc_dm = alloc_dm;
+	v->create_wq = create_wq;
+	v->ibv_create_flow = create_flow;
+	v->create_counters = create_counters;
+	v->query_rt_values = query_rt_values;
+	v->advise_mr = advise_mr;
+	v->alloc_null_mr = alloc_null_mr;
+	v->modify_cq = modify_cq;
+}

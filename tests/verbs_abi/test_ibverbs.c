@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ORDK's libibverbs through <infiniband/verbs.h> only, one process on a
+ * loopback bluesim: the device's identity, the verbs it refuses (EOPNOTSUPP,
+ * no crash), and an RC SEND between two QPs waited for on a completion
+ * channel whose fd becomes readable.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <infiniband/verbs.h>
+
+static struct ibv_context *
+open_ordk(void)
+{
+	int n = 0;
+	struct ibv_device **l = ibv_get_device_list(&n);
+	struct ibv_context *c;
+
+	cr_assert(l != NULL && n == 1);
+	cr_assert_str_eq(ibv_get_device_name(l[0]), "ordk0");
+	c = ibv_open_device(l[0]);
+	ibv_free_device_list(l);
+	cr_assert_not_null(c);
+	return c;
+}
+
+Test(ibverbs, identity_and_refusals)
+{
+	struct ibv_context *c = open_ordk();
+	struct ibv_port_attr pa;
+	struct ibv_gid_entry ge;
+	struct ibv_pd *pd = ibv_alloc_pd(c);
+	struct ibv_cq *cq = ibv_create_cq(c, 8, NULL, NULL, 0);
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_qp_init_attr ud = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
+				       .cap = { .max_send_wr = 1, .max_recv_wr = 1 } };
+	struct ibv_cq_init_attr_ex cx = { .cqe = 8 };
+	char buf[64];
+
+	cr_assert_eq(ibv_query_port(c, 1, &pa), 0);
+	cr_assert_eq(pa.link_layer, IBV_LINK_LAYER_ETHERNET);
+	cr_assert_eq(ibv_query_gid_ex(c, 1, 0, &ge, 0), 0);
+	cr_assert_eq(ge.gid_type, IBV_GID_TYPE_ROCE_V2);
+	cr_assert(ge.gid.raw[10] == 0xff && ge.gid.raw[11] == 0xff && ge.gid.raw[12] == 10);
+	cr_assert(pd != NULL && cq != NULL);
+	errno = 0;
+	cr_assert_null(ibv_create_srq(pd, &sa));
+	cr_assert_eq(errno, EOPNOTSUPP);
+	errno = 0;
+	cr_assert_null(ibv_create_qp(pd, &ud));
+	cr_assert_eq(errno, EOPNOTSUPP);
+	errno = 0;
+	cr_assert_null(ibv_alloc_mw(pd, IBV_MW_TYPE_1));
+	cr_assert_eq(errno, EOPNOTSUPP);
+	errno = 0;
+	cr_assert_null(ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE));
+	cr_assert_eq(errno, EOPNOTSUPP);
+	errno = 0;
+	cr_assert_null(ibv_create_cq_ex(c, &cx));
+	cr_assert_eq(errno, EOPNOTSUPP);
+	cr_assert_eq(ibv_destroy_cq(cq), 0);
+	cr_assert_eq(ibv_dealloc_pd(pd), 0);
+}
+
+static void
+to_rts(struct ibv_qp *qp, uint32_t peer, const union ibv_gid *gid)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+
+	cr_assert_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					   IBV_QP_ACCESS_FLAGS), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = peer;
+	a.rq_psn = 0x123456; /* a perftest-style random PSN */
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	cr_assert_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+					   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER), 0);
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 0x123456;
+	a.max_rd_atomic = 1;
+	cr_assert_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					   IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+					   IBV_QP_MAX_QP_RD_ATOMIC), 0);
+}
+
+Test(ibverbs, send_recv_on_a_completion_channel)
+{
+	struct ibv_context *c = open_ordk();
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(c);
+	struct ibv_pd *pd = ibv_alloc_pd(c);
+	struct ibv_cq *scq = ibv_create_cq(c, 8, NULL, NULL, 0);
+	struct ibv_cq *rcq = ibv_create_cq(c, 8, (void *)0x5eed, ch, 0);
+	char *buf = calloc(2, 4096);
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, 8192, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_qp_init_attr ia = { .send_cq = scq, .recv_cq = rcq, .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 4, .max_recv_wr = 4,
+						.max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp *a, *b;
+	union ibv_gid gid;
+	struct ibv_sge ss = { (uintptr_t)buf, 100, 0 }, rs = { (uintptr_t)buf + 4096, 4096, 0 };
+	struct ibv_recv_wr rw = { .wr_id = 7, .sg_list = &rs, .num_sge = 1 }, *brw;
+	struct ibv_send_wr sw = { .wr_id = 9, .sg_list = &ss, .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bsw;
+	struct pollfd pfd;
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	struct ibv_wc wc;
+
+	cr_assert(ch != NULL && pd != NULL && scq != NULL && rcq != NULL && mr != NULL);
+	ss.lkey = rs.lkey = mr->lkey;
+	a = ibv_create_qp(pd, &ia);
+	b = ibv_create_qp(pd, &ia);
+	cr_assert(a != NULL && b != NULL);
+	cr_assert_eq(ibv_query_gid(c, 1, 0, &gid), 0);
+	to_rts(a, b->qp_num, &gid);
+	to_rts(b, a->qp_num, &gid);
+	memset(buf, 0xab, 100);
+	cr_assert_eq(ibv_post_recv(b, &rw, &brw), 0);
+	cr_assert_eq(ibv_req_notify_cq(rcq, 0), 0);
+	cr_assert_eq(ibv_post_send(a, &sw, &bsw), 0);
+	/* nobody polls: the progress thread delivers, and the fd becomes readable */
+	pfd = (struct pollfd){ .fd = ch->fd, .events = POLLIN };
+	cr_assert_eq(poll(&pfd, 1, 10000), 1, "the completion channel never became readable");
+	cr_assert_eq(ibv_get_cq_event(ch, &ev_cq, &ev_ctx), 0);
+	cr_assert(ev_cq == rcq && ev_ctx == (void *)0x5eed);
+	ibv_ack_cq_events(rcq, 1);
+	cr_assert_eq(ibv_poll_cq(rcq, 1, &wc), 1);
+	cr_assert(wc.status == IBV_WC_SUCCESS && wc.wr_id == 7 && wc.opcode == IBV_WC_RECV &&
+		  wc.byte_len == 100);
+	cr_assert_eq(buf[4096 + 99], (char)0xab);
+	for (int i = 0; i < 1000000 && ibv_poll_cq(scq, 1, &wc) == 0; i++)
+		;
+	cr_assert(wc.wr_id == 9 && wc.status == IBV_WC_SUCCESS);
+	cr_assert_eq(ibv_destroy_qp(a), 0);
+	cr_assert_eq(ibv_destroy_qp(b), 0);
+	cr_assert_eq(ibv_destroy_cq(rcq), 0);
+	cr_assert_eq(ibv_destroy_comp_channel(ch), 0);
+	cr_assert_eq(ibv_destroy_cq(scq), 0);
+	cr_assert_eq(ibv_dereg_mr(mr), 0);
+	cr_assert_eq(ibv_dealloc_pd(pd), 0);
+	cr_assert_eq(ibv_close_device(c), 0);
+	free(buf);
+}
