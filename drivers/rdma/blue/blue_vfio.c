@@ -97,6 +97,22 @@ parse_args(const char *args, struct blue_vfio_target *t, char *err, uint32_t err
 		v = strtoul(eq + 1, &end, 0);
 		if (strcmp(tok, "mac") == 0 || strcmp(tok, "ip") == 0)
 			continue; /* the driver's (ordk_dev_open) */
+		if (strcmp(tok, "snic_slot") == 0) {
+			if (end == eq + 1 || *end != '\0' || v < 128 || v > 2048 || (v & (v - 1))) {
+				snprintf(err, errlen, "'snic_slot=%s': a power of two, 128..2048", eq + 1);
+				return -EINVAL;
+			}
+			t->snic_slot = (uint32_t)v;
+			continue;
+		}
+		if (strcmp(tok, "snic_iova0") == 0) {
+			if (end == eq + 1 || *end != '\0' || v > 1) {
+				snprintf(err, errlen, "'snic_iova0=%s': 0 or 1", eq + 1);
+				return -EINVAL;
+			}
+			t->snic_any_iova = v == 0;
+			continue;
+		}
 		if (strcmp(tok, "iova") == 0) {
 			if (strcmp(eq + 1, "pa") != 0 && strcmp(eq + 1, "va") != 0) {
 				snprintf(err, errlen, "'iova=%s': va or pa", eq + 1);
@@ -107,7 +123,8 @@ parse_args(const char *args, struct blue_vfio_target *t, char *err, uint32_t err
 		}
 		if (strcmp(tok, "vendor") != 0 && strcmp(tok, "device") != 0 &&
 		    strcmp(tok, "bar") != 0) {
-			snprintf(err, errlen, "'%s': unknown key (vendor, device, bar, iova, mac, ip)", tok);
+			snprintf(err, errlen, "'%s': unknown key (vendor, device, bar, iova, snic_slot, "
+				 "snic_iova0, mac, ip)", tok);
 			return -EINVAL;
 		}
 		if (end == eq + 1 || *end != '\0' ||
@@ -300,6 +317,20 @@ vfio_dma_map(struct blue_backend *be, void *va, uint64_t len, uint64_t *iova)
 	}
 }
 
+/* Under an IOMMU the IOVA is ours to choose: the SimpleNic RX buffer goes to 0. */
+static int
+vfio_dma_map_at(struct blue_backend *be, void *va, uint64_t len, uint64_t iova)
+{
+	struct vfio_priv *p = be->priv;
+	struct vfio_iommu_type1_dma_map m = {
+		.argsz = sizeof(m), .flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE,
+		.vaddr = (uintptr_t)va, .iova = iova, .size = RTE_ALIGN_CEIL(len, 4096) };
+
+	if (p->noiommu || ((uintptr_t)va | iova) % 4096 != 0)
+		return -EINVAL;
+	return ioctl(p->container, VFIO_IOMMU_MAP_DMA, &m) == 0 ? 0 : -errno;
+}
+
 /*
  * Mappings are whole pages that several blocks and MRs can share, and VFIO
  * counts nothing: they stay until the container closes with the device
@@ -339,6 +370,14 @@ vfio_close(struct blue_backend *be)
 }
 
 static const struct blue_backend_ops vfio_ops = {
+	.dma_map = vfio_dma_map,
+	.dma_unmap = vfio_dma_unmap,
+	.dma_map_at = vfio_dma_map_at,
+	.close = vfio_close,
+};
+
+/* no-IOMMU: the card sees physical addresses; no IOVA can be chosen */
+static const struct blue_backend_ops vfio_noiommu_ops = {
 	.dma_map = vfio_dma_map,
 	.dma_unmap = vfio_dma_unmap,
 	.close = vfio_close,
@@ -419,10 +458,12 @@ blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uin
 		      (off_t)ri.offset);
 	if (p->bar == MAP_FAILED)
 		FAIL(-errno, "mmap of BAR %u refused: %s", t.bar, strerror(errno));
-	be->ops = &vfio_ops;
+	be->ops = t.noiommu ? &vfio_noiommu_ops : &vfio_ops;
 	be->priv = p;
 	be->bar0 = p->bar;
 	be->needs_pa = t.noiommu || t.iova_pa;
+	be->snic_slot = t.snic_slot;
+	be->snic_any_iova = t.snic_any_iova;
 	snprintf(be->name, sizeof(be->name), "blue:%s", t.bdf);
 	return 0;
 }

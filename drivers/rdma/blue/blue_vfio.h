@@ -4,8 +4,10 @@
  * vfio-pci, its BAR mapped, DMA addresses from the IOMMU (IOVA = VA) or, in
  * VFIO's no-IOMMU mode, physical addresses.
  *
- * devargs: "<bdf>[,vendor=0x1172][,device=0x0000][,bar=0][,iova=va|pa][,mac=..][,ip=..]"
- * (after "blue:"); a short BDF ("01:00.0") means domain 0000.
+ * devargs: "<bdf>[,vendor=0x1172][,device=0x0000][,bar=0][,iova=va|pa][,snic_slot=2048]
+ * [,snic_iova0=1][,mac=..][,ip=..]" (after "blue:"); a short BDF ("01:00.0") means domain 0000.
+ * snic_slot: the card's SimpleNic RX slot size; snic_iova0=0: the card honours
+ * SetRawPacketReceiveMeta (the RTL does not: its RX buffer must sit at IOVA 0).
  */
 #ifndef BLUE_VFIO_H
 #define BLUE_VFIO_H
@@ -27,6 +29,8 @@ struct blue_vfio_target {
 	bool iova_pa;		/* iova=pa: under an IOMMU too, the card sees IOVA = PA (test rigs
 				   whose host follows guest-physical addresses; DPDK's --iova-mode=pa) */
 	char group_path[64];	/* /dev/vfio/<group> or /dev/vfio/noiommu-<group> */
+	uint32_t snic_slot;	/* snic_slot=: 0 for the default (2048) */
+	bool snic_any_iova;	/* snic_iova0=0 */
 };
 
 /**

@@ -80,7 +80,7 @@ void bluesim_config_defaults(struct bluesim_config *cfg);
  * `fault=drop:0.01,dup-rx:0.001,...` (kinds drop, dup, reorder, corrupt, delay;
  * a -tx or -rx suffix limits a kind to one direction), `seed=N`,
  * `reorder_depth=N`, `delay_us=N`, `fcs=0|1`, `idle_us=N`, `pcap=FILE`, `rtl=0|1`,
- * `snic_slot=N` (a power of two, 64..2048).
+ * `snic_slot=N` (a power of two, 128..2048).
  * Keys the model does not know (mac=, ip=: the driver's) are left alone.
  * Strings in @p cfg point into @p keep, a buffer the caller keeps alive.
  * @return 0, or -EINVAL with the reason in @p err.

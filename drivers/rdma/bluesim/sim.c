@@ -422,7 +422,7 @@ bluesim_parse_devargs(const char *args, struct bluesim_config *cfg, char *keep,
 			cfg->rtl = x != 0;
 		} else if (strcmp(key, "snic_slot") == 0) {
 			/* a driver key too: the PMD reads the same value */
-			if (parse_u64(val, BLUE_SIMPLE_NIC_RX_SLOT_SIZE, &x) != 0 || x < 64 ||
+			if (parse_u64(val, BLUE_SIMPLE_NIC_RX_SLOT_SIZE, &x) != 0 || x < 128 ||
 			    (x & (x - 1)) != 0)
 				goto bad_number;
 			cfg->snic_slot = (uint32_t)x;
