@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_memory.h>
 
@@ -317,7 +318,40 @@ vfio_dma_map(struct blue_backend *be, void *va, uint64_t len, uint64_t *iova)
 	}
 }
 
-/* Under an IOMMU the IOVA is ours to choose: the SimpleNic RX buffer goes to 0. */
+int
+blue_vfio_bus_master(int fd, uint64_t cfg_off, char *err, uint32_t errlen)
+{
+	uint16_t cmd = 0, back = 0;
+	off_t at = (off_t)(cfg_off + BLUE_PCI_COMMAND);
+
+	if (pread(fd, &cmd, 2, at) != 2) {
+		snprintf(err, errlen, "PCI_COMMAND: cannot read the config space: %s",
+			 strerror(errno ? errno : EIO));
+		return -EIO;
+	}
+	cmd = rte_le_to_cpu_16(cmd);
+	if (!(cmd & BLUE_PCI_COMMAND_MASTER)) {
+		uint16_t v = rte_cpu_to_le_16((uint16_t)(cmd | BLUE_PCI_COMMAND_MASTER));
+
+		if (pwrite(fd, &v, 2, at) != 2) {
+			snprintf(err, errlen, "PCI_COMMAND: cannot set bus mastering: %s",
+				 strerror(errno ? errno : EIO));
+			return -EIO;
+		}
+	}
+	if (pread(fd, &back, 2, at) != 2 || !(rte_le_to_cpu_16(back) & BLUE_PCI_COMMAND_MASTER)) {
+		snprintf(err, errlen, "PCI_COMMAND reads 0x%04x after setting bus mastering: the "
+			 "card cannot DMA", rte_le_to_cpu_16(back));
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Under an IOMMU with IOVA = VA the IOVA is ours to choose: the SimpleNic RX
+ * buffer goes to 0. (With iova=pa the device is taken to see physical
+ * addresses, as in no-IOMMU mode: no IOVA can be chosen.)
+ */
 static int
 vfio_dma_map_at(struct blue_backend *be, void *va, uint64_t len, uint64_t iova)
 {
@@ -326,7 +360,7 @@ vfio_dma_map_at(struct blue_backend *be, void *va, uint64_t len, uint64_t iova)
 		.argsz = sizeof(m), .flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE,
 		.vaddr = (uintptr_t)va, .iova = iova, .size = RTE_ALIGN_CEIL(len, 4096) };
 
-	if (p->noiommu || ((uintptr_t)va | iova) % 4096 != 0)
+	if (p->noiommu || p->iova_pa || ((uintptr_t)va | iova) % 4096 != 0)
 		return -EINVAL;
 	return ioctl(p->container, VFIO_IOMMU_MAP_DMA, &m) == 0 ? 0 : -errno;
 }
@@ -376,8 +410,8 @@ static const struct blue_backend_ops vfio_ops = {
 	.close = vfio_close,
 };
 
-/* no-IOMMU: the card sees physical addresses; no IOVA can be chosen */
-static const struct blue_backend_ops vfio_noiommu_ops = {
+/* no-IOMMU or iova=pa: the card sees physical addresses; no IOVA can be chosen */
+static const struct blue_backend_ops vfio_pa_ops = {
 	.dma_map = vfio_dma_map,
 	.dma_unmap = vfio_dma_unmap,
 	.close = vfio_close,
@@ -447,6 +481,16 @@ blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uin
 		FAIL(-errno, "VFIO_DEVICE_GET_INFO: %s", strerror(errno));
 	if (di.flags & VFIO_DEVICE_FLAGS_RESET) /* a clean card: a function reset at open */
 		(void)ioctl(p->device, VFIO_DEVICE_RESET);
+	/* vfio-pci does not set bus mastering and a reset clears it: without it no DMA */
+	ri.index = VFIO_PCI_CONFIG_REGION_INDEX;
+	if (ioctl(p->device, VFIO_DEVICE_GET_REGION_INFO, &ri) != 0)
+		FAIL(-errno, "config space region: %s", strerror(errno));
+	rc = blue_vfio_bus_master(p->device, ri.offset, err, errlen);
+	if (rc != 0) {
+		vfio_release(p);
+		return rc;
+	}
+	ri = (struct vfio_region_info){ .argsz = sizeof(ri) };
 	ri.index = VFIO_PCI_BAR0_REGION_INDEX + t.bar;
 	if (ioctl(p->device, VFIO_DEVICE_GET_REGION_INFO, &ri) != 0)
 		FAIL(-errno, "BAR %u: %s", t.bar, strerror(errno));
@@ -458,7 +502,7 @@ blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uin
 		      (off_t)ri.offset);
 	if (p->bar == MAP_FAILED)
 		FAIL(-errno, "mmap of BAR %u refused: %s", t.bar, strerror(errno));
-	be->ops = t.noiommu ? &vfio_noiommu_ops : &vfio_ops;
+	be->ops = t.noiommu || t.iova_pa ? &vfio_pa_ops : &vfio_ops;
 	be->priv = p;
 	be->bar0 = p->bar;
 	be->needs_pa = t.noiommu || t.iova_pa;

@@ -42,9 +42,19 @@ struct blue_vfio_target {
 int blue_vfio_probe(const char *root, const char *args, struct blue_vfio_target *t, char *err,
 		    uint32_t errlen);
 
+#define BLUE_PCI_COMMAND	0x04u /* config space: the 16-bit command register */
+#define BLUE_PCI_COMMAND_MASTER 0x04u /* bus master enable */
+
+/**
+ * Set bus mastering in PCI_COMMAND through a config space at @p cfg_off of
+ * @p fd (the VFIO device's config region), and read it back.
+ * @return 0, or -EIO with the reason in @p err.
+ */
+int blue_vfio_bus_master(int fd, uint64_t cfg_off, char *err, uint32_t errlen);
+
 /**
  * Open the device through VFIO: container, group, IOMMU type, device, reset,
- * BAR mapping. Every failure undoes what was done and says why in @p err.
+ * bus mastering, BAR mapping. Every failure undoes what was done and says why in @p err.
  */
 int blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uint32_t errlen);
 
