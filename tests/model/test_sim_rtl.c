@@ -521,3 +521,41 @@ Test(sim_rtl, checks_only_what_the_rtl_checks)
 		teardown();
 	}
 }
+
+/* ---------------------------- item 7: the reference driver's ACK frames */
+
+/* Its ACK, byte for byte from its source (see tests/unit/wire: rd_ack); dqpn QPN. */
+static const uint8_t rd_ack[90] = {
+	0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0x0A, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0x0A, 0x08, 0x00,
+	0x45, 0x00, 0x00, 0x4C, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x00, 0x00,
+	0x0A, 0x00, 0x00, 0x07, 0x0A, 0x00, 0x00, 0x05,
+	0x12, 0xB7, 0x12, 0xB7, 0x00, 0x38, 0x00, 0x00,
+	0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x01, 0x00, 0x00, 0x01, 0x23,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0x20, 0x00, 0x00, 0x00,
+};
+
+Test(sim_rtl, reference_driver_ack_reported)
+{
+	struct blue_cmd net = { .hdr = { .opcode = BLUE_CMD_SET_NETWORK_PARAM, .valid = 1 } };
+	struct blue_meta_report r[4];
+
+	for (int rtl = 0; rtl <= 1; rtl++) {
+		start(rtl);
+		/* the reference driver's SetNetworkParam: its fixed MAC, the host's netmask, no gateway */
+		net.net = (struct blue_cmd_set_network_param){ .local_mac = 0xAABBCCDDEE0Aull,
+							       .local_ip = 0x0A000005,
+							       .netmask = 0xFFFFFF00 };
+		cr_assert_eq(sim_host_cmd(&h, &net).is_success, 1);
+		reports(NULL, 0);
+		cr_assert_eq(rte_ring_enqueue(wire_rx, test_frame_mbuf(mp, rd_ack, 90, true)), 0);
+		sim_host_poll(&h, 4);
+		cr_assert_eq(reports(r, 4), 1, "rtl=%d", rtl);
+		cr_expect_eq(r[0].kind, BLUE_META_ACK_REMOTE_DRIVER);
+		cr_expect_eq(r[0].ack.psn_now, 0x000123);
+		cr_expect_eq(r[0].ack.qpn, QPN);
+		teardown();
+	}
+}
