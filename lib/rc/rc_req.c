@@ -183,6 +183,31 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 	return true;
 }
 
+/*
+ * The next item of @p w: its length *n, first PSN and packet count; false when
+ * it must wait for the peer card's window (the timer is then armed).
+ */
+static bool
+next_item(struct ordk_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n, uint32_t *psn,
+	  uint32_t *pk)
+{
+	uint32_t off = w->sent, cap = RTE_MIN(ORDK_ITEM_MAX, RC_ITEM_PKTS * pmtu);
+
+	*psn = off == 0 ? w->psn : blue_psn_add(w->psn, rc_pkts(w->raddr, off, pmtu));
+	if (w->opcode == BLUE_WR_RDMA_READ)
+		*n = w->len; /* one READ_REQUEST for the whole length */
+	else if (off == 0)
+		*n = RTE_MIN(w->len, cap - (uint32_t)(w->raddr % pmtu));
+	else
+		*n = RTE_MIN(w->len - off, cap);
+	*pk = w->opcode == BLUE_WR_RDMA_READ ? 1 : rc_pkts(w->raddr + off, *n, pmtu);
+	if (*pk == 0 || card_window_fits(qp, blue_psn_add(*psn, *pk - 1)))
+		return true;
+	if (qp->rtx_deadline == 0)
+		rc_timer_arm(qp);
+	return false;
+}
+
 /* Push items of queued WRs while the Send ring has room; @return items pushed. */
 unsigned int
 rc_push(struct ordk_qp *qp)
@@ -243,23 +268,10 @@ rc_push(struct ordk_qp *qp)
 				dev->hw.st.send_ring_full++;
 				return items;
 			}
-			uint32_t psn = off == 0 ? w->psn
-						: blue_psn_add(w->psn, rc_pkts(w->raddr, off, pmtu));
-			uint32_t pk, cap = RTE_MIN(ORDK_ITEM_MAX, RC_ITEM_PKTS * pmtu);
+			uint32_t psn, pk;
 
-			if (w->opcode == BLUE_WR_RDMA_READ)
-				n = w->len; /* one READ_REQUEST for the whole length */
-			else if (off == 0)
-				n = RTE_MIN(w->len, cap - (uint32_t)(w->raddr % pmtu));
-			else
-				n = RTE_MIN(w->len - off, cap);
-			pk = w->opcode == BLUE_WR_RDMA_READ ? 1 : rc_pkts(w->raddr + off, n, pmtu);
-			if (pk > 0 && !card_window_fits(qp, blue_psn_add(psn, pk - 1))) {
-				/* resumed once the ACKs move acked_psn; the timer asks for them */
-				if (qp->rtx_deadline == 0)
-					rc_timer_arm(qp);
-				return items;
-			}
+			if (!next_item(qp, w, pmtu, &n, &psn, &pk))
+				return items; /* the ACKs move acked_psn; the timer asks for them */
 			it = (struct blue_send_item){
 				.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP
 								       : w->opcode,

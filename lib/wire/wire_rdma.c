@@ -338,6 +338,20 @@ ordk_wire_rdma_build(void *buf, uint32_t cap, const struct ordk_wire_rdma *pkt,
 	return hlen + (int)payload_len;
 }
 
+static int
+get_aeth(const uint8_t *ext, struct ordk_wire_aeth *a)
+{
+	wire_get_bitmap(ext, &a->pre_bitmap.hi, &a->pre_bitmap.lo);
+	wire_get_bitmap(ext + 16, &a->now_bitmap.hi, &a->now_bitmap.lo);
+	if (ext[32] & 0x1F)
+		return -1; /* reserved flag bits */
+	a->is_packet_lost = ext[32] >> 7;
+	a->is_window_slided = (ext[32] >> 6) & 1;
+	a->is_send_by_driver = (ext[32] >> 5) & 1;
+	a->pre_psn = wire_get_be24(ext + 33);
+	return 0;
+}
+
 static bool
 all_zero(const uint8_t *p, uint32_t n)
 {
@@ -413,16 +427,8 @@ ordk_wire_rdma_parse(const void *frame, uint32_t len, unsigned int flags,
 	if (b->trans == BLUE_TRANS_CNP || !blue_op_is_data(b->opcode) ||
 	    b->opcode == BLUE_OP_READ_REQUEST) {
 		if (b->trans == BLUE_TRANS_RC && b->opcode == BLUE_OP_ACKNOWLEDGE) {
-			struct ordk_wire_aeth *a = &p->aeth;
-
-			wire_get_bitmap(ext, &a->pre_bitmap.hi, &a->pre_bitmap.lo);
-			wire_get_bitmap(ext + 16, &a->now_bitmap.hi, &a->now_bitmap.lo);
-			if (ext[32] & 0x1F)
+			if (get_aeth(ext, &p->aeth) != 0)
 				return ORDK_WIRE_E_EXT_NONZERO;
-			a->is_packet_lost = ext[32] >> 7;
-			a->is_window_slided = (ext[32] >> 6) & 1;
-			a->is_send_by_driver = (ext[32] >> 5) & 1;
-			a->pre_psn = wire_get_be24(ext + 33);
 		} else if (b->trans == BLUE_TRANS_RC) { /* READ request */
 			get_reth(ext, &p->reth);
 			p->rreth.va = wire_get_be64(ext + 16);

@@ -417,6 +417,19 @@ static const struct blue_backend_ops vfio_pa_ops = {
 	.close = vfio_close,
 };
 
+/* vfio-pci does not set bus mastering and a function reset clears it: without it no DMA */
+static int
+bus_master_on(struct vfio_priv *p, char *err, uint32_t errlen)
+{
+	struct vfio_region_info ri = { .argsz = sizeof(ri), .index = VFIO_PCI_CONFIG_REGION_INDEX };
+
+	if (ioctl(p->device, VFIO_DEVICE_GET_REGION_INFO, &ri) != 0) {
+		snprintf(err, errlen, "config space region: %s", strerror(errno));
+		return -EIO;
+	}
+	return blue_vfio_bus_master(p->device, ri.offset, err, errlen);
+}
+
 /* @p code and the message are taken before the release can change errno */
 #define FAIL(code, ...)                                      \
 	do {                                                 \
@@ -481,16 +494,11 @@ blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uin
 		FAIL(-errno, "VFIO_DEVICE_GET_INFO: %s", strerror(errno));
 	if (di.flags & VFIO_DEVICE_FLAGS_RESET) /* a clean card: a function reset at open */
 		(void)ioctl(p->device, VFIO_DEVICE_RESET);
-	/* vfio-pci does not set bus mastering and a reset clears it: without it no DMA */
-	ri.index = VFIO_PCI_CONFIG_REGION_INDEX;
-	if (ioctl(p->device, VFIO_DEVICE_GET_REGION_INFO, &ri) != 0)
-		FAIL(-errno, "config space region: %s", strerror(errno));
-	rc = blue_vfio_bus_master(p->device, ri.offset, err, errlen);
+	rc = bus_master_on(p, err, errlen);
 	if (rc != 0) {
 		vfio_release(p);
 		return rc;
 	}
-	ri = (struct vfio_region_info){ .argsz = sizeof(ri) };
 	ri.index = VFIO_PCI_BAR0_REGION_INDEX + t.bar;
 	if (ioctl(p->device, VFIO_DEVICE_GET_REGION_INFO, &ri) != 0)
 		FAIL(-errno, "BAR %u: %s", t.bar, strerror(errno));
