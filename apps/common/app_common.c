@@ -445,7 +445,10 @@ app_bluesim_args(char *out, size_t len, const char *user, int port, int idx)
 	if (strstr(user, "mac=") == NULL && n < len)
 		n += (size_t)snprintf(out + n, len - n, ",mac=02:00:00:00:00:%02x", idx);
 	if (strstr(user, "ip=") == NULL && n < len)
-		snprintf(out + n, len - n, ",ip=10.0.0.%d", idx);
+		n += (size_t)snprintf(out + n, len - n, ",ip=10.0.0.%d", idx);
+	/* the test suites' hook: ORDK_TEST_SIM_DEVARGS=rtl=1 runs them on the RTL's behaviour */
+	if (getenv("ORDK_TEST_SIM_DEVARGS") != NULL && *getenv("ORDK_TEST_SIM_DEVARGS") && n < len)
+		snprintf(out + n, len - n, ",%s", getenv("ORDK_TEST_SIM_DEVARGS"));
 }
 
 /*

@@ -97,6 +97,7 @@ void
 rc_qp_to_rts(struct ordk_qp *qp)
 {
 	qp->next_psn = qp->attr.sq_psn;
+	qp->pushed_psn = qp->next_psn;
 	qp->acked_psn = qp->attr.sq_psn;
 }
 
@@ -222,7 +223,8 @@ rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
 	return 0;
 }
 
-/* Advertise posted RECVs not advertised yet, up to 7 per control frame. */
+/* Advertise posted RECVs not advertised yet, up to 7 per control frame (fewer
+ * when the card's SimpleNic RX slots are smaller than 256 bytes). */
 bool
 rc_send_adverts(struct ordk_qp *qp)
 {
@@ -237,8 +239,10 @@ rc_send_adverts(struct ordk_qp *qp)
 	while (qp->rq_advertised < qp->rq_count) {
 		struct ordk_ctrl_msg m = { .type = ORDK_CTRL_RECV_ADVERT, .src_qpn = qp->qpn,
 					   .dst_qpn = qp->attr.dest_qp_num };
-		/* 42 + 24 + 4 + 24 n bytes must fit a 256-byte SimpleNic TX slot: n <= 7 */
-		uint32_t n = RTE_MIN(qp->rq_count - qp->rq_advertised, 7u);
+		/* 42 + 24 + 4 + 24 n bytes must fit a 256-byte SimpleNic TX slot (n <= 7)
+		 * and an RX slot (snic_slot=, the same on both cards): 128 B, n <= 2 */
+		uint32_t slot = dev->hw.snic_slot < 256u ? dev->hw.snic_slot : 256u;
+		uint32_t n = RTE_MIN(qp->rq_count - qp->rq_advertised, (slot - 70u) / 24u);
 		int len;
 
 		if (!blue_snic_tx_room(&dev->hw))

@@ -22,6 +22,33 @@
  */
 #define RC_MAX_OUTSTANDING_PSN (ORDK_RECV_WINDOW - 256u)
 
+/*
+ * The peer card's PSN bitmap covers 8 strides of 16 PSNs behind the newest
+ * PSN it saw; on the open-rdma RTL a PSN further behind locks its bitmap unit
+ * for good (blue_proto.h). So a packet goes out only while the oldest
+ * unacknowledged PSN stays inside the window its own PSN makes: every
+ * retransmission (at or after acked_psn) is then inside the window too.
+ * Items carry at most RC_ITEM_PKTS packets so one fits; an item after which
+ * another full one would not fit asks for an ACK (and the peer card's idle
+ * report makes its driver ACK anyway once the sender waits). A resent PSN's
+ * first copy may only have been late: for ORDK_LATE_COPY_US after a resend
+ * the window also stays on the oldest PSN resent, so a late copy cannot land
+ * behind the peer card's window either.
+ */
+#define RC_ITEM_PKTS 64u
+
+static bool
+card_window_fits(struct ordk_qp *qp, uint32_t last_psn)
+{
+	if (qp->late_tsc != 0) {
+		if (rte_get_tsc_cycles() >= qp->late_tsc)
+			qp->late_tsc = 0;
+		else if (!blue_psn_in_card_window(qp->late_psn, last_psn))
+			return false;
+	}
+	return blue_psn_in_card_window(qp->acked_psn, last_psn);
+}
+
 static bool
 needs_advert(uint8_t op)
 {
@@ -194,6 +221,31 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 	return true;
 }
 
+/*
+ * The next item of @p w: its length *n, first PSN and packet count; false when
+ * it must wait for the peer card's window (the timer is then armed).
+ */
+static bool
+next_item(struct ordk_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n, uint32_t *psn,
+	  uint32_t *pk)
+{
+	uint32_t off = w->sent, cap = RTE_MIN(ORDK_ITEM_MAX, RC_ITEM_PKTS * pmtu);
+
+	*psn = off == 0 ? w->psn : blue_psn_add(w->psn, rc_pkts(w->raddr, off, pmtu));
+	if (w->opcode == BLUE_WR_RDMA_READ)
+		*n = w->len; /* one READ_REQUEST for the whole length */
+	else if (off == 0)
+		*n = RTE_MIN(w->len, cap - (uint32_t)(w->raddr % pmtu));
+	else
+		*n = RTE_MIN(w->len - off, cap);
+	*pk = w->opcode == BLUE_WR_RDMA_READ ? 1 : rc_pkts(w->raddr + off, *n, pmtu);
+	if (*pk == 0 || card_window_fits(qp, blue_psn_add(*psn, *pk - 1)))
+		return true;
+	if (qp->rtx_deadline == 0)
+		rc_timer_arm(qp);
+	return false;
+}
+
 /* Push items of queued WRs while the Send ring has room; @return items pushed. */
 unsigned int
 rc_push(struct ordk_qp *qp)
@@ -254,21 +306,19 @@ rc_push(struct ordk_qp *qp)
 				dev->hw.st.send_ring_full++;
 				return items;
 			}
-			if (w->opcode == BLUE_WR_RDMA_READ)
-				n = w->len; /* one READ_REQUEST for the whole length */
-			else if (off == 0)
-				n = RTE_MIN(w->len, ORDK_ITEM_MAX - (uint32_t)(w->raddr % pmtu));
-			else
-				n = RTE_MIN(w->len - off, ORDK_ITEM_MAX);
+			uint32_t psn, pk;
+
+			if (!next_item(qp, w, pmtu, &n, &psn, &pk))
+				return items; /* the ACKs move acked_psn; the timer asks for them */
 			it = (struct blue_send_item){
 				.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP
 								       : w->opcode,
 				.valid = 1, .msn = w->msn, .total_len = w->len, .rkey = w->rkey,
 				.dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off,
-				.psn = off == 0 ? w->psn
-						: blue_psn_add(w->psn, rc_pkts(w->raddr, off, pmtu)),
-				.qp_type = BLUE_QPT_RC, .dqpn = qp->attr.dest_qp_num,
-				.flags = (uint8_t)((want_ack ? BLUE_SEND_SIGNALED : 0) |
+				.psn = psn, .qp_type = BLUE_QPT_RC, .dqpn = qp->attr.dest_qp_num,
+				.flags = (uint8_t)((want_ack || !card_window_fits(
+							   qp, blue_psn_add(psn, pk + 63))
+						    ? BLUE_SEND_SIGNALED : 0) |
 						   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
 				.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = off == 0,
 				.is_last = off + n == w->len, .sqpn = qp->qpn, .imm = w->imm,
@@ -280,6 +330,8 @@ rc_push(struct ordk_qp *qp)
 				break;
 			}
 			w->sent += n;
+			if (blue_psn_diff(blue_psn_add(psn, pk), qp->pushed_psn) > 0)
+				qp->pushed_psn = blue_psn_add(psn, pk);
 			items++;
 		} while (w->sent < w->len && w->opcode != BLUE_WR_RDMA_READ);
 		qp->since_ack_req = want_ack ? 0 : qp->since_ack_req + 1;

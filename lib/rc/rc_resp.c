@@ -182,6 +182,9 @@ complete_msgs(struct ordk_qp *qp)
 	 */
 	if (qp->rd_count > 0 && qp->epsn != qp->rd_seen_epsn) {
 		qp->rd_seen_epsn = qp->epsn;
+		/* progress, as an ACK is: the retry count starts again (a response
+		 * paced by the card window, rc_req.c, may take several timeouts) */
+		qp->rtx_retries = 0;
 		read_timer_extend(qp, rte_get_tsc_cycles() + rc_timeout_tsc(qp) *
 						      (qp->rtx_backoff ? qp->rtx_backoff : 1));
 	}

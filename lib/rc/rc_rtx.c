@@ -128,10 +128,11 @@ rc_wheel_run(struct ordk_dev *dev, uint64_t now)
 	return woken;
 }
 
+/* WRs pushed, or a WR partly pushed (it waits for the card window, rc_req.c) */
 static bool
 outstanding(const struct ordk_qp *qp)
 {
-	return qp->sq_head != qp->sq_next;
+	return qp->sq_head != qp->sq_next || qp->pushed_psn != qp->acked_psn;
 }
 
 void
@@ -157,11 +158,12 @@ rtx_bit(const struct ordk_qp *qp, uint32_t psn)
 void
 rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
 {
-	/* only what was sent and is not acknowledged */
+	/* only what was sent and is not acknowledged: a PSN never pushed is not
+	 * resent ahead of its turn (it would move the peer card's window, see rc_req.c) */
 	if (blue_psn_diff(from, qp->acked_psn) < 0)
 		from = qp->acked_psn;
-	if (blue_psn_diff(to, qp->next_psn) > 0)
-		to = qp->next_psn;
+	if (blue_psn_diff(to, qp->pushed_psn) > 0)
+		to = qp->pushed_psn;
 	uint32_t now16 = (uint32_t)(rte_get_tsc_cycles() >> 16);
 	uint32_t hold16 = (uint32_t)((rc_hold_tsc(qp)) >> 16);
 
@@ -186,11 +188,14 @@ rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
 		rc_activate(qp);
 }
 
-/* The WQE whose PSN range holds @p psn, or NULL. */
+/* The WQE whose PSN range holds @p psn (the one partly pushed too), or NULL. */
 static struct rc_wqe *
 wqe_of_psn(struct ordk_qp *qp, uint32_t psn)
 {
-	for (uint32_t i = qp->sq_head; i != qp->sq_next; i++) {
+	uint32_t end = qp->sq_next + (qp->sq_next != qp->sq_tail &&
+				      qp->sq[qp->sq_next % qp->sq_size].started);
+
+	for (uint32_t i = qp->sq_head; i != end; i++) {
 		struct rc_wqe *w = &qp->sq[i % qp->sq_size];
 		int32_t k = blue_psn_diff(psn, w->psn);
 
@@ -234,6 +239,15 @@ push_packet(struct ordk_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 	if (blue_send_item_put(&qp->dev->hw, &it) != 0)
 		return -1;
 	qp->rtx_stamp[it.psn % ORDK_RECV_WINDOW] = (uint32_t)(rte_get_tsc_cycles() >> 16) | 1;
+	/* the first copy was late, not lost, perhaps: keep the peer card's window on it */
+	{
+		uint64_t now = rte_get_tsc_cycles();
+
+		if (qp->late_tsc == 0 || now >= qp->late_tsc ||
+		    blue_psn_diff(it.psn, qp->late_psn) < 0)
+			qp->late_psn = it.psn;
+		qp->late_tsc = now + (uint64_t)ORDK_LATE_COPY_US * qp->dev->tsc_hz / 1000000;
+	}
 	qp->st.retransmits++;
 	qp->dev->st.retransmits++;
 	return 0;

@@ -34,6 +34,7 @@ extern int ordk_rc_logtype;
 #define ORDK_RECV_WINDOW  4096u	 /* PSNs tracked ahead of the expected PSN */
 #define RC_WHEEL_SLOTS 1024u /* power of two */
 #define ORDK_HOLD_MAX_US 500u /* reordering tolerance, see rc_hold_tsc() */
+#define ORDK_LATE_COPY_US 2000u /* how late a copy of a resent packet may still arrive */
 #define ORDK_FIRST_LEN_SLOTS 2048u /* multi-packet messages in flight (>= 2 PSNs each) */
 #define ORDK_MSG_QUEUE	  4096u	 /* received messages waiting for their last PSN */
 #define ORDK_ADVERT_RING  4096u
@@ -214,6 +215,9 @@ struct ordk_qp {
 	struct rc_wqe *sq;
 	uint32_t sq_size, sq_head, sq_next, sq_tail, sq_user; /* sq_user: user WRs in the queue */
 	uint32_t next_psn;
+	uint32_t pushed_psn;	   /* PSNs before this one went to the Send ring */
+	uint32_t late_psn;	   /* oldest PSN resent while a late copy may still come ... */
+	uint64_t late_tsc;	   /* ... until then (0: none); see rc_req.c */
 	uint16_t next_msn;
 	uint32_t acked_psn;	   /* every PSN before this one is acknowledged */
 	uint32_t since_ack_req;

@@ -272,6 +272,14 @@ ordk_qp_modify(struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int ma
 		VERBS_LOG(ERR, "qp 0x%06x: an attribute value is out of range", qp->qpn);
 		return -EINVAL;
 	}
+	if (((mask & ORDK_QP_RQ_PSN) && !blue_psn_first_ok(a->rq_psn)) ||
+	    ((mask & ORDK_QP_SQ_PSN) && !blue_psn_first_ok(a->sq_psn))) {
+		VERBS_LOG(ERR, "qp 0x%06x: a first PSN in 0x7ffff0..0xffff7f (rq_psn 0x%06x, sq_psn "
+			  "0x%06x) would lock the card's PSN bitmap unit on its first packet "
+			  "(open-rdma RTL: it starts 2^23 PSNs away); choose one outside", qp->qpn,
+			  a->rq_psn, a->sq_psn);
+		return -EINVAL;
+	}
 
 	old = qp->attr;
 	if (mask & ORDK_QP_ACCESS_FLAGS)

@@ -13,6 +13,8 @@
  * Builders write headers into a caller buffer; the parser is strict: every
  * length is bounds-checked, the IPv4 header checksum is verified, and each
  * reject has its own reason code. None of these functions allocate or log.
+ * What the open-rdma reference driver sends is accepted too: its ACK frames
+ * end after the AETH (a 48-byte RDMA area) and carry IPv4 checksum 0.
  */
 #ifndef ORDK_WIRE_H
 #define ORDK_WIRE_H
@@ -105,6 +107,8 @@ struct ordk_wire_l3 {
 	uint8_t ecn;
 	uint8_t df; /**< Don't Fragment flag */
 	uint16_t udp_csum; /**< as received; builders write 0 like the card */
+	uint8_t ip_csum_zero; /**< IPv4 checksum field 0 (not computed: the reference driver's
+				   frames); builders then write 0 too */
 };
 
 /** Base Transport Header, card variant (section 6). */
@@ -148,6 +152,8 @@ struct ordk_wire_rdma {
 	struct ordk_wire_rreth rreth; /**< READ requests */
 	uint32_t imm;		      /**< *_WITH_IMMEDIATE */
 	struct ordk_wire_aeth aeth;   /**< ACKNOWLEDGE */
+	uint8_t short_ack;	      /**< an ACK whose RDMA area ends after the AETH (48 bytes,
+					   the reference driver's); builders write it so */
 	/* Filled by the parser (ignored by the builders): */
 	uint32_t payload_off; /**< offset of the payload in the frame */
 	uint32_t payload_len;

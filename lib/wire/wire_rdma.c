@@ -85,7 +85,8 @@ wire_l3_build(uint8_t *f, const struct ordk_wire_l3 *l3, uint32_t udp_payload)
 	wire_put_be16(ip + 10, 0);
 	wire_put_be32(ip + 12, l3->src_ip);
 	wire_put_be32(ip + 16, l3->dst_ip);
-	wire_put_be16(ip + 10, wire_ipv4_csum(ip));
+	if (!l3->ip_csum_zero)
+		wire_put_be16(ip + 10, wire_ipv4_csum(ip));
 
 	wire_put_be16(udp, l3->src_port);
 	wire_put_be16(udp + 2, l3->dst_port);
@@ -117,7 +118,9 @@ wire_l3_parse(const uint8_t *f, uint32_t len, struct ordk_wire_l3 *l3, uint32_t 
 	frag = wire_get_be16(ip + 6);
 	if (frag & 0xBFFF) /* anything but DF: reserved bit, MF, offset */
 		return ORDK_WIRE_E_IP_FRAGMENT;
-	if (wire_get_be16(ip + 10) != wire_ipv4_csum(ip))
+	/* 0: not computed, as the reference driver's frames come (its ACK frames keep
+	 * the zeroed field); a wrong non-zero checksum is refused */
+	if (wire_get_be16(ip + 10) != 0 && wire_get_be16(ip + 10) != wire_ipv4_csum(ip))
 		return ORDK_WIRE_E_IP_CSUM;
 	if (ip[9] != ORDK_WIRE_IPPROTO_UDP)
 		return ORDK_WIRE_E_NOT_UDP;
@@ -137,6 +140,7 @@ wire_l3_parse(const uint8_t *f, uint32_t len, struct ordk_wire_l3 *l3, uint32_t 
 	l3->src_port = wire_get_be16(udp);
 	l3->dst_port = wire_get_be16(udp + 2);
 	l3->udp_csum = wire_get_be16(udp + 6);
+	l3->ip_csum_zero = wire_get_be16(ip + 10) == 0;
 	*udp_payload = ulen - ORDK_WIRE_UDP_HLEN;
 	*frame_end = ORDK_WIRE_ETH_HLEN + total;
 	return ORDK_WIRE_OK;
@@ -275,13 +279,15 @@ ordk_wire_rdma_build_hdr(void *buf, uint32_t cap, const struct ordk_wire_rdma *p
 	} else if (payload_len != 0) {
 		return ORDK_WIRE_E_LENGTH;
 	}
+	if (p->short_ack && !(b->trans == BLUE_TRANS_RC && b->opcode == BLUE_OP_ACKNOWLEDGE))
+		return ORDK_WIRE_E_ARG;
 	pad = ordk_wire_filler(p);
-	hlen = ORDK_WIRE_RDMA_HLEN + pad;
+	hlen = p->short_ack ? EXT_OFF + ORDK_WIRE_AETH_LEN : ORDK_WIRE_RDMA_HLEN + pad;
 	if (cap < hlen)
 		return ORDK_WIRE_E_NOSPACE;
 
 	memset(f, 0, hlen);
-	wire_l3_build(f, &p->l3, ORDK_WIRE_RDMA_AREA_LEN + pad + payload_len);
+	wire_l3_build(f, &p->l3, hlen - BTH_OFF + payload_len);
 	bth = f + BTH_OFF;
 	bth[0] = BLUE_BTH_OPCODE(b->trans, b->opcode);
 	bth[1] = (uint8_t)((b->solicited ? 0x80 : 0) | (b->is_retry ? 0x40 : 0));
@@ -332,6 +338,20 @@ ordk_wire_rdma_build(void *buf, uint32_t cap, const struct ordk_wire_rdma *pkt,
 	return hlen + (int)payload_len;
 }
 
+static int
+get_aeth(const uint8_t *ext, struct ordk_wire_aeth *a)
+{
+	wire_get_bitmap(ext, &a->pre_bitmap.hi, &a->pre_bitmap.lo);
+	wire_get_bitmap(ext + 16, &a->now_bitmap.hi, &a->now_bitmap.lo);
+	if (ext[32] & 0x1F)
+		return -1; /* reserved flag bits */
+	a->is_packet_lost = ext[32] >> 7;
+	a->is_window_slided = (ext[32] >> 6) & 1;
+	a->is_send_by_driver = (ext[32] >> 5) & 1;
+	a->pre_psn = wire_get_be24(ext + 33);
+	return 0;
+}
+
 static bool
 all_zero(const uint8_t *p, uint32_t n)
 {
@@ -362,6 +382,7 @@ ordk_wire_rdma_parse(const void *frame, uint32_t len, unsigned int flags,
 	const uint8_t *f = frame, *bth, *ext;
 	uint32_t udp_payload, frame_end, rest;
 	struct ordk_wire_bth *b;
+	bool short_ack;
 	int rc, elen;
 
 	if (frame == NULL || p == NULL)
@@ -372,7 +393,7 @@ ordk_wire_rdma_parse(const void *frame, uint32_t len, unsigned int flags,
 		return rc;
 	if (p->l3.dst_port != ORDK_WIRE_ROCE_UDP_PORT)
 		return ORDK_WIRE_E_NOT_ROCE_PORT;
-	if (udp_payload < ORDK_WIRE_RDMA_AREA_LEN)
+	if (udp_payload < ORDK_WIRE_BTH_LEN)
 		return ORDK_WIRE_E_TRUNCATED;
 
 	bth = f + BTH_OFF;
@@ -385,6 +406,12 @@ ordk_wire_rdma_parse(const void *frame, uint32_t len, unsigned int flags,
 	elen = ext_len(b->trans, b->opcode);
 	if (elen < 0)
 		return ORDK_WIRE_E_OPCODE;
+	/* the reference driver's ACK frames end after the AETH: a 48-byte area */
+	short_ack = udp_payload < ORDK_WIRE_RDMA_AREA_LEN;
+	p->short_ack = short_ack;
+	if (short_ack && !(b->trans == BLUE_TRANS_RC && b->opcode == BLUE_OP_ACKNOWLEDGE &&
+			   udp_payload == ORDK_WIRE_BTH_LEN + ORDK_WIRE_AETH_LEN))
+		return ORDK_WIRE_E_TRUNCATED;
 	b->solicited = bth[1] >> 7;
 	b->is_retry = (bth[1] >> 6) & 1;
 	b->msn = wire_get_be16(bth + 2);
@@ -393,23 +420,15 @@ ordk_wire_rdma_parse(const void *frame, uint32_t len, unsigned int flags,
 	b->psn = wire_get_be24(bth + 9);
 
 	ext = f + EXT_OFF;
-	if (!all_zero(ext + elen, ORDK_WIRE_EXT_AREA_LEN - (uint32_t)elen))
+	if (!short_ack && !all_zero(ext + elen, ORDK_WIRE_EXT_AREA_LEN - (uint32_t)elen))
 		return ORDK_WIRE_E_EXT_NONZERO;
-	rest = udp_payload - ORDK_WIRE_RDMA_AREA_LEN;
+	rest = short_ack ? 0 : udp_payload - ORDK_WIRE_RDMA_AREA_LEN;
 
 	if (b->trans == BLUE_TRANS_CNP || !blue_op_is_data(b->opcode) ||
 	    b->opcode == BLUE_OP_READ_REQUEST) {
 		if (b->trans == BLUE_TRANS_RC && b->opcode == BLUE_OP_ACKNOWLEDGE) {
-			struct ordk_wire_aeth *a = &p->aeth;
-
-			wire_get_bitmap(ext, &a->pre_bitmap.hi, &a->pre_bitmap.lo);
-			wire_get_bitmap(ext + 16, &a->now_bitmap.hi, &a->now_bitmap.lo);
-			if (ext[32] & 0x1F)
+			if (get_aeth(ext, &p->aeth) != 0)
 				return ORDK_WIRE_E_EXT_NONZERO;
-			a->is_packet_lost = ext[32] >> 7;
-			a->is_window_slided = (ext[32] >> 6) & 1;
-			a->is_send_by_driver = (ext[32] >> 5) & 1;
-			a->pre_psn = wire_get_be24(ext + 33);
 		} else if (b->trans == BLUE_TRANS_RC) { /* READ request */
 			get_reth(ext, &p->reth);
 			p->rreth.va = wire_get_be64(ext + 16);
@@ -417,7 +436,7 @@ ordk_wire_rdma_parse(const void *frame, uint32_t len, unsigned int flags,
 		}
 		if (rest != 0)
 			return ORDK_WIRE_E_LENGTH; /* these packets carry no payload */
-		p->payload_off = AREA_END;
+		p->payload_off = short_ack ? EXT_OFF + ORDK_WIRE_AETH_LEN : AREA_END;
 		return wire_check_trailer(f, len, frame_end, flags);
 	}
 

@@ -69,6 +69,19 @@ test_now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+const char *
+test_sim_devargs(void)
+{
+	static char buf[128];
+	const char *e = getenv("ORDK_TEST_SIM_DEVARGS");
+
+	if (e == NULL || *e == '\0')
+		return "";
+	cr_assert_lt(strlen(e), sizeof(buf) - 1, "ORDK_TEST_SIM_DEVARGS too long");
+	snprintf(buf, sizeof(buf), ",%s", e);
+	return buf;
+}
+
 void *
 test_aligned(size_t align, size_t size)
 {

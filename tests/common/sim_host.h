@@ -36,6 +36,12 @@ double test_now_s(void);
  * running then is killed (SIGKILL) and reaped. @return its wait status.
  */
 int test_reap(int pid, double seconds);
+/**
+ * Extra bluesim devargs from ORDK_TEST_SIM_DEVARGS (e.g. "rtl=1": the func and
+ * fault suites run again on the RTL's behaviour, suite func-rtl), with a
+ * leading comma, or "" when unset.
+ */
+const char *test_sim_devargs(void);
 /** posix_memalign that asserts (any size, unlike C11 aligned_alloc); free() it. */
 void *test_aligned(size_t align, size_t size);
 

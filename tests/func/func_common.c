@@ -43,8 +43,8 @@ func_pair_open(struct func_pair *p, size_t len, const char *extra)
 			snprintf(mine, sizeof(mine), ",%.*s", (int)(bar - extra), extra);
 		else if (bar != NULL && i == 1 && bar[1] != '\0')
 			snprintf(mine, sizeof(mine), ",%s", bar + 1);
-		snprintf(args, sizeof(args), "bluesim,port=%u,mac=02:00:00:00:00:%02x,ip=10.0.0.%d%s",
-			 i ? p1 : p0, i + 1, i + 1, mine);
+		snprintf(args, sizeof(args), "bluesim,port=%u,mac=02:00:00:00:00:%02x,ip=10.0.0.%d%s%s",
+			 i ? p1 : p0, i + 1, i + 1, mine, test_sim_devargs());
 		s->dev = ordk_dev_open(args);
 		cr_assert_not_null(s->dev, "ordk_dev_open(%s): %s", args, rte_strerror(rte_errno));
 		cr_assert_eq(ordk_dev_query(s->dev, &s->attr), 0);

@@ -139,8 +139,17 @@ Test(verbs_errors, attribute_masks)
 	a.dest_qp_num = 1u << 24;
 	cr_assert_eq(ordk_qp_modify(qp, &a, RTR_MASK), -EINVAL, "QPN above 24 bits");
 	a.dest_qp_num = good.dest_qp_num;
+	/* first PSNs the RTL's bitmap unit would lock on (0x7ffff0..0xffff7f) */
+	a.rq_psn = 0x7FFFF0;
+	cr_assert_eq(ordk_qp_modify(qp, &a, RTR_MASK), -EINVAL, "rq_psn 0x7ffff0");
+	a.rq_psn = 0xFFFF7F;
+	cr_assert_eq(ordk_qp_modify(qp, &a, RTR_MASK), -EINVAL, "rq_psn 0xffff7f");
+	a.rq_psn = 0xFFFF80;
 	cr_assert_eq(ordk_qp_modify(qp, &a, RTR_MASK), 0);
 	a.qp_state = ORDK_QPS_RTS;
+	a.sq_psn = 0x800000;
+	cr_assert_eq(ordk_qp_modify(qp, &a, RTS_MASK), -EINVAL, "sq_psn 0x800000");
+	a.sq_psn = 0x7FFFEF;
 	a.retry_cnt = 8;
 	cr_assert_eq(ordk_qp_modify(qp, &a, RTS_MASK), -EINVAL, "retry_cnt 8");
 	a.retry_cnt = 7;

@@ -41,8 +41,8 @@ end_open(struct end *e, const char *vdev, int idx)
 
 	test_eal_init(vdev);
 	test_port_start(0, test_pool("mp", 4095));
-	snprintf(args, sizeof(args), "bluesim,port=0,mac=02:00:00:00:00:%02x,ip=10.0.0.%d", idx,
-		 idx);
+	snprintf(args, sizeof(args), "bluesim,port=0,mac=02:00:00:00:00:%02x,ip=10.0.0.%d%s", idx,
+		 idx, test_sim_devargs());
 	e->dev = ordk_dev_open(args);
 	if (e->dev == NULL)
 		return -1;

@@ -5,12 +5,18 @@
  * memory). Two QPs of the one device are connected to each other (the
  * host's model loops its frames back), and a WRITE, a READ and a SEND move
  * data that is checked; an MR is registered and deregistered; all closes.
+ * Before that: the PMD refuses the device without snic_iova0=0 (the rig's
+ * device sees guest-physical addresses, so the SimpleNic RX buffer cannot sit
+ * at IOVA 0 as the RTL needs), and after the open PCI_COMMAND has bus
+ * mastering set (read back through sysfs).
  *
  *   vm_guest <bdf> [extra devargs]   (prints "VMTEST ok|FAIL <what>" lines and a summary)
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -66,11 +72,41 @@ main(int argc, char **argv)
 	snprintf(args, sizeof(args),
 		 "blue:%s,vendor=0x1af4,device=0x1110,bar=2,mac=02:00:00:00:00:05,ip=10.0.0.5%s",
 		 argv[1], argc == 3 ? argv[2] : "");
+	{ /* the RTL's SimpleNic RX at DMA address 0 needs a chosen IOVA: refused here */
+		char strict[256];
+		char *k;
+
+		snprintf(strict, sizeof(strict), "%s", args);
+		k = strstr(strict, ",snic_iova0=0");
+		if (k != NULL) {
+			memmove(k, k + 13, strlen(k + 13) + 1);
+			dev = ordk_dev_open(strict);
+			result(dev == NULL, "without snic_iova0=0 the PMD refuses (device sees PAs)",
+			       "opened");
+			if (dev != NULL)
+				ordk_dev_close(dev);
+		}
+	}
 	dev = ordk_dev_open(args);
 	printf("VMTEST devargs %s\n", args);
 	result(dev != NULL, "open blue: through vfio-pci", rte_strerror(rte_errno));
 	if (dev == NULL)
 		goto out;
+	{ /* bus mastering, as the PMD set it after the function reset */
+		char path[128], why[64];
+		uint16_t cmd = 0;
+		int fd;
+
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/config", argv[1]);
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || pread(fd, &cmd, 2, 4) != 2)
+			cmd = 0;
+		if (fd >= 0)
+			close(fd);
+		snprintf(why, sizeof(why), "PCI_COMMAND 0x%04x", cmd);
+		printf("VMTEST PCI_COMMAND 0x%04x\n", cmd);
+		result((cmd & 4) != 0, "bus mastering set in PCI_COMMAND", why);
+	}
 	ordk_dev_query(dev, &at);
 	pd = ordk_pd_alloc(dev);
 	cq = ordk_cq_create(dev, 64);

@@ -194,4 +194,32 @@ blue_psn_diff(uint32_t a, uint32_t b)
 	return (int32_t)((a - b) << 8) >> 8;
 }
 
+/*
+ * The card's receive PSN bitmap (section 5.1): 8 strides of 16 PSNs, the
+ * window named by its newest stride. On the open-rdma RTL a PSN 8 strides or
+ * more behind that stride sticks the bitmap unit's busy flag for good
+ * (PsnContinousChecker.bsv, section 10), and ManageQp resets the window to
+ * stride 0xFFFFF: a first PSN whose stride is in 0x7FFFF..0xFFFF7
+ * (PSN 0x7FFFF0..0xFFFF7F) is behind it at once.
+ */
+#define BLUE_BITMAP_STRIDES 8u
+
+/** May @p psn be the first PSN a QP's card sees after ManageQp? */
+static inline bool
+blue_psn_first_ok(uint32_t psn)
+{
+	uint32_t s = (psn & BLUE_PSN_MASK) >> 4;
+
+	return s < 0x7FFFFu || s > 0xFFFF7u;
+}
+
+/** Is @p psn inside the card window whose newest PSN is @p newest (not stale)? */
+static inline bool
+blue_psn_in_card_window(uint32_t psn, uint32_t newest)
+{
+	uint32_t d = ((newest >> 4) - (psn >> 4)) & 0xFFFFFu; /* strides, 20-bit */
+
+	return d < BLUE_BITMAP_STRIDES || d >= 0x80000u; /* behind by < 8, or ahead */
+}
+
 #endif /* BLUE_PROTO_H */

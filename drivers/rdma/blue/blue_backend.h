@@ -18,6 +18,12 @@ struct blue_backend_ops {
 	int (*dma_map)(struct blue_backend *be, void *va, uint64_t len, uint64_t *iova);
 	/** Undo dma_map of exactly this va. */
 	int (*dma_unmap)(struct blue_backend *be, void *va, uint64_t len);
+	/**
+	 * Make [va, va + len) reachable at a chosen @p iova (the SimpleNic RX
+	 * buffer at IOVA 0, where the RTL writes), or NULL when the device sees
+	 * physical addresses and the IOVA cannot be chosen. Mapped until close.
+	 */
+	int (*dma_map_at)(struct blue_backend *be, void *va, uint64_t len, uint64_t iova);
 	/** Step a model; NULL for hardware. */
 	unsigned int (*poll)(struct blue_backend *be, unsigned int budget);
 	/** Counters of what is behind BAR0 (model xstats), or NULL. */
@@ -37,6 +43,9 @@ struct blue_backend {
 	const struct blue_backend_ops *ops;
 	volatile uint8_t *bar0;
 	bool needs_pa;	   /**< the device DMAs by physical address: 2 MiB hugepages only */
+	uint32_t snic_slot;	/**< SimpleNic RX slot size (devargs snic_slot=; 0: 2048, the RTL's) */
+	bool snic_any_iova;	/**< snic_iova0=0: the card honours SetRawPacketReceiveMeta, the RX
+				     buffer may sit anywhere (default: at IOVA 0, as the RTL needs) */
 	char name[32];
 	void *priv;
 };

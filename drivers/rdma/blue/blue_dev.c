@@ -60,6 +60,54 @@ ring_base(struct blue_dev *dev, enum blue_ring_id id)
 	*hi = (uint32_t)(dev->ring[id].iova >> 32);
 }
 
+/*
+ * The SimpleNic RX buffer. The open-rdma RTL never writes its RX base
+ * register (SetRawPacketReceiveMeta is queued and never read): frames land at
+ * DMA address 0 + slot * slot size. So the buffer sits at IOVA 0 where the
+ * IOVA can be chosen (an IOMMU, the model); with physical addresses it cannot.
+ */
+static int
+snic_rx_alloc(struct blue_dev *dev)
+{
+	dev->snic_slot = dev->be.snic_slot ? dev->be.snic_slot : BLUE_SIMPLE_NIC_RX_SLOT_SIZE;
+	dev->snic_rx_len = (size_t)dev->snic_slot * BLUE_SIMPLE_NIC_RX_SLOTS;
+	if (dev->be.snic_any_iova) {
+		dev->snic_rx_buf = blue_dma_alloc(dev, dev->snic_rx_len, 4096, &dev->snic_rx_iova);
+		return dev->snic_rx_buf != NULL ? 0 : -ENOMEM;
+	}
+	if (dev->be.ops->dma_map_at == NULL) {
+		BLUE_LOG(ERR, dev, "this card (open-rdma RTL) writes received SimpleNic frames to "
+			 "DMA address 0 + slot * %u: it ignores SetRawPacketReceiveMeta. Without "
+			 "an IOMMU that is physical page 0, which is not ours: refusing to start "
+			 "(use an IOMMU, or snic_iova0=0 for a card that honours the command)",
+			 dev->snic_slot);
+		return -ENOTSUP;
+	}
+	dev->snic_rx_buf = rte_zmalloc("blue_snic_rx", dev->snic_rx_len, 4096);
+	if (dev->snic_rx_buf == NULL)
+		return -ENOMEM;
+	if (dev->be.ops->dma_map_at(&dev->be, dev->snic_rx_buf, dev->snic_rx_len, 0) != 0) {
+		BLUE_LOG(ERR, dev, "cannot map the SimpleNic RX buffer at IOVA 0");
+		rte_free(dev->snic_rx_buf);
+		dev->snic_rx_buf = NULL;
+		return -ENOMEM;
+	}
+	dev->snic_rx_iova = 0;
+	dev->snic_rx_fixed = true;
+	return 0;
+}
+
+static void
+snic_rx_free(struct blue_dev *dev)
+{
+	if (dev->snic_rx_fixed)
+		rte_free(dev->snic_rx_buf); /* its IOVA-0 mapping goes with the backend */
+	else
+		blue_dma_free(dev, dev->snic_rx_buf, dev->snic_rx_len);
+	dev->snic_rx_buf = NULL;
+	dev->snic_rx_fixed = false;
+}
+
 int
 blue_dev_start(struct blue_dev *dev, uint64_t mac, uint32_t ip)
 {
@@ -88,9 +136,12 @@ blue_dev_start(struct blue_dev *dev, uint64_t mac, uint32_t ip)
 					  &dev->pgt_staging_iova);
 	dev->snic_tx_buf = blue_dma_alloc(dev, (size_t)BLUE_RING_DEPTH * BLUE_SNIC_TX_SLOT, 4096,
 					  &dev->snic_tx_iova);
-	dev->snic_rx_buf = blue_dma_alloc(dev, BLUE_SIMPLE_NIC_RX_BUF_SIZE, 4096,
-					  &dev->snic_rx_iova);
-	if (dev->pgt_staging == NULL || dev->snic_tx_buf == NULL || dev->snic_rx_buf == NULL)
+	if (dev->pgt_staging == NULL || dev->snic_tx_buf == NULL)
+		goto nomem;
+	rc = snic_rx_alloc(dev);
+	if (rc == -ENOTSUP)
+		return rc;
+	if (rc != 0)
 		goto nomem;
 
 	c.hdr.opcode = BLUE_CMD_SET_NETWORK_PARAM;
@@ -99,6 +150,7 @@ blue_dev_start(struct blue_dev *dev, uint64_t mac, uint32_t ip)
 						     .local_mac = mac };
 	rc = blue_cmd_exec(dev, &c);
 	if (rc == 0) {
+		/* once: on the RTL a second one blocks the command queue for good */
 		c = (struct blue_cmd){ .hdr = { .opcode = BLUE_CMD_SET_RAW_PACKET_RECEIVE_META,
 						.valid = 1 } };
 		c.raw.write_base_addr = dev->snic_rx_iova;
@@ -125,8 +177,8 @@ blue_dev_close(struct blue_dev *dev)
 	}
 	blue_dma_free(dev, dev->pgt_staging, BLUE_PGT_STAGING_SLOTS * 512);
 	blue_dma_free(dev, dev->snic_tx_buf, (size_t)BLUE_RING_DEPTH * BLUE_SNIC_TX_SLOT);
-	blue_dma_free(dev, dev->snic_rx_buf, BLUE_SIMPLE_NIC_RX_BUF_SIZE);
-	dev->pgt_staging = dev->snic_tx_buf = dev->snic_rx_buf = NULL;
+	snic_rx_free(dev);
+	dev->pgt_staging = dev->snic_tx_buf = NULL;
 	dev->started = false;
 	if (dev->be.ops != NULL && dev->be.ops->close != NULL)
 		dev->be.ops->close(&dev->be);
@@ -319,10 +371,12 @@ blue_snic_rx_next(struct blue_dev *dev, uint32_t *len)
 	struct blue_simple_nic_rx rx;
 
 	while (blue_hring_ready(r, &d0, &d1) > 0) {
-		if (d1 == NULL && blue_simple_nic_rx_decode(d0, &rx) == 0) {
+		/* a frame longer than a slot ran into the next one (the RTL checks no length) */
+		if (d1 == NULL && blue_simple_nic_rx_decode(d0, &rx) == 0 &&
+		    rx.len <= dev->snic_slot) {
 			*len = rx.len;
 			dev->st.snic_rx++;
-			return dev->snic_rx_buf + (size_t)rx.slot_idx * BLUE_SIMPLE_NIC_RX_SLOT_SIZE;
+			return dev->snic_rx_buf + (size_t)rx.slot_idx * dev->snic_slot;
 		}
 		dev->st.snic_rx_bad++;
 		blue_hring_consume(r, d1 != NULL ? 2 : 1);

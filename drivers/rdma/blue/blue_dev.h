@@ -63,6 +63,9 @@ struct blue_dev {
 	uint64_t snic_tx_iova;
 	uint8_t *snic_rx_buf;
 	uint64_t snic_rx_iova;
+	uint32_t snic_slot;	/* RX slot size: the card writes slot i at iova + i * snic_slot */
+	size_t snic_rx_len;
+	bool snic_rx_fixed;	/* mapped at a chosen IOVA (0): freed without unmap */
 
 	uint64_t tsc_hz;
 	uint64_t cmd_timeout_tsc;

@@ -32,6 +32,12 @@ sim_dma_map(struct blue_backend *be, void *va, uint64_t len, uint64_t *iova)
 }
 
 static int
+sim_dma_map_at(struct blue_backend *be, void *va, uint64_t len, uint64_t iova)
+{
+	return bluesim_dma_map(((struct sim_priv *)be->priv)->sim, iova, va, len);
+}
+
+static int
 sim_dma_unmap(struct blue_backend *be, void *va, uint64_t len)
 {
 	struct sim_priv *p = be->priv;
@@ -101,6 +107,7 @@ sim_close(struct blue_backend *be)
 static const struct blue_backend_ops sim_ops = {
 	.dma_map = sim_dma_map,
 	.dma_unmap = sim_dma_unmap,
+	.dma_map_at = sim_dma_map_at,
 	.poll = sim_poll,
 	.xstats = sim_xstats,
 	.xstats_reset = sim_xstats_reset,
@@ -138,5 +145,7 @@ blue_sim_backend_open(const char *args, struct blue_backend *be, char *err, uint
 	be->priv = p;
 	be->bar0 = (volatile uint8_t *)bluesim_bar0(p->sim);
 	be->needs_pa = false;
+	be->snic_slot = cfg.snic_slot; /* one devarg for the model's card and the driver */
+	be->snic_any_iova = false;
 	return 0;
 }

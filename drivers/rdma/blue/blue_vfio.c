@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_memory.h>
 
@@ -97,6 +98,22 @@ parse_args(const char *args, struct blue_vfio_target *t, char *err, uint32_t err
 		v = strtoul(eq + 1, &end, 0);
 		if (strcmp(tok, "mac") == 0 || strcmp(tok, "ip") == 0)
 			continue; /* the driver's (ordk_dev_open) */
+		if (strcmp(tok, "snic_slot") == 0) {
+			if (end == eq + 1 || *end != '\0' || v < 128 || v > 2048 || (v & (v - 1))) {
+				snprintf(err, errlen, "'snic_slot=%s': a power of two, 128..2048", eq + 1);
+				return -EINVAL;
+			}
+			t->snic_slot = (uint32_t)v;
+			continue;
+		}
+		if (strcmp(tok, "snic_iova0") == 0) {
+			if (end == eq + 1 || *end != '\0' || v > 1) {
+				snprintf(err, errlen, "'snic_iova0=%s': 0 or 1", eq + 1);
+				return -EINVAL;
+			}
+			t->snic_any_iova = v == 0;
+			continue;
+		}
 		if (strcmp(tok, "iova") == 0) {
 			if (strcmp(eq + 1, "pa") != 0 && strcmp(eq + 1, "va") != 0) {
 				snprintf(err, errlen, "'iova=%s': va or pa", eq + 1);
@@ -107,7 +124,8 @@ parse_args(const char *args, struct blue_vfio_target *t, char *err, uint32_t err
 		}
 		if (strcmp(tok, "vendor") != 0 && strcmp(tok, "device") != 0 &&
 		    strcmp(tok, "bar") != 0) {
-			snprintf(err, errlen, "'%s': unknown key (vendor, device, bar, iova, mac, ip)", tok);
+			snprintf(err, errlen, "'%s': unknown key (vendor, device, bar, iova, snic_slot, "
+				 "snic_iova0, mac, ip)", tok);
 			return -EINVAL;
 		}
 		if (end == eq + 1 || *end != '\0' ||
@@ -300,6 +318,53 @@ vfio_dma_map(struct blue_backend *be, void *va, uint64_t len, uint64_t *iova)
 	}
 }
 
+int
+blue_vfio_bus_master(int fd, uint64_t cfg_off, char *err, uint32_t errlen)
+{
+	uint16_t cmd = 0, back = 0;
+	off_t at = (off_t)(cfg_off + BLUE_PCI_COMMAND);
+
+	if (pread(fd, &cmd, 2, at) != 2) {
+		snprintf(err, errlen, "PCI_COMMAND: cannot read the config space: %s",
+			 strerror(errno ? errno : EIO));
+		return -EIO;
+	}
+	cmd = rte_le_to_cpu_16(cmd);
+	if (!(cmd & BLUE_PCI_COMMAND_MASTER)) {
+		uint16_t v = rte_cpu_to_le_16((uint16_t)(cmd | BLUE_PCI_COMMAND_MASTER));
+
+		if (pwrite(fd, &v, 2, at) != 2) {
+			snprintf(err, errlen, "PCI_COMMAND: cannot set bus mastering: %s",
+				 strerror(errno ? errno : EIO));
+			return -EIO;
+		}
+	}
+	if (pread(fd, &back, 2, at) != 2 || !(rte_le_to_cpu_16(back) & BLUE_PCI_COMMAND_MASTER)) {
+		snprintf(err, errlen, "PCI_COMMAND reads 0x%04x after setting bus mastering: the "
+			 "card cannot DMA", rte_le_to_cpu_16(back));
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Under an IOMMU with IOVA = VA the IOVA is ours to choose: the SimpleNic RX
+ * buffer goes to 0. (With iova=pa the device is taken to see physical
+ * addresses, as in no-IOMMU mode: no IOVA can be chosen.)
+ */
+static int
+vfio_dma_map_at(struct blue_backend *be, void *va, uint64_t len, uint64_t iova)
+{
+	struct vfio_priv *p = be->priv;
+	struct vfio_iommu_type1_dma_map m = {
+		.argsz = sizeof(m), .flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE,
+		.vaddr = (uintptr_t)va, .iova = iova, .size = RTE_ALIGN_CEIL(len, 4096) };
+
+	if (p->noiommu || p->iova_pa || ((uintptr_t)va | iova) % 4096 != 0)
+		return -EINVAL;
+	return ioctl(p->container, VFIO_IOMMU_MAP_DMA, &m) == 0 ? 0 : -errno;
+}
+
 /*
  * Mappings are whole pages that several blocks and MRs can share, and VFIO
  * counts nothing: they stay until the container closes with the device
@@ -341,8 +406,29 @@ vfio_close(struct blue_backend *be)
 static const struct blue_backend_ops vfio_ops = {
 	.dma_map = vfio_dma_map,
 	.dma_unmap = vfio_dma_unmap,
+	.dma_map_at = vfio_dma_map_at,
 	.close = vfio_close,
 };
+
+/* no-IOMMU or iova=pa: the card sees physical addresses; no IOVA can be chosen */
+static const struct blue_backend_ops vfio_pa_ops = {
+	.dma_map = vfio_dma_map,
+	.dma_unmap = vfio_dma_unmap,
+	.close = vfio_close,
+};
+
+/* vfio-pci does not set bus mastering and a function reset clears it: without it no DMA */
+static int
+bus_master_on(struct vfio_priv *p, char *err, uint32_t errlen)
+{
+	struct vfio_region_info ri = { .argsz = sizeof(ri), .index = VFIO_PCI_CONFIG_REGION_INDEX };
+
+	if (ioctl(p->device, VFIO_DEVICE_GET_REGION_INFO, &ri) != 0) {
+		snprintf(err, errlen, "config space region: %s", strerror(errno));
+		return -EIO;
+	}
+	return blue_vfio_bus_master(p->device, ri.offset, err, errlen);
+}
 
 /* @p code and the message are taken before the release can change errno */
 #define FAIL(code, ...)                                      \
@@ -408,6 +494,11 @@ blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uin
 		FAIL(-errno, "VFIO_DEVICE_GET_INFO: %s", strerror(errno));
 	if (di.flags & VFIO_DEVICE_FLAGS_RESET) /* a clean card: a function reset at open */
 		(void)ioctl(p->device, VFIO_DEVICE_RESET);
+	rc = bus_master_on(p, err, errlen);
+	if (rc != 0) {
+		vfio_release(p);
+		return rc;
+	}
 	ri.index = VFIO_PCI_BAR0_REGION_INDEX + t.bar;
 	if (ioctl(p->device, VFIO_DEVICE_GET_REGION_INFO, &ri) != 0)
 		FAIL(-errno, "BAR %u: %s", t.bar, strerror(errno));
@@ -419,10 +510,12 @@ blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uin
 		      (off_t)ri.offset);
 	if (p->bar == MAP_FAILED)
 		FAIL(-errno, "mmap of BAR %u refused: %s", t.bar, strerror(errno));
-	be->ops = &vfio_ops;
+	be->ops = t.noiommu || t.iova_pa ? &vfio_pa_ops : &vfio_ops;
 	be->priv = p;
 	be->bar0 = p->bar;
 	be->needs_pa = t.noiommu || t.iova_pa;
+	be->snic_slot = t.snic_slot;
+	be->snic_any_iova = t.snic_any_iova;
 	snprintf(be->name, sizeof(be->name), "blue:%s", t.bdf);
 	return 0;
 }

@@ -4,8 +4,10 @@
  * vfio-pci, its BAR mapped, DMA addresses from the IOMMU (IOVA = VA) or, in
  * VFIO's no-IOMMU mode, physical addresses.
  *
- * devargs: "<bdf>[,vendor=0x1172][,device=0x0000][,bar=0][,iova=va|pa][,mac=..][,ip=..]"
- * (after "blue:"); a short BDF ("01:00.0") means domain 0000.
+ * devargs: "<bdf>[,vendor=0x1172][,device=0x0000][,bar=0][,iova=va|pa][,snic_slot=2048]
+ * [,snic_iova0=1][,mac=..][,ip=..]" (after "blue:"); a short BDF ("01:00.0") means domain 0000.
+ * snic_slot: the card's SimpleNic RX slot size; snic_iova0=0: the card honours
+ * SetRawPacketReceiveMeta (the RTL does not: its RX buffer must sit at IOVA 0).
  */
 #ifndef BLUE_VFIO_H
 #define BLUE_VFIO_H
@@ -27,6 +29,8 @@ struct blue_vfio_target {
 	bool iova_pa;		/* iova=pa: under an IOMMU too, the card sees IOVA = PA (test rigs
 				   whose host follows guest-physical addresses; DPDK's --iova-mode=pa) */
 	char group_path[64];	/* /dev/vfio/<group> or /dev/vfio/noiommu-<group> */
+	uint32_t snic_slot;	/* snic_slot=: 0 for the default (2048) */
+	bool snic_any_iova;	/* snic_iova0=0 */
 };
 
 /**
@@ -38,9 +42,19 @@ struct blue_vfio_target {
 int blue_vfio_probe(const char *root, const char *args, struct blue_vfio_target *t, char *err,
 		    uint32_t errlen);
 
+#define BLUE_PCI_COMMAND	0x04u /* config space: the 16-bit command register */
+#define BLUE_PCI_COMMAND_MASTER 0x04u /* bus master enable */
+
+/**
+ * Set bus mastering in PCI_COMMAND through a config space at @p cfg_off of
+ * @p fd (the VFIO device's config region), and read it back.
+ * @return 0, or -EIO with the reason in @p err.
+ */
+int blue_vfio_bus_master(int fd, uint64_t cfg_off, char *err, uint32_t errlen);
+
 /**
  * Open the device through VFIO: container, group, IOMMU type, device, reset,
- * BAR mapping. Every failure undoes what was done and says why in @p err.
+ * bus mastering, BAR mapping. Every failure undoes what was done and says why in @p err.
  */
 int blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uint32_t errlen);
 

@@ -65,6 +65,9 @@ struct bluesim_config {
 	void *clock_arg;
 	volatile void *bar;	     /**< the register block to serve (BLUE_BAR0_SIZE bytes), e.g.
 					  shared memory a VM maps as its PCI BAR; NULL: the model's own */
+	bool rtl;		     /**< behave as the open-rdma RTL does where it departs from
+					  HW-INTERFACE.md (section 10); false: the spec, strictly */
+	uint32_t snic_slot;	     /**< SimpleNic RX slot size in bytes (default 2048, the RTL's) */
 };
 
 /** Smallest mbuf data room the model needs for a PMTU-4096 frame with its trailer. */
@@ -76,7 +79,8 @@ void bluesim_config_defaults(struct bluesim_config *cfg);
  * Parse model devargs into @p cfg: `port=<ethdev name|id|loopback>`,
  * `fault=drop:0.01,dup-rx:0.001,...` (kinds drop, dup, reorder, corrupt, delay;
  * a -tx or -rx suffix limits a kind to one direction), `seed=N`,
- * `reorder_depth=N`, `delay_us=N`, `fcs=0|1`, `idle_us=N`, `pcap=FILE`.
+ * `reorder_depth=N`, `delay_us=N`, `fcs=0|1`, `idle_us=N`, `pcap=FILE`, `rtl=0|1`,
+ * `snic_slot=N` (a power of two, 128..2048).
  * Keys the model does not know (mac=, ip=: the driver's) are left alone.
  * Strings in @p cfg point into @p keep, a buffer the caller keeps alive.
  * @return 0, or -EINVAL with the reason in @p err.

@@ -44,6 +44,7 @@ bluesim_config_defaults(struct bluesim_config *cfg)
 	cfg->idle_timeout_ns = 20000; /* the card's 5000 cycles at 250 MHz */
 	cfg->fault.reorder_depth = 3;
 	cfg->fault.delay_us = 100;
+	cfg->snic_slot = BLUE_SIMPLE_NIC_RX_SLOT_SIZE;
 }
 
 static void *
@@ -71,6 +72,7 @@ bluesim_destroy(struct bluesim *sim)
 	rte_free(sim->meta_q);
 	rte_free(sim->lb);
 	rte_free(sim->maps);
+	rte_free(sim->cnp_last_ns);
 	rte_free(sim);
 }
 
@@ -121,9 +123,17 @@ bluesim_create(const struct bluesim_config *cfg)
 	sim->dirty = zalloc(cfg, sizeof(*sim->dirty) * BLUE_MAX_QP);
 	sim->meta_q = zalloc(cfg, sizeof(*sim->meta_q) * SIM_META_PENDING);
 	sim->lb = zalloc(cfg, sizeof(*sim->lb) * SIM_LOOPBACK_RING);
+	sim->cnp_last_ns = zalloc(cfg, sizeof(*sim->cnp_last_ns) * BLUE_MAX_QP);
 	if (!sim->bar || !sim->mrs || !sim->pgt || !sim->qpcs || !sim->dirty || !sim->meta_q ||
-	    !sim->lb)
+	    !sim->lb || !sim->cnp_last_ns)
 		goto nomem;
+	if (sim->cfg.snic_slot == 0)
+		sim->cfg.snic_slot = BLUE_SIMPLE_NIC_RX_SLOT_SIZE;
+	if (sim->cfg.rtl) {
+		/* SimpleNic's base register resets to 0 and nothing writes it */
+		sim->raw_ready = true;
+		sim->raw_base = 0;
+	}
 	for (uint32_t i = 0; i < BLUE_MAX_QP; i++)
 		sim_qpc_reset_bitmap(&sim->qpcs[i]);
 	sim_rings_init(sim);
@@ -154,8 +164,9 @@ bluesim_create(const struct bluesim_config *cfg)
 			return NULL;
 		}
 	}
-	SIM_LOG(INFO, sim, "created on %s%s", cfg->port_id == BLUESIM_PORT_LOOPBACK ? "loopback" : "port",
-		sim->cfg.fcs ? ", FCS trailer" : "");
+	SIM_LOG(INFO, sim, "created on %s%s%s",
+		cfg->port_id == BLUESIM_PORT_LOOPBACK ? "loopback" : "port",
+		sim->cfg.fcs ? ", FCS trailer" : "", sim->cfg.rtl ? ", as the RTL (rtl=1)" : "");
 	return sim;
 nomem:
 	bluesim_destroy(sim);
@@ -408,6 +419,16 @@ bluesim_parse_devargs(const char *args, struct bluesim_config *cfg, char *keep,
 			if (parse_u64(val, 1, &x) != 0)
 				goto bad_number;
 			cfg->fcs = x != 0;
+		} else if (strcmp(key, "rtl") == 0) {
+			if (parse_u64(val, 1, &x) != 0)
+				goto bad_number;
+			cfg->rtl = x != 0;
+		} else if (strcmp(key, "snic_slot") == 0) {
+			/* a driver key too: the PMD reads the same value */
+			if (parse_u64(val, BLUE_SIMPLE_NIC_RX_SLOT_SIZE, &x) != 0 || x < 128 ||
+			    (x & (x - 1)) != 0)
+				goto bad_number;
+			cfg->snic_slot = (uint32_t)x;
 		} else if (strcmp(key, "pcap") == 0) {
 			if (*val == '\0') {
 				snprintf(err, err_len, "pcap: empty file name");

@@ -43,6 +43,9 @@ extern int bluesim_logtype;
 	X(fault_tx_drop) X(fault_tx_dup) X(fault_tx_reorder) X(fault_tx_corrupt)           \
 	X(fault_tx_delay) X(fault_rx_drop) X(fault_rx_dup) X(fault_rx_reorder)             \
 	X(fault_rx_corrupt) X(fault_rx_delay)                                              \
+	X(rtl_cmd_blocked) X(rtl_cmd_no_answer) X(rtl_bitmap_locked)                      \
+	X(rtl_bitmap_updates_lost) X(rtl_rx_stalls) X(rtl_rx_stall_overflow)              \
+	X(rtl_rx_unchecked) X(rtl_cnp_sent) X(rtl_cnp_suppressed) X(rx_cnp)                \
 	X(dma_fault) /* MR memory that faulted under a copy (unmapped under a live MR) */
 
 struct sim_stats {
@@ -149,6 +152,14 @@ struct sim_fault_dir {
 #define SIM_TX_QUEUE 512u
 #define SIM_LOOPBACK_RING 4096u
 
+/* rtl=1: frames held while the SimpleNic RX ring is full (the card stalls). */
+#define SIM_STALL_MAX 64u
+/* rtl=1: tracked packets the RTL's queues hold before a locked bitmap unit stops receive
+ * (AutoAckGenerator.bsv and RQ.bsv FIFOs; an estimate, the exact depth is not modelled). */
+#define SIM_RTL_BITMAP_BACKLOG 4u
+/* rtl=1: CnpPacketGen.bsv's pause, CNP_PAUSE_TICK_CNT = 8192 cycles of 4 ns. */
+#define SIM_RTL_CNP_PAUSE_NS 32768u
+
 struct bluesim {
 	char name[32];
 	uint8_t *bar; /* BLUE_BAR0_SIZE bytes */
@@ -168,6 +179,14 @@ struct bluesim {
 	bool raw_ready;
 	uint64_t raw_base;
 	uint32_t raw_slot;
+	bool raw_meta_queued;	/* rtl=1: the one-entry queue nobody reads is full */
+	bool cmd_blocked;	/* rtl=1: the command unit waits for ever */
+	bool bitmap_locked;	/* rtl=1: the PSN bitmap unit's busy flag stuck */
+	uint32_t bitmap_backlog; /* rtl=1: tracked packets since the lock */
+	bool rx_blocked;	/* rtl=1: receive stopped for good (backlog full) */
+	uint64_t *cnp_last_ns;	/* rtl=1: per QP index, time of the last CNP + 1 (0: never) */
+	struct rte_mbuf *stall[SIM_STALL_MAX]; /* rtl=1: frames behind a full SimpleNic ring */
+	uint32_t stall_head, stall_count;
 
 	struct sim_h2c cmd_req, send, snic_tx;
 	struct sim_c2h cmd_resp, meta, snic_rx;
@@ -261,10 +280,26 @@ unsigned int sim_send_poll(struct bluesim *sim, unsigned int budget);
 unsigned int sim_snic_tx_poll(struct bluesim *sim, unsigned int budget);
 
 /* sim_rx.c */
-void sim_rx_frame(struct bluesim *sim, struct rte_mbuf *m);
+/** Receive one frame. @return false when it must be held (rtl=1 SimpleNic stall). */
+bool sim_rx_frame(struct bluesim *sim, struct rte_mbuf *m);
 /** Record PSN @p psn in QP @p q's window; report loss (ACK to peer + local report). */
 void sim_bitmap_track(struct bluesim *sim, struct sim_qpc *q, uint32_t psn);
 unsigned int sim_idle_scan(struct bluesim *sim);
+
+/* sim_rtl.c: where the RTL departs from the spec (rtl=1) */
+/** Read an RDMA frame as the RTL does: fixed offsets, no header validation. @return 0 or < 0. */
+int sim_rtl_parse(const uint8_t *f, uint32_t len, struct ordk_wire_rdma *p);
+/** The RTL's receive checks (QP access, MR key/access/bounds, beat count): counter or -1. */
+int sim_rtl_check_payload(struct bluesim *sim, const struct sim_qpc *q,
+			  const struct ordk_wire_rdma *p, const struct sim_mr **mrp);
+/** A CE-marked packet was accepted: send a CNP unless the pause holds it back. */
+void sim_rtl_cnp(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wire_rdma *p);
+/** The RTL's address filter: MAC, then frame bytes 30-33 against the local IP. */
+bool sim_rtl_filter_pass(const struct bluesim *sim, const uint8_t *f, uint32_t len);
+/** The RTL's classifier: EtherType IPv4, protocol UDP, destination port 4791 at byte 36. */
+bool sim_rtl_is_rdma(const uint8_t *f, uint32_t len);
+/** A PSN behind the window locked the bitmap unit: count and stop tracking. */
+void sim_rtl_bitmap_lock(struct bluesim *sim, struct sim_qpc *q, uint32_t psn);
 
 /* sim_port.c */
 struct rte_mbuf *sim_mbuf_alloc(struct bluesim *sim);

@@ -264,8 +264,35 @@ rx_deliver(struct bluesim *sim, struct rte_mbuf *m)
 		}
 		rte_pktmbuf_trim(m, 4);
 	}
-	sim_rx_frame(sim, m);
-	rte_pktmbuf_free(m);
+	if (sim->stall_count == 0 && sim_rx_frame(sim, m)) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* rtl=1: the receive path is stalled; frames already off the wire wait in order */
+	if (sim->stall_count == SIM_STALL_MAX) {
+		sim->st.rtl_rx_stall_overflow++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (sim->stall_count == 0)
+		sim->st.rtl_rx_stalls++;
+	sim->stall[(sim->stall_head + sim->stall_count++) % SIM_STALL_MAX] = m;
+}
+
+/* Retry held frames in order; @return true when none is left. */
+static bool
+stall_drain(struct bluesim *sim)
+{
+	while (sim->stall_count > 0) {
+		struct rte_mbuf *m = sim->stall[sim->stall_head];
+
+		if (!sim_rx_frame(sim, m))
+			return false;
+		rte_pktmbuf_free(m);
+		sim->stall_head = (sim->stall_head + 1) % SIM_STALL_MAX;
+		sim->stall_count--;
+	}
+	return true;
 }
 
 unsigned int
@@ -278,6 +305,13 @@ sim_port_rx(struct bluesim *sim, unsigned int budget)
 	if (n > room)
 		n = (uint16_t)room;
 
+	if (sim->stall_count > 0) {
+		sim->rx_now_ns = sim_now_ns(sim);
+		if (!stall_drain(sim))
+			return 0; /* rtl=1: stalled: frames stay on the wire */
+	}
+	if (sim->rx_blocked)
+		return 0; /* rtl=1: the locked bitmap unit stopped receive for good */
 	held_release_due(sim, BLUESIM_DIR_RX, false);
 	if (n == 0)
 		return 0; /* the host is behind on meta reports: leave frames on the wire */
@@ -316,6 +350,11 @@ sim_port_release_all(struct bluesim *sim)
 {
 	held_release_due(sim, BLUESIM_DIR_TX, true);
 	held_release_due(sim, BLUESIM_DIR_RX, true);
+	while (sim->stall_count > 0) {
+		rte_pktmbuf_free(sim->stall[sim->stall_head]);
+		sim->stall_head = (sim->stall_head + 1) % SIM_STALL_MAX;
+		sim->stall_count--;
+	}
 	for (uint32_t i = 0; i < sim->txq_len; i++)
 		rte_pktmbuf_free(sim->txq[i]);
 	sim->txq_len = 0;

@@ -62,7 +62,7 @@ report_header(struct bluesim *sim, const struct ordk_wire_rdma *p)
 		.msn = p->bth.msn, .psn = p->bth.psn, .ecn_marked = 0, /* RTL: don't care; 0 */
 		.solicited = p->bth.solicited, .ack_req = p->bth.ack_req,
 		.is_retry = p->bth.is_retry, .dqpn = p->bth.dqpn, .total_len = p->reth.dlen,
-		.raddr = p->reth.va, .rkey = p->reth.rkey, .imm_data = p->imm };
+		.raddr = p->reth.va, .rkey = p->reth.rkey, .imm_data = p->imm /* rtl=1: RETH + 16 */ };
 	if (p->bth.opcode == BLUE_OP_READ_REQUEST) {
 		r.kind = BLUE_META_HEADER_READ;
 		r.read_ext = (struct blue_meta_read_ext){ .total_len = p->reth.dlen,
@@ -201,6 +201,15 @@ sim_bitmap_track(struct bluesim *sim, struct sim_qpc *q, uint32_t psn)
 	uint32_t s = (psn >> 4) & SIM_STRIDE_MASK;
 	int32_t delta = (int32_t)((s - q->L) << 12) >> 12; /* signed 20-bit */
 
+	if (sim->bitmap_locked) {
+		/* rtl=1: nothing reaches the stuck unit; its input queues fill, then receive stops */
+		sim->st.rtl_bitmap_updates_lost++;
+		if (++sim->bitmap_backlog >= SIM_RTL_BITMAP_BACKLOG && !sim->rx_blocked) {
+			sim->rx_blocked = true;
+			SIM_LOG(WARNING, sim, "rtl: the bitmap unit's queues are full: receive stops");
+		}
+		return;
+	}
 	if (delta > 0) {
 		struct blue_bitmap128 pre = q->bitmap;
 		uint32_t old_L = q->L;
@@ -221,8 +230,10 @@ sim_bitmap_track(struct bluesim *sim, struct sim_qpc *q, uint32_t psn)
 	} else if (delta >= -7) {
 		bm_set(&q->bitmap, (unsigned int)(112 + 16 * delta + (int32_t)(psn & 15)));
 		mark_dirty(sim, q);
+	} else if (sim->cfg.rtl) {
+		sim_rtl_bitmap_lock(sim, q, psn); /* the busy flag is never cleared */
 	}
-	/* older than the window: ignored */
+	/* older than the window: ignored (the spec) */
 }
 
 unsigned int
@@ -318,83 +329,135 @@ check_payload(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wi
 	return -1;
 }
 
+/* The QP a packet names, or NULL (dropped and counted). */
+static struct sim_qpc *
+rx_qp(struct bluesim *sim, const struct ordk_wire_rdma *p)
+{
+	uint32_t idx = blue_qpn_index(p->bth.dqpn);
+	struct sim_qpc *q = idx < BLUE_MAX_QP ? &sim->qpcs[idx] : NULL;
+
+	if (q == NULL && sim->cfg.rtl) {
+		sim->st.drop_unknown++; /* QpIdxOverflow: dropped, no RTL counter moves */
+		return NULL;
+	}
+	if (q == NULL || !q->valid || q->qpn != p->bth.dqpn) {
+		rx_drop(sim, BLUE_RQ_CNT_INVALID_QP_CONTEXT);
+		return NULL;
+	}
+	return q;
+}
+
+/* Payload checks and placement; false when the packet is dropped. */
+static bool
+rx_place(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wire_rdma *p,
+	 const uint8_t *f)
+{
+	const struct sim_mr *mr = NULL;
+	uint32_t len = p->payload_len;
+	int rc;
+
+	if (sim->cfg.rtl) {
+		if (p->reth.dlen == 0) { /* the RTL queries no MR: nothing is placed */
+			sim->st.rtl_rx_unchecked++;
+			return true;
+		}
+		rc = sim_rtl_check_payload(sim, q, p, &mr);
+		if (rc == BLUE_RQ_CNT_UNKNOWN_ERROR) {
+			sim->st.drop_unknown++;
+			return false;
+		}
+		/* the card writes the length it expected from the header */
+		if (blue_op_pos(p->bth.opcode) != BLUE_POS_FIRST)
+			len = RTE_MIN(len, p->reth.dlen);
+	} else {
+		rc = check_payload(sim, q, p, &mr);
+	}
+	if (rc >= 0) {
+		rx_drop(sim, (enum blue_rq_counter)rc);
+		return false;
+	}
+	/* placed again if it is a duplicate: no PSN-order check */
+	if (sim_mr_write(sim, mr, p->reth.va, f + p->payload_off, len) != 0) {
+		sim->st.rx_dma_error++;
+		return false;
+	}
+	return true;
+}
+
 static void
 rdma_rx(struct bluesim *sim, const uint8_t *f, uint32_t len)
 {
 	struct ordk_wire_rdma p;
-	const struct sim_mr *mr = NULL;
 	struct sim_qpc *q;
-	uint32_t idx;
 	uint8_t op;
 	int rc;
 
-	rc = ordk_wire_rdma_parse(f, len, 0, &p);
-	if (rc != 0) {
-		rx_drop(sim, (enum blue_rq_counter)parse_drop_reason(rc));
-		return;
+	if (sim->cfg.rtl) {
+		if (sim_rtl_parse(f, len, &p) != 0) {
+			sim->st.rtl_rx_unchecked++; /* no report, no counter (RQ.bsv) */
+			return;
+		}
+	} else {
+		rc = ordk_wire_rdma_parse(f, len, 0, &p);
+		if (rc != 0) {
+			rx_drop(sim, (enum blue_rq_counter)parse_drop_reason(rc));
+			return;
+		}
 	}
-	if (p.bth.trans == BLUE_TRANS_CNP)
+	if (p.bth.trans == BLUE_TRANS_CNP) {
+		sim->st.rx_cnp++;
 		return; /* no meta report for CNPs */
-	idx = blue_qpn_index(p.bth.dqpn);
-	q = idx < BLUE_MAX_QP ? &sim->qpcs[idx] : NULL;
-	if (q == NULL || !q->valid || q->qpn != p.bth.dqpn) {
-		rx_drop(sim, BLUE_RQ_CNT_INVALID_QP_CONTEXT);
-		return;
 	}
+	q = rx_qp(sim, &p);
+	if (q == NULL)
+		return;
 	op = p.bth.opcode;
 	if (op == BLUE_OP_ACKNOWLEDGE) {
 		report_ack(sim, &p);
-		return;
-	}
-	if (op == BLUE_OP_READ_REQUEST) {
+	} else if (op == BLUE_OP_READ_REQUEST) {
 		report_header(sim, &p); /* no QP-access or MR checks (section 5.1) */
-		return;
-	}
-	if (p.payload_len > 0) {
-		rc = check_payload(sim, q, &p, &mr);
-		if (rc >= 0) {
-			rx_drop(sim, (enum blue_rq_counter)rc);
+	} else {
+		if (p.payload_len > 0 && !rx_place(sim, q, &p, f))
 			return;
-		}
-		/* placed again if it is a duplicate: no PSN-order check */
-		if (sim_mr_write(sim, mr, p.reth.va, f + p.payload_off, p.payload_len) != 0) {
-			sim->st.rx_dma_error++;
-			return;
-		}
+		/* FIRST, LAST, ONLY always; MIDDLE only when retried */
+		if (blue_op_pos(op) != BLUE_POS_MIDDLE || p.bth.is_retry)
+			report_header(sim, &p);
+		if (p.payload_len > 0 || op == BLUE_OP_SEND_ONLY_WITH_IMM ||
+		    op == BLUE_OP_WRITE_ONLY_WITH_IMM)
+			sim_bitmap_track(sim, q, p.bth.psn);
 	}
-	/* FIRST, LAST, ONLY always; MIDDLE only when retried */
-	if (blue_op_pos(op) != BLUE_POS_MIDDLE || p.bth.is_retry)
-		report_header(sim, &p);
-	if (p.payload_len > 0 || op == BLUE_OP_SEND_ONLY_WITH_IMM ||
-	    op == BLUE_OP_WRITE_ONLY_WITH_IMM)
-		sim_bitmap_track(sim, q, p.bth.psn);
+	if (sim->cfg.rtl && p.l3.ecn == 3)
+		sim_rtl_cnp(sim, q, &p); /* any accepted packet but a CNP (RQ.bsv) */
 }
 
 /* ------------------------------------------------------- SimpleNic path */
 
-static void
+/* @return false when the frame must be held: rtl=1 and the ring is full. */
+static bool
 simple_nic_rx(struct bluesim *sim, const uint8_t *f, uint32_t len)
 {
 	struct blue_simple_nic_rx rx = { .len = len, .slot_idx = sim->raw_slot };
+	uint32_t slot = sim->cfg.snic_slot;
 	uint8_t d[1][BLUE_DESC_SIZE];
 
 	if (!sim->raw_ready) {
 		sim->st.rx_simple_nic_no_buffer++;
-		return;
+		return true;
 	}
-	if (len > BLUE_SIMPLE_NIC_RX_SLOT_SIZE || len == 0) {
+	/* the RTL checks no length: a frame longer than a slot runs into the next */
+	if (len == 0 || (len > slot && !sim->cfg.rtl) || len > BLUE_SIMPLE_NIC_RX_SLOT_SIZE) {
 		sim->st.rx_simple_nic_too_big++;
-		return;
+		return true;
 	}
-	/* a full RX ring drops the frame; the RDMA path never waits for it */
 	if (sim_c2h_free(sim, &sim->snic_rx) == 0) {
 		sim->st.rx_simple_nic_ring_full++;
-		return;
+		/* the spec drops; the RTL's descriptor write waits, and the shared
+		 * classifier behind it with it (Ringbuf.bsv, Top.bsv) */
+		return !sim->cfg.rtl;
 	}
-	if (sim_dma_write(sim, sim->raw_base + (uint64_t)sim->raw_slot * BLUE_SIMPLE_NIC_RX_SLOT_SIZE,
-			  f, len) != 0) {
+	if (sim_dma_write(sim, sim->raw_base + (uint64_t)sim->raw_slot * slot, f, len) != 0) {
 		sim->st.rx_dma_error++;
-		return;
+		return true;
 	}
 	/* the slot index wraps at 1024 with no flow control on the buffer (card quirk) */
 	sim->raw_slot = (sim->raw_slot + 1) % BLUE_SIMPLE_NIC_RX_SLOTS;
@@ -403,35 +466,58 @@ simple_nic_rx(struct bluesim *sim, const uint8_t *f, uint32_t len)
 	sim_c2h_publish(sim, &sim->snic_rx);
 	sim->st.rx_simple_nic++;
 	rx_class_count(sim, BLUE_RX_CLASS_SIMPLE_NIC, sim->st.rx_simple_nic);
+	return true;
 }
 
-void
+/* The address filter; false: dropped and counted. */
+static bool
+rx_filter(struct bluesim *sim, const uint8_t *f, uint32_t len)
+{
+	uint64_t dst_mac;
+	uint32_t dst_ip = 0;
+	bool has_ip, pass;
+
+	if (sim->cfg.rtl)
+		pass = sim_rtl_filter_pass(sim, f, len);
+	else
+		pass = ordk_wire_peek_dst(f, len, &dst_mac, &dst_ip, &has_ip) &&
+		       (dst_mac == sim->local_mac || dst_mac == ORDK_WIRE_BROADCAST_MAC) &&
+		       (!has_ip || dst_ip == sim->local_ip);
+	if (!pass) {
+		sim->st.rx_filtered++;
+		rx_class_count(sim, BLUE_RX_CLASS_DISCARDED, sim->st.rx_filtered);
+	}
+	return pass;
+}
+
+bool
 sim_rx_frame(struct bluesim *sim, struct rte_mbuf *m)
 {
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
-	uint64_t dst_mac;
-	uint32_t dst_ip = 0;
-	bool has_ip;
+	bool rdma;
 
+	if (!sim->net_ready) {
+		sim->st.rx_frames++;
+		sim->st.rx_bytes += len;
+		sim->st.rx_not_ready++; /* everything dropped until SetNetworkParam */
+		return true;
+	}
+	if (!rx_filter(sim, f, len)) {
+		sim->st.rx_frames++;
+		sim->st.rx_bytes += len;
+		return true;
+	}
+	rdma = sim->cfg.rtl ? sim_rtl_is_rdma(f, len)
+			    : ordk_wire_classify(f, len) == ORDK_WIRE_CLASS_RDMA;
+	if (!rdma && !simple_nic_rx(sim, f, len))
+		return false; /* held: counted when it finally goes through */
 	sim->st.rx_frames++;
 	sim->st.rx_bytes += len;
-	if (!sim->net_ready) {
-		sim->st.rx_not_ready++; /* everything dropped until SetNetworkParam */
-		return;
-	}
-	if (!ordk_wire_peek_dst(f, len, &dst_mac, &dst_ip, &has_ip) ||
-	    (dst_mac != sim->local_mac && dst_mac != ORDK_WIRE_BROADCAST_MAC) ||
-	    (has_ip && dst_ip != sim->local_ip)) {
-		sim->st.rx_filtered++;
-		rx_class_count(sim, BLUE_RX_CLASS_DISCARDED, sim->st.rx_filtered);
-		return;
-	}
-	if (ordk_wire_classify(f, len) == ORDK_WIRE_CLASS_RDMA) {
+	if (rdma) {
 		sim->st.rx_rdma++;
 		rx_class_count(sim, BLUE_RX_CLASS_RDMA, sim->st.rx_rdma);
 		rdma_rx(sim, f, len);
-	} else {
-		simple_nic_rx(sim, f, len);
 	}
+	return true;
 }

@@ -52,7 +52,9 @@ data_l3(const struct bluesim *sim, const struct blue_send_item *it, struct ordk_
 		.dst_mac = it->dst_mac, .src_mac = sim->local_mac, .src_ip = sim->local_ip,
 		.dst_ip = it->dqp_ip, .src_port = (uint16_t)it->sqpn,
 		.dst_port = ORDK_WIRE_ROCE_UDP_PORT, .ip_id = ORDK_WIRE_CARD_IP_ID,
-		.ttl = ORDK_WIRE_CARD_TTL, .ecn = it->enable_ecn ? 2 : 0, /* ECT(0) */
+		.ttl = ORDK_WIRE_CARD_TTL,
+		/* ECT(0) on request; the RTL never copies enable_ecn: always 00 */
+		.ecn = it->enable_ecn && !sim->cfg.rtl ? 2 : 0,
 	};
 }
 

@@ -790,3 +790,30 @@ Test(blue_desc, names)
 	cr_assert_str_eq(blue_pkt_opcode_name(0x1F), "?");
 	cr_assert_str_eq(blue_wr_opcode_name(BLUE_WR_RDMA_READ_RESP), "RDMA_READ_RESP");
 }
+
+/*
+ * The open-rdma reference driver's SetNetworkParam, from its source
+ * (rust-driver/src/ring/descriptors/cmd.rs CmdQueueReqDescSetNetworkParam and
+ * cmd/configurator.rs set_network, commit 0db6daf): four little-endian 64-bit
+ * chunks: mac_addr in bits 16-63 of chunk 0 (always CARD_MAC_ADDRESS
+ * 0xAABBCCDDEE0A), ip_addr in bits 32-63 of chunk 1, netmask then gateway in
+ * chunk 2 (the host's, gateway 0 when it has none), chunk 3: user_data 0,
+ * op_code SetNetworkParam 0x03, valid. Here 10.0.0.7/24, no gateway.
+ */
+Test(blue_desc, reference_driver_set_network_param_golden)
+{
+	static const uint8_t d[32] = {
+		0x00, 0x00, 0x0A, 0xEE, 0xDD, 0xCC, 0xBB, 0xAA,
+		0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x0A,
+		0x00, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x80,
+	};
+	struct blue_cmd c;
+
+	cr_assert_eq(blue_cmd_decode(d, &c), 0);
+	cr_expect_eq(c.hdr.opcode, BLUE_CMD_SET_NETWORK_PARAM);
+	cr_expect_eq(c.net.local_mac, 0xAABBCCDDEE0Aull);
+	cr_expect_eq(c.net.local_ip, 0x0A000007);
+	cr_expect_eq(c.net.netmask, 0xFFFFFF00);
+	cr_expect_eq(c.net.gateway, 0);
+}

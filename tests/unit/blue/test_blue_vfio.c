@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,4 +147,55 @@ Test(blue_vfio, opening_on_this_machine_fails_cleanly)
 	cr_expect(strstr(err, "no PCI function") != NULL, "%s", err);
 	cr_expect_null(be.priv);
 	cr_expect_null(be.ops);
+}
+
+/* snic_slot= and snic_iova0= (issue 14): the RTL's SimpleNic RX, or a card that honours the base. */
+Test(blue_vfio, simplenic_rx_devargs)
+{
+	struct blue_vfio_target t;
+	char err[512];
+
+	device("0000:03:00.0", "0x1172\n", "0x0000\n", "vfio-pci", 17);
+	put("/dev/vfio/17", "");
+	cr_assert_eq(probe("0000:03:00.0", &t, err), 0, "%s", err);
+	cr_expect_eq(t.snic_slot, 0, "default: the RTL's 2048");
+	cr_expect_not(t.snic_any_iova, "default: the buffer at IOVA 0");
+	cr_assert_eq(probe("0000:03:00.0,snic_slot=128,snic_iova0=0", &t, err), 0, "%s", err);
+	cr_expect_eq(t.snic_slot, 128);
+	cr_expect(t.snic_any_iova);
+	expect_refused("0000:03:00.0,snic_slot=100", -EINVAL, "a power of two, 128..2048");
+	expect_refused("0000:03:00.0,snic_slot=4096", -EINVAL, "a power of two, 128..2048");
+	expect_refused("0000:03:00.0,snic_iova0=2", -EINVAL, "0 or 1");
+}
+
+/* A config space in a file: PCI_COMMAND gets bus mastering, other bits kept. */
+Test(blue_vfio, bus_master_set_and_checked)
+{
+	char path[] = "/tmp/ordk-cfg-XXXXXX", err[256] = "";
+	uint8_t cfg[256] = { 0 };
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cfg[4] = 0x02; /* memory space on, bus master off (as after a function reset) */
+	cfg[5] = 0x04; /* INTx disable */
+	cr_assert_eq(pwrite(fd, cfg, sizeof(cfg), 4096), (ssize_t)sizeof(cfg));
+	cr_assert_eq(blue_vfio_bus_master(fd, 4096, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(pread(fd, cfg, sizeof(cfg), 4096), (ssize_t)sizeof(cfg));
+	cr_expect_eq(cfg[4], 0x06, "bus master set, memory space kept");
+	cr_expect_eq(cfg[5], 0x04, "the high byte kept");
+	cr_expect_eq(blue_vfio_bus_master(fd, 4096, err, sizeof(err)), 0, "already set: fine");
+	close(fd);
+	/* read-only: the bit cannot be set, and the message says the card cannot DMA */
+	cfg[4] = 0x02;
+	fd = open(path, O_RDWR);
+	cr_assert_eq(pwrite(fd, cfg, sizeof(cfg), 4096), (ssize_t)sizeof(cfg));
+	close(fd);
+	fd = open(path, O_RDONLY);
+	cr_expect_eq(blue_vfio_bus_master(fd, 4096, err, sizeof(err)), -EIO);
+	cr_expect(strstr(err, "bus mastering") != NULL, "%s", err);
+	/* nothing there to read */
+	cr_expect_eq(blue_vfio_bus_master(fd, 1u << 20, err, sizeof(err)), -EIO);
+	cr_expect(strstr(err, "cannot read") != NULL, "%s", err);
+	close(fd);
+	unlink(path);
 }

@@ -400,3 +400,72 @@ Test(wire_rdma, strerror_covers_every_code)
 	cr_assert_str_eq(ordk_wire_strerror(ORDK_WIRE_E_IP_CSUM), "bad IPv4 checksum");
 	cr_assert_str_eq(ordk_wire_strerror(-ORDK_WIRE_E_COUNT), "unknown error");
 }
+
+/*
+ * The open-rdma reference driver's ACK and NAK frames, byte by byte from its
+ * source (rust-driver/src/workers/ack_responder.rs AckFrameBuilder, commit
+ * 0db6daf): UDP payload PAYLOAD_SIZE = 48 (BTH 12, prev_bitmap 16, now_bitmap
+ * 16, AethSeg0 4: pre_psn in bits 0-23, is_send_by_driver 29, is_window_slided
+ * 30, is_packet_loss 31, big-endian), src = dst MAC CARD_MAC_ADDRESS_OCTETS
+ * AA:BB:CC:DD:EE:0A, IPv4 id 0, DF, TTL 64, both checksums left 0 (its
+ * set_checksum(get_checksum()) writes the zeroed field back), UDP 4791 both
+ * ways. Here src IP 10.0.0.7, dst 10.0.0.5, dqpn 0x000301.
+ */
+static const uint8_t rd_ack[90] = {
+	0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0x0A, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0x0A, 0x08, 0x00,
+	0x45, 0x00, 0x00, 0x4C, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x00, 0x00,
+	0x0A, 0x00, 0x00, 0x07, 0x0A, 0x00, 0x00, 0x05,
+	0x12, 0xB7, 0x12, 0xB7, 0x00, 0x38, 0x00, 0x00,
+	/* BTH: trans RC 0 << 5 | ACKNOWLEDGE 0x11, msn 0, dqpn, psn = last_psn 0x000123 */
+	0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x01, 0x00, 0x00, 0x01, 0x23,
+	/* prev_bitmap 0, now_bitmap u128::MAX */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	/* AethSeg0: is_send_by_driver, pre_psn 0 */
+	0x20, 0x00, 0x00, 0x00,
+};
+
+Test(wire_rdma, reference_driver_ack_frame_golden)
+{
+	uint8_t nak[90];
+	struct ordk_wire_rdma p;
+	int rc;
+
+	rc = ordk_wire_rdma_parse(rd_ack, sizeof(rd_ack), 0, &p);
+	cr_assert_eq(rc, 0, "%s", ordk_wire_strerror(rc));
+	cr_expect_eq(p.bth.trans, BLUE_TRANS_RC);
+	cr_expect_eq(p.bth.opcode, BLUE_OP_ACKNOWLEDGE);
+	cr_expect_eq(p.bth.dqpn, 0x000301);
+	cr_expect_eq(p.bth.psn, 0x000123);
+	cr_expect_eq(p.l3.dst_mac, 0xAABBCCDDEE0Aull);
+	cr_expect_eq(p.l3.src_ip, 0x0A000007);
+	cr_expect(p.aeth.is_send_by_driver && !p.aeth.is_packet_lost && !p.aeth.is_window_slided);
+	cr_expect(p.aeth.now_bitmap.lo == ~0ull && p.aeth.now_bitmap.hi == ~0ull);
+	cr_expect(p.aeth.pre_bitmap.lo == 0 && p.aeth.pre_bitmap.hi == 0);
+	cr_expect_eq(p.payload_len, 0);
+	{ /* rebuilt from the parsed fields: the same 90 bytes */
+		uint8_t out[128];
+
+		cr_assert_eq(ordk_wire_rdma_build(out, sizeof(out), &p, NULL, 0), 90);
+		cr_expect_eq(memcmp(out, rd_ack, sizeof(rd_ack)), 0);
+	}
+	/* its NAK: now_psn = ack_req_packet_psn + 1, pre_psn = base_psn, both flags */
+	memcpy(nak, rd_ack, sizeof(nak));
+	memset(nak + 70, 0, 16); /* now_bitmap 0 */
+	nak[86] = 0xE0;
+	nak[87] = 0x00, nak[88] = 0x01, nak[89] = 0x10; /* base_psn 0x000110 */
+	nak[53] = 0x20;					/* psn 0x000120 */
+	rc = ordk_wire_rdma_parse(nak, sizeof(nak), 0, &p);
+	cr_assert_eq(rc, 0, "%s", ordk_wire_strerror(rc));
+	cr_expect(p.aeth.is_packet_lost && p.aeth.is_window_slided && p.aeth.is_send_by_driver);
+	cr_expect_eq(p.aeth.pre_psn, 0x000110);
+	cr_expect_eq(p.bth.psn, 0x000120);
+	/* a short area is an ACK's only: any other opcode with 48 bytes is truncated */
+	nak[42] = BLUE_OP_WRITE_ONLY;
+	cr_expect_eq(ordk_wire_rdma_parse(nak, sizeof(nak), 0, &p), ORDK_WIRE_E_TRUNCATED);
+	/* a wrong non-zero IPv4 checksum is still refused */
+	memcpy(nak, rd_ack, sizeof(nak));
+	nak[24] = 0x12;
+	cr_expect_eq(ordk_wire_rdma_parse(nak, sizeof(nak), 0, &p), ORDK_WIRE_E_IP_CSUM);
+}
