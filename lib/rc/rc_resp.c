@@ -136,6 +136,80 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 	qp->dev->st.recv_completed++;
 }
 
+/* A READ's answer is coming: its timer moves to @p deadline, never earlier. */
+static void
+read_timer_extend(struct ordk_qp *qp, uint64_t deadline)
+{
+	rc_timer_gap_shift(qp); /* an allowance given before a polling gap stands */
+	if (qp->rtx_deadline != 0 && deadline > qp->rtx_deadline)
+		rc_timer_set(qp, deadline);
+}
+
+/*
+ * The oldest READ's answer is streaming (its first packet came at or before
+ * @p now): the card reports no MIDDLE packet of a stream that flows (only
+ * idle and loss reports name them), so nothing marks progress until the
+ * LAST. The timer allows for the transfer at RC_READ_MIN_BPS on top of the
+ * ACK timeout; a stalled or lossy stream is caught earlier by the card's
+ * idle and loss reports.
+ */
+static void
+read_answer_timer(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
+{
+	read_timer_extend(qp, now + rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1) +
+				      (uint64_t)w->len * qp->dev->tsc_hz / RC_READ_MIN_BPS);
+}
+
+/* PSNs the answer to READ @p w takes in the peer's space (the responder's packets). */
+static uint32_t
+read_answer_pkts(const struct ordk_qp *qp, const struct rc_wqe *w)
+{
+	return rc_pkts(w->laddr, w->len, blue_pmtu_bytes(qp->attr.path_mtu));
+}
+
+/* The first packet of the answer to an outstanding READ: note where it starts. */
+static void
+read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now)
+{
+	for (uint32_t i = 0; i < qp->rd_count; i++) {
+		struct rc_wqe *w = &qp->sq[qp->reads[(qp->rd_head + i) % qp->sq_size]];
+
+		if (w->msn != msn)
+			continue;
+		if (w->flags & RC_WQE_ANS_SEEN)
+			return;
+		w->flags |= RC_WQE_ANS_SEEN;
+		w->ans_psn = psn;
+		if (i == 0)
+			read_answer_timer(qp, w, now);
+		return;
+	}
+}
+
+/*
+ * Progress of the expected PSN inside the oldest READ's answer restarts the
+ * timer (IBA 9.7.6.1.1), or a READ longer than the ACK timeout times out
+ * while it is being answered. Progress anywhere else in the peer's space
+ * (its own WRITEs to us) says nothing about the READ: a READ nobody answers
+ * must time out however busy the peer is.
+ */
+static void
+read_progress(struct ordk_qp *qp)
+{
+	uint32_t before = qp->rd_seen_epsn;
+	const struct rc_wqe *w;
+
+	qp->rd_seen_epsn = qp->epsn;
+	if (qp->rd_count == 0 || qp->epsn == before)
+		return;
+	w = &qp->sq[qp->reads[qp->rd_head]];
+	if (!(w->flags & RC_WQE_ANS_SEEN) || blue_psn_diff(qp->epsn, w->ans_psn) <= 0 ||
+	    blue_psn_diff(before, blue_psn_add(w->ans_psn, read_answer_pkts(qp, w))) >= 0)
+		return;
+	read_timer_extend(qp, rte_get_tsc_cycles() + rc_timeout_tsc(qp) *
+							     (qp->rtx_backoff ? qp->rtx_backoff : 1));
+}
+
 /*
  * A READ response completed. Responses carry their request's MSN, so a
  * response to a re-sent request whose READ already finished is recognised
@@ -160,31 +234,15 @@ read_done(struct ordk_qp *qp, uint16_t msn)
 	rc_ack(qp, blue_psn_add(w->psn, 1));
 	rc_complete_sends(qp);
 	rc_timer_arm(qp);
-}
-
-/* A READ's answer is coming: its timer moves to @p deadline, never earlier. */
-static void
-read_timer_extend(struct ordk_qp *qp, uint64_t deadline)
-{
-	rc_timer_gap_shift(qp); /* an allowance given before a polling gap stands */
-	if (qp->rtx_deadline != 0 && deadline > qp->rtx_deadline)
-		rc_timer_set(qp, deadline);
+	/* the next READ's answer may be streaming already */
+	if (qp->rd_count > 0 && (qp->sq[qp->reads[qp->rd_head]].flags & RC_WQE_ANS_SEEN))
+		read_answer_timer(qp, &qp->sq[qp->reads[qp->rd_head]], rte_get_tsc_cycles());
 }
 
 static void
 complete_msgs(struct ordk_qp *qp)
 {
-	/*
-	 * While READs are outstanding, progress in the peer's PSN space is
-	 * their responses streaming in: the requester's timer starts over
-	 * (IBA 9.7.6.1.1), or a READ longer than the ACK timeout times out
-	 * while it is being answered.
-	 */
-	if (qp->rd_count > 0 && qp->epsn != qp->rd_seen_epsn) {
-		qp->rd_seen_epsn = qp->epsn;
-		read_timer_extend(qp, rte_get_tsc_cycles() + rc_timeout_tsc(qp) *
-						      (qp->rtx_backoff ? qp->rtx_backoff : 1));
-	}
+	read_progress(qp);
 	while (qp->msg_count > 0) {
 		struct rc_msg *m = &qp->msgs[qp->msg_head];
 
@@ -234,18 +292,9 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	 */
 	if (pos == BLUE_POS_FIRST)
 		qp->first_len[b->msn % ORDK_FIRST_LEN_SLOTS] = b->total_len;
-	/*
-	 * The first packet of the answer to our oldest READ: the card reports no
-	 * MIDDLE packet of a stream that flows (only idle and loss reports name
-	 * them), so nothing marks progress until the LAST. The timer allows for
-	 * the transfer at RC_READ_MIN_BPS on top of the ACK timeout; a stalled or
-	 * lossy stream is caught earlier by the card's idle and loss reports.
-	 */
-	if (pos == BLUE_POS_FIRST && blue_op_is_read_resp(op) && qp->rd_count > 0 &&
-	    qp->sq[qp->reads[qp->rd_head]].msn == b->msn)
-		read_timer_extend(qp, qp->last_rx_tsc +
-					      rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1) +
-					      (uint64_t)b->total_len * qp->dev->tsc_hz / RC_READ_MIN_BPS);
+	/* the first packet of the answer to one of our READs: where its answer starts */
+	if (pos == BLUE_POS_FIRST && blue_op_is_read_resp(op))
+		read_answer_seen(qp, b->msn, b->psn, qp->last_rx_tsc);
 	uint32_t epsn_before = qp->epsn;
 
 	if (!mark(qp, b->psn)) {

@@ -108,6 +108,7 @@ enum rc_wqe_flags {
 	RC_WQE_ERROR = 8,
 	RC_WQE_ATOMIC_DONE = 16,
 	RC_WQE_FENCE = 32,   /* waits for every earlier READ to complete */
+	RC_WQE_ANS_SEEN = 64, /* READ: the first packet of its answer arrived (ans_psn) */
 };
 
 #define ORDK_ATOMIC_CACHE 64u /* responder replay cache entries per QP */
@@ -140,6 +141,7 @@ struct rc_wqe {
 	uint32_t atomic_id;  /* atomics: request id */
 	uint64_t rnr_tsc;    /* SEND/IMM: when it started waiting for an advert */
 	uint32_t req_psn;    /* READ response: PSN of the request it answers */
+	uint32_t ans_psn;    /* READ: first PSN of its answer in the peer's space */
 	uint64_t compare_add;
 	uint64_t swap;
 };
@@ -226,7 +228,7 @@ struct ordk_qp {
 	uint32_t first_len[ORDK_FIRST_LEN_SLOTS]; /* total_len of a FIRST packet, by MSN */
 	bool ack_due;
 	uint32_t acked_epsn;			/* epsn of the last ACK sent */
-	uint32_t rd_seen_epsn;			/* epsn when READ progress last re-armed the timer */
+	uint32_t rd_seen_epsn;			/* epsn at the last look for READ answer progress */
 	bool hole_settled;			/* left by a resend, or by a late READ request */
 	uint64_t last_rx_tsc;
 	uint64_t nak_tsc;			/* when the last NAK went out */

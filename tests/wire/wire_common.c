@@ -105,6 +105,27 @@ wire_inject_ctrl(struct wire_env *w, int to, struct ordk_ctrl_msg *m)
 	wire_inject(w, to, frame, (uint32_t)n);
 }
 
+int
+wire_post(struct wire_env *w, int side, enum ordk_wr_opcode op, size_t loff, size_t roff,
+	  uint32_t len, uint64_t wr_id, uint32_t rkey)
+{
+	struct func_side *me = &w->p.s[side], *peer = &w->p.s[1 - side];
+	struct ordk_send_wr wr = { .wr_id = wr_id, .opcode = op, .send_flags = ORDK_SEND_SIGNALED,
+				   .num_sge = 1 };
+	bool atomic = op == ORDK_WR_ATOMIC_CMP_AND_SWP || op == ORDK_WR_ATOMIC_FETCH_AND_ADD;
+
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)me->buf + loff, len, me->mr->lkey };
+	if (atomic) {
+		wr.atomic.remote_addr = (uint64_t)(uintptr_t)peer->buf + roff;
+		wr.atomic.rkey = rkey ? rkey : peer->mr->rkey;
+		wr.atomic.compare_add = 1;
+	} else {
+		wr.rdma.remote_addr = (uint64_t)(uintptr_t)peer->buf + roff;
+		wr.rdma.rkey = rkey ? rkey : peer->mr->rkey;
+	}
+	return ordk_qp_post_send(me->qp, &wr, 1);
+}
+
 struct ordk_stats
 wire_qp_stats(const struct wire_env *w, int side)
 {

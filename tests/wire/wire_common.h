@@ -57,6 +57,14 @@ void wire_inject_rdma(struct wire_env *w, int to, struct ordk_wire_rdma *pkt,
  */
 void wire_inject_ctrl(struct wire_env *w, int to, struct ordk_ctrl_msg *m);
 
+/**
+ * Post one WR on side @p side's QP: local buffer at @p loff of its own
+ * buffer, remote (READ, WRITE, atomics) at @p roff of the peer's, with the
+ * peer MR's rkey unless @p rkey is non-zero. @return ordk_qp_post_send()'s.
+ */
+int wire_post(struct wire_env *w, int side, enum ordk_wr_opcode op, size_t loff, size_t roff,
+	      uint32_t len, uint64_t wr_id, uint32_t rkey);
+
 /** Counters of side @p side's QP. */
 struct ordk_stats wire_qp_stats(const struct wire_env *w, int side);
 
