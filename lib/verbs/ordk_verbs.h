@@ -95,6 +95,7 @@ struct ordk_stats {
 	uint64_t rnr_waits;	   /**< SENDs that had to wait for the peer's RECV */
 	uint64_t ctrl_bad;	   /**< control frames refused */
 	uint64_t cq_overflow;	   /**< completions a full CQ could not take */
+	uint64_t atomics_ignored;  /**< atomic requests whose id is outside the responder's window */
 };
 
 /** Copy the device's counters. @return 0 or -EINVAL. */
