@@ -575,7 +575,19 @@ maybe_nak(struct ordk_qp *qp, bool report)
 	/* a hole is judged on what was seen while polling (see resume_tsc) */
 	if (now - RTE_MAX(qp->hole_tsc, qp->dev->resume_tsc) < rc_hold_tsc(qp))
 		return;
-	if (qp->nak_epsn == qp->epsn && now - qp->nak_tsc < rc_hold_tsc(qp))
+	if (qp->nak_epsn != qp->epsn)
+		qp->nak_count = 0;
+	/*
+	 * NAKs for one hole are bounded and back off: the hold, then twice
+	 * that, and so on. A hole nobody fills (a forged PSN beyond the
+	 * expected one, or a sender that is gone) is given up after
+	 * RC_NAK_MAX: the sender's own timers decide what follows.
+	 */
+	if (qp->nak_count >= RC_NAK_MAX) {
+		qp->hole_tsc = 0; /* the QP may sleep; a report opens it again */
+		return;
+	}
+	if (qp->nak_count > 0 && now - qp->nak_tsc < rc_hold_tsc(qp) << (qp->nak_count - 1))
 		return;
 	for (uint32_t d = 1; d < ORDK_RECV_WINDOW; d++) {
 		uint32_t psn = blue_psn_add(qp->epsn, d);
@@ -586,6 +598,12 @@ maybe_nak(struct ordk_qp *qp, bool report)
 				qp->nak_tsc = now;
 				qp->st.naks_sent++;
 				qp->dev->st.naks_sent++;
+				if (++qp->nak_count == RC_NAK_MAX) {
+					RC_LOG(DEBUG, "qp 0x%06x: hole at 0x%06x NAKed %u times: given up",
+					       qp->qpn, qp->epsn, RC_NAK_MAX);
+					qp->st.naks_given_up++;
+					qp->dev->st.naks_given_up++;
+				}
 			}
 			return;
 		}

@@ -37,6 +37,7 @@ extern int ordk_rc_logtype;
 #define ORDK_ACK_EVERY	  16u	 /* ask for an ACK at least every N WRs */
 #define RC_READ_MIN_BPS	  (100u << 20) /* slowest READ answer the timer allows for, bytes/s */
 #define ORDK_ACK_IDLE_NS  20000u /* send a pending ACK after this much quiet */
+#define RC_NAK_MAX	  8u	 /* NAKs for one hole, backing off, before it is given up */
 
 struct ordk_mr_int;
 
@@ -233,6 +234,7 @@ struct ordk_qp {
 	uint64_t last_rx_tsc;
 	uint64_t nak_tsc;			/* when the last NAK went out */
 	uint32_t nak_epsn;			/* the epsn it asked from */
+	uint32_t nak_count;			/* NAKs sent for the hole at nak_epsn */
 	bool probe_pending;			/* the peer asked what arrived (ACK_REQ) */
 	bool probe_report;			/* a bitmap report came after the question */
 	uint32_t probe_psn;
