@@ -380,13 +380,18 @@ rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 	if (b->ack_req)
 		qp->ack_due = true;
 	/*
-	 * A READ request beyond the expected PSN: an earlier packet is missing.
-	 * Requests carry no payload, so no bitmap report names that hole: open
-	 * it here, and the engine asks for it after the hold (it may only be
-	 * late: items travel on the card's four channels). Before, a lost READ
-	 * request waited for the requester's timer, 67 ms.
+	 * A READ request beyond the expected PSN, and the PSN right before it
+	 * missing: that one was a LAST, an ONLY or a READ request (each reported
+	 * as it arrives), so it is lost, or late. Requests carry no payload, so
+	 * no bitmap report names a lost one: open the hole here, and the engine
+	 * asks for it after the hold (it may only be late: items travel on the
+	 * card's four channels). Before, a lost READ request waited for the
+	 * requester's timer, 67 ms. With that PSN present, the hole is most
+	 * likely MIDDLE packets of a stream that flows, which the card names in
+	 * its next report: NAKing them on time resent what had arrived (issue 12
+	 * item 14), so the reports decide.
 	 */
-	if (blue_psn_diff(b->psn, qp->epsn) > 0 &&
+	if (blue_psn_diff(b->psn, qp->epsn) > 0 && !rbit(qp, blue_psn_add(b->psn, BLUE_PSN_MASK)) &&
 	    (qp->hole_psn != qp->epsn || qp->hole_tsc == 0)) {
 		qp->hole_psn = qp->epsn;
 		qp->hole_tsc = qp->last_rx_tsc;
@@ -718,12 +723,13 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
  * out of its window, and a delayed original overtaking the resend would be
  * placed after completion (see maybe_nak()).
  */
-static void
+static uint32_t
 nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
 {
 	if (qp->rtx_count == 0)
 		qp->rtx_not_before = rte_get_tsc_cycles() + rc_hold_tsc(qp);
 	uint32_t base = blue_psn_add(a->psn_before_slide, BLUE_PSN_MASK + 1 - 112);
+	uint32_t named = 0;
 	int start = -1;
 
 	for (int i = 0; i <= 128; i++) {
@@ -732,12 +738,14 @@ nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
 		if (!have && start < 0)
 			start = i;
 		if (have && start >= 0) {
-			rc_retransmit(qp, blue_psn_add(base, (uint32_t)start),
-				      blue_psn_add(base, (uint32_t)i));
+			named += rc_retransmit_card(qp, blue_psn_add(base, (uint32_t)start),
+						    blue_psn_add(base, (uint32_t)i));
 			start = -1;
 		}
 	}
-	qp->rtx_retries = 0;
+	if (named > 0)
+		qp->rtx_retries = 0;
+	return named;
 }
 
 /*
@@ -809,10 +817,20 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 		rc_ack(qp, r->ack.psn_now);
 		break;
 	case BLUE_META_NAK_REMOTE_HW:
-		/* the peer card's loss ACK: its old window's holes are lost PSNs */
-		qp->st.naks_received++;
-		dev->st.naks_received++;
-		nak_holes(qp, &r->ack);
+		/*
+		 * The peer card's loss ACK: its old window's holes are lost PSNs,
+		 * except those it never tracks (READ requests, zero-length SENDs:
+		 * no payload) and those acknowledged meanwhile. A report naming no
+		 * other is no NAK: on a clean wire, every window that held a READ
+		 * request made one (issue 12 item 14).
+		 */
+		if (nak_holes(qp, &r->ack) > 0) {
+			qp->st.naks_received++;
+			dev->st.naks_received++;
+		} else {
+			qp->st.card_naks_untracked++;
+			dev->st.card_naks_untracked++;
+		}
 		break;
 	case BLUE_META_NAK_REMOTE_DRIVER:
 		/* the peer driver: everything before psn_before_slide arrived,

@@ -153,10 +153,29 @@ rtx_bit(const struct ordk_qp *qp, uint32_t psn)
 	return (qp->rtx_bits[i / 64] >> (i % 64)) & 1;
 }
 
-/* Mark [from, to) for retransmission: exactly those PSNs, never the gaps between ranges. */
-void
-rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
+/*
+ * Whether the peer card sets a bitmap bit for the packets of @p w: only for
+ * packets with payload and zero-length *_ONLY_WITH_IMMEDIATE (section 5.1).
+ * A READ request or a zero-length SEND is a 0 bit in its window for good.
+ */
+static bool
+card_tracks(const struct rc_wqe *w)
 {
+	return w->opcode != BLUE_WR_RDMA_READ && (w->len > 0 || w->opcode != BLUE_WR_SEND);
+}
+
+/*
+ * Mark [from, to) for retransmission: exactly those PSNs, never the gaps
+ * between ranges. @p card: the range comes from the peer card's loss report,
+ * whose zero bits include the PSNs it never tracks (card_tracks()): those
+ * are not lost, and the peer driver's tracker asks for them if they are.
+ * @return PSNs of the range that may be lost (sent, unacknowledged, tracked).
+ */
+static uint32_t
+retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to, bool card)
+{
+	uint32_t named = 0;
+
 	/* only what was sent and is not acknowledged */
 	if (blue_psn_diff(from, qp->acked_psn) < 0)
 		from = qp->acked_psn;
@@ -164,10 +183,24 @@ rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
 		to = qp->next_psn;
 	uint32_t now16 = (uint32_t)(rte_get_tsc_cycles() >> 16);
 	uint32_t hold16 = (uint32_t)((rc_hold_tsc(qp)) >> 16);
+	uint32_t wi = qp->sq_head; /* card: the WQE cursor, moving along with p */
 
 	for (uint32_t p = from; blue_psn_diff(to, p) > 0; p = blue_psn_add(p, 1)) {
 		uint32_t i = p % ORDK_RECV_WINDOW, st = qp->rtx_stamp[i];
 
+		if (card) {
+			const struct rc_wqe *w = NULL;
+
+			for (; wi != qp->sq_next; wi++) {
+				w = &qp->sq[wi % qp->sq_size];
+				if (w->started && !(w->flags & RC_WQE_ERROR) &&
+				    blue_psn_diff(blue_psn_add(w->psn, w->npkts), p) > 0)
+					break;
+			}
+			if (wi != qp->sq_next && blue_psn_diff(p, w->psn) >= 0 && !card_tracks(w))
+				continue;
+		}
+		named++;
 		if (rtx_bit(qp, p))
 			continue;
 		/*
@@ -184,6 +217,19 @@ rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
 	}
 	if (qp->rtx_count > 0)
 		rc_activate(qp);
+	return named;
+}
+
+void
+rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
+{
+	(void)retransmit(qp, from, to, false);
+}
+
+uint32_t
+rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to)
+{
+	return retransmit(qp, from, to, true);
 }
 
 /* The WQE whose PSN range holds @p psn, or NULL. */

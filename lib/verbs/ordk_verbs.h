@@ -97,6 +97,7 @@ struct ordk_stats {
 	uint64_t cq_overflow;	   /**< completions a full CQ could not take */
 	uint64_t atomics_ignored;  /**< atomic requests whose id is outside the responder's window */
 	uint64_t naks_given_up;	   /**< holes NAKed 8 times, backing off, and never filled */
+	uint64_t card_naks_untracked; /**< peer card loss reports naming only PSNs it never tracks */
 };
 
 /** Copy the device's counters. @return 0 or -EINVAL. */

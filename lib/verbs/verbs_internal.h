@@ -277,6 +277,11 @@ void rc_timer_set(struct ordk_qp *qp, uint64_t deadline);
 void rc_wheel_init(struct ordk_dev *dev);
 unsigned int rc_wheel_run(struct ordk_dev *dev, uint64_t now);
 void rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to);
+/**
+ * rc_retransmit() for the holes of the peer card's loss report, except the
+ * PSNs the card never tracks. @return PSNs named that may really be lost.
+ */
+uint32_t rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to);
 unsigned int rc_push_retries(struct ordk_qp *qp);
 void rc_timer_check(struct ordk_qp *qp, uint64_t now);
 /**

@@ -95,6 +95,8 @@ func_pair_open_guarded(struct func_pair *p, size_t len, const char *extra, size_
 	}
 }
 
+unsigned int func_qp_timeout = 10;
+
 bool
 func_pair_canaries_ok(const struct func_pair *p)
 {
@@ -141,7 +143,8 @@ func_connect(struct func_side *a, struct ordk_qp *qa, struct func_side *b, struc
 			     0);
 		/* timeout 10 (about 4 ms): a realistic RTO for one core carrying two models
 		 * and their wire; the default (0: about 1 ms) is for real links */
-		at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .sq_psn = 0, .timeout = 10,
+		at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .sq_psn = 0,
+					    .timeout = (uint8_t)func_qp_timeout,
 					    .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 16 };
 		cr_assert_eq(ordk_qp_modify(qps[i], &at,
 					    ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT |

@@ -46,6 +46,8 @@ void func_pair_open_guarded(struct func_pair *p, size_t len, const char *extra_d
 			    size_t guard);
 /** Whether every canary byte around both buffers is intact (reports the first bad one). */
 bool func_pair_canaries_ok(const struct func_pair *p);
+/** The ACK timeout func_connect() gives QPs (IBA encoding; default 10, about 4 ms). */
+extern unsigned int func_qp_timeout;
 /** QPs on both sides connected RESET -> RTS with path MTU @p mtu. */
 void func_pair_qps(struct func_pair *p, enum ordk_mtu mtu, uint32_t wr);
 void func_pair_close(struct func_pair *p);
