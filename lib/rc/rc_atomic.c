@@ -16,8 +16,9 @@
 
 #include "verbs_internal.h"
 
-static bool
-send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+/* An ORDK control frame to the QP's peer through SimpleNic TX. */
+bool
+rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 {
 	struct ordk_dev *dev = qp->dev;
 	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
@@ -43,7 +44,7 @@ rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
 	m.atomic_req.rkey = w->rkey;
 	m.atomic_req.compare_add = w->compare_add;
 	m.atomic_req.swap = w->swap;
-	return send_ctrl(qp, &m);
+	return rc_send_ctrl(qp, &m);
 }
 
 static uint8_t
@@ -112,7 +113,7 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 	r.atomic_resp.req_id = c->req_id;
 	r.atomic_resp.status = c->status;
 	r.atomic_resp.orig = c->orig;
-	send_ctrl(qp, &r); /* lost: the requester asks again and gets the saved answer */
+	rc_send_ctrl(qp, &r); /* lost: the requester asks again and gets the saved answer */
 }
 
 void

@@ -356,16 +356,64 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	complete_msgs(qp);
 }
 
-/* A READ request: answer with a READ response on this QP's send side. */
+/*
+ * Refuse a READ request (IBA's NAK): the requester's WR completes with the
+ * status and its QP goes to ERR. A lost refusal leaves the requester's
+ * READ to its timer (RETRY_EXC_ERR).
+ */
+static void
+read_refuse(struct ordk_qp *qp, uint32_t psn, uint8_t status)
+{
+	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_READ_NAK, .src_qpn = qp->qpn,
+				   .dst_qpn = qp->attr.dest_qp_num };
+
+	m.read_nak.psn = psn;
+	m.read_nak.status = status;
+	RC_LOG(DEBUG, "qp 0x%06x: READ request psn 0x%06x refused (%s)", qp->qpn, psn,
+	       status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR ? "access" : "beyond max_dest_rd_atomic");
+	qp->st.read_req_rejected++;
+	qp->dev->st.read_req_rejected++;
+	(void)rc_send_ctrl(qp, &m);
+}
+
+/* The answer's source: rkey, PD, REMOTE_READ access, bounds (the card checks none of it). */
+static bool
+read_source_ok(const struct ordk_qp *qp, const struct blue_meta_report *r)
+{
+	const struct blue_meta_basic *b = &r->basic;
+	const struct ordk_mr_int *m = verbs_mr_lookup(qp->dev, b->rkey);
+	uint64_t base = m != NULL ? (uint64_t)(uintptr_t)m->pub.addr : 0;
+
+	return m != NULL && m->pub.pd == qp->pd && (m->pub.access & ORDK_ACCESS_REMOTE_READ) &&
+	       b->raddr >= base && b->raddr - base <= m->pub.length &&
+	       r->read_ext.total_len <= m->pub.length - (b->raddr - base);
+}
+
+/*
+ * A READ request: an answer in the QP's answer ring (its max_dest_rd_atomic
+ * resources), never in the application's send queue.
+ */
 static void
 rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 {
 	const struct blue_meta_basic *b = &r->basic;
-	struct ordk_mr_int *m;
+	uint32_t dest_max = qp->attr.max_dest_rd_atomic ? qp->attr.max_dest_rd_atomic : 1;
+	int32_t d = blue_psn_diff(b->psn, qp->epsn);
 	struct rc_wqe *w;
-	uint64_t base;
 
 	qp->last_rx_tsc = rte_get_tsc_cycles();
+	/*
+	 * The ring also keeps answers sent and not acknowledged yet: full of
+	 * those, a new request is taken as not received (its sender asks
+	 * again, and the ACKs free the ring meanwhile); never refused, as the
+	 * requester kept to its limit.
+	 */
+	if (d >= 0 && (d >= (int32_t)ORDK_RECV_WINDOW || !rbit(qp, b->psn)) &&
+	    qp->ans_tail - qp->ans_head >= ORDK_ANS_RING && qp->ans_tail - qp->ans_next < dest_max) {
+		qp->st.read_req_deferred++;
+		qp->dev->st.read_req_deferred++;
+		return;
+	}
 	if (!mark(qp, b->psn)) {
 		/*
 		 * A duplicate (the wire repeated it): it was answered. Answering again
@@ -398,46 +446,72 @@ rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 		qp->hole_settled = true;
 		rc_activate(qp);
 	}
-	/* the card checks nothing on READ requests: the driver does (rkey, access, bounds) */
-	m = verbs_mr_lookup(qp->dev, b->rkey);
-	base = m != NULL ? (uint64_t)(uintptr_t)m->pub.addr : 0;
-	if (m == NULL || m->pub.pd != qp->pd || !(m->pub.access & ORDK_ACCESS_REMOTE_READ) ||
-	    b->raddr < base || b->raddr - base > m->pub.length ||
-	    r->read_ext.total_len > m->pub.length - (b->raddr - base) ||
-	    qp->sq_tail - qp->sq_head >= qp->sq_size) {
-		qp->st.read_req_rejected++;
-		qp->dev->st.read_req_rejected++;
+	if (!read_source_ok(qp, r)) {
+		read_refuse(qp, b->psn, ORDK_CTRL_ATOMIC_REM_ACCESS_ERR);
+		return;
+	}
+	/* more READs in progress than max_dest_rd_atomic: the requester overran us */
+	if (qp->ans_tail - qp->ans_next >= dest_max || qp->ans_tail - qp->ans_head >= ORDK_ANS_RING) {
+		read_refuse(qp, b->psn, ORDK_CTRL_ATOMIC_REM_INV_REQ);
 		return;
 	}
 	/*
 	 * Answers go out in request order: a request that came again (it was
 	 * lost) is answered before the later ones already queued, which wait
-	 * for it (the READ-order gate in rc_push), even with other WRs queued
-	 * between them (they move one slot along, in their order; nothing
-	 * unstarted is referred to by position). Answered out of order, the
+	 * for it (the READ-order gate in rc_push). Answered out of order, the
 	 * requester takes the later answers for nobody's and its READs hang.
 	 */
-	uint32_t at = qp->sq_tail;
+	uint32_t at = qp->ans_tail;
 
-	for (uint32_t i = qp->sq_next; i != qp->sq_tail; i++) {
-		const struct rc_wqe *q = &qp->sq[i % qp->sq_size];
+	for (uint32_t i = qp->ans_next; i != qp->ans_tail; i++) {
+		const struct rc_wqe *q = &qp->ans[i % ORDK_ANS_RING];
 
-		if (q->opcode == BLUE_WR_RDMA_READ_RESP && !q->started &&
-		    blue_psn_diff(q->req_psn, b->psn) > 0) {
+		if (!q->started && blue_psn_diff(q->req_psn, b->psn) > 0) {
 			at = i;
 			break;
 		}
 	}
-	for (uint32_t i = qp->sq_tail; i != at; i--)
-		qp->sq[i % qp->sq_size] = qp->sq[(i - 1) % qp->sq_size];
-	w = &qp->sq[at % qp->sq_size];
+	for (uint32_t i = qp->ans_tail; i != at; i--)
+		qp->ans[i % ORDK_ANS_RING] = qp->ans[(i - 1) % ORDK_ANS_RING];
+	w = &qp->ans[at % ORDK_ANS_RING];
 	*w = (struct rc_wqe){ .opcode = BLUE_WR_RDMA_READ_RESP, .flags = RC_WQE_INTERNAL,
 			      .signaled = 1, .msn = b->msn, .laddr = b->raddr, .lkey = b->rkey,
 			      .len = r->read_ext.total_len, .raddr = r->read_ext.laddr,
 			      .rkey = r->read_ext.lkey, .req_psn = b->psn };
-	qp->sq_tail++;
+	qp->ans_tail++;
 	qp->st.read_resp_posted++;
 	qp->dev->st.read_resp_posted++;
+}
+
+/*
+ * The peer refused one of our READs (READ_NAK): that WR completes with the
+ * error, in order, and then the QP goes to ERR (rc_complete_sends()).
+ */
+void
+rc_read_nak_rx(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+{
+	uint32_t i;
+	struct rc_wqe *w = NULL;
+
+	for (i = 0; i < qp->rd_count; i++) {
+		w = &qp->sq[qp->reads[(qp->rd_head + i) % qp->sq_size]];
+		if (w->psn == m->read_nak.psn)
+			break;
+	}
+	if (i == qp->rd_count) {
+		qp->st.duplicates++; /* no READ of ours outstanding there */
+		return;
+	}
+	w->flags |= RC_WQE_ERROR | RC_WQE_FATAL;
+	w->status = m->read_nak.status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR ? ORDK_WC_REM_ACCESS_ERR
+									  : ORDK_WC_REM_INV_REQ_ERR;
+	for (; i + 1 < qp->rd_count; i++)
+		qp->reads[(qp->rd_head + i) % qp->sq_size] =
+			qp->reads[(qp->rd_head + i + 1) % qp->sq_size];
+	qp->rd_count--;
+	qp->st.naks_received++;
+	qp->dev->st.naks_received++;
+	rc_complete_sends(qp);
 }
 
 /* PSNs [from, to) arrived (only those at or after epsn are recorded). */
@@ -669,6 +743,12 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 			qp->probe_report = false;
 			qp->probe_tsc = rte_get_tsc_cycles();
 		}
+		rc_activate(qp);
+		return;
+	}
+	if (m.type == ORDK_CTRL_READ_NAK) {
+		if (qp->attr.qp_state >= ORDK_QPS_RTR)
+			rc_read_nak_rx(qp, &m);
 		rc_activate(qp);
 		return;
 	}
@@ -921,7 +1001,8 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 			rc_timer_check(qp, now);
 			items += rc_push(qp);
 			/* a QP that only waits for an ACK sleeps on the wheel */
-			idle &= qp->sq_next == qp->sq_tail && qp->rtx_count == 0 &&
+			idle &= qp->sq_next == qp->sq_tail && qp->ans_next == qp->ans_tail &&
+				qp->rtx_count == 0 &&
 				(qp->rtx_deadline == 0 || qp->on_wheel);
 		}
 		if (qp->probe_pending) {

@@ -131,7 +131,7 @@ rc_wheel_run(struct ordk_dev *dev, uint64_t now)
 static bool
 outstanding(const struct ordk_qp *qp)
 {
-	return qp->sq_head != qp->sq_next;
+	return qp->sq_head != qp->sq_next || qp->ans_head != qp->ans_next;
 }
 
 void
@@ -232,7 +232,7 @@ rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to)
 	return retransmit(qp, from, to, true);
 }
 
-/* The WQE whose PSN range holds @p psn, or NULL. */
+/* The WQE (the application's, or a READ answer) whose PSN range holds @p psn, or NULL. */
 static struct rc_wqe *
 wqe_of_psn(struct ordk_qp *qp, uint32_t psn)
 {
@@ -242,6 +242,13 @@ wqe_of_psn(struct ordk_qp *qp, uint32_t psn)
 
 		if ((w->flags & RC_WQE_ERROR) || !w->started)
 			continue;
+		if (k >= 0 && (uint32_t)k < w->npkts)
+			return w;
+	}
+	for (uint32_t i = qp->ans_head; i != qp->ans_next; i++) {
+		struct rc_wqe *w = &qp->ans[i % ORDK_ANS_RING];
+		int32_t k = blue_psn_diff(psn, w->psn);
+
 		if (k >= 0 && (uint32_t)k < w->npkts)
 			return w;
 	}
@@ -382,6 +389,12 @@ rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 		break;
 	}
 	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn, ordk_wc_status_str(status));
+	rc_qp_error(qp);
+}
+
+void
+rc_qp_error(struct ordk_qp *qp)
+{
 	qp->attr.qp_state = ORDK_QPS_ERR;
 	qp->atomic_wqe = NULL;
 	rc_timer_set(qp, 0);

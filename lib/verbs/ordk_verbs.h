@@ -85,7 +85,7 @@ struct ordk_stats {
 	uint64_t acks_sent, acks_received;
 	uint64_t duplicates;	   /**< packets, adverts, responses seen twice */
 	uint64_t out_of_window;	   /**< PSNs beyond the receive tracker (implied later) */
-	uint64_t read_resp_posted, read_req_rejected;
+	uint64_t read_resp_posted, read_req_rejected; /**< rejected: refused with a READ_NAK */
 	uint64_t adverts_sent, adverts_received, adverts_unexpected;
 	uint64_t reports_unexpected; /**< card reports for unknown QPs or of bad kinds */
 	uint64_t naks_received, naks_sent, cnps;
@@ -98,6 +98,7 @@ struct ordk_stats {
 	uint64_t atomics_ignored;  /**< atomic requests whose id is outside the responder's window */
 	uint64_t naks_given_up;	   /**< holes NAKed 8 times, backing off, and never filled */
 	uint64_t card_naks_untracked; /**< peer card loss reports naming only PSNs it never tracks */
+	uint64_t read_req_deferred; /**< READ requests taken as lost: answers not acknowledged fill the ring */
 };
 
 /** Copy the device's counters. @return 0 or -EINVAL. */

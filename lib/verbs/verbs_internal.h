@@ -38,6 +38,10 @@ extern int ordk_rc_logtype;
 #define RC_READ_MIN_BPS	  (100u << 20) /* slowest READ answer the timer allows for, bytes/s */
 #define ORDK_ACK_IDLE_NS  20000u /* send a pending ACK after this much quiet */
 #define RC_NAK_MAX	  8u	 /* NAKs for one hole, backing off, before it is given up */
+#define ORDK_MAX_RD_ATOMIC 16u	 /* max_rd_atomic / max_dest_rd_atomic at most */
+/* READ answers a responder holds: those in progress (at most max_dest_rd_atomic) and
+ * those sent and not acknowledged yet */
+#define ORDK_ANS_RING	  (2u * ORDK_MAX_RD_ATOMIC)
 
 struct ordk_mr_int;
 
@@ -110,6 +114,7 @@ enum rc_wqe_flags {
 	RC_WQE_ATOMIC_DONE = 16,
 	RC_WQE_FENCE = 32,   /* waits for every earlier READ to complete */
 	RC_WQE_ANS_SEEN = 64, /* READ: the first packet of its answer arrived (ans_psn) */
+	RC_WQE_FATAL = 128,  /* with RC_WQE_ERROR: the QP goes to ERR once it completes */
 };
 
 #define ORDK_ATOMIC_CACHE 64u /* responder replay cache entries per QP */
@@ -180,6 +185,13 @@ struct ordk_qp {
 	TAILQ_ENTRY(ordk_qp) tlink; /* in dev->wheel while a deadline is set */
 	bool on_wheel;
 
+	/*
+	 * READ answers (responder), apart from the application's send queue:
+	 * [ans_head, ans_next) sent and not acknowledged, [ans_next, ans_tail)
+	 * queued in request PSN order, at most max_dest_rd_atomic of them.
+	 */
+	struct rc_wqe *ans;
+	uint32_t ans_head, ans_next, ans_tail;
 	/* send queue: [head, next) sent or being sent, [next, tail) queued */
 	struct rc_wqe *sq;
 	uint32_t sq_size, sq_head, sq_next, sq_tail, sq_user; /* sq_user: user WRs in the queue */
@@ -204,7 +216,7 @@ struct ordk_qp {
 	uint32_t rtx_retries;	   /* consecutive timeouts without progress */
 	uint32_t rtx_backoff;	   /* timeout multiplier (exponential) */
 	uint64_t rtx_not_before;   /* TSC: the card's loss reports wait out delayed frames */
-	uint32_t *reads;	   /* FIFO of sq indices of outstanding READs */
+	uint32_t *reads;	   /* FIFO of sq indices of outstanding READs (<= max_rd_atomic) */
 	uint32_t rd_head, rd_count;
 
 	/* the peer's RECV adverts, for our SEND / SEND_IMM / WRITE_IMM */
@@ -291,6 +303,10 @@ void rc_timer_check(struct ordk_qp *qp, uint64_t now);
 bool rc_timer_gap_shift(struct ordk_qp *qp);
 void rc_timer_arm(struct ordk_qp *qp);
 void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
+/** The QP to ERR: timers and resends stop, every WR left is flushed, the card is told. */
+void rc_qp_error(struct ordk_qp *qp);
+bool rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
+void rc_read_nak_rx(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
 bool rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w);
 void rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
 void rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);

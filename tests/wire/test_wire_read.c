@@ -158,3 +158,141 @@ Test(clean_wire, mixed_reads_and_writes_no_recovery, .timeout = 120)
 	}
 	wire_close(&w);
 }
+
+/* What one side posts: @p n WRs of @p op and @p len, @p depth of them in flight. */
+struct plan {
+	enum ordk_wr_opcode op;
+	uint64_t n;
+	uint32_t depth, len;
+};
+
+/*
+ * Both sides run their plan at once. A post must never fail while fewer
+ * than depth (<= max_send_wr) of the side's own WRs are outstanding, and
+ * every WR completes with success.
+ */
+static void
+run_plans(struct wire_env *w, const struct plan pl[2], double seconds)
+{
+	uint64_t posted[2] = { 0 }, done[2] = { 0 };
+
+	for (double end = test_now_s() + seconds; done[0] < pl[0].n || done[1] < pl[1].n;) {
+		cr_assert_lt(test_now_s(), end, "stalled: side 0 %lu of %lu, side 1 %lu of %lu",
+			     (unsigned long)done[0], (unsigned long)pl[0].n, (unsigned long)done[1],
+			     (unsigned long)pl[1].n);
+		for (int s = 0; s < 2; s++) {
+			struct ordk_wc wc[32];
+			int k;
+
+			while (posted[s] < pl[s].n && posted[s] - done[s] < pl[s].depth) {
+				size_t off = (size_t)s * PEER_OFF + (posted[s] % 32) * (64u << 10);
+				int rc = wire_post(w, s, pl[s].op, off, off, pl[s].len, posted[s], 0);
+
+				cr_assert_eq(rc, 1, "side %d: post %lu with %lu outstanding: %d", s,
+					     (unsigned long)posted[s],
+					     (unsigned long)(posted[s] - done[s]), rc);
+				posted[s]++;
+			}
+			ordk_dev_poll(w->p.s[s].dev, 64);
+			k = ordk_cq_poll(w->p.s[s].cq, wc, 32);
+			cr_assert_geq(k, 0);
+			for (int j = 0; j < k; j++)
+				cr_assert_eq(wc[j].status, ORDK_WC_SUCCESS, "side %d wr %lu: %s", s,
+					     (unsigned long)wc[j].wr_id,
+					     ordk_wc_status_str(wc[j].status));
+			done[s] += (uint64_t)k;
+		}
+	}
+	cr_assert_eq(wire_qp_stats(w, 1).read_req_rejected, 0);
+}
+
+/* 128 READs in flight against a responder whose own 128 WRITEs are in flight. */
+Test(read_resources, reads_against_a_busy_responder, .timeout = 60)
+{
+	const struct plan pl[2] = { { ORDK_WR_RDMA_READ, 128, 128, 4096 },
+				    { ORDK_WR_RDMA_WRITE, 128, 128, 65536 } };
+	struct wire_env w;
+
+	wire_open(&w, LEN, NULL, 128);
+	run_plans(&w, pl, 30);
+	wire_close(&w);
+}
+
+/* 200 READs posted at once against an idle responder whose send queue holds 8 WRs. */
+Test(read_resources, many_reads_small_responder, .timeout = 60)
+{
+	const struct plan pl[2] = { { ORDK_WR_RDMA_READ, 200, 200, 4096 },
+				    { ORDK_WR_RDMA_WRITE, 0, 8, 4096 } };
+	struct wire_env w;
+
+	wire_open_qps(&w, LEN, NULL, 256, 8);
+	run_plans(&w, pl, 30);
+	wire_close(&w);
+}
+
+/* Under READ load, the responder's own posts never find their queue taken (ENOMEM). */
+Test(read_resources, responder_posts_keep_their_slots, .timeout = 60)
+{
+	const struct plan pl[2] = { { ORDK_WR_RDMA_READ, 2000, 128, 4096 },
+				    { ORDK_WR_RDMA_WRITE, 2000, 32, 4096 } };
+	struct wire_env w;
+
+	wire_open_qps(&w, LEN, NULL, 128, 32);
+	run_plans(&w, pl, 30);
+	wire_close(&w);
+}
+
+/* The same at 1% loss both ways: a lost packet never leaves the answers stuck. */
+Test(read_resources, busy_responder_under_loss, .timeout = 120)
+{
+	const struct plan pl[2] = { { ORDK_WR_RDMA_READ, 1000, 128, 4096 },
+				    { ORDK_WR_RDMA_WRITE, 1000, 64, 16384 } };
+	struct wire_env w;
+
+	wire_open_qps(&w, LEN, "fault=drop:0.01,seed=7|fault=drop:0.01,seed=8", 128, 64);
+	run_plans(&w, pl, 90);
+	wire_close(&w);
+}
+
+/*
+ * A READ beyond the responder's max_dest_rd_atomic (the requester allows
+ * more) is refused: it completes with REM_INV_REQ_ERR and the QP goes to
+ * ERR; nothing hangs. The answers wait behind a lost WRITE packet, so the
+ * READs pile up at the responder.
+ */
+Test(read_resources, beyond_the_peer_resources_fails, .timeout = 60)
+{
+	struct wire_env w;
+	struct ordk_wc wc[32];
+	int got = 0, inv = 0;
+
+	wire_open(&w, LEN, NULL, 64);
+	w.p.s[1].qp->attr.max_dest_rd_atomic = 2; /* as if connected so; the requester says 16 */
+	cr_assert_eq(ordk_dev_set_faults(w.p.s[0].dev, "drop-tx:1"), 0);
+	cr_assert_eq(wire_post(&w, 0, ORDK_WR_RDMA_WRITE, 0, 0, 4096, 100, 0), 1);
+	for (int i = 0; i < 50; i++)
+		ordk_dev_poll(w.p.s[0].dev, 64);
+	cr_assert_eq(ordk_dev_set_faults(w.p.s[0].dev, "drop-tx:0"), 0);
+	for (uint64_t i = 0; i < 8; i++)
+		cr_assert_eq(wire_post(&w, 0, ORDK_WR_RDMA_READ, 65536 + i * 4096, i * 4096, 4096, i, 0),
+			     1);
+	for (double end = test_now_s() + 20; got < 9;) {
+		int k;
+
+		cr_assert_lt(test_now_s(), end, "%d of 9 completions", got);
+		ordk_dev_poll(w.p.s[1].dev, 64);
+		k = ordk_cq_poll(w.p.s[0].cq, wc + got, 9 - got);
+		cr_assert_geq(k, 0);
+		got += k;
+	}
+	for (int i = 0; i < 9; i++) {
+		cr_assert(wc[i].status == ORDK_WC_SUCCESS || wc[i].status == ORDK_WC_REM_INV_REQ_ERR ||
+				  wc[i].status == ORDK_WC_WR_FLUSH_ERR,
+			  "wr %lu: %s", (unsigned long)wc[i].wr_id, ordk_wc_status_str(wc[i].status));
+		inv += wc[i].status == ORDK_WC_REM_INV_REQ_ERR;
+	}
+	cr_assert_eq(inv, 1, "one READ refused, the later ones flushed");
+	cr_assert_geq(wire_qp_stats(&w, 1).read_req_rejected, 1);
+	cr_assert_eq(w.p.s[0].qp->attr.qp_state, ORDK_QPS_ERR);
+	wire_close(&w);
+}

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_errno.h>
 #include <rte_mbuf.h>
 
 #include "sim_host.h"
@@ -32,9 +33,23 @@ injector(struct wire_env *w, int to)
 void
 wire_open(struct wire_env *w, size_t len, const char *devargs, uint32_t wr)
 {
+	wire_open_qps(w, len, devargs, wr, wr);
+}
+
+void
+wire_open_qps(struct wire_env *w, size_t len, const char *devargs, uint32_t wr0, uint32_t wr1)
+{
 	memset(w, 0, sizeof(*w));
 	func_pair_open_guarded(&w->p, len, devargs, WIRE_GUARD);
-	func_pair_qps(&w->p, ORDK_MTU_1024, wr);
+	for (int i = 0; i < 2; i++) {
+		struct ordk_qp_init_attr ia = { .send_cq = w->p.s[i].cq, .recv_cq = w->p.s[i].cq,
+						.max_send_wr = i ? wr1 : wr0,
+						.max_recv_wr = i ? wr1 : wr0 };
+
+		w->p.s[i].qp = ordk_qp_create(w->p.s[i].pd, &ia);
+		cr_assert_not_null(w->p.s[i].qp, "qp_create: %s", rte_strerror(rte_errno));
+	}
+	func_connect(&w->p.s[0], w->p.s[0].qp, &w->p.s[1], w->p.s[1].qp, ORDK_MTU_1024);
 	w->mp = test_pool("wpool", 1023);
 	for (int i = 0; i < 2; i++)
 		w->inj[i] = injector(w, i);

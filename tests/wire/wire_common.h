@@ -31,6 +31,9 @@ struct wire_env {
  * of @p wr WRs at PMTU 1024, and start both injectors.
  */
 void wire_open(struct wire_env *w, size_t len, const char *devargs, uint32_t wr);
+/** wire_open() with QPs of @p wr0 and @p wr1 WRs on sides 0 and 1. */
+void wire_open_qps(struct wire_env *w, size_t len, const char *devargs, uint32_t wr0,
+		   uint32_t wr1);
 /** Check every canary (the test fails if one was overwritten), then close. */
 void wire_close(struct wire_env *w);
 
