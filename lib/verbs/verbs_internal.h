@@ -306,6 +306,14 @@ void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
 /** The QP to ERR: timers and resends stop, every WR left is flushed, the card is told. */
 void rc_qp_error(struct ordk_qp *qp);
 bool rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
+/* rc_resp.c: the receive tracker */
+bool rc_rx_seen(const struct ordk_qp *qp, uint32_t psn);
+bool rc_rx_mark(struct ordk_qp *qp, uint32_t psn);
+/* rc_read.c */
+void rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now);
+void rc_read_progress(struct ordk_qp *qp);
+void rc_read_done(struct ordk_qp *qp, uint16_t msn);
+void rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r);
 void rc_read_nak_rx(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
 bool rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w);
 void rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
