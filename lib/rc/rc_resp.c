@@ -167,6 +167,9 @@ complete_msgs(struct ordk_qp *qp)
 		default:
 			break; /* a plain WRITE completes nothing at the responder */
 		}
+		/* a READ the peer refused ended the QP (rc_read_done): its queues are reset */
+		if (qp->attr.qp_state == ORDK_QPS_ERR)
+			return;
 		if (m->ack_req)
 			qp->ack_due = true;
 		qp->msg_head = (qp->msg_head + 1) % ORDK_MSG_QUEUE;
