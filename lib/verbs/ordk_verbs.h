@@ -267,8 +267,8 @@ struct ordk_qp_attr {
 	uint8_t retry_cnt; /**< 0..7 */
 	uint8_t rnr_retry; /**< 0..7, 7 = infinite */
 	uint8_t min_rnr_timer;
-	uint8_t max_rd_atomic;
-	uint8_t max_dest_rd_atomic;
+	uint8_t max_rd_atomic;	    /**< our READs in flight at most, 0..16 (0 is taken as 1) */
+	uint8_t max_dest_rd_atomic; /**< the peer's READs we answer at a time, 0..16 (0: 1) */
 };
 
 /** Attribute mask bits for ordk_qp_modify() (ibv_qp_attr_mask spirit). */
