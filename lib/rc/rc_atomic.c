@@ -9,14 +9,16 @@
  * - Responder: checks rkey, PD, REMOTE_ATOMIC access, bounds and 8-byte
  *   alignment in its own MR table, executes with CPU atomics, and keeps the
  *   last ORDK_ATOMIC_CACHE results: a resent request gets the saved result
- *   and is never executed twice.
+ *   and is never executed twice. Only the expected request id executes; any
+ *   other id not in the cache is ignored and counted (atomics_ignored).
  */
 #include <string.h>
 
 #include "verbs_internal.h"
 
-static bool
-send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+/* An ORDK control frame to the QP's peer through SimpleNic TX. */
+bool
+rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 {
 	struct ordk_dev *dev = qp->dev;
 	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
@@ -42,7 +44,7 @@ rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
 	m.atomic_req.rkey = w->rkey;
 	m.atomic_req.compare_add = w->compare_add;
 	m.atomic_req.swap = w->swap;
-	return send_ctrl(qp, &m);
+	return rc_send_ctrl(qp, &m);
 }
 
 static uint8_t
@@ -71,8 +73,17 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 		/* a resent request: the saved result, never a second execution */
 		qp->st.atomics_replayed++;
 		qp->dev->st.atomics_replayed++;
-	} else if ((int32_t)(m->atomic_req.req_id - qp->atomic_expect) < 0) {
-		qp->dev->st.ctrl_bad++; /* older than the cache: cannot be answered safely */
+	} else if (m->atomic_req.req_id != qp->atomic_expect) {
+		/*
+		 * Outside the window: the requester issues one atomic at a time, so a
+		 * new request carries exactly the expected id, and a resent one an id
+		 * in the cache. Anything else is stale or forged: adopting its id
+		 * would make every later legitimate request look old.
+		 */
+		RC_LOG(DEBUG, "qp 0x%06x: atomic request id %u ignored (expected %u)", qp->qpn,
+		       m->atomic_req.req_id, qp->atomic_expect);
+		qp->st.atomics_ignored++;
+		qp->dev->st.atomics_ignored++;
 		return;
 	} else {
 		uint8_t st = check_target(qp, m->atomic_req.raddr, m->atomic_req.rkey);
@@ -97,7 +108,7 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 	r.atomic_resp.req_id = c->req_id;
 	r.atomic_resp.status = c->status;
 	r.atomic_resp.orig = c->orig;
-	send_ctrl(qp, &r); /* lost: the requester asks again and gets the saved answer */
+	rc_send_ctrl(qp, &r); /* lost: the requester asks again and gets the saved answer */
 }
 
 void

@@ -19,15 +19,17 @@ int
 rc_qp_init(struct ordk_qp *qp)
 {
 	rc_qp_set_timeout(qp);
-	qp->sq_size = qp->init.max_send_wr + 64; /* room for internal READ responses */
+	qp->sq_size = qp->init.max_send_wr; /* READ answers have their own ring */
 	qp->rq_size = qp->init.max_recv_wr;
 	qp->sq = rte_zmalloc("ordk_sq", sizeof(*qp->sq) * qp->sq_size, RTE_CACHE_LINE_SIZE);
+	qp->ans = rte_zmalloc("ordk_ans", sizeof(*qp->ans) * ORDK_ANS_RING, RTE_CACHE_LINE_SIZE);
 	qp->reads = rte_zmalloc("ordk_rd", sizeof(*qp->reads) * qp->sq_size, 0);
 	qp->rq = rte_zmalloc("ordk_rq", sizeof(*qp->rq) * qp->rq_size, RTE_CACHE_LINE_SIZE);
 	qp->adv = rte_zmalloc("ordk_adv", sizeof(*qp->adv) * ORDK_ADVERT_RING, 0);
 	qp->msgs = rte_zmalloc("ordk_msg", sizeof(*qp->msgs) * ORDK_MSG_QUEUE, 0);
 	qp->rtx_stamp = rte_zmalloc("ordk_rtx", sizeof(*qp->rtx_stamp) * ORDK_RECV_WINDOW, 0);
-	if (!qp->sq || !qp->reads || !qp->rq || !qp->adv || !qp->msgs || !qp->rtx_stamp)
+	if (!qp->sq || !qp->ans || !qp->reads || !qp->rq || !qp->adv || !qp->msgs ||
+	    !qp->rtx_stamp)
 		return -ENOMEM;
 	return 0;
 }
@@ -36,6 +38,7 @@ void
 rc_qp_fini(struct ordk_qp *qp)
 {
 	rte_free(qp->sq);
+	rte_free(qp->ans);
 	rte_free(qp->reads);
 	rte_free(qp->rq);
 	rte_free(qp->adv);
@@ -43,6 +46,7 @@ rc_qp_fini(struct ordk_qp *qp)
 	rte_free(qp->rtx_stamp);
 	qp->rtx_stamp = NULL;
 	qp->sq = NULL;
+	qp->ans = NULL;
 	qp->reads = NULL;
 	qp->rq = NULL;
 	qp->adv = NULL;
@@ -53,6 +57,7 @@ void
 rc_qp_reset(struct ordk_qp *qp)
 {
 	qp->sq_head = qp->sq_next = qp->sq_tail = qp->sq_user = 0;
+	qp->ans_head = qp->ans_next = qp->ans_tail = 0; /* answers of a QP in error: dropped */
 	qp->rd_head = qp->rd_count = 0;
 	qp->adv_head = qp->adv_count = qp->adv_expect = 0;
 	qp->rq_head = qp->rq_count = qp->rq_advertised = qp->next_recv_seq = 0;

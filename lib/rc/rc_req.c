@@ -5,7 +5,9 @@
  * Send ring as items of at most 64 KiB whose boundaries fall on PMTU
  * boundaries of the remote address (so the card segments each item exactly as
  * it would the whole message). SEND, SEND_IMM and WRITE_IMM wait for one of
- * the peer's RECV adverts. The outstanding PSN range is bounded.
+ * the peer's RECV adverts. The outstanding PSN range is bounded, and so are
+ * the READs in flight (max_rd_atomic). READ answers (the responder's) go
+ * first, from their own ring.
  * Completer: a cumulative ACK (the peer driver's AckRemoteDriver) retires WRs
  * in order; a READ also needs its response; completions are in posting order.
  */
@@ -59,6 +61,14 @@ needs_advert(uint8_t op)
 void
 rc_complete_sends(struct ordk_qp *qp)
 {
+	/* READ answers: retired once acknowledged (their own order, their own ring) */
+	while (qp->ans_head != qp->ans_next) {
+		const struct rc_wqe *a = &qp->ans[qp->ans_head % ORDK_ANS_RING];
+
+		if (blue_psn_diff(qp->acked_psn, blue_psn_add(a->psn, a->npkts)) < 0)
+			break;
+		qp->ans_head++;
+	}
 	while (qp->sq_head != qp->sq_next) {
 		struct rc_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
 
@@ -86,6 +96,13 @@ rc_complete_sends(struct ordk_qp *qp)
 			qp->dev->st.wr_completed++;
 		}
 		qp->sq_head++;
+		if ((w->flags & (RC_WQE_ERROR | RC_WQE_FATAL)) == (RC_WQE_ERROR | RC_WQE_FATAL)) {
+			/* the responder refused it (READ_NAK): IBA's NAK ends the QP */
+			RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn,
+			       ordk_wc_status_str((enum ordk_wc_status)w->status));
+			rc_qp_error(qp);
+			return;
+		}
 	}
 }
 
@@ -246,13 +263,111 @@ next_item(struct ordk_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n
 	return false;
 }
 
+/*
+ * Push the items of started WQE @p w (from w->sent on) while the Send ring
+ * has room and the peer card's window allows. @return items pushed;
+ * w->sent == w->len (a READ: 1 item) when all went, else the ring filled, the
+ * window is full (the timer is armed), or an item failed (RC_WQE_ERROR).
+ */
+static unsigned int
+push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
+{
+	struct ordk_dev *dev = qp->dev;
+	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu);
+	unsigned int items = 0;
+
+	do {
+		struct blue_send_item it;
+		uint32_t off = w->sent, n, psn, pk;
+
+		if (blue_send_free(&dev->hw, 2) < 2) {
+			dev->hw.st.send_ring_full++;
+			return items;
+		}
+		if (!next_item(qp, w, pmtu, &n, &psn, &pk))
+			return items; /* the ACKs move acked_psn; the timer asks for them */
+		it = (struct blue_send_item){
+			.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
+			.valid = 1, .msn = w->msn, .total_len = w->len, .rkey = w->rkey,
+			.dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off,
+			.psn = psn, .qp_type = BLUE_QPT_RC, .dqpn = qp->attr.dest_qp_num,
+			/* an ACK is asked for, too, before the peer card's window fills */
+			.flags = (uint8_t)((want_ack || !card_window_fits(qp, blue_psn_add(psn, pk + 63))
+						    ? BLUE_SEND_SIGNALED : 0) |
+					   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
+			.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = off == 0,
+			.is_last = off + n == w->len, .sqpn = qp->qpn, .imm = w->imm,
+			.dst_mac = qp->attr.dest_mac, .lkey = w->lkey, .len = n,
+			.laddr = w->laddr + off };
+		if (blue_send_item_put(&dev->hw, &it) != 0) {
+			w->flags |= RC_WQE_ERROR;
+			w->status = ORDK_WC_LOC_QP_OP_ERR;
+			return items;
+		}
+		w->sent += n;
+		if (blue_psn_diff(blue_psn_add(psn, pk), qp->pushed_psn) > 0)
+			qp->pushed_psn = blue_psn_add(psn, pk);
+		items++;
+	} while (w->sent < w->len && w->opcode != BLUE_WR_RDMA_READ);
+	return items;
+}
+
+/* An application WQE started and only partly pushed: nothing may come between its items. */
+static bool
+sq_mid_wqe(const struct ordk_qp *qp)
+{
+	const struct rc_wqe *w = &qp->sq[qp->sq_next % qp->sq_size];
+
+	return qp->sq_next != qp->sq_tail && w->started && !(w->flags & RC_WQE_ERROR) &&
+	       w->sent < w->len;
+}
+
+/*
+ * READ answers go before the application's queued WRs (they hold the
+ * requester's READs), in request order, each once every PSN before its
+ * request arrived (IBA's responder: the data read includes every WRITE
+ * posted before the READ). @return items pushed; *more: an answer is left
+ * half pushed (the ring is full).
+ */
+static unsigned int
+push_answers(struct ordk_qp *qp, bool *more)
+{
+	unsigned int items = 0;
+
+	*more = false;
+	if (sq_mid_wqe(qp))
+		return 0;
+	while (qp->ans_next != qp->ans_tail) {
+		struct rc_wqe *w = &qp->ans[qp->ans_next % ORDK_ANS_RING];
+
+		if (!w->started && blue_psn_diff(qp->epsn, w->req_psn) <= 0)
+			break;
+		if (!w->started && !start_wqe(qp, w))
+			break;
+		items += push_items(qp, w, true);
+		if (w->sent < w->len && !(w->flags & RC_WQE_ERROR)) {
+			*more = true;
+			return items;
+		}
+		qp->ans_next++;
+		if (qp->rtx_deadline == 0)
+			rc_timer_arm(qp);
+	}
+	return items;
+}
+
 /* Push items of queued WRs while the Send ring has room; @return items pushed. */
 unsigned int
 rc_push(struct ordk_qp *qp)
 {
-	struct ordk_dev *dev = qp->dev;
-	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu);
 	unsigned int items = rc_push_retries(qp); /* retransmissions first */
+	/* READs in flight: never beyond max_rd_atomic (the peer's max_dest_rd_atomic) */
+	uint32_t rd_max = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+	bool more;
+
+	items += push_answers(qp, &more);
+	if (more)
+		return items;
 
 	while (qp->sq_next != qp->sq_tail) {
 		struct rc_wqe *w = &qp->sq[qp->sq_next % qp->sq_size];
@@ -275,17 +390,11 @@ rc_push(struct ordk_qp *qp)
 			rc_timer_arm(qp);
 			continue;
 		}
-		/*
-		 * A READ is answered in PSN order, as IBA's responder does: only once
-		 * every earlier PSN arrived, so the data read includes every WRITE
-		 * posted before the READ (a hole is a lost WRITE packet still to come).
-		 */
 		/* IBV_SEND_FENCE: not sent while an earlier READ is outstanding */
 		if (!w->started && (w->flags & RC_WQE_FENCE) && qp->rd_count > 0)
 			break;
-		if (!w->started && w->opcode == BLUE_WR_RDMA_READ_RESP &&
-		    blue_psn_diff(qp->epsn, w->req_psn) <= 0)
-			break;
+		if (!w->started && w->opcode == BLUE_WR_RDMA_READ && qp->rd_count >= rd_max)
+			break; /* it waits for an earlier READ's answer */
 		if (!w->started && !start_wqe(qp, w))
 			break;
 		if (qp->attr.qp_state == ORDK_QPS_ERR)
@@ -298,42 +407,9 @@ rc_push(struct ordk_qp *qp)
 		 * ORDK_ACK_EVERY WRs, and the last WR queued (so unsignaled ones retire) */
 		want_ack = w->signaled || (w->flags & RC_WQE_INTERNAL) || last_queued ||
 			   qp->since_ack_req + 1 >= ORDK_ACK_EVERY;
-		do {
-			struct blue_send_item it;
-			uint32_t off = w->sent, n;
-
-			if (blue_send_free(&dev->hw, 2) < 2) {
-				dev->hw.st.send_ring_full++;
-				return items;
-			}
-			uint32_t psn, pk;
-
-			if (!next_item(qp, w, pmtu, &n, &psn, &pk))
-				return items; /* the ACKs move acked_psn; the timer asks for them */
-			it = (struct blue_send_item){
-				.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP
-								       : w->opcode,
-				.valid = 1, .msn = w->msn, .total_len = w->len, .rkey = w->rkey,
-				.dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off,
-				.psn = psn, .qp_type = BLUE_QPT_RC, .dqpn = qp->attr.dest_qp_num,
-				.flags = (uint8_t)((want_ack || !card_window_fits(
-							   qp, blue_psn_add(psn, pk + 63))
-						    ? BLUE_SEND_SIGNALED : 0) |
-						   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
-				.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = off == 0,
-				.is_last = off + n == w->len, .sqpn = qp->qpn, .imm = w->imm,
-				.dst_mac = qp->attr.dest_mac, .lkey = w->lkey, .len = n,
-				.laddr = w->laddr + off };
-			if (blue_send_item_put(&dev->hw, &it) != 0) {
-				w->flags |= RC_WQE_ERROR;
-				w->status = ORDK_WC_LOC_QP_OP_ERR;
-				break;
-			}
-			w->sent += n;
-			if (blue_psn_diff(blue_psn_add(psn, pk), qp->pushed_psn) > 0)
-				qp->pushed_psn = blue_psn_add(psn, pk);
-			items++;
-		} while (w->sent < w->len && w->opcode != BLUE_WR_RDMA_READ);
+		items += push_items(qp, w, want_ack);
+		if (w->sent < w->len && !(w->flags & RC_WQE_ERROR))
+			return items; /* ring or window full: the rest next time */
 		qp->since_ack_req = want_ack ? 0 : qp->since_ack_req + 1;
 		qp->sq_next++;
 		if (qp->rtx_deadline == 0)

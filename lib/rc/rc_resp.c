@@ -8,7 +8,7 @@
  * seen after it. A local AckLocalHw whose window starts at B implies every PSN
  * before B arrived: a gap sliding out of the card's window would have made a
  * loss report instead. A message completes when epsn passes its last PSN;
- * then RECVs are consumed, READs finish, and an ACK goes back through
+ * then RECVs are consumed, READs finish (rc_read.c), and an ACK goes back through
  * SimpleNic TX as the card's ACK frame with is_send_by_driver = 1.
  */
 #include <stdlib.h>
@@ -20,8 +20,8 @@
 
 /* ------------------------------------------------------ receive tracker */
 
-static bool
-rbit(const struct ordk_qp *qp, uint32_t psn)
+bool
+rc_rx_seen(const struct ordk_qp *qp, uint32_t psn)
 {
 	uint32_t i = psn % ORDK_RECV_WINDOW;
 
@@ -42,7 +42,7 @@ rbit_set(struct ordk_qp *qp, uint32_t psn, bool v)
 static void
 advance(struct ordk_qp *qp)
 {
-	while (rbit(qp, qp->epsn)) {
+	while (rc_rx_seen(qp, qp->epsn)) {
 		rbit_set(qp, qp->epsn, false);
 		qp->epsn = blue_psn_add(qp->epsn, 1);
 	}
@@ -67,8 +67,8 @@ advance_to(struct ordk_qp *qp, uint32_t psn)
 }
 
 /* @return false for a PSN that arrived before (a duplicate). */
-static bool
-mark(struct ordk_qp *qp, uint32_t psn)
+bool
+rc_rx_mark(struct ordk_qp *qp, uint32_t psn)
 {
 	int32_t d = blue_psn_diff(psn, qp->epsn);
 
@@ -97,7 +97,7 @@ merge_window(struct ordk_qp *qp, uint32_t base, const struct blue_bitmap128 *b)
 
 			bits &= bits - 1;
 			if (blue_psn_diff(psn, qp->epsn) >= 0)
-				mark(qp, psn);
+				rc_rx_mark(qp, psn);
 		}
 	}
 }
@@ -136,58 +136,10 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 	qp->dev->st.recv_completed++;
 }
 
-/*
- * A READ response completed. Responses carry their request's MSN, so a
- * response to a re-sent request whose READ already finished is recognised
- * and ignored instead of finishing the next READ.
- */
-static void
-read_done(struct ordk_qp *qp, uint16_t msn)
-{
-	struct rc_wqe *w;
-
-	if (qp->rd_count == 0 || (w = &qp->sq[qp->reads[qp->rd_head]])->msn != msn) {
-		qp->st.duplicates++; /* a READ response nobody waits for */
-		RC_LOG(DEBUG, "qp 0x%06x: READ response msn %u, oldest READ msn %u (%u outstanding)",
-		       qp->qpn, msn, qp->rd_count ? qp->sq[qp->reads[qp->rd_head]].msn : 0,
-		       qp->rd_count);
-		return;
-	}
-	qp->rd_head = (qp->rd_head + 1) % qp->sq_size;
-	qp->rd_count--;
-	w->flags |= RC_WQE_READ_DONE;
-	/* the response proves the request arrived: an implicit ACK up to it */
-	rc_ack(qp, blue_psn_add(w->psn, 1));
-	rc_complete_sends(qp);
-	rc_timer_arm(qp);
-}
-
-/* A READ's answer is coming: its timer moves to @p deadline, never earlier. */
-static void
-read_timer_extend(struct ordk_qp *qp, uint64_t deadline)
-{
-	rc_timer_gap_shift(qp); /* an allowance given before a polling gap stands */
-	if (qp->rtx_deadline != 0 && deadline > qp->rtx_deadline)
-		rc_timer_set(qp, deadline);
-}
-
 static void
 complete_msgs(struct ordk_qp *qp)
 {
-	/*
-	 * While READs are outstanding, progress in the peer's PSN space is
-	 * their responses streaming in: the requester's timer starts over
-	 * (IBA 9.7.6.1.1), or a READ longer than the ACK timeout times out
-	 * while it is being answered.
-	 */
-	if (qp->rd_count > 0 && qp->epsn != qp->rd_seen_epsn) {
-		qp->rd_seen_epsn = qp->epsn;
-		/* progress, as an ACK is: the retry count starts again (a response
-		 * paced by the card window, rc_req.c, may take several timeouts) */
-		qp->rtx_retries = 0;
-		read_timer_extend(qp, rte_get_tsc_cycles() + rc_timeout_tsc(qp) *
-						      (qp->rtx_backoff ? qp->rtx_backoff : 1));
-	}
+	rc_read_progress(qp);
 	while (qp->msg_count > 0) {
 		struct rc_msg *m = &qp->msgs[qp->msg_head];
 
@@ -210,11 +162,14 @@ complete_msgs(struct ordk_qp *qp)
 			break;
 		case BLUE_OP_READ_RESPONSE_LAST:
 		case BLUE_OP_READ_RESPONSE_ONLY:
-			read_done(qp, m->msn);
+			rc_read_done(qp, m->msn);
 			break;
 		default:
 			break; /* a plain WRITE completes nothing at the responder */
 		}
+		/* a READ the peer refused ended the QP (rc_read_done): its queues are reset */
+		if (qp->attr.qp_state == ORDK_QPS_ERR)
+			return;
 		if (m->ack_req)
 			qp->ack_due = true;
 		qp->msg_head = (qp->msg_head + 1) % ORDK_MSG_QUEUE;
@@ -237,21 +192,12 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	 */
 	if (pos == BLUE_POS_FIRST)
 		qp->first_len[b->msn % ORDK_FIRST_LEN_SLOTS] = b->total_len;
-	/*
-	 * The first packet of the answer to our oldest READ: the card reports no
-	 * MIDDLE packet of a stream that flows (only idle and loss reports name
-	 * them), so nothing marks progress until the LAST. The timer allows for
-	 * the transfer at RC_READ_MIN_BPS on top of the ACK timeout; a stalled or
-	 * lossy stream is caught earlier by the card's idle and loss reports.
-	 */
-	if (pos == BLUE_POS_FIRST && blue_op_is_read_resp(op) && qp->rd_count > 0 &&
-	    qp->sq[qp->reads[qp->rd_head]].msn == b->msn)
-		read_timer_extend(qp, qp->last_rx_tsc +
-					      rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1) +
-					      (uint64_t)b->total_len * qp->dev->tsc_hz / RC_READ_MIN_BPS);
+	/* the first packet of the answer to one of our READs: where its answer starts */
+	if (pos == BLUE_POS_FIRST && blue_op_is_read_resp(op))
+		rc_read_answer_seen(qp, b->msn, b->psn, qp->last_rx_tsc);
 	uint32_t epsn_before = qp->epsn;
 
-	if (!mark(qp, b->psn)) {
+	if (!rc_rx_mark(qp, b->psn)) {
 		RC_LOG(DEBUG, "qp 0x%06x: header psn 0x%06x op 0x%x msn %u seen before (epsn 0x%06x)",
 		       qp->qpn, b->psn, op, b->msn, qp->epsn);
 		/* a duplicate: placed again by the card; ACK again, never complete twice */
@@ -310,85 +256,6 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	complete_msgs(qp);
 }
 
-/* A READ request: answer with a READ response on this QP's send side. */
-static void
-rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
-{
-	const struct blue_meta_basic *b = &r->basic;
-	struct ordk_mr_int *m;
-	struct rc_wqe *w;
-	uint64_t base;
-
-	qp->last_rx_tsc = rte_get_tsc_cycles();
-	if (!mark(qp, b->psn)) {
-		/*
-		 * A duplicate (the wire repeated it): it was answered. Answering again
-		 * could land after the requester completed the READ, as the card
-		 * places every response packet it gets. A lost response is resent by
-		 * this side's own recovery instead. ACK again.
-		 */
-		qp->st.duplicates++;
-		qp->ack_due = true;
-		return;
-	}
-	if (b->ack_req)
-		qp->ack_due = true;
-	/*
-	 * A READ request beyond the expected PSN: an earlier packet is missing.
-	 * Requests carry no payload, so no bitmap report names that hole: open
-	 * it here, and the engine asks for it after the hold (it may only be
-	 * late: items travel on the card's four channels). Before, a lost READ
-	 * request waited for the requester's timer, 67 ms.
-	 */
-	if (blue_psn_diff(b->psn, qp->epsn) > 0 &&
-	    (qp->hole_psn != qp->epsn || qp->hole_tsc == 0)) {
-		qp->hole_psn = qp->epsn;
-		qp->hole_tsc = qp->last_rx_tsc;
-		qp->hole_settled = true;
-		rc_activate(qp);
-	}
-	/* the card checks nothing on READ requests: the driver does (rkey, access, bounds) */
-	m = verbs_mr_lookup(qp->dev, b->rkey);
-	base = m != NULL ? (uint64_t)(uintptr_t)m->pub.addr : 0;
-	if (m == NULL || m->pub.pd != qp->pd || !(m->pub.access & ORDK_ACCESS_REMOTE_READ) ||
-	    b->raddr < base || b->raddr - base > m->pub.length ||
-	    r->read_ext.total_len > m->pub.length - (b->raddr - base) ||
-	    qp->sq_tail - qp->sq_head >= qp->sq_size) {
-		qp->st.read_req_rejected++;
-		qp->dev->st.read_req_rejected++;
-		return;
-	}
-	/*
-	 * Answers go out in request order: a request that came again (it was
-	 * lost) is answered before the later ones already queued, which wait
-	 * for it (the READ-order gate in rc_push), even with other WRs queued
-	 * between them (they move one slot along, in their order; nothing
-	 * unstarted is referred to by position). Answered out of order, the
-	 * requester takes the later answers for nobody's and its READs hang.
-	 */
-	uint32_t at = qp->sq_tail;
-
-	for (uint32_t i = qp->sq_next; i != qp->sq_tail; i++) {
-		const struct rc_wqe *q = &qp->sq[i % qp->sq_size];
-
-		if (q->opcode == BLUE_WR_RDMA_READ_RESP && !q->started &&
-		    blue_psn_diff(q->req_psn, b->psn) > 0) {
-			at = i;
-			break;
-		}
-	}
-	for (uint32_t i = qp->sq_tail; i != at; i--)
-		qp->sq[i % qp->sq_size] = qp->sq[(i - 1) % qp->sq_size];
-	w = &qp->sq[at % qp->sq_size];
-	*w = (struct rc_wqe){ .opcode = BLUE_WR_RDMA_READ_RESP, .flags = RC_WQE_INTERNAL,
-			      .signaled = 1, .msn = b->msn, .laddr = b->raddr, .lkey = b->rkey,
-			      .len = r->read_ext.total_len, .raddr = r->read_ext.laddr,
-			      .rkey = r->read_ext.lkey, .req_psn = b->psn };
-	qp->sq_tail++;
-	qp->st.read_resp_posted++;
-	qp->dev->st.read_resp_posted++;
-}
-
 /* PSNs [from, to) arrived (only those at or after epsn are recorded). */
 static void
 mark_range(struct ordk_qp *qp, uint32_t from, uint32_t to)
@@ -402,7 +269,7 @@ mark_range(struct ordk_qp *qp, uint32_t from, uint32_t to)
 		return;
 	}
 	for (uint32_t p = from; p != to; p = blue_psn_add(p, 1))
-		if (!mark(qp, p))
+		if (!rc_rx_mark(qp, p))
 			continue;
 }
 
@@ -529,17 +396,35 @@ maybe_nak(struct ordk_qp *qp, bool report)
 	/* a hole is judged on what was seen while polling (see resume_tsc) */
 	if (now - RTE_MAX(qp->hole_tsc, qp->dev->resume_tsc) < rc_hold_tsc(qp))
 		return;
-	if (qp->nak_epsn == qp->epsn && now - qp->nak_tsc < rc_hold_tsc(qp))
+	if (qp->nak_epsn != qp->epsn)
+		qp->nak_count = 0;
+	/*
+	 * NAKs for one hole are bounded and back off: the hold, then twice
+	 * that, and so on. A hole nobody fills (a forged PSN beyond the
+	 * expected one, or a sender that is gone) is given up after
+	 * RC_NAK_MAX: the sender's own timers decide what follows.
+	 */
+	if (qp->nak_count >= RC_NAK_MAX) {
+		qp->hole_tsc = 0; /* the QP may sleep; a report opens it again */
+		return;
+	}
+	if (qp->nak_count > 0 && now - qp->nak_tsc < rc_hold_tsc(qp) << (qp->nak_count - 1))
 		return;
 	for (uint32_t d = 1; d < ORDK_RECV_WINDOW; d++) {
 		uint32_t psn = blue_psn_add(qp->epsn, d);
 
-		if (rbit(qp, psn)) {
+		if (rc_rx_seen(qp, psn)) {
 			if (send_ack_frame(qp, true, psn)) {
 				qp->nak_epsn = qp->epsn;
 				qp->nak_tsc = now;
 				qp->st.naks_sent++;
 				qp->dev->st.naks_sent++;
+				if (++qp->nak_count == RC_NAK_MAX) {
+					RC_LOG(DEBUG, "qp 0x%06x: hole at 0x%06x NAKed %u times: given up",
+					       qp->qpn, qp->epsn, RC_NAK_MAX);
+					qp->st.naks_given_up++;
+					qp->dev->st.naks_given_up++;
+				}
 			}
 			return;
 		}
@@ -604,6 +489,12 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 		rc_activate(qp);
 		return;
 	}
+	if (m.type == ORDK_CTRL_READ_NAK) {
+		if (qp->attr.qp_state >= ORDK_QPS_RTR)
+			rc_read_nak_rx(qp, &m);
+		rc_activate(qp);
+		return;
+	}
 	if (m.type == ORDK_CTRL_ATOMIC_REQ || m.type == ORDK_CTRL_ATOMIC_RESP) {
 		if (qp->attr.qp_state < ORDK_QPS_RTR)
 			return;
@@ -655,12 +546,13 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
  * out of its window, and a delayed original overtaking the resend would be
  * placed after completion (see maybe_nak()).
  */
-static void
+static uint32_t
 nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
 {
 	if (qp->rtx_count == 0)
 		qp->rtx_not_before = rte_get_tsc_cycles() + rc_hold_tsc(qp);
 	uint32_t base = blue_psn_add(a->psn_before_slide, BLUE_PSN_MASK + 1 - 112);
+	uint32_t named = 0;
 	int start = -1;
 
 	for (int i = 0; i <= 128; i++) {
@@ -669,12 +561,14 @@ nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
 		if (!have && start < 0)
 			start = i;
 		if (have && start >= 0) {
-			rc_retransmit(qp, blue_psn_add(base, (uint32_t)start),
-				      blue_psn_add(base, (uint32_t)i));
+			named += rc_retransmit_card(qp, blue_psn_add(base, (uint32_t)start),
+						    blue_psn_add(base, (uint32_t)i));
 			start = -1;
 		}
 	}
-	qp->rtx_retries = 0;
+	if (named > 0)
+		qp->rtx_retries = 0;
+	return named;
 }
 
 /*
@@ -695,7 +589,7 @@ answer_probe(struct ordk_qp *qp)
 
 			if (blue_psn_diff(to, psn) <= 0)
 				break;
-			if (rbit(qp, psn)) {
+			if (rc_rx_seen(qp, psn)) {
 				to = psn;
 				break;
 			}
@@ -735,7 +629,7 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 		rx_header(qp, r);
 		break;
 	case BLUE_META_HEADER_READ:
-		rx_read(qp, r);
+		rc_rx_read(qp, r);
 		break;
 	case BLUE_META_ACK_LOCAL_HW:
 	case BLUE_META_NAK_LOCAL_HW:
@@ -747,10 +641,20 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 		rc_ack(qp, r->ack.psn_now);
 		break;
 	case BLUE_META_NAK_REMOTE_HW:
-		/* the peer card's loss ACK: its old window's holes are lost PSNs */
-		qp->st.naks_received++;
-		dev->st.naks_received++;
-		nak_holes(qp, &r->ack);
+		/*
+		 * The peer card's loss ACK: its old window's holes are lost PSNs,
+		 * except those it never tracks (READ requests, zero-length SENDs:
+		 * no payload) and those acknowledged meanwhile. A report naming no
+		 * other is no NAK: on a clean wire, every window that held a READ
+		 * request made one (issue 12 item 14).
+		 */
+		if (nak_holes(qp, &r->ack) > 0) {
+			qp->st.naks_received++;
+			dev->st.naks_received++;
+		} else {
+			qp->st.card_naks_untracked++;
+			dev->st.card_naks_untracked++;
+		}
 		break;
 	case BLUE_META_NAK_REMOTE_DRIVER:
 		/* the peer driver: everything before psn_before_slide arrived,
@@ -841,7 +745,8 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 			rc_timer_check(qp, now);
 			items += rc_push(qp);
 			/* a QP that only waits for an ACK sleeps on the wheel */
-			idle &= qp->sq_next == qp->sq_tail && qp->rtx_count == 0 &&
+			idle &= qp->sq_next == qp->sq_tail && qp->ans_next == qp->ans_tail &&
+				qp->rtx_count == 0 &&
 				(qp->rtx_deadline == 0 || qp->on_wheel);
 		}
 		if (qp->probe_pending) {

@@ -132,7 +132,8 @@ rc_wheel_run(struct ordk_dev *dev, uint64_t now)
 static bool
 outstanding(const struct ordk_qp *qp)
 {
-	return qp->sq_head != qp->sq_next || qp->pushed_psn != qp->acked_psn;
+	return qp->sq_head != qp->sq_next || qp->ans_head != qp->ans_next ||
+	       qp->pushed_psn != qp->acked_psn;
 }
 
 void
@@ -154,10 +155,29 @@ rtx_bit(const struct ordk_qp *qp, uint32_t psn)
 	return (qp->rtx_bits[i / 64] >> (i % 64)) & 1;
 }
 
-/* Mark [from, to) for retransmission: exactly those PSNs, never the gaps between ranges. */
-void
-rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
+/*
+ * Whether the peer card sets a bitmap bit for the packets of @p w: only for
+ * packets with payload and zero-length *_ONLY_WITH_IMMEDIATE (section 5.1).
+ * A READ request or a zero-length SEND is a 0 bit in its window for good.
+ */
+static bool
+card_tracks(const struct rc_wqe *w)
 {
+	return w->opcode != BLUE_WR_RDMA_READ && (w->len > 0 || w->opcode != BLUE_WR_SEND);
+}
+
+/*
+ * Mark [from, to) for retransmission: exactly those PSNs, never the gaps
+ * between ranges. @p card: the range comes from the peer card's loss report,
+ * whose zero bits include the PSNs it never tracks (card_tracks()): those
+ * are not lost, and the peer driver's tracker asks for them if they are.
+ * @return PSNs of the range that may be lost (sent, unacknowledged, tracked).
+ */
+static uint32_t
+retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to, bool card)
+{
+	uint32_t named = 0;
+
 	/* only what was sent and is not acknowledged: a PSN never pushed is not
 	 * resent ahead of its turn (it would move the peer card's window, see rc_req.c) */
 	if (blue_psn_diff(from, qp->acked_psn) < 0)
@@ -166,10 +186,24 @@ rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
 		to = qp->pushed_psn;
 	uint32_t now16 = (uint32_t)(rte_get_tsc_cycles() >> 16);
 	uint32_t hold16 = (uint32_t)((rc_hold_tsc(qp)) >> 16);
+	uint32_t wi = qp->sq_head; /* card: the WQE cursor, moving along with p */
 
 	for (uint32_t p = from; blue_psn_diff(to, p) > 0; p = blue_psn_add(p, 1)) {
 		uint32_t i = p % ORDK_RECV_WINDOW, st = qp->rtx_stamp[i];
 
+		if (card) {
+			const struct rc_wqe *w = NULL;
+
+			for (; wi != qp->sq_next; wi++) {
+				w = &qp->sq[wi % qp->sq_size];
+				if (w->started && !(w->flags & RC_WQE_ERROR) &&
+				    blue_psn_diff(blue_psn_add(w->psn, w->npkts), p) > 0)
+					break;
+			}
+			if (wi != qp->sq_next && blue_psn_diff(p, w->psn) >= 0 && !card_tracks(w))
+				continue;
+		}
+		named++;
 		if (rtx_bit(qp, p))
 			continue;
 		/*
@@ -186,9 +220,25 @@ rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
 	}
 	if (qp->rtx_count > 0)
 		rc_activate(qp);
+	return named;
 }
 
-/* The WQE whose PSN range holds @p psn (the one partly pushed too), or NULL. */
+void
+rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
+{
+	(void)retransmit(qp, from, to, false);
+}
+
+uint32_t
+rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to)
+{
+	return retransmit(qp, from, to, true);
+}
+
+/*
+ * The WQE (the application's, or a READ answer) whose PSN range holds @p psn
+ * (the one partly pushed too), or NULL.
+ */
 static struct rc_wqe *
 wqe_of_psn(struct ordk_qp *qp, uint32_t psn)
 {
@@ -201,6 +251,15 @@ wqe_of_psn(struct ordk_qp *qp, uint32_t psn)
 
 		if ((w->flags & RC_WQE_ERROR) || !w->started)
 			continue;
+		if (k >= 0 && (uint32_t)k < w->npkts)
+			return w;
+	}
+	end = qp->ans_next + (qp->ans_next != qp->ans_tail &&
+			      qp->ans[qp->ans_next % ORDK_ANS_RING].started);
+	for (uint32_t i = qp->ans_head; i != end; i++) {
+		struct rc_wqe *w = &qp->ans[i % ORDK_ANS_RING];
+		int32_t k = blue_psn_diff(psn, w->psn);
+
 		if (k >= 0 && (uint32_t)k < w->npkts)
 			return w;
 	}
@@ -350,6 +409,12 @@ rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 		break;
 	}
 	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn, ordk_wc_status_str(status));
+	rc_qp_error(qp);
+}
+
+void
+rc_qp_error(struct ordk_qp *qp)
+{
 	qp->attr.qp_state = ORDK_QPS_ERR;
 	qp->atomic_wqe = NULL;
 	rc_timer_set(qp, 0);

@@ -89,7 +89,7 @@ struct ordk_stats {
 	uint64_t acks_sent, acks_received;
 	uint64_t duplicates;	   /**< packets, adverts, responses seen twice */
 	uint64_t out_of_window;	   /**< PSNs beyond the receive tracker (implied later) */
-	uint64_t read_resp_posted, read_req_rejected;
+	uint64_t read_resp_posted, read_req_rejected; /**< rejected: refused with a READ_NAK */
 	uint64_t adverts_sent, adverts_received, adverts_unexpected;
 	uint64_t reports_unexpected; /**< card reports for unknown QPs or of bad kinds */
 	uint64_t naks_received, naks_sent, cnps;
@@ -100,6 +100,10 @@ struct ordk_stats {
 	uint64_t ctrl_bad;	   /**< control frames refused */
 	uint64_t cq_overflow;	   /**< completions a full CQ (or a CQ in error) lost */
 	uint64_t async_events_lost; /**< events the full event queue could not take */
+	uint64_t atomics_ignored;  /**< atomic requests whose id is outside the responder's window */
+	uint64_t naks_given_up;	   /**< holes NAKed 8 times, backing off, and never filled */
+	uint64_t card_naks_untracked; /**< peer card loss reports naming only PSNs it never tracks */
+	uint64_t read_req_deferred; /**< READ requests taken as lost: answers not acknowledged fill the ring */
 };
 
 /** Copy the device's counters. @return 0 or -EINVAL. */
@@ -344,8 +348,8 @@ struct ordk_qp_attr {
 	uint8_t retry_cnt; /**< 0..7 */
 	uint8_t rnr_retry; /**< 0..7, 7 = infinite */
 	uint8_t min_rnr_timer;
-	uint8_t max_rd_atomic;
-	uint8_t max_dest_rd_atomic;
+	uint8_t max_rd_atomic;	    /**< our READs in flight at most, 0..16 (0 is taken as 1) */
+	uint8_t max_dest_rd_atomic; /**< the peer's READs we answer at a time, 0..16 (0: 1) */
 };
 
 /** Attribute mask bits for ordk_qp_modify() (ibv_qp_attr_mask spirit). */

@@ -41,6 +41,11 @@ extern int ordk_rc_logtype;
 #define ORDK_ACK_EVERY	  16u	 /* ask for an ACK at least every N WRs */
 #define RC_READ_MIN_BPS	  (100u << 20) /* slowest READ answer the timer allows for, bytes/s */
 #define ORDK_ACK_IDLE_NS  20000u /* send a pending ACK after this much quiet */
+#define RC_NAK_MAX	  8u	 /* NAKs for one hole, backing off, before it is given up */
+#define ORDK_MAX_RD_ATOMIC 16u	 /* max_rd_atomic / max_dest_rd_atomic at most */
+/* READ answers a responder holds: those in progress (at most max_dest_rd_atomic) and
+ * those sent and not acknowledged yet */
+#define ORDK_ANS_RING	  (2u * ORDK_MAX_RD_ATOMIC)
 
 struct ordk_mr_int;
 
@@ -141,6 +146,8 @@ enum rc_wqe_flags {
 	RC_WQE_ERROR = 8,
 	RC_WQE_ATOMIC_DONE = 16,
 	RC_WQE_FENCE = 32,   /* waits for every earlier READ to complete */
+	RC_WQE_ANS_SEEN = 64, /* READ: the first packet of its answer arrived (ans_psn) */
+	RC_WQE_FATAL = 128,  /* with RC_WQE_ERROR: the QP goes to ERR once it completes */
 };
 
 #define ORDK_ATOMIC_CACHE 64u /* responder replay cache entries per QP */
@@ -173,6 +180,7 @@ struct rc_wqe {
 	uint32_t atomic_id;  /* atomics: request id */
 	uint64_t rnr_tsc;    /* SEND/IMM: when it started waiting for an advert */
 	uint32_t req_psn;    /* READ response: PSN of the request it answers */
+	uint32_t ans_psn;    /* READ: first PSN of its answer in the peer's space */
 	uint64_t compare_add;
 	uint64_t swap;
 };
@@ -211,6 +219,13 @@ struct ordk_qp {
 	TAILQ_ENTRY(ordk_qp) tlink; /* in dev->wheel while a deadline is set */
 	bool on_wheel;
 
+	/*
+	 * READ answers (responder), apart from the application's send queue:
+	 * [ans_head, ans_next) sent and not acknowledged, [ans_next, ans_tail)
+	 * queued in request PSN order, at most max_dest_rd_atomic of them.
+	 */
+	struct rc_wqe *ans;
+	uint32_t ans_head, ans_next, ans_tail;
 	/* send queue: [head, next) sent or being sent, [next, tail) queued */
 	struct rc_wqe *sq;
 	uint32_t sq_size, sq_head, sq_next, sq_tail, sq_user; /* sq_user: user WRs in the queue */
@@ -238,7 +253,7 @@ struct ordk_qp {
 	uint32_t rtx_retries;	   /* consecutive timeouts without progress */
 	uint32_t rtx_backoff;	   /* timeout multiplier (exponential) */
 	uint64_t rtx_not_before;   /* TSC: the card's loss reports wait out delayed frames */
-	uint32_t *reads;	   /* FIFO of sq indices of outstanding READs */
+	uint32_t *reads;	   /* FIFO of sq indices of outstanding READs (<= max_rd_atomic) */
 	uint32_t rd_head, rd_count;
 
 	/* the peer's RECV adverts, for our SEND / SEND_IMM / WRITE_IMM */
@@ -263,11 +278,12 @@ struct ordk_qp {
 	uint32_t first_len[ORDK_FIRST_LEN_SLOTS]; /* total_len of a FIRST packet, by MSN */
 	bool ack_due;
 	uint32_t acked_epsn;			/* epsn of the last ACK sent */
-	uint32_t rd_seen_epsn;			/* epsn when READ progress last re-armed the timer */
+	uint32_t rd_seen_epsn;			/* epsn at the last look for READ answer progress */
 	bool hole_settled;			/* left by a resend, or by a late READ request */
 	uint64_t last_rx_tsc;
 	uint64_t nak_tsc;			/* when the last NAK went out */
 	uint32_t nak_epsn;			/* the epsn it asked from */
+	uint32_t nak_count;			/* NAKs sent for the hole at nak_epsn */
 	bool probe_pending;			/* the peer asked what arrived (ACK_REQ) */
 	bool probe_report;			/* a bitmap report came after the question */
 	uint32_t probe_psn;
@@ -324,6 +340,11 @@ void rc_timer_set(struct ordk_qp *qp, uint64_t deadline);
 void rc_wheel_init(struct ordk_dev *dev);
 unsigned int rc_wheel_run(struct ordk_dev *dev, uint64_t now);
 void rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to);
+/**
+ * rc_retransmit() for the holes of the peer card's loss report, except the
+ * PSNs the card never tracks. @return PSNs named that may really be lost.
+ */
+uint32_t rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to);
 unsigned int rc_push_retries(struct ordk_qp *qp);
 void rc_timer_check(struct ordk_qp *qp, uint64_t now);
 /**
@@ -335,6 +356,18 @@ void rc_timer_arm(struct ordk_qp *qp);
 /** Ask the peer what arrived (an ACK_REQ): any answer shows it is there. */
 bool rc_probe(struct ordk_qp *qp);
 void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
+/** The QP to ERR: timers and resends stop, every WR left is flushed, the card is told. */
+void rc_qp_error(struct ordk_qp *qp);
+bool rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
+/* rc_resp.c: the receive tracker */
+bool rc_rx_seen(const struct ordk_qp *qp, uint32_t psn);
+bool rc_rx_mark(struct ordk_qp *qp, uint32_t psn);
+/* rc_read.c */
+void rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now);
+void rc_read_progress(struct ordk_qp *qp);
+void rc_read_done(struct ordk_qp *qp, uint16_t msn);
+void rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r);
+void rc_read_nak_rx(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
 bool rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w);
 void rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
 void rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);

@@ -268,6 +268,8 @@ ordk_qp_modify(struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int ma
 	    ((mask & ORDK_QP_RETRY_CNT) && a->retry_cnt > 7) ||
 	    ((mask & ORDK_QP_RNR_RETRY) && a->rnr_retry > 7) ||
 	    ((mask & ORDK_QP_TIMEOUT) && a->timeout > 31) ||
+	    ((mask & ORDK_QP_MAX_QP_RD_ATOMIC) && a->max_rd_atomic > ORDK_MAX_RD_ATOMIC) ||
+	    ((mask & ORDK_QP_MAX_DEST_RD_ATOMIC) && a->max_dest_rd_atomic > ORDK_MAX_RD_ATOMIC) ||
 	    ((mask & ORDK_QP_AV) && (a->dest_mac == 0 || a->dest_mac >> 48 || a->dest_ip == 0))) {
 		VERBS_LOG(ERR, "qp 0x%06x: an attribute value is out of range", qp->qpn);
 		return -EINVAL;

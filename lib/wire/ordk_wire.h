@@ -241,7 +241,8 @@ enum ordk_ctrl_type {
 	ORDK_CTRL_ATOMIC_REQ = 3,      /**< requester -> responder */
 	ORDK_CTRL_ATOMIC_RESP = 4,     /**< responder -> requester */
 	ORDK_CTRL_ACK_REQ = 5,	       /**< requester -> responder: say what arrived */
-	ORDK_CTRL_TYPE_MAX = 5,
+	ORDK_CTRL_READ_NAK = 6,	       /**< responder -> requester: a READ request refused */
+	ORDK_CTRL_TYPE_MAX = 6,
 };
 
 const char *ordk_ctrl_type_name(uint8_t type);
@@ -297,6 +298,10 @@ struct ordk_ctrl_msg {
 		struct {
 			uint32_t psn; /**< the requester's next PSN: what it has sent */
 		} ack_req;
+		struct {
+			uint32_t psn;	/**< the refused READ request's PSN */
+			uint8_t status; /**< ordk_ctrl_atomic_status, not OK */
+		} read_nak;
 	};
 };
 

@@ -2,7 +2,7 @@
 /*
  * ORDK control frames: UDP 4792, so the card hands them to the SimpleNic RX
  * ring. They carry what the card has no wire format for: RECV advertisements
- * (in-band SEND/RECV matching) and software atomics. Layout: ordk_wire.h and
+ * (in-band SEND/RECV matching), software atomics, probes and READ refusals. Layout: ordk_wire.h and
  * doc/guides/prog_guide/wire_formats.md.
  */
 #include <string.h>
@@ -16,6 +16,7 @@
 #define ATOMIC_REQ_LEN	   40u /* req_id 4, op 1, rsvd 3, raddr 8, rkey 4, rsvd 4, cmp/add 8, swap 8 */
 #define ATOMIC_RESP_LEN	   16u /* req_id 4, status 1, rsvd 3, orig 8 */
 #define ACK_REQ_LEN	   8u  /* psn (u32) + reserved (u32) */
+#define READ_NAK_LEN	   8u  /* psn (u32) + status (u8) + reserved (3) */
 
 const char *
 ordk_ctrl_type_name(uint8_t type)
@@ -31,6 +32,8 @@ ordk_ctrl_type_name(uint8_t type)
 		return "ATOMIC_RESP";
 	case ORDK_CTRL_ACK_REQ:
 		return "ACK_REQ";
+	case ORDK_CTRL_READ_NAK:
+		return "READ_NAK";
 	default:
 		return "?";
 	}
@@ -54,6 +57,8 @@ ordk_ctrl_body_len(const struct ordk_ctrl_msg *msg)
 		return ATOMIC_RESP_LEN;
 	case ORDK_CTRL_ACK_REQ:
 		return ACK_REQ_LEN;
+	case ORDK_CTRL_READ_NAK:
+		return READ_NAK_LEN;
 	default:
 		return ORDK_WIRE_E_CTRL_TYPE;
 	}
@@ -123,6 +128,13 @@ ordk_wire_ctrl_build(void *buf, uint32_t cap, const struct ordk_wire_l3 *l3,
 		if (msg->ack_req.psn > BLUE_PSN_MASK)
 			return ORDK_WIRE_E_CTRL_FIELD;
 		wire_put_be32(body, msg->ack_req.psn);
+		break;
+	case ORDK_CTRL_READ_NAK:
+		if (msg->read_nak.psn > BLUE_PSN_MASK || msg->read_nak.status == ORDK_CTRL_ATOMIC_OK ||
+		    msg->read_nak.status > ORDK_CTRL_ATOMIC_STATUS_MAX)
+			return ORDK_WIRE_E_CTRL_FIELD;
+		wire_put_be32(body, msg->read_nak.psn);
+		body[4] = msg->read_nak.status;
 		break;
 	case ORDK_CTRL_ATOMIC_REQ:
 		wire_put_be32(body, msg->atomic_req.req_id);
@@ -206,6 +218,7 @@ ordk_wire_ctrl_parse(const void *frame, uint32_t len, struct ordk_wire_l3 *l3,
 	case ORDK_CTRL_RECV_ADVERT_ACK:
 	case ORDK_CTRL_ATOMIC_RESP:
 	case ORDK_CTRL_ACK_REQ:
+	case ORDK_CTRL_READ_NAK:
 		break;
 	default:
 		return ORDK_WIRE_E_CTRL_TYPE;
@@ -237,6 +250,14 @@ ordk_wire_ctrl_parse(const void *frame, uint32_t len, struct ordk_wire_l3 *l3,
 	case ORDK_CTRL_ACK_REQ:
 		msg->ack_req.psn = wire_get_be32(body);
 		if (!zero(body + 4, 4) || msg->ack_req.psn > BLUE_PSN_MASK)
+			return ORDK_WIRE_E_CTRL_FIELD;
+		break;
+	case ORDK_CTRL_READ_NAK:
+		msg->read_nak.psn = wire_get_be32(body);
+		msg->read_nak.status = body[4];
+		if (!zero(body + 5, 3) || msg->read_nak.psn > BLUE_PSN_MASK ||
+		    msg->read_nak.status == ORDK_CTRL_ATOMIC_OK ||
+		    msg->read_nak.status > ORDK_CTRL_ATOMIC_STATUS_MAX)
 			return ORDK_WIRE_E_CTRL_FIELD;
 		break;
 	case ORDK_CTRL_ATOMIC_REQ:

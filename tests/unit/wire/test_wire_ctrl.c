@@ -57,6 +57,10 @@ roundtrip(const struct ordk_ctrl_msg *m)
 	case ORDK_CTRL_ACK_REQ:
 		cr_assert_eq(o.ack_req.psn, m->ack_req.psn);
 		break;
+	case ORDK_CTRL_READ_NAK:
+		cr_assert_eq(o.read_nak.psn, m->read_nak.psn);
+		cr_assert_eq(o.read_nak.status, m->read_nak.status);
+		break;
 	default:
 		cr_assert_eq(o.atomic_resp.req_id, m->atomic_resp.req_id);
 		cr_assert_eq(o.atomic_resp.status, m->atomic_resp.status);
@@ -109,6 +113,30 @@ Test(wire_ctrl, roundtrip_every_type)
 		cr_assert_eq(ordk_wire_ctrl_build(buf, sizeof(buf), &addrs, &m), ORDK_WIRE_E_CTRL_FIELD,
 			     "PSN above 24 bits");
 	}
+}
+
+Test(wire_ctrl, read_nak)
+{
+	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_READ_NAK, .src_qpn = 0x10, .dst_qpn = 0x20 };
+	struct ordk_wire_l3 l3;
+	uint8_t buf[128];
+	int n;
+
+	m.read_nak.psn = 0xFEDCBA;
+	m.read_nak.status = ORDK_CTRL_ATOMIC_REM_INV_REQ;
+	roundtrip(&m);
+	m.read_nak.status = ORDK_CTRL_ATOMIC_REM_ACCESS_ERR;
+	roundtrip(&m);
+	cr_assert_str_eq(ordk_ctrl_type_name(ORDK_CTRL_READ_NAK), "READ_NAK");
+	m.read_nak.status = ORDK_CTRL_ATOMIC_OK;
+	cr_assert_eq(ordk_wire_ctrl_build(buf, sizeof(buf), &addrs, &m), ORDK_WIRE_E_CTRL_FIELD,
+		     "a READ_NAK says why");
+	m.read_nak.status = ORDK_CTRL_ATOMIC_REM_INV_REQ;
+	n = ordk_wire_ctrl_build(buf, sizeof(buf), &addrs, &m);
+	cr_assert_gt(n, 0);
+	/* a reserved byte set */
+	buf[n - 1] = 1;
+	cr_assert_eq(ordk_wire_ctrl_parse(buf, (uint32_t)n, &l3, &m), ORDK_WIRE_E_CTRL_FIELD);
 }
 
 /* Header bytes written out from ordk_wire.h's layout comment. */

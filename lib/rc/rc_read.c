@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RDMA READ, both ends.
+ * Requester: an answer comes in the peer's PSN space (the card reports its
+ * FIRST and LAST only); the READ's timer moves with that answer and nothing
+ * else, and a READ completes when its answer's last PSN arrived.
+ * Responder: a READ request becomes an answer in the QP's answer ring (its
+ * max_dest_rd_atomic resources), answered in request order once every
+ * earlier PSN arrived (rc_push); a request it cannot serve is refused with
+ * a READ_NAK control frame.
+ */
+#include <rte_cycles.h>
+
+#include "verbs_internal.h"
+
+/* ------------------------------------------------------------ requester */
+
+/* A READ's answer is coming: its timer moves to @p deadline, never earlier. */
+static void
+read_timer_extend(struct ordk_qp *qp, uint64_t deadline)
+{
+	rc_timer_gap_shift(qp); /* an allowance given before a polling gap stands */
+	if (qp->rtx_deadline != 0 && deadline > qp->rtx_deadline)
+		rc_timer_set(qp, deadline);
+}
+
+/*
+ * The oldest READ's answer is streaming (its first packet came at or before
+ * @p now): the card reports no MIDDLE packet of a stream that flows (only
+ * idle and loss reports name them), so nothing marks progress until the
+ * LAST. The timer allows for the transfer at RC_READ_MIN_BPS on top of the
+ * ACK timeout; a stalled or lossy stream is caught earlier by the card's
+ * idle and loss reports.
+ */
+static void
+read_answer_timer(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
+{
+	read_timer_extend(qp, now + rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1) +
+				      (uint64_t)w->len * qp->dev->tsc_hz / RC_READ_MIN_BPS);
+}
+
+/* PSNs the answer to READ @p w takes in the peer's space (the responder's packets). */
+static uint32_t
+read_answer_pkts(const struct ordk_qp *qp, const struct rc_wqe *w)
+{
+	return rc_pkts(w->laddr, w->len, blue_pmtu_bytes(qp->attr.path_mtu));
+}
+
+/* The first packet of the answer to an outstanding READ: note where it starts. */
+void
+rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now)
+{
+	for (uint32_t i = 0; i < qp->rd_count; i++) {
+		struct rc_wqe *w = &qp->sq[qp->reads[(qp->rd_head + i) % qp->sq_size]];
+
+		if (w->msn != msn)
+			continue;
+		if (w->flags & RC_WQE_ANS_SEEN)
+			return;
+		w->flags |= RC_WQE_ANS_SEEN;
+		w->ans_psn = psn;
+		if (i == 0)
+			read_answer_timer(qp, w, now);
+		return;
+	}
+}
+
+/*
+ * Progress of the expected PSN inside the oldest READ's answer restarts the
+ * timer (IBA 9.7.6.1.1), or a READ longer than the ACK timeout times out
+ * while it is being answered. Progress anywhere else in the peer's space
+ * (its own WRITEs to us) says nothing about the READ: a READ nobody answers
+ * must time out however busy the peer is.
+ */
+void
+rc_read_progress(struct ordk_qp *qp)
+{
+	uint32_t before = qp->rd_seen_epsn;
+	const struct rc_wqe *w;
+
+	qp->rd_seen_epsn = qp->epsn;
+	if (qp->rd_count == 0 || qp->epsn == before)
+		return;
+	w = &qp->sq[qp->reads[qp->rd_head]];
+	if (!(w->flags & RC_WQE_ANS_SEEN) || blue_psn_diff(qp->epsn, w->ans_psn) <= 0 ||
+	    blue_psn_diff(before, blue_psn_add(w->ans_psn, read_answer_pkts(qp, w))) >= 0)
+		return;
+	/* progress, as an ACK is: the retry count starts again (an answer paced by
+	 * the card window, rc_req.c, may take several timeouts) */
+	qp->rtx_retries = 0;
+	read_timer_extend(qp, rte_get_tsc_cycles() + rc_timeout_tsc(qp) *
+							     (qp->rtx_backoff ? qp->rtx_backoff : 1));
+}
+
+/*
+ * A READ response completed. Responses carry their request's MSN, so a
+ * response to a re-sent request whose READ already finished is recognised
+ * and ignored instead of finishing the next READ.
+ */
+void
+rc_read_done(struct ordk_qp *qp, uint16_t msn)
+{
+	struct rc_wqe *w;
+
+	if (qp->rd_count == 0 || (w = &qp->sq[qp->reads[qp->rd_head]])->msn != msn) {
+		qp->st.duplicates++; /* a READ response nobody waits for */
+		RC_LOG(DEBUG, "qp 0x%06x: READ response msn %u, oldest READ msn %u (%u outstanding)",
+		       qp->qpn, msn, qp->rd_count ? qp->sq[qp->reads[qp->rd_head]].msn : 0,
+		       qp->rd_count);
+		return;
+	}
+	qp->rd_head = (qp->rd_head + 1) % qp->sq_size;
+	qp->rd_count--;
+	w->flags |= RC_WQE_READ_DONE;
+	/* the response proves the request arrived: an implicit ACK up to it */
+	rc_ack(qp, blue_psn_add(w->psn, 1));
+	rc_complete_sends(qp);
+	rc_timer_arm(qp);
+	/* the next READ's answer may be streaming already */
+	if (qp->rd_count > 0 && (qp->sq[qp->reads[qp->rd_head]].flags & RC_WQE_ANS_SEEN))
+		read_answer_timer(qp, &qp->sq[qp->reads[qp->rd_head]], rte_get_tsc_cycles());
+}
+
+/* ------------------------------------------------------------ responder */
+
+/*
+ * Refuse a READ request (IBA's NAK): the requester's WR completes with the
+ * status and its QP goes to ERR. A lost refusal leaves the requester's
+ * READ to its timer (RETRY_EXC_ERR).
+ */
+static void
+read_refuse(struct ordk_qp *qp, uint32_t psn, uint8_t status)
+{
+	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_READ_NAK, .src_qpn = qp->qpn,
+				   .dst_qpn = qp->attr.dest_qp_num };
+
+	m.read_nak.psn = psn;
+	m.read_nak.status = status;
+	RC_LOG(DEBUG, "qp 0x%06x: READ request psn 0x%06x refused (%s)", qp->qpn, psn,
+	       status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR ? "access" : "beyond max_dest_rd_atomic");
+	qp->st.read_req_rejected++;
+	qp->dev->st.read_req_rejected++;
+	(void)rc_send_ctrl(qp, &m);
+}
+
+/* The answer's source: rkey, PD, REMOTE_READ access, bounds (the card checks none of it). */
+static bool
+read_source_ok(const struct ordk_qp *qp, const struct blue_meta_report *r)
+{
+	const struct blue_meta_basic *b = &r->basic;
+	const struct ordk_mr_int *m = verbs_mr_lookup(qp->dev, b->rkey);
+	uint64_t base = m != NULL ? (uint64_t)(uintptr_t)m->pub.addr : 0;
+
+	return m != NULL && m->pub.pd == qp->pd && (m->pub.access & ORDK_ACCESS_REMOTE_READ) &&
+	       b->raddr >= base && b->raddr - base <= m->pub.length &&
+	       r->read_ext.total_len <= m->pub.length - (b->raddr - base);
+}
+
+/*
+ * A READ request: an answer in the QP's answer ring (its max_dest_rd_atomic
+ * resources), never in the application's send queue.
+ */
+void
+rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
+{
+	const struct blue_meta_basic *b = &r->basic;
+	uint32_t dest_max = qp->attr.max_dest_rd_atomic ? qp->attr.max_dest_rd_atomic : 1;
+	int32_t d = blue_psn_diff(b->psn, qp->epsn);
+	struct rc_wqe *w;
+
+	qp->last_rx_tsc = rte_get_tsc_cycles();
+	/*
+	 * The ring also keeps answers sent and not acknowledged yet: full of
+	 * those, a new request is taken as not received (its sender asks
+	 * again, and the ACKs free the ring meanwhile); never refused, as the
+	 * requester kept to its limit.
+	 */
+	if (d >= 0 && (d >= (int32_t)ORDK_RECV_WINDOW || !rc_rx_seen(qp, b->psn)) &&
+	    qp->ans_tail - qp->ans_head >= ORDK_ANS_RING && qp->ans_tail - qp->ans_next < dest_max) {
+		qp->st.read_req_deferred++;
+		qp->dev->st.read_req_deferred++;
+		return;
+	}
+	if (!rc_rx_mark(qp, b->psn)) {
+		/*
+		 * A duplicate (the wire repeated it): it was answered. Answering again
+		 * could land after the requester completed the READ, as the card
+		 * places every response packet it gets. A lost response is resent by
+		 * this side's own recovery instead. ACK again.
+		 */
+		qp->st.duplicates++;
+		qp->ack_due = true;
+		return;
+	}
+	if (b->ack_req)
+		qp->ack_due = true;
+	/*
+	 * A READ request beyond the expected PSN, and the PSN right before it
+	 * missing: that one was a LAST, an ONLY or a READ request (each reported
+	 * as it arrives), so it is lost, or late. Requests carry no payload, so
+	 * no bitmap report names a lost one: open the hole here, and the engine
+	 * asks for it after the hold (it may only be late: items travel on the
+	 * card's four channels). Before, a lost READ request waited for the
+	 * requester's timer, 67 ms. With that PSN present, the hole is most
+	 * likely MIDDLE packets of a stream that flows, which the card names in
+	 * its next report: NAKing them on time resent what had arrived (issue 12
+	 * item 14), so the reports decide.
+	 */
+	if (blue_psn_diff(b->psn, qp->epsn) > 0 && !rc_rx_seen(qp, blue_psn_add(b->psn, BLUE_PSN_MASK)) &&
+	    (qp->hole_psn != qp->epsn || qp->hole_tsc == 0)) {
+		qp->hole_psn = qp->epsn;
+		qp->hole_tsc = qp->last_rx_tsc;
+		qp->hole_settled = true;
+		rc_activate(qp);
+	}
+	if (!read_source_ok(qp, r)) {
+		read_refuse(qp, b->psn, ORDK_CTRL_ATOMIC_REM_ACCESS_ERR);
+		return;
+	}
+	/* more READs in progress than max_dest_rd_atomic: the requester overran us */
+	if (qp->ans_tail - qp->ans_next >= dest_max || qp->ans_tail - qp->ans_head >= ORDK_ANS_RING) {
+		read_refuse(qp, b->psn, ORDK_CTRL_ATOMIC_REM_INV_REQ);
+		return;
+	}
+	/*
+	 * Answers go out in request order: a request that came again (it was
+	 * lost) is answered before the later ones already queued, which wait
+	 * for it (the READ-order gate in rc_push). Answered out of order, the
+	 * requester takes the later answers for nobody's and its READs hang.
+	 */
+	uint32_t at = qp->ans_tail;
+
+	for (uint32_t i = qp->ans_next; i != qp->ans_tail; i++) {
+		const struct rc_wqe *q = &qp->ans[i % ORDK_ANS_RING];
+
+		if (!q->started && blue_psn_diff(q->req_psn, b->psn) > 0) {
+			at = i;
+			break;
+		}
+	}
+	for (uint32_t i = qp->ans_tail; i != at; i--)
+		qp->ans[i % ORDK_ANS_RING] = qp->ans[(i - 1) % ORDK_ANS_RING];
+	w = &qp->ans[at % ORDK_ANS_RING];
+	*w = (struct rc_wqe){ .opcode = BLUE_WR_RDMA_READ_RESP, .flags = RC_WQE_INTERNAL,
+			      .signaled = 1, .msn = b->msn, .laddr = b->raddr, .lkey = b->rkey,
+			      .len = r->read_ext.total_len, .raddr = r->read_ext.laddr,
+			      .rkey = r->read_ext.lkey, .req_psn = b->psn };
+	qp->ans_tail++;
+	qp->st.read_resp_posted++;
+	qp->dev->st.read_resp_posted++;
+}
+
+/*
+ * The peer refused one of our READs (READ_NAK): that WR completes with the
+ * error, in order, and then the QP goes to ERR (rc_complete_sends()).
+ */
+void
+rc_read_nak_rx(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+{
+	uint32_t i;
+	struct rc_wqe *w = NULL;
+
+	for (i = 0; i < qp->rd_count; i++) {
+		w = &qp->sq[qp->reads[(qp->rd_head + i) % qp->sq_size]];
+		if (w->psn == m->read_nak.psn)
+			break;
+	}
+	if (i == qp->rd_count) {
+		qp->st.duplicates++; /* no READ of ours outstanding there */
+		return;
+	}
+	w->flags |= RC_WQE_ERROR | RC_WQE_FATAL;
+	w->status = m->read_nak.status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR ? ORDK_WC_REM_ACCESS_ERR
+									  : ORDK_WC_REM_INV_REQ_ERR;
+	for (; i + 1 < qp->rd_count; i++)
+		qp->reads[(qp->rd_head + i) % qp->sq_size] =
+			qp->reads[(qp->rd_head + i + 1) % qp->sq_size];
+	qp->rd_count--;
+	qp->st.naks_received++;
+	qp->dev->st.naks_received++;
+	rc_complete_sends(qp);
+}
