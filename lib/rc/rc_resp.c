@@ -717,10 +717,10 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 	uint32_t qpn = r->kind <= BLUE_META_HEADER_READ ? r->basic.dqpn : r->ack.qpn;
 	struct ordk_qp *qp = verbs_qp_lookup(dev, qpn);
 
-	if (qp == NULL || qp->attr.qp_state < ORDK_QPS_RTR) {
-		RC_LOG(DEBUG, "%s report for unknown or unconnected QPN 0x%06x",
+	if (qp == NULL || (qp->attr.qp_state != ORDK_QPS_RTR && qp->attr.qp_state != ORDK_QPS_RTS)) {
+		RC_LOG(DEBUG, "%s report for an unknown QPN or one not in RTR/RTS 0x%06x",
 		       blue_meta_kind_name(r->kind), qpn);
-		dev->st.reports_unexpected++; /* a stale QPN or a QP not connected */
+		dev->st.reports_unexpected++; /* a stale QPN, a QP not connected or in ERR */
 		return;
 	}
 	RC_LOG(DEBUG, "qp 0x%06x: %s psn 0x%06x", qpn, blue_meta_kind_name(r->kind),

@@ -342,8 +342,9 @@ rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 	memset(qp->rtx_bits, 0, sizeof(qp->rtx_bits));
 	qp->rtx_count = 0;
 	rc_qp_flush(qp);
-	/* tell the card too (best effort: the QP is in error whatever it answers) */
-	verbs_manage_qp(qp, true, true);
+	/* the card's context goes invalid: nothing lands through it from now on
+	 * (best effort: the QP is in error whatever the card answers) */
+	verbs_manage_qp(qp, false, true);
 }
 
 bool
