@@ -60,6 +60,7 @@ rc_qp_reset(struct ordk_qp *qp)
 	qp->adv_ack_due = false;
 	qp->msg_head = qp->msg_count = 0;
 	qp->ack_due = false;
+	qp->len_err_sent = false;
 	qp->atomic_wqe = NULL;
 	qp->next_atomic_id = qp->atomic_expect = 0;
 	memset(qp->atomic_cache, 0, sizeof(qp->atomic_cache));

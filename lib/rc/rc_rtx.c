@@ -218,10 +218,13 @@ push_packet(struct ordk_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 		len = w->len - off;
 		if (len > (k == 0 ? first : pmtu))
 			len = k == 0 ? first : pmtu;
+		if (w->flags & RC_WQE_LEN_ERR)
+			len = 0; /* the announcement of a too small RECV (rc_req.c) */
 	}
 	it = (struct blue_send_item){
 		.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
-		.valid = 1, .msn = w->msn, .total_len = w->len, .rkey = w->rkey,
+		.valid = 1, .msn = w->msn,
+		.total_len = (w->flags & RC_WQE_LEN_ERR) ? 0 : w->len, .rkey = w->rkey,
 		.dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off,
 		.psn = blue_psn_add(w->psn, k), .qp_type = BLUE_QPT_RC,
 		.dqpn = qp->attr.dest_qp_num,
@@ -336,6 +339,12 @@ rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 		break;
 	}
 	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn, ordk_wc_status_str(status));
+	rc_qp_error(qp);
+}
+
+void
+rc_qp_error(struct ordk_qp *qp)
+{
 	qp->attr.qp_state = ORDK_QPS_ERR;
 	qp->atomic_wqe = NULL;
 	rc_timer_set(qp, 0);

@@ -95,6 +95,7 @@ struct ordk_stats {
 	uint64_t rnr_waits;	   /**< SENDs that had to wait for the peer's RECV */
 	uint64_t ctrl_bad;	   /**< control frames refused */
 	uint64_t cq_overflow;	   /**< completions a full CQ could not take */
+	uint64_t recv_len_errors;  /**< SENDs longer than their RECV (LOC_LEN_ERR, QP to ERR) */
 };
 
 /** Copy the device's counters. @return 0 or -EINVAL. */

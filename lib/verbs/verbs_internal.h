@@ -108,6 +108,7 @@ enum rc_wqe_flags {
 	RC_WQE_ERROR = 8,
 	RC_WQE_ATOMIC_DONE = 16,
 	RC_WQE_FENCE = 32,   /* waits for every earlier READ to complete */
+	RC_WQE_LEN_ERR = 64, /* SEND longer than the peer's RECV: announced, then fails */
 };
 
 #define ORDK_ATOMIC_CACHE 64u /* responder replay cache entries per QP */
@@ -184,6 +185,7 @@ struct ordk_qp {
 	uint16_t next_msn;
 	uint32_t acked_psn;	   /* every PSN before this one is acknowledged */
 	uint32_t since_ack_req;
+	bool len_err_sent;	   /* a RC_WQE_LEN_ERR went out: nothing after it starts */
 	/* retransmission: PSNs marked in rtx_bits (by psn % ORDK_RECV_WINDOW) go out again */
 	uint64_t rtx_bits[ORDK_RECV_WINDOW / 64];
 	uint32_t rtx_count;
@@ -282,6 +284,8 @@ void rc_timer_check(struct ordk_qp *qp, uint64_t now);
 bool rc_timer_gap_shift(struct ordk_qp *qp);
 void rc_timer_arm(struct ordk_qp *qp);
 void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
+/** QP to ERR: timers off, every WR flushed, the card's context invalidated. */
+void rc_qp_error(struct ordk_qp *qp);
 bool rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w);
 void rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
 void rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);

@@ -179,3 +179,73 @@ Test(verbs_grant, nothing_lands_through_a_failed_qp)
 	cr_assert_eq(ordk_qp_destroy(qa), 0);
 	cr_assert_eq(ordk_qp_destroy(qb), 0);
 }
+
+static void
+post_recv(struct ordk_qp *qp, uint64_t id, uint8_t *addr, uint32_t len, uint32_t lkey)
+{
+	struct ordk_recv_wr r = { .wr_id = id, .num_sge = 1,
+				  .sge = { (uint64_t)(uintptr_t)addr, len, lkey } };
+
+	cr_assert_eq(ordk_qp_post_recv(qp, &r, 1), 1);
+}
+
+static void
+post_send(struct ordk_qp *qp, uint64_t id, uint8_t *addr, uint32_t len, uint32_t lkey)
+{
+	struct ordk_send_wr wr = { .wr_id = id, .opcode = ORDK_WR_SEND, .num_sge = 1,
+				   .send_flags = ORDK_SEND_SIGNALED,
+				   .sge = { (uint64_t)(uintptr_t)addr, len, lkey } };
+
+	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 1);
+}
+
+/*
+ * Item 1: RECVs of 64 B then 4096 B; SENDs of 1000 B then 100 B. IBTA: the
+ * RECV completes with LOC_LEN_ERR, the SEND with REM_INV_REQ_ERR, both QPs go
+ * to ERR and every later WR is flushed; nothing lands in either RECV.
+ */
+Test(verbs_grant, send_longer_than_its_recv)
+{
+	struct func_side *a = &p.s[0], *b = &p.s[1];
+	struct ordk_wc wa[2], wb[2];
+
+	func_pair_qps(&p, ORDK_MTU_1024, 16);
+	memset(b->buf, 0xEE, 16384);
+	memset(a->buf, 0x11, 1000);
+	memset(a->buf + 4096, 0x22, 100);
+	post_recv(b->qp, 1, b->buf, 64, b->mr->lkey);
+	post_recv(b->qp, 2, b->buf + 4096, 4096, b->mr->lkey);
+	post_send(a->qp, 11, a->buf, 1000, a->mr->lkey);
+	post_send(a->qp, 12, a->buf + 4096, 100, a->mr->lkey);
+	func_wait(&p, 0, wa, 2, 10);
+	func_wait(&p, 1, wb, 2, 10);
+	cr_assert_eq(wa[0].wr_id, 11);
+	cr_assert_eq(wa[0].status, ORDK_WC_REM_INV_REQ_ERR, "%s", ordk_wc_status_str(wa[0].status));
+	cr_assert_eq(wa[1].wr_id, 12);
+	cr_assert_eq(wa[1].status, ORDK_WC_WR_FLUSH_ERR, "%s", ordk_wc_status_str(wa[1].status));
+	cr_assert_eq(wb[0].wr_id, 1);
+	cr_assert_eq(wb[0].status, ORDK_WC_LOC_LEN_ERR, "%s", ordk_wc_status_str(wb[0].status));
+	cr_assert_eq(wb[1].wr_id, 2);
+	cr_assert_eq(wb[1].status, ORDK_WC_WR_FLUSH_ERR, "%s", ordk_wc_status_str(wb[1].status));
+	cr_assert_eq(qp_state(a->qp), ORDK_QPS_ERR);
+	cr_assert_eq(qp_state(b->qp), ORDK_QPS_ERR);
+	func_idle(&p, 0.05);
+	for (int i = 0; i < 16384; i++)
+		cr_assert_eq(b->buf[i], 0xEE, "byte %d of the receiver written", i);
+	/* the QPs come back through RESET and work again */
+	{
+		struct ordk_qp_attr at = { .qp_state = ORDK_QPS_RESET };
+
+		cr_assert_eq(ordk_qp_modify(a->qp, &at, ORDK_QP_STATE), 0);
+		cr_assert_eq(ordk_qp_modify(b->qp, &at, ORDK_QP_STATE), 0);
+		func_connect(a, a->qp, b, b->qp, ORDK_MTU_1024);
+		post_recv(b->qp, 3, b->buf, 4096, b->mr->lkey);
+		post_send(a->qp, 13, a->buf, 1000, a->mr->lkey);
+		func_wait(&p, 0, wa, 1, 10);
+		func_wait(&p, 1, wb, 1, 10);
+		cr_assert_eq(wa[0].status, ORDK_WC_SUCCESS);
+		cr_assert_eq(wb[0].status, ORDK_WC_SUCCESS);
+		cr_assert_eq(wb[0].byte_len, 1000);
+		cr_assert_eq(memcmp(b->buf, a->buf, 1000), 0);
+	}
+}
