@@ -7,14 +7,45 @@
 #include <criterion/criterion.h>
 #include <rte_errno.h>
 
+#include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 
 #include "func_common.h"
 #include "sim_host.h"
 
 
+/* Two ethdevs over two multi-producer rings: a test may inject frames into either side. */
+static void
+ring_pair(struct func_pair *p, const char *name, uint16_t *p0, uint16_t *p1)
+{
+	struct rte_ring *a, *b;
+	char n[64];
+	int r0, r1;
+
+	snprintf(n, sizeof(n), "%s_a", name);
+	a = rte_ring_create(n, 8192, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	snprintf(n, sizeof(n), "%s_b", name);
+	b = rte_ring_create(n, 8192, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	cr_assert(a != NULL && b != NULL);
+	snprintf(n, sizeof(n), "%s0", name);
+	r0 = rte_eth_from_rings(n, &a, 1, &b, 1, SOCKET_ID_ANY);
+	snprintf(n, sizeof(n), "%s1", name);
+	r1 = rte_eth_from_rings(n, &b, 1, &a, 1, SOCKET_ID_ANY);
+	cr_assert(r0 >= 0 && r1 >= 0);
+	*p0 = (uint16_t)r0;
+	*p1 = (uint16_t)r1;
+	p->rx_ring[0] = a;
+	p->rx_ring[1] = b;
+}
+
 void
 func_pair_open(struct func_pair *p, size_t len, const char *extra)
+{
+	func_pair_open_guarded(p, len, extra, 0);
+}
+
+void
+func_pair_open_guarded(struct func_pair *p, size_t len, const char *extra, size_t guard)
 {
 	static int n;
 	static struct rte_mempool *mp; /* one per process: a test may open many pairs */
@@ -22,11 +53,12 @@ func_pair_open(struct func_pair *p, size_t len, const char *extra)
 	char name[32], args[256];
 
 	memset(p, 0, sizeof(*p));
+	p->guard = guard;
 	test_eal_init(NULL);
 	if (mp == NULL)
 		mp = test_pool("fpool", 8191);
 	snprintf(name, sizeof(name), "fr%d_", n++);
-	test_ring_pair(name, &p0, &p1);
+	ring_pair(p, name, &p0, &p1);
 	test_port_start(p0, mp);
 	test_port_start(p1, mp);
 	p->port[0] = p0;
@@ -52,13 +84,34 @@ func_pair_open(struct func_pair *p, size_t len, const char *extra)
 		s->cq = ordk_cq_create(s->dev, 65536);
 		cr_assert(s->pd && s->cq);
 		s->len = len;
-		s->buf = test_aligned(1 << 21, len);
+		s->base = test_aligned(1 << 21, len + 2 * guard);
+		memset(s->base, FUNC_CANARY, len + 2 * guard);
+		s->buf = s->base + guard;
 		memset(s->buf, 0, len);
 		s->mr = ordk_mr_reg(s->pd, s->buf, len,
 				    ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE |
 					    ORDK_ACCESS_REMOTE_READ | ORDK_ACCESS_REMOTE_ATOMIC);
 		cr_assert_not_null(s->mr, "mr_reg: %s", rte_strerror(rte_errno));
 	}
+}
+
+bool
+func_pair_canaries_ok(const struct func_pair *p)
+{
+	for (int i = 0; i < 2; i++) {
+		const struct func_side *s = &p->s[i];
+
+		for (size_t k = 0; k < p->guard; k++) {
+			size_t after = p->guard + s->len + k;
+
+			if (s->base[k] != FUNC_CANARY || s->base[after] != FUNC_CANARY) {
+				cr_log_error("side %d: canary byte %zu %s the buffer overwritten", i, k,
+					     s->base[k] != FUNC_CANARY ? "before" : "after");
+				return false;
+			}
+		}
+	}
+	return true;
 }
 
 void
@@ -123,7 +176,7 @@ func_pair_close(struct func_pair *p)
 		cr_assert_eq(ordk_cq_destroy(s->cq), 0);
 		cr_assert_eq(ordk_pd_free(s->pd), 0);
 		cr_assert_eq(ordk_dev_close(s->dev), 0);
-		free(s->buf);
+		free(s->base);
 	}
 	/* the build has 32 ethdev ports: a test opening many pairs needs them back */
 	for (int i = 0; i < 2; i++) {

@@ -3,7 +3,11 @@
 #ifndef FUNC_COMMON_H
 #define FUNC_COMMON_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include <rte_ring.h>
 
 #include "ordk_verbs.h"
 
@@ -16,18 +20,32 @@ struct func_side {
 	size_t len;
 	struct ordk_mr *mr;
 	struct ordk_dev_attr attr;
+	uint8_t *base; /* the allocation: guard bytes, buf, guard bytes */
 };
 
 struct func_pair {
 	struct func_side s[2];
 	uint16_t port[2]; /* the net_ring ports, closed with the pair */
+	struct rte_ring *rx_ring[2]; /* side i's RX ring (multi-producer: others may inject) */
+	size_t guard; /* canary bytes before and after each side's buffer */
 };
+
+/** The canary pattern func_pair_open_guarded() writes around each buffer. */
+#define FUNC_CANARY 0xA5
 
 /**
  * EAL, ring pair, devices, PDs, CQs, buffers of @p len registered with every access.
  * @p extra_devargs: for both devices, or "side0|side1" for each.
  */
 void func_pair_open(struct func_pair *p, size_t len, const char *extra_devargs);
+/**
+ * func_pair_open() with @p guard canary bytes (FUNC_CANARY) before and after
+ * each side's buffer, outside its MR; func_pair_canaries_ok() checks them.
+ */
+void func_pair_open_guarded(struct func_pair *p, size_t len, const char *extra_devargs,
+			    size_t guard);
+/** Whether every canary byte around both buffers is intact (reports the first bad one). */
+bool func_pair_canaries_ok(const struct func_pair *p);
 /** QPs on both sides connected RESET -> RTS with path MTU @p mtu. */
 void func_pair_qps(struct func_pair *p, enum ordk_mtu mtu, uint32_t wr);
 void func_pair_close(struct func_pair *p);
