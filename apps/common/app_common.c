@@ -210,7 +210,7 @@ static const char *const stat_names[] = {
 	"reports_unexpected", "naks_received", "naks_sent",	     "cnps",
 	"retransmits",	   "timeouts",	       "retry_exceeded",     "atomics_executed",
 	"atomics_replayed", "atomics_rejected", "rnr_waits",	     "ctrl_bad",
-	"cq_overflow",     "recv_len_errors",
+	"cq_overflow",     "recv_len_errors",    "recv_keys_short",
 };
 _Static_assert(sizeof(stat_names) / sizeof(stat_names[0]) * sizeof(uint64_t) ==
 		       sizeof(struct ordk_stats),

@@ -153,7 +153,7 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 	too_long = op == ORDK_WC_RECV && m->len > r->len;
 	if (too_long)
 		wc.status = ORDK_WC_LOC_LEN_ERR;
-	verbs_cq_push(qp->rcq, &wc);
+	rc_recv_done(qp, r, &wc); /* reported once the card forgot the RECV's key */
 	qp->st.recv_completed++;
 	qp->dev->st.recv_completed++;
 	if (too_long)
@@ -871,6 +871,8 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 			snic = true;
 			idle &= rc_send_adverts(qp);
 		}
+		if (qp->rdone_count > 0)
+			idle &= !rc_recv_retire(qp, false);
 		/* ... and keep the QP polled until the peer has them all */
 		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR)
 			idle &= !rc_advert_resend(qp, now, UINT64_MAX);

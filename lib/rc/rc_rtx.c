@@ -350,10 +350,11 @@ rc_qp_error(struct ordk_qp *qp)
 	rc_timer_set(qp, 0);
 	memset(qp->rtx_bits, 0, sizeof(qp->rtx_bits));
 	qp->rtx_count = 0;
-	rc_qp_flush(qp);
-	/* the card's context goes invalid: nothing lands through it from now on
-	 * (best effort: the QP is in error whatever the card answers) */
+	/* the card's context goes invalid first: nothing lands through it from
+	 * now on, so the RECVs can be flushed (best effort: the QP is in error
+	 * whatever the card answers) */
 	verbs_manage_qp(qp, false, true);
+	rc_qp_flush(qp);
 }
 
 bool

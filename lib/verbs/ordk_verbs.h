@@ -96,6 +96,7 @@ struct ordk_stats {
 	uint64_t ctrl_bad;	   /**< control frames refused */
 	uint64_t cq_overflow;	   /**< completions a full CQ could not take */
 	uint64_t recv_len_errors;  /**< SENDs longer than their RECV (LOC_LEN_ERR, QP to ERR) */
+	uint64_t recv_keys_short;  /**< RECV adverts delayed: no MR-table slot for their key */
 };
 
 /** Copy the device's counters. @return 0 or -EINVAL. */
