@@ -249,3 +249,53 @@ Test(verbs_grant, send_longer_than_its_recv)
 		cr_assert_eq(memcmp(b->buf, a->buf, 1000), 0);
 	}
 }
+
+/*
+ * Item 10, what is left (doc/guides/card_interface.md, card limits): the card
+ * compares no PD. A peer that knows the rkey of an MR in PD2 WRITEs into it
+ * through a QP of PD1, and READs from it only not: the driver answers READs
+ * and checks the PD there. This test shows the limit as it stands; when the
+ * card gets a PD check (the RTL change in the table) the WRITE must fail and
+ * this test changes with the table.
+ */
+Test(verbs_grant, card_limit_cross_pd_write_with_a_known_key)
+{
+	struct func_side *a = &p.s[0], *b = &p.s[1];
+	struct ordk_pd *pd2 = ordk_pd_alloc(b->dev);
+	uint8_t *m2 = test_aligned(4096, 8192);
+	struct ordk_mr *mr2;
+	struct ordk_send_wr wr = { .wr_id = 21, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1,
+				   .send_flags = ORDK_SEND_SIGNALED };
+	struct ordk_wc wc;
+
+	cr_assert_not_null(pd2);
+	memset(m2, 0, 8192);
+	mr2 = ordk_mr_reg(pd2, m2, 8192, ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE |
+						 ORDK_ACCESS_REMOTE_READ);
+	cr_assert_not_null(mr2);
+	func_pair_qps(&p, ORDK_MTU_1024, 16); /* b's QP is in b's first PD, not pd2 */
+	memset(a->buf, 0x6B, 64);
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)a->buf, 64, a->mr->lkey };
+	wr.rdma.remote_addr = (uint64_t)(uintptr_t)m2;
+	wr.rdma.rkey = mr2->rkey;
+	cr_assert_eq(ordk_qp_post_send(a->qp, &wr, 1), 1);
+	func_wait(&p, 0, &wc, 1, 10);
+	cr_assert_eq(wc.status, ORDK_WC_SUCCESS, "%s", ordk_wc_status_str(wc.status));
+	cr_assert_eq(m2[0], 0x6B, "the card limit changed: update the card-limits table");
+	/* a READ through the same QP is refused by the driver (PD checked) */
+	wr = (struct ordk_send_wr){ .wr_id = 22, .opcode = ORDK_WR_RDMA_READ, .num_sge = 1,
+				    .send_flags = ORDK_SEND_SIGNALED,
+				    .sge = { (uint64_t)(uintptr_t)a->buf + 4096, 64, a->mr->lkey } };
+	wr.rdma.remote_addr = (uint64_t)(uintptr_t)m2;
+	wr.rdma.rkey = mr2->rkey;
+	cr_assert_eq(ordk_qp_post_send(a->qp, &wr, 1), 1);
+	func_wait(&p, 0, &wc, 1, 20);
+	cr_assert_neq(wc.status, ORDK_WC_SUCCESS, "a READ crossed the PD boundary");
+	cr_assert_eq(ordk_qp_destroy(a->qp), 0);
+	a->qp = NULL;
+	cr_assert_eq(ordk_qp_destroy(b->qp), 0);
+	b->qp = NULL;
+	cr_assert_eq(ordk_mr_dereg(mr2), 0);
+	cr_assert_eq(ordk_pd_free(pd2), 0);
+	free(m2);
+}
