@@ -254,7 +254,8 @@ static const char *const stat_names[] = {
 	"retransmits",	   "timeouts",	       "retry_exceeded",     "atomics_executed",
 	"atomics_replayed", "atomics_rejected", "rnr_waits",	     "ctrl_bad",
 	"cq_overflow",	   "async_events_lost", "atomics_ignored",  "naks_given_up",
-	"card_naks_untracked", "read_req_deferred",
+	"card_naks_untracked", "read_req_deferred", "recv_len_errors",
+	"recv_keys_short",
 };
 _Static_assert(sizeof(stat_names) / sizeof(stat_names[0]) * sizeof(uint64_t) ==
 		       sizeof(struct ordk_stats),

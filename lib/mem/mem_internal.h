@@ -38,10 +38,11 @@ struct mem_keys {
 	uint32_t nslots;
 	uint32_t first;	   /* lowest usable slot (1 to reserve slot 0) */
 	uint32_t used;
-	uint32_t hint;	   /* where the next search starts */
 	uint64_t *bitmap;  /* 1 = in use */
 	uint8_t *gen;	   /* last key part handed out per slot */
-	uint64_t rng;
+	uint64_t rng;	   /* fallback only: getrandom() failed */
+	uint8_t pool[64];  /* random bytes from getrandom() */
+	uint32_t pool_left;
 };
 
 int mem_keys_init(struct mem_keys *k, uint32_t nslots, uint32_t first, uint64_t seed);

@@ -1,18 +1,38 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Slot + key allocator: key = slot << 8 | rand8 (HW-INTERFACE.md sections 4, 5.3). */
+/*
+ * Slot + key allocator: key = slot << 8 | rand8 (HW-INTERFACE.md sections 4, 5.3).
+ *
+ * The card checks no PD (doc/guides/card_interface.md, card limits): a peer
+ * that knows a key reaches that MR through any QP. So a key must not follow
+ * from the keys a peer was given: the slot and the key part both come from
+ * the kernel's CSPRNG (getrandom), not from a PRNG whose state a few
+ * observed keys reveal. 8 bits of key part still fall to 256 guesses; see
+ * the card-limits table for what that leaves.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "mem_internal.h"
 
+/* A random byte: getrandom() in batches; xorshift only if the kernel refuses. */
 static uint8_t
 rand8(struct mem_keys *k)
 {
-	k->rng ^= k->rng << 13;
-	k->rng ^= k->rng >> 7;
-	k->rng ^= k->rng << 17;
-	return (uint8_t)(k->rng >> 24);
+	if (k->pool_left == 0) {
+		ssize_t n = getrandom(k->pool, sizeof(k->pool), GRND_NONBLOCK);
+
+		if (n == (ssize_t)sizeof(k->pool)) {
+			k->pool_left = (uint32_t)n;
+		} else {
+			k->rng ^= k->rng << 13;
+			k->rng ^= k->rng >> 7;
+			k->rng ^= k->rng << 17;
+			return (uint8_t)(k->rng >> 24);
+		}
+	}
+	return k->pool[--k->pool_left];
 }
 
 int
@@ -23,7 +43,6 @@ mem_keys_init(struct mem_keys *k, uint32_t nslots, uint32_t first, uint64_t seed
 		return -EINVAL;
 	k->nslots = nslots;
 	k->first = first;
-	k->hint = first;
 	k->rng = seed ? seed : 0x853C49E6748FEA9Bull;
 	k->bitmap = calloc((nslots + 63) / 64, sizeof(uint64_t));
 	k->gen = calloc(nslots, 1);
@@ -56,8 +75,11 @@ mem_keys_alloc(struct mem_keys *k)
 
 	if (k->used >= span)
 		return -1;
+	/* the search starts at a random slot: a slot says nothing about the next one */
+	uint32_t start = (uint32_t)((uint32_t)rand8(k) << 8 | rand8(k)) % span;
+
 	for (uint32_t i = 0; i < span; i++) {
-		uint32_t s = k->first + (k->hint - k->first + i) % span;
+		uint32_t s = k->first + (start + i) % span;
 		uint8_t part;
 
 		if (in_use(k, s))
@@ -69,7 +91,6 @@ mem_keys_alloc(struct mem_keys *k)
 		k->gen[s] = part;
 		k->bitmap[s / 64] |= 1ull << (s % 64);
 		k->used++;
-		k->hint = s + 1 < k->nslots ? s + 1 : k->first;
 		return (int64_t)s << 8 | part;
 	}
 	return -1;

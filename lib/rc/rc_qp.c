@@ -25,10 +25,11 @@ rc_qp_init(struct ordk_qp *qp)
 	qp->ans = rte_zmalloc("ordk_ans", sizeof(*qp->ans) * ORDK_ANS_RING, RTE_CACHE_LINE_SIZE);
 	qp->reads = rte_zmalloc("ordk_rd", sizeof(*qp->reads) * qp->sq_size, 0);
 	qp->rq = rte_zmalloc("ordk_rq", sizeof(*qp->rq) * qp->rq_size, RTE_CACHE_LINE_SIZE);
+	qp->rdone = rte_zmalloc("ordk_rdone", sizeof(*qp->rdone) * qp->rq_size, 0);
 	qp->adv = rte_zmalloc("ordk_adv", sizeof(*qp->adv) * ORDK_ADVERT_RING, 0);
 	qp->msgs = rte_zmalloc("ordk_msg", sizeof(*qp->msgs) * ORDK_MSG_QUEUE, 0);
 	qp->rtx_stamp = rte_zmalloc("ordk_rtx", sizeof(*qp->rtx_stamp) * ORDK_RECV_WINDOW, 0);
-	if (!qp->sq || !qp->ans || !qp->reads || !qp->rq || !qp->adv || !qp->msgs ||
+	if (!qp->sq || !qp->ans || !qp->reads || !qp->rq || !qp->rdone || !qp->adv || !qp->msgs ||
 	    !qp->rtx_stamp)
 		return -ENOMEM;
 	return 0;
@@ -37,6 +38,10 @@ rc_qp_init(struct ordk_qp *qp)
 void
 rc_qp_fini(struct ordk_qp *qp)
 {
+	if (qp->rq != NULL && qp->rdone != NULL)
+		rc_recv_keys_release(qp, false);
+	rte_free(qp->rdone);
+	qp->rdone = NULL;
 	rte_free(qp->sq);
 	rte_free(qp->ans);
 	rte_free(qp->reads);
@@ -56,6 +61,7 @@ rc_qp_fini(struct ordk_qp *qp)
 void
 rc_qp_reset(struct ordk_qp *qp)
 {
+	rc_recv_keys_release(qp, true); /* the card's QP context is invalid already */
 	qp->sq_head = qp->sq_next = qp->sq_tail = qp->sq_user = 0;
 	qp->ans_head = qp->ans_next = qp->ans_tail = 0; /* answers of a QP in error: dropped */
 	qp->rd_head = qp->rd_count = 0;
@@ -65,6 +71,7 @@ rc_qp_reset(struct ordk_qp *qp)
 	qp->adv_ack_due = false;
 	qp->msg_head = qp->msg_count = 0;
 	qp->ack_due = false;
+	qp->len_err_sent = false;
 	qp->atomic_wqe = NULL;
 	qp->next_atomic_id = qp->atomic_expect = 0;
 	memset(qp->atomic_cache, 0, sizeof(qp->atomic_cache));
@@ -119,6 +126,7 @@ flush_cqe(struct ordk_cq *cq, uint64_t wr_id, enum ordk_wc_opcode op, uint32_t q
 void
 rc_qp_flush(struct ordk_qp *qp)
 {
+	rc_recv_retire(qp, true); /* RECVs completed before come first */
 	for (uint32_t i = qp->sq_head; i != qp->sq_tail; i++) {
 		struct rc_wqe *w = &qp->sq[i % qp->sq_size];
 
@@ -204,6 +212,7 @@ int
 rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
 {
 	struct rc_rwqe *r;
+	struct ordk_mr_int *m = NULL;
 	int rc;
 
 	if (qp->attr.qp_state == ORDK_QPS_RESET || qp->attr.qp_state == ORDK_QPS_ERR)
@@ -214,15 +223,20 @@ rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
 		rc = check_sge(qp, &wr->sge, ORDK_ACCESS_LOCAL_WRITE);
 		if (rc != 0)
 			return rc;
+		m = verbs_mr_lookup(qp->dev, wr->sge.lkey);
 	}
-	if (qp->rq_count >= qp->rq_size)
+	/* a completion waiting for its key's revocation still holds its slot */
+	if (qp->rq_count + qp->rdone_count >= qp->rq_size)
 		return -ENOMEM;
 	r = &qp->rq[(qp->rq_head + qp->rq_count) % qp->rq_size];
 	*r = (struct rc_rwqe){ .wr_id = wr->wr_id, .recv_seq = qp->next_recv_seq++ };
-	if (wr->num_sge == 1) {
+	if (m != NULL) {
 		r->addr = wr->sge.addr;
 		r->len = wr->sge.length;
 		r->lkey = wr->sge.lkey;
+		/* the RECV's own card entry translates through the MR's PGT run */
+		r->pgt_offset = m->pgt_start + (uint32_t)((r->addr >> BLUE_PAGE_SHIFT) -
+							  ((uintptr_t)m->pub.addr >> BLUE_PAGE_SHIFT));
 	}
 	qp->rq_count++;
 	return 0;
@@ -241,16 +255,29 @@ rc_send_adverts(struct ordk_qp *qp)
 
 	if (qp->attr.qp_state != ORDK_QPS_RTR && qp->attr.qp_state != ORDK_QPS_RTS)
 		return true;
+	/* ask the card for every new RECV's key at once (pipelined commands) */
+	for (uint32_t i = qp->rq_advertised; i < qp->rq_count; i++) {
+		struct rc_rwqe *r = &qp->rq[(qp->rq_head + i) % qp->rq_size];
+
+		if (r->kstate == RC_KEY_NONE && !rc_recv_key_ready(qp, r) && r->kstate == RC_KEY_NONE)
+			break; /* no slot, or the command ring is full: the next poll goes on */
+	}
 	while (qp->rq_advertised < qp->rq_count) {
 		struct ordk_ctrl_msg m = { .type = ORDK_CTRL_RECV_ADVERT, .src_qpn = qp->qpn,
 					   .dst_qpn = qp->attr.dest_qp_num };
 		/* 42 + 24 + 4 + 24 n bytes must fit a 256-byte SimpleNic TX slot (n <= 7)
 		 * and an RX slot (snic_slot=, the same on both cards): 128 B, n <= 2 */
 		uint32_t slot = dev->hw.snic_slot < 256u ? dev->hw.snic_slot : 256u;
-		uint32_t n = RTE_MIN(qp->rq_count - qp->rq_advertised, (slot - 70u) / 24u);
+		uint32_t n = RTE_MIN(qp->rq_count - qp->rq_advertised, (slot - 70u) / 24u), ready = 0;
 		int len;
 
-		if (!blue_snic_tx_room(&dev->hw))
+		/* adverts go in order, each once its RECV's card key is known */
+		while (ready < n &&
+		       rc_recv_key_ready(qp, &qp->rq[(qp->rq_head + qp->rq_advertised + ready) %
+						     qp->rq_size]))
+			ready++;
+		n = ready;
+		if (n == 0 || !blue_snic_tx_room(&dev->hw))
 			return false;
 		for (uint32_t i = 0; i < n; i++) {
 			const struct rc_rwqe *r =
@@ -258,7 +285,7 @@ rc_send_adverts(struct ordk_qp *qp)
 
 			m.advert.e[i] = (struct ordk_ctrl_advert){ .recv_seq = r->recv_seq,
 								   .length = r->len, .addr = r->addr,
-								   .rkey = r->lkey };
+								   .rkey = r->key };
 		}
 		m.advert.count = (uint16_t)n;
 		m.seq = m.advert.e[0].recv_seq;

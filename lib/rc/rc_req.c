@@ -75,6 +75,11 @@ rc_complete_sends(struct ordk_qp *qp)
 		if (!(w->flags & RC_WQE_ERROR)) {
 			if (blue_psn_diff(qp->acked_psn, blue_psn_add(w->psn, w->npkts)) < 0)
 				break;
+			/* the peer has the announcement of its too small RECV: both QPs fail */
+			if (w->flags & RC_WQE_LEN_ERR) {
+				rc_qp_fail(qp, ORDK_WC_REM_INV_REQ_ERR);
+				return;
+			}
 			if (w->opcode == BLUE_WR_RDMA_READ && !(w->flags & RC_WQE_READ_DONE))
 				break;
 			if (rc_is_atomic(w->opcode) && !(w->flags & RC_WQE_ATOMIC_DONE))
@@ -208,24 +213,33 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 		w->flags |= RC_WQE_BOUND;
 		if (w->opcode != BLUE_WR_RDMA_WRITE_WITH_IMM) {
 			if (w->len > a->length) {
-				/* the peer's RECV is too small: the WR fails, nothing is sent */
-				w->flags |= RC_WQE_ERROR;
-				w->status = ORDK_WC_REM_INV_REQ_ERR;
-				w->npkts = 0;
-				w->started = true;
-				return true;
+				/*
+				 * The peer's RECV is too small (IBA: a length error at the
+				 * responder). No byte goes: one zero-length packet in the
+				 * PSN stream tells the responder, which fails that RECV
+				 * with LOC_LEN_ERR and goes to ERR; its ACK fails this WR
+				 * with REM_INV_REQ_ERR and this QP. Nothing after it starts.
+				 */
+				w->flags |= RC_WQE_LEN_ERR;
+				w->raddr = w->len;
+				w->rkey = ORDK_WIRE_RKEY_LEN_ERR;
+			} else {
+				w->raddr = a->addr;
+				w->rkey = a->rkey;
 			}
-			w->raddr = a->addr;
-			w->rkey = a->rkey;
 		}
 	}
-	npk = w->opcode == BLUE_WR_RDMA_READ ? 1 : rc_pkts(w->raddr, w->len, pmtu);
+	npk = w->opcode == BLUE_WR_RDMA_READ || (w->flags & RC_WQE_LEN_ERR)
+		      ? 1
+		      : rc_pkts(w->raddr, w->len, pmtu);
 	/* a WR longer than the window goes once everything before it is acknowledged */
 	if (blue_psn_diff(qp->next_psn, qp->acked_psn) > 0 &&
 	    blue_psn_diff(qp->next_psn, qp->acked_psn) + (int32_t)npk > (int32_t)RC_MAX_OUTSTANDING_PSN)
 		return false;
-	w->npkts = w->opcode == BLUE_WR_RDMA_READ ? 1 : rc_pkts(w->raddr, w->len, pmtu);
+	w->npkts = npk;
 	w->psn = qp->next_psn;
+	if (w->flags & RC_WQE_LEN_ERR)
+		qp->len_err_sent = true;
 	if (!(w->flags & RC_WQE_INTERNAL))
 		w->msn = qp->next_msn++; /* a READ response keeps its request's MSN */
 	qp->next_psn = blue_psn_add(qp->next_psn, w->npkts);
@@ -249,13 +263,17 @@ next_item(struct ordk_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n
 	uint32_t off = w->sent, cap = RTE_MIN(ORDK_ITEM_MAX, RC_ITEM_PKTS * pmtu);
 
 	*psn = off == 0 ? w->psn : blue_psn_add(w->psn, rc_pkts(w->raddr, off, pmtu));
-	if (w->opcode == BLUE_WR_RDMA_READ)
+	if (w->flags & RC_WQE_LEN_ERR)
+		*n = 0; /* the announcement: no payload, the length in raddr */
+	else if (w->opcode == BLUE_WR_RDMA_READ)
 		*n = w->len; /* one READ_REQUEST for the whole length */
 	else if (off == 0)
 		*n = RTE_MIN(w->len, cap - (uint32_t)(w->raddr % pmtu));
 	else
 		*n = RTE_MIN(w->len - off, cap);
-	*pk = w->opcode == BLUE_WR_RDMA_READ ? 1 : rc_pkts(w->raddr + off, *n, pmtu);
+	*pk = w->opcode == BLUE_WR_RDMA_READ || (w->flags & RC_WQE_LEN_ERR)
+		      ? 1
+		      : rc_pkts(w->raddr + off, *n, pmtu);
 	if (*pk == 0 || card_window_fits(qp, blue_psn_add(*psn, *pk - 1)))
 		return true;
 	if (qp->rtx_deadline == 0)
@@ -274,6 +292,7 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 {
 	struct ordk_dev *dev = qp->dev;
 	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu);
+	bool lerr = (w->flags & RC_WQE_LEN_ERR) != 0;
 	unsigned int items = 0;
 
 	do {
@@ -288,7 +307,7 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 			return items; /* the ACKs move acked_psn; the timer asks for them */
 		it = (struct blue_send_item){
 			.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
-			.valid = 1, .msn = w->msn, .total_len = w->len, .rkey = w->rkey,
+			.valid = 1, .msn = w->msn, .total_len = lerr ? 0 : w->len, .rkey = w->rkey,
 			.dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off,
 			.psn = psn, .qp_type = BLUE_QPT_RC, .dqpn = qp->attr.dest_qp_num,
 			/* an ACK is asked for, too, before the peer card's window fills */
@@ -296,7 +315,7 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 						    ? BLUE_SEND_SIGNALED : 0) |
 					   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
 			.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = off == 0,
-			.is_last = off + n == w->len, .sqpn = qp->qpn, .imm = w->imm,
+			.is_last = lerr || off + n == w->len, .sqpn = qp->qpn, .imm = w->imm,
 			.dst_mac = qp->attr.dest_mac, .lkey = w->lkey, .len = n,
 			.laddr = w->laddr + off };
 		if (blue_send_item_put(&dev->hw, &it) != 0) {
@@ -308,7 +327,7 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 		if (blue_psn_diff(blue_psn_add(psn, pk), qp->pushed_psn) > 0)
 			qp->pushed_psn = blue_psn_add(psn, pk);
 		items++;
-	} while (w->sent < w->len && w->opcode != BLUE_WR_RDMA_READ);
+	} while (!lerr && w->sent < w->len && w->opcode != BLUE_WR_RDMA_READ);
 	return items;
 }
 
@@ -375,7 +394,7 @@ rc_push(struct ordk_qp *qp)
 		bool want_ack;
 
 		/* atomics: a fence both ways (see rc_atomic.c) */
-		if (qp->atomic_wqe != NULL)
+		if (qp->atomic_wqe != NULL || qp->len_err_sent)
 			break;
 		if (rc_is_atomic(w->opcode)) {
 			if (qp->sq_head != qp->sq_next)
@@ -406,9 +425,9 @@ rc_push(struct ordk_qp *qp)
 		/* ask the responder for an ACK: signaled WRs, READ responses, every
 		 * ORDK_ACK_EVERY WRs, and the last WR queued (so unsignaled ones retire) */
 		want_ack = w->signaled || (w->flags & RC_WQE_INTERNAL) || last_queued ||
-			   qp->since_ack_req + 1 >= ORDK_ACK_EVERY;
+			   qp->since_ack_req + 1 >= ORDK_ACK_EVERY || (w->flags & RC_WQE_LEN_ERR);
 		items += push_items(qp, w, want_ack);
-		if (w->sent < w->len && !(w->flags & RC_WQE_ERROR))
+		if (w->sent < w->len && !(w->flags & (RC_WQE_ERROR | RC_WQE_LEN_ERR)))
 			return items; /* ring or window full: the rest next time */
 		qp->since_ack_req = want_ack ? 0 : qp->since_ack_req + 1;
 		qp->sq_next++;

@@ -107,10 +107,29 @@ static bool send_ack_frame(struct ordk_qp *qp, bool nak, uint32_t psn);
 
 /* ------------------------------------------------------------- messages */
 
+/*
+ * A SEND longer than the RECV it was matched to (IBA 9.7.5.2.2): the RECV
+ * completes with LOC_LEN_ERR and the QP goes to ERR. The ACK of what arrived
+ * goes first (twice: nothing resends it), so the requester fails its WR with
+ * REM_INV_REQ_ERR; a copy lost is answered later from ERR (see rx_ctrl).
+ */
+static void
+recv_len_error(struct ordk_qp *qp)
+{
+	RC_LOG(WARNING, "qp 0x%06x: a SEND longer than its RECV; QP to ERR", qp->qpn);
+	qp->st.recv_len_errors++;
+	qp->dev->st.recv_len_errors++;
+	(void)send_ack_frame(qp, false, qp->epsn);
+	(void)send_ack_frame(qp, false, qp->epsn);
+	blue_snic_tx_flush(&qp->dev->hw);
+	rc_qp_error(qp);
+}
+
 static void
 recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, bool imm)
 {
 	struct ordk_wc wc = { .opcode = op, .byte_len = m->len, .qp_num = qp->qpn };
+	bool too_long;
 	struct rc_rwqe *r;
 
 	if (qp->rq_count == 0) {
@@ -131,9 +150,14 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 		wc.imm_data = m->imm;
 		wc.wc_flags = ORDK_WC_WITH_IMM;
 	}
-	verbs_cq_push(qp->rcq, &wc);
+	too_long = op == ORDK_WC_RECV && m->len > r->len;
+	if (too_long)
+		wc.status = ORDK_WC_LOC_LEN_ERR;
+	rc_recv_done(qp, r, &wc); /* reported once the card forgot the RECV's key */
 	qp->st.recv_completed++;
 	qp->dev->st.recv_completed++;
+	if (too_long)
+		recv_len_error(qp);
 }
 
 static void
@@ -167,7 +191,8 @@ complete_msgs(struct ordk_qp *qp)
 		default:
 			break; /* a plain WRITE completes nothing at the responder */
 		}
-		/* a READ the peer refused ended the QP (rc_read_done): its queues are reset */
+		/* a READ the peer refused (rc_read_done) or a length error ended the
+		 * QP: its queues are reset, everything else was flushed */
 		if (qp->attr.qp_state == ORDK_QPS_ERR)
 			return;
 		if (m->ack_req)
@@ -249,8 +274,13 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 		qp->msgs[(qp->msg_head + at) % ORDK_MSG_QUEUE] = (struct rc_msg){
 			.end_psn = b->psn, .opcode = op, .ack_req = b->ack_req, .msn = b->msn,
 			.imm = b->imm_data,
-			/* a LAST may come before its FIRST: its length is read at completion */
-			.len = pos == BLUE_POS_ONLY ? b->total_len : RC_MSG_LEN_AT_FIRST };
+			/* a LAST may come before its FIRST: its length is read at completion;
+			 * a too small RECV's announcement carries the SEND's length in raddr */
+			.len = pos != BLUE_POS_ONLY ? RC_MSG_LEN_AT_FIRST
+			       : blue_op_is_send(op) && b->total_len == 0 &&
+					 b->rkey == ORDK_WIRE_RKEY_LEN_ERR
+				       ? (uint32_t)RTE_MIN(b->raddr, (uint64_t)UINT32_MAX)
+				       : b->total_len };
 		qp->msg_count++;
 	}
 	complete_msgs(qp);
@@ -300,6 +330,8 @@ rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
 	if (blue_psn_diff(base, qp->card_base) > 0)
 		qp->card_base = base;
 	complete_msgs(qp);
+	if (qp->attr.qp_state == ORDK_QPS_ERR)
+		return;
 	qp->ack_due = true; /* bitmap reports come after quiet: ACK now */
 	qp->probe_report = true;
 	maybe_nak(qp, true);
@@ -448,6 +480,15 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 		return;
 	}
 	qp = verbs_qp_lookup(dev, m.dst_qpn);
+	if (qp != NULL && qp->attr.qp_state == ORDK_QPS_ERR && m.type == ORDK_CTRL_ACK_REQ &&
+	    m.src_qpn == qp->attr.dest_qp_num) {
+		/*
+		 * In ERR still say what arrived before: a requester whose SEND made
+		 * this QP fail (recv_len_error) learns it though both ACKs were lost.
+		 */
+		(void)send_ack_frame(qp, false, qp->epsn);
+		return;
+	}
 	if (qp == NULL || qp->attr.qp_state == ORDK_QPS_ERR) {
 		dev->st.ctrl_bad++;
 		return;
@@ -615,10 +656,10 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 	uint32_t qpn = r->kind <= BLUE_META_HEADER_READ ? r->basic.dqpn : r->ack.qpn;
 	struct ordk_qp *qp = verbs_qp_lookup(dev, qpn);
 
-	if (qp == NULL || qp->attr.qp_state < ORDK_QPS_RTR) {
-		RC_LOG(DEBUG, "%s report for unknown or unconnected QPN 0x%06x",
+	if (qp == NULL || (qp->attr.qp_state != ORDK_QPS_RTR && qp->attr.qp_state != ORDK_QPS_RTS)) {
+		RC_LOG(DEBUG, "%s report for an unknown QPN or one not in RTR/RTS 0x%06x",
 		       blue_meta_kind_name(r->kind), qpn);
-		dev->st.reports_unexpected++; /* a stale QPN or a QP not connected */
+		dev->st.reports_unexpected++; /* a stale QPN, a QP not connected or in ERR */
 		return;
 	}
 	RC_LOG(DEBUG, "qp 0x%06x: %s psn 0x%06x", qpn, blue_meta_kind_name(r->kind),
@@ -738,6 +779,8 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 			snic = true;
 			idle &= rc_send_adverts(qp);
 		}
+		if (qp->rdone_count > 0)
+			idle &= !rc_recv_retire(qp, false);
 		/* ... and keep the QP polled until the peer has them all */
 		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR)
 			idle &= !rc_advert_resend(qp, now, UINT64_MAX);

@@ -282,10 +282,13 @@ push_packet(struct ordk_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 		len = w->len - off;
 		if (len > (k == 0 ? first : pmtu))
 			len = k == 0 ? first : pmtu;
+		if (w->flags & RC_WQE_LEN_ERR)
+			len = 0; /* the announcement of a too small RECV (rc_req.c) */
 	}
 	it = (struct blue_send_item){
 		.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
-		.valid = 1, .msn = w->msn, .total_len = w->len, .rkey = w->rkey,
+		.valid = 1, .msn = w->msn,
+		.total_len = (w->flags & RC_WQE_LEN_ERR) ? 0 : w->len, .rkey = w->rkey,
 		.dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off,
 		.psn = blue_psn_add(w->psn, k), .qp_type = BLUE_QPT_RC,
 		.dqpn = qp->attr.dest_qp_num,
@@ -420,9 +423,11 @@ rc_qp_error(struct ordk_qp *qp)
 	rc_timer_set(qp, 0);
 	memset(qp->rtx_bits, 0, sizeof(qp->rtx_bits));
 	qp->rtx_count = 0;
+	/* the card's context goes invalid first: nothing lands through it from
+	 * now on, so the RECVs can be flushed (best effort: the QP is in error
+	 * whatever the card answers) */
+	verbs_manage_qp(qp, false, true);
 	rc_qp_flush(qp);
-	/* tell the card too (best effort: the QP is in error whatever it answers) */
-	verbs_manage_qp(qp, true, true);
 	verbs_event_raise(qp->dev, ORDK_EVENT_QP_FATAL, qp, NULL);
 }
 

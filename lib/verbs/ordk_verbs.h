@@ -104,6 +104,8 @@ struct ordk_stats {
 	uint64_t naks_given_up;	   /**< holes NAKed 8 times, backing off, and never filled */
 	uint64_t card_naks_untracked; /**< peer card loss reports naming only PSNs it never tracks */
 	uint64_t read_req_deferred; /**< READ requests taken as lost: answers not acknowledged fill the ring */
+	uint64_t recv_len_errors;  /**< SENDs longer than their RECV (LOC_LEN_ERR, QP to ERR) */
+	uint64_t recv_keys_short;  /**< RECV adverts delayed: no MR-table slot for their key */
 };
 
 /** Copy the device's counters. @return 0 or -EINVAL. */

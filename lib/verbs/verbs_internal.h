@@ -148,6 +148,7 @@ enum rc_wqe_flags {
 	RC_WQE_FENCE = 32,   /* waits for every earlier READ to complete */
 	RC_WQE_ANS_SEEN = 64, /* READ: the first packet of its answer arrived (ans_psn) */
 	RC_WQE_FATAL = 128,  /* with RC_WQE_ERROR: the QP goes to ERR once it completes */
+	RC_WQE_LEN_ERR = 256, /* SEND longer than the peer's RECV: announced, then fails */
 };
 
 #define ORDK_ATOMIC_CACHE 64u /* responder replay cache entries per QP */
@@ -162,7 +163,7 @@ struct rc_atomic_saved {
 struct rc_wqe {
 	uint64_t wr_id;
 	uint8_t opcode;	     /* blue_wr_opcode */
-	uint8_t flags;	     /* rc_wqe_flags */
+	uint16_t flags;	     /* rc_wqe_flags */
 	uint8_t signaled;
 	uint8_t solicited;
 	uint8_t status;	     /* ordk_wc_status when RC_WQE_ERROR */
@@ -185,12 +186,26 @@ struct rc_wqe {
 	uint64_t swap;
 };
 
+/* A RECV's own card key (rc_recv.c) */
+enum rc_key_state { RC_KEY_NONE, RC_KEY_PENDING, RC_KEY_READY };
+
 struct rc_rwqe {
 	uint64_t wr_id;
 	uint64_t addr;
 	uint32_t len;
 	uint32_t lkey;
 	uint32_t recv_seq;
+	uint32_t key;	     /* its MR-table entry: exactly [addr, addr + len), SENDs only */
+	uint32_t key_seq;    /* the command that created it */
+	uint32_t pgt_offset; /* PGT index of addr's page (from the user's MR) */
+	uint8_t kstate;	     /* rc_key_state */
+};
+
+/* A RECV completion waiting for the revocation of its key. */
+struct rc_rdone {
+	struct ordk_wc wc;
+	uint32_t seq;
+	bool wait;
 };
 
 /* A message received (its last packet's report seen), waiting for all its PSNs. */
@@ -236,6 +251,7 @@ struct ordk_qp {
 	uint16_t next_msn;
 	uint32_t acked_psn;	   /* every PSN before this one is acknowledged */
 	uint32_t since_ack_req;
+	bool len_err_sent;	   /* a RC_WQE_LEN_ERR went out: nothing after it starts */
 	/* retransmission: PSNs marked in rtx_bits (by psn % ORDK_RECV_WINDOW) go out again */
 	uint64_t rtx_bits[ORDK_RECV_WINDOW / 64];
 	uint32_t rtx_count;
@@ -267,6 +283,8 @@ struct ordk_qp {
 	/* receive queue */
 	struct rc_rwqe *rq;
 	uint32_t rq_size, rq_head, rq_count, rq_advertised;
+	struct rc_rdone *rdone;	/* completions waiting for their key's revocation */
+	uint32_t rdone_head, rdone_count;
 	uint32_t next_recv_seq;
 
 	/* receive tracker: PSNs of the peer's send space */
@@ -380,6 +398,10 @@ void rc_qp_flush(struct ordk_qp *qp);
 int rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr);
 int rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr);
 void rc_activate(struct ordk_qp *qp);
+bool rc_recv_key_ready(struct ordk_qp *qp, struct rc_rwqe *r);
+void rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc);
+bool rc_recv_retire(struct ordk_qp *qp, bool force);
+void rc_recv_keys_release(struct ordk_qp *qp, bool push);
 unsigned int rc_poll(struct ordk_dev *dev, unsigned int budget);
 
 /* Completion opcode of a send WQE's opcode (ordk_wr_opcode == blue WR 0-4, 5, 6). */

@@ -230,7 +230,13 @@ mr_table(struct ordk_dev *dev, const struct ordk_mr_int *m, bool valid)
 	c.mr = (struct blue_cmd_update_mr_table){
 		.mr_base_va = (uint64_t)(uintptr_t)m->pub.addr,
 		.mr_length = valid ? (uint32_t)m->pub.length : 0, .mr_key = m->pub.lkey,
-		.pd_handle = m->pub.pd->handle, .acc_flags = (uint8_t)m->pub.access,
+		.pd_handle = m->pub.pd->handle,
+		/*
+		 * Without LOCAL_WRITE: the card's only use of it is to accept SEND
+		 * packets (HW-INTERFACE.md 5.1), and SENDs land only through the
+		 * per-RECV keys of lib/rc/rc_recv.c, never through the user's MRs.
+		 */
+		.acc_flags = (uint8_t)(m->pub.access & ~(unsigned int)BLUE_ACC_LOCAL_WRITE),
 		.pgt_offset = m->pgt_start };
 	return blue_cmd_exec(&dev->hw, &c);
 }

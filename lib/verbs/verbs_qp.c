@@ -311,8 +311,13 @@ ordk_qp_modify(struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int ma
 	if (mask & ORDK_QP_MAX_DEST_RD_ATOMIC)
 		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
 
-	/* the card learns every transition (ManageQp; it also resets its PSN bitmap) */
-	rc = verbs_manage_qp(qp, next != ORDK_QPS_RESET, next == ORDK_QPS_ERR);
+	/*
+	 * The card learns every transition (ManageQp; it also resets its PSN
+	 * bitmap). Its context is valid only in RTR and RTS: the card checks no
+	 * QP state, so in RESET, INIT and ERR nothing may land through the QP.
+	 */
+	rc = verbs_manage_qp(qp, next == ORDK_QPS_RTR || next == ORDK_QPS_RTS,
+			     next == ORDK_QPS_ERR);
 	if (rc != 0) {
 		qp->attr = old;
 		return rc;

@@ -50,6 +50,12 @@ extern "C" {
 #define ORDK_WIRE_MAX_FRAME	 (ORDK_WIRE_RDMA_HLEN + 3u + ORDK_WIRE_MAX_PAYLOAD + 4u)
 
 #define ORDK_WIRE_ROCE_UDP_PORT	 4791u /**< the card's RDMA port */
+/**
+ * RETH rkey of a zero-length SEND_ONLY that says "the RECV you advertised is
+ * too small": its RETH va holds the SEND's length (no key has MR index
+ * 0xFFFFFF, and the card checks no key on a packet without payload).
+ */
+#define ORDK_WIRE_RKEY_LEN_ERR	 0xFFFFFFFFu
 #define ORDK_WIRE_CTRL_UDP_PORT	 4792u /**< ORDK control frames (SimpleNic path) */
 #define ORDK_WIRE_ETHERTYPE_IPV4 0x0800u
 #define ORDK_WIRE_ETHERTYPE_ARP	 0x0806u
