@@ -13,6 +13,10 @@ PKGS=(
     libisal-dev libpcap-dev                              # CRC-32 (FCS); pcapng read-back in tests
     libcriterion-dev                                     # unit tests
     clang libclang-rt-14-dev                             # libFuzzer targets
+    libmemcached-dev memcached                           # lib/cm's rendezvous; its tests' server
+    libjansson-dev                                       # the cluster config (JSON)
+    libhiredis-dev redis-server                          # kv_transfer's metadata store
+    iproute2                                             # devtools/cluster.sh (netns, veth)
 )
 
 say() { echo "setup: $*"; }
