@@ -138,6 +138,43 @@ int ordk_cm_mc_barrier(struct ordk_cm_mc *mc, const char *name, const char *role
 int ordk_cm_mc_arrived(struct ordk_cm_mc *mc, const char *name, const char *role,
 		       unsigned int max);
 
+/*
+ * The cluster config, a JSON file like CREST's:
+ *   { "MN_ips": ["10.10.1.3"], "CN_ips": ["10.10.1.4", "10.10.1.2"],
+ *     "memcached_ip": "10.10.1.3", "memcached_port": 11211, "mr_size": 16,
+ *     "device": "bluesim,port=0", "cluster": "tpcc1",
+ *     "redis_ip": "10.10.1.3", "redis_port": 6379, "ib_dev_id": 0, "ib_port": 1, "gid_idx": 3 }
+ * mr_size: a number is GiB (as CREST's), a string takes K, M or G ("64M").
+ * ib_dev_id, ib_port and gid_idx are read and range-checked only: ORDK names
+ * its device by devargs in "device". Any other field is refused.
+ */
+#define ORDK_CM_MAX_NODES 32u
+#define ORDK_CM_IP_LEN	  64u
+
+struct ordk_cm_config {
+	char mn_ips[ORDK_CM_MAX_NODES][ORDK_CM_IP_LEN];
+	unsigned int n_mn;
+	char cn_ips[ORDK_CM_MAX_NODES][ORDK_CM_IP_LEN];
+	unsigned int n_cn;
+	char memcached_ip[ORDK_CM_IP_LEN];
+	uint16_t memcached_port; /**< default 11211 */
+	char redis_ip[ORDK_CM_IP_LEN];	/**< empty: none configured */
+	uint16_t redis_port;		/**< default 6379 */
+	uint64_t mr_size;		/**< bytes */
+	char device[256];		/**< devargs; default "bluesim,port=0" */
+	char cluster[33];		/**< key prefix in the services; default "ordk" */
+	int ib_dev_id, ib_port, gid_idx;
+};
+
+/**
+ * Read and check the cluster config in @p path. On error @p err (when not
+ * NULL) says which field is wrong and why, e.g. "CN_ips[1]: not an IPv4
+ * address".
+ * @return 0, -ENOENT (no such file), -EINVAL (not JSON, or a field wrong).
+ */
+int ordk_cm_config_load(const char *path, struct ordk_cm_config *cfg, char *err,
+			size_t err_len);
+
 #ifdef __cplusplus
 }
 #endif
