@@ -45,6 +45,12 @@ struct rec {
 static struct ex_node N;
 static uint64_t hz, nrec;
 
+/* a cluster (--config): memcached rendezvous, one memory node "mn0", compute nodes "cn<id>" */
+static struct ordk_cm_mc *mc;
+static struct ordk_cm_config cfg;
+static unsigned int node_id, idle_us;
+static double sync_s = 30;
+
 /* ------------------------------------------------------------ key choice */
 
 struct zipf {
@@ -115,30 +121,48 @@ zipf_next(const struct zipf *z, uint64_t *s)
 
 /* --------------------------------------------------------- memory node */
 
+/* Every compute node of the config: they offer their QPs, the memory node answers. */
+static int
+memory_meet(void)
+{
+	const struct ordk_cm_group all[] = { { "mn", 1 }, { "cn", cfg.n_cn } };
+
+	if (ex_cluster_sync(mc, "start", "mn", 0, all, 2, sync_s) != 0)
+		return -1;
+	for (unsigned int k = 0; k < cfg.n_cn; k++)
+		if (ex_mc_answer(&N, mc, "mn", 0, "cn", k, 256, sync_s) != 0)
+			return -1;
+	printf("memory: %u compute nodes connected through memcached at %s:%u\n", cfg.n_cn,
+	       cfg.memcached_ip, cfg.memcached_port);
+	return 0;
+}
+
 static int
 memory_main(uint16_t cm_port, double seconds)
 {
 	struct rec *t = (struct rec *)N.buf;
-	int lfd = ordk_cm_listen(cm_port);
+	int lfd = mc ? -1 : ordk_cm_listen(cm_port);
 	double until = app_now_s() + seconds;
 	uint64_t iter = 0;
-	unsigned int posted = 0;
-	bool bye = false;
+	unsigned int posted = 0, byes = 0, want = mc ? cfg.n_cn : 1;
 
-	if (lfd < 0) {
+	if (!mc && lfd < 0) {
 		fprintf(stderr, "memory: cannot listen on %u\n", cm_port);
 		return 1;
 	}
 	for (uint64_t i = 0; i < nrec; i++)
 		t[i] = (struct rec){ .value = { BALANCE0, i } };
-	printf("memory: %s, %" PRIu64 " records of %u B, QPs on port %u\n", N.at.name, nrec, REC,
-	       cm_port);
-	while (!bye && app_now_s() < until) {
+	printf("memory: %s, %" PRIu64 " records of %u B, QPs %s %u\n", N.at.name, nrec, REC,
+	       mc ? "through memcached, cluster" : "on port", mc ? cfg.n_cn : cm_port);
+	if (mc && memory_meet() != 0)
+		return 1;
+	while (byes < want && app_now_s() < until) {
 		struct ordk_wc wc[16];
 		int k;
 
-		ordk_dev_poll(N.dev, 64);
-		if ((++iter & 1023) == 0 && ex_accept(&N, lfd, 256) < 0)
+		if (ordk_dev_poll(N.dev, 64) == 0 && idle_us)
+			usleep(idle_us);
+		if (!mc && (++iter & 1023) == 0 && ex_accept(&N, lfd, 256) < 0)
 			break;
 		for (; posted < N.nqp; posted++) { /* the compute node's BYE */
 			struct ordk_recv_wr r = { .wr_id = posted, .num_sge = 1 };
@@ -149,19 +173,21 @@ memory_main(uint16_t cm_port, double seconds)
 		}
 		k = ordk_cq_poll(N.cq, wc, 16);
 		for (int i = 0; i < k; i++)
-			bye |= wc[i].opcode >= ORDK_WC_RECV;
+			byes += wc[i].opcode >= ORDK_WC_RECV;
 	}
 	{
 		struct ordk_stats st;
 
 		ordk_dev_stats(N.dev, &st);
-		printf("memory: %s; %" PRIu64 " atomics executed, %" PRIu64 " replayed\n",
-		       bye ? "the compute node said bye" : "time is up", st.atomics_executed,
-		       st.atomics_replayed);
+		printf("memory: %s (%u of %u said bye); %" PRIu64 " atomics executed, %" PRIu64
+		       " replayed\n",
+		       byes >= want ? "every compute node said bye" : "time is up", byes, want,
+		       st.atomics_executed, st.atomics_replayed);
 	}
-	app_linger(N.dev, EX_SERVER_QUIET_S);
-	close(lfd);
-	return 0;
+	app_linger(N.dev, mc ? 0.2 : EX_SERVER_QUIET_S);
+	if (lfd >= 0)
+		close(lfd);
+	return mc && byes < want ? 1 : 0;
 }
 
 /* -------------------------------------------------------- compute node */
@@ -444,8 +470,16 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 	double t0, secs, until;
 	int rc = 0;
 
-	if (ex_connect(&N, host, cm_port, nctx, 64) != 0)
+	if (mc) { /* SyncComputeNodes, then QPs through memcached */
+		const struct ordk_cm_group all[] = { { "mn", 1 }, { "cn", cfg.n_cn } };
+
+		if (ex_cluster_sync(mc, "start", "cn", node_id, all, 2, sync_s) != 0 ||
+		    ex_mc_offer(&N, mc, "cn", node_id, "mn", 0, nctx, 64) != 0 ||
+		    ex_mc_join(&N, mc, "cn", node_id, "mn", 0, sync_s) != 0)
+			return 1;
+	} else if (ex_connect(&N, host, cm_port, nctx, 64) != 0) {
 		return 1;
+	}
 	raddr = N.peer[0].addr;
 	rkey = N.peer[0].rkey;
 	if ((uint64_t)N.peer[0].len < nrec * REC) {
@@ -480,6 +514,8 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 		if (!busy && !more)
 			break;
 		k = ordk_cq_poll(N.cq, wc, 32);
+		if (k == 0 && idle_us)
+			usleep(idle_us);
 		for (int i = 0; i < k; i++) {
 			struct ctx *c = &C[wc[i].wr_id >> 32];
 
@@ -519,6 +555,12 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 			S.tried - S.committed - S.aborted);
 		rc = 2;
 	}
+	if (mc) { /* every compute node stopped writing before anyone checks */
+		const struct ordk_cm_group cns[] = { { "cn", cfg.n_cn } };
+
+		if (rc == 0 && ex_cluster_sync(mc, "done", "cn", node_id, cns, 1, sync_s) != 0)
+			rc = 3;
+	}
 	if (rc == 0 && check_table() != 0)
 		rc = 2;
 	printf("compute: %s\n", rc == 0 ? "invariant holds" : "FAILED");
@@ -537,6 +579,30 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 
 /* ----------------------------------------------------------------- main */
 
+/* --config: the cluster's file, checked against this node's role, and memcached. */
+static int
+cluster_open(const char *path, bool compute)
+{
+	mc = ex_cluster_open(path, &cfg, (int)(sync_s * 1000));
+	if (mc == NULL)
+		return -1;
+	if (cfg.n_mn != 1)
+		fprintf(stderr, "config %s: MN_ips: dm_txn runs one memory node, %u listed\n", path,
+			cfg.n_mn);
+	else if (compute && node_id >= cfg.n_cn)
+		fprintf(stderr, "config %s: CN_ips lists %u compute nodes: --id %u is not one\n", path,
+			cfg.n_cn, node_id);
+	else if (!compute && nrec * REC + 4096 > cfg.mr_size)
+		fprintf(stderr, "config %s: mr_size: %" PRIu64 " bytes hold %" PRIu64
+				" records of %u B, --records asks for %" PRIu64 "\n",
+			path, cfg.mr_size, (cfg.mr_size - 4096) / REC, REC, nrec);
+	else
+		return 0;
+	ordk_cm_mc_close(mc);
+	mc = NULL;
+	return -1;
+}
+
 static void
 usage(void)
 {
@@ -544,7 +610,8 @@ usage(void)
 		"usage: dm_txn memory  [EAL args --] [-d devargs] [-c cm_port] [--records N] [-t s]\n"
 		"       dm_txn compute [EAL args --] [-d devargs] [-H host] [-c cm_port] [--records N]\n"
 		"                      [--workload ycsb|smallbank] [--theta T | --hot 40:0.95]\n"
-		"                      [--keys K] [--write-pct P] [--contexts C] [-D s | -n txns]\n");
+		"                      [--keys K] [--write-pct P] [--contexts C] [-D s | -n txns]\n"
+		"  a cluster: [--config FILE [--id N] [--sync-timeout s]] [--idle-us us]\n");
 }
 
 int
@@ -555,9 +622,13 @@ main(int argc, char **argv)
 		{ "theta", required_argument, NULL, 'T' },   { "hot", required_argument, NULL, 'O' },
 		{ "keys", required_argument, NULL, 'K' },    { "write-pct", required_argument, NULL, 'P' },
 		{ "contexts", required_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' },
+		{ "config", required_argument, NULL, 'F' },   { "id", required_argument, NULL, 'I' },
+		{ "sync-timeout", required_argument, NULL, 'Y' },
+		{ "idle-us", required_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *role = argc > 1 ? argv[1] : "", *devargs = "bluesim,port=0", *host = "127.0.0.1";
+	const char *role = argc > 1 ? argv[1] : "", *devargs = NULL, *host = "127.0.0.1";
+	const char *config = NULL;
 	uint16_t cm_port = CM_PORT;
 	unsigned int nctx = 8, hot_of = 0;
 	double theta = 0.99, duration = 5, seconds = 600, hot_p = 0;
@@ -601,18 +672,26 @@ main(int argc, char **argv)
 		case 'K': keys_per_tx = (unsigned int)atoi(optarg); break;
 		case 'P': write_pct = (unsigned int)atoi(optarg); break;
 		case 'C': nctx = (unsigned int)atoi(optarg); break;
+		case 'F': config = optarg; break;
+		case 'I': node_id = (unsigned int)atoi(optarg); break;
+		case 'Y': sync_s = atof(optarg); break;
+		case 'U': idle_us = (unsigned int)atoi(optarg); break;
 		default: usage(); return c == 'h' ? 0 : 1;
 		}
 	}
 	if (nrec < 16 || nrec > (64u << 20) / REC * 16 || nctx == 0 || nctx > MAX_CTX ||
 	    keys_per_tx == 0 || keys_per_tx > MAX_KEYS_TX || write_pct > 100 || theta < 0 ||
 	    theta >= 1 || (hot_of && (hot_of < 2 || !(hot_p > 0 && hot_p < 1))) || !(duration > 0) ||
-	    cm_port == 0) {
+	    cm_port == 0 || !(sync_s > 0) || idle_us > 100000) {
 		fprintf(stderr, "dm_txn: bad value (--records 16.., --contexts 1..%u, --keys 1..%u, "
 				"--theta [0, 1), --hot N:p)\n", MAX_CTX, MAX_KEYS_TX);
 		return 1;
 	}
 	client = strcmp(role, "compute") == 0;
+	if (config != NULL && cluster_open(config, client) != 0)
+		return 1;
+	if (devargs == NULL)
+		devargs = config ? cfg.device : "bluesim,port=0";
 	if (ex_eal_init(eal, argv + 1, "txn", client, cm_port,
 			256 + (unsigned int)(nrec * REC >> 20), devargs) != 0)
 		return 1;
@@ -633,5 +712,6 @@ main(int argc, char **argv)
 	else
 		rc = memory_main(cm_port, seconds);
 	ex_finish(&N);
+	ordk_cm_mc_close(mc);
 	return rc;
 }
