@@ -14,6 +14,7 @@
 #                      (default D + 12); other options go to the compute nodes
 #   cluster.sh run kv [opts]           redis + 2 workers + a client; every block verified
 #       --kill-worker  then kill worker 1 (SIGKILL) and wait for its blocks to leave redis
+#                      within its lease (--lease ms, default 2000), w0's staying
 #   cluster.sh down                    stop every process by PID, delete the namespaces
 #
 # Environment: ORDK_CLUSTER_ID (default "c": namespaces ordk<ID>-*, state in
@@ -83,7 +84,7 @@ up() {
     done
     spawn svc "$ST/memcached.log" memcached -l $SVC_IP -p 11211 -U 0 -m 64 -u root
     spawn svc "$ST/redis.log" redis-server --bind $SVC_IP --port 6379 --save "" \
-        --appendonly no --daemonize no --loglevel warning
+        --appendonly no --daemonize no --loglevel warning --protected-mode no
     wait_tcp mn0 $SVC_IP 11211 10 || die "memcached does not answer from mn0"
     wait_tcp mn0 $SVC_IP 6379 10 || die "redis does not answer from mn0"
     cat >"$ST/cluster.json" <<EOF
@@ -115,8 +116,10 @@ down() {
 
 # EAL and device arguments of host $1 (its index $2)
 eal_of() {
-    printf -- '--lcores=0@(0-1) --no-pci --no-huge -m 320 --no-shconf --file-prefix=%s-%s --no-telemetry --log-level=4 --vdev=net_af_packet0,iface=eth0,framesz=4352,blocksz=69632,framecnt=1024' \
-        "$NS" "$1"
+    local mem=320
+    [ "$1" = cl0 ] && mem=640 # the kv client's 264 MiB buffer
+    printf -- '--lcores=0@(0-1) --no-pci --no-huge -m %s --no-shconf --file-prefix=%s-%s --no-telemetry --log-level=4 --vdev=net_af_packet0,iface=eth0,framesz=4352,blocksz=69632,framecnt=1024' \
+        "$mem" "$NS" "$1"
 }
 dev_of() { printf 'bluesim,port=0,ip=%s.%d,mac=02:00:4e:00:00:%02x' $DEV "$2" "$2"; }
 idx_of() { local h; for h in "${HOSTS[@]}"; do [ "${h%%:*}" = "$1" ] && echo "${h##*:}"; done; }
@@ -161,6 +164,67 @@ run_dm_txn() {
     done
     echo "=== mn0 (exit $mrc)"; grep -v '^EAL' "$ST/mn0.log"
     [ $mrc -eq 0 ] || rc=1
+    return $rc
+}
+
+rcli() { inns svc redis-cli -h $SVC_IP -p 6379 "$@"; }
+
+run_kv() {
+    local kill_worker=0 lease=2000 rest=()
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --kill-worker) kill_worker=1; shift ;;
+        --lease) lease=$2; shift 2 ;;
+        *) rest+=("$1"); shift ;;
+        esac
+    done
+    local kv=$B/examples/kv_transfer/kv_transfer cfg=$ST/cluster.json pw=() rc=0 crc c
+    local cl
+    cl=$(sed -n 's/.*"cluster": "\([^"]*\)".*/\1/p' "$cfg")
+    TMO=120
+    for w in 0 1; do
+        node "w$w" "$ST/w$w.log" "$kv" worker --config "$cfg" --name "w$w" --host "$NET.2$w" \
+            -c 18801 --pool 48 --lease "$lease" --idle-us "$IDLE" -t 100
+        pw+=("$LAST")
+    done
+    node cl0 "$ST/cl0.log" "$kv" client --config "$cfg" --workers 2 -q 2 \
+        $([ $kill_worker = 1 ] && echo --keep-workers) "${rest[@]}"
+    wait "$LAST"; crc=$?
+    echo "=== cl0 (exit $crc)"; grep -v '^EAL' "$ST/cl0.log"
+    [ $crc -eq 0 ] || rc=1
+    if [ $kill_worker = 1 ]; then
+        # w1 dies (SIGKILL: no goodbye); its records must leave redis within its lease
+        local t0 n0 n1
+        n1=$(rcli HLEN "kv:$cl:blocks:w1")
+        n0=$(rcli HLEN "kv:$cl:blocks:w0")
+        echo "redis: w0 holds $n0 blocks, w1 holds $n1"
+        c=$(pgrep -P "${pw[1]}")
+        t0=$(date +%s%N)
+        kill -9 "$c"
+        while [ "$(rcli EXISTS "kv:$cl:node:w1" "kv:$cl:blocks:w1" "kv:$cl:used:w1")" != 0 ]; do
+            [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt $((lease + 3000)) ] || break
+            sleep 0.05
+        done
+        local gone=$(( ($(date +%s%N) - t0) / 1000000 ))
+        if [ "$(rcli EXISTS "kv:$cl:node:w1" "kv:$cl:blocks:w1" "kv:$cl:used:w1")" = 0 ]; then
+            echo "redis: w1 killed; its records (node, $n1 blocks) gone after $gone ms (lease $lease ms)"
+        else
+            echo "redis: w1's records still there $gone ms after it died (lease $lease ms)"; rc=1
+        fi
+        [ "$(rcli HLEN "kv:$cl:blocks:w0")" = "$n0" ] && [ "$n0" -gt 0 ] ||
+            { echo "redis: w0's blocks did not stay (its heartbeat?)"; rc=1; }
+        echo "redis: w0 still holds $(rcli HLEN "kv:$cl:blocks:w0") blocks"
+        kill -TERM "$(pgrep -P "${pw[0]}")" # a clean stop takes its records away at once
+    fi
+    for w in 0 1; do
+        wait "${pw[$w]}"; c=$?
+        echo "=== w$w (exit $c)"; grep -v '^EAL' "$ST/w$w.log"
+        [ $w = 1 ] && [ $kill_worker = 1 ] && continue
+        [ $c -eq 0 ] || rc=1
+    done
+    if [ $kill_worker = 1 ] && [ "$(rcli EXISTS "kv:$cl:node:w0" "kv:$cl:blocks:w0")" != 0 ]; then
+        echo "redis: w0 stopped but its records stayed"; rc=1
+    fi
     return $rc
 }
 

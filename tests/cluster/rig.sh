@@ -40,6 +40,25 @@ dm_txn_absent)
         fail "the barrier did not name cn1 on both nodes"
     [ $((SECONDS - t0)) -lt 60 ] || fail "took $((SECONDS - t0)) s"
     ;;
+kv)
+    "$rig" run kv >"$out" 2>&1
+    rc=$?
+    grep -v '^ordk.rc' "$out"
+    [ $rc -eq 0 ] || fail "a node exited non-zero"
+    grep -q '^client: every block verified' "$out" || fail "not verified"
+    [ "$(grep -cE '^ (put|batch_get) ' "$out")" -eq 4 ] || fail "rows"
+    [ "$(grep -c 'registered in redis as w' "$out")" -eq 2 ] || fail "two workers in redis"
+    [ "$(grep -c 'the client said bye' "$out")" -eq 2 ] || fail "a worker did not end on bye"
+    ;;
+kv_dead_worker)
+    "$rig" run kv --kill-worker --lease 2000 >"$out" 2>&1
+    rc=$?
+    grep -v '^ordk.rc' "$out"
+    [ $rc -eq 0 ] || fail "the run failed"
+    grep -q '^client: every block verified' "$out" || fail "not verified"
+    grep -Eq 'w1 killed; its records \(node, [1-9][0-9]* blocks\) gone after' "$out" ||
+        fail "w1's blocks stayed in redis"
+    ;;
 *) fail "unknown scenario $what" ;;
 esac
 echo "PASS ($((SECONDS - t0)) s)"
