@@ -30,6 +30,7 @@
 
 #include "app_common.h"
 #include "ex.h"
+#include "loop_a.h"
 
 #define CM_PORT	     18860
 #define REC	     64u
@@ -205,6 +206,7 @@ struct ctx {
 	int64_t amount;
 	uint64_t t0;
 	bool failed; /* a check in this phase failed */
+	bool drawn;  /* the next transaction is drawn, waiting for admission */
 	/* local landing area: READ results, CAS results */
 	struct rec *rd;
 	uint64_t *cas;
@@ -260,8 +262,9 @@ raddr_of(uint64_t key)
 	return raddr + key * REC;
 }
 
+/* Draw the next transaction of @p c (its keys wait for admission: see loop_a.h). */
 static void
-begin(struct ctx *c, uint64_t *seed)
+draw(struct ctx *c, uint64_t *seed)
 {
 	c->nkeys = smallbank ? 2 : keys_per_tx;
 	c->nwrite = 0;
@@ -278,7 +281,14 @@ begin(struct ctx *c, uint64_t *seed)
 		c->nwrite += c->write[i];
 	}
 	c->amount = (int64_t)(rnd(seed) % 100) + 1;
-	c->t0 = rte_get_tsc_cycles();
+	c->t0 = rte_get_tsc_cycles(); /* the latency includes the wait for admission */
+	c->drawn = true;
+}
+
+static void
+begin(struct ctx *c)
+{
+	c->drawn = false;
 	c->failed = false;
 	c->locked = 0;
 	S.tried++;
@@ -325,6 +335,7 @@ unlock(struct ctx *c)
 static void
 account(struct ctx *c, bool committed)
 {
+	la_done(c->key, c->nkeys, committed);
 	if (committed) {
 		S.committed++;
 		if (S.nlat < S.maxlat)
@@ -507,12 +518,17 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 		bool more = ntx ? S.tried < ntx : app_now_s() < until, busy = false;
 
 		for (unsigned int i = 0; i < nctx; i++) {
-			if (C[i].ph == P_IDLE && more && (!ntx || S.tried < ntx))
-				begin(&C[i], &seed);
+			if (C[i].ph == P_IDLE && more && (!ntx || S.tried < ntx)) {
+				if (!C[i].drawn)
+					draw(&C[i], &seed);
+				if (la_admit(C[i].key, C[i].nkeys))
+					begin(&C[i]);
+			}
 			busy |= C[i].ph != P_IDLE;
 		}
 		if (!busy && !more)
 			break;
+		la_tick(app_now_s());
 		k = ordk_cq_poll(N.cq, wc, 32);
 		if (k == 0 && idle_us)
 			usleep(idle_us);
@@ -550,6 +566,7 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 		       S.nlat ? sum / S.nlat : 0, ex_pct(S.lat, S.nlat, 50), ex_pct(S.lat, S.nlat, 90),
 		       ex_pct(S.lat, S.nlat, 99), ex_pct(S.lat, S.nlat, 99.9));
 	}
+	la_report(stdout);
 	if (rc == 0 && S.committed + S.aborted != S.tried) {
 		fprintf(stderr, "compute: %" PRIu64 " transactions unaccounted for\n",
 			S.tried - S.committed - S.aborted);
@@ -611,6 +628,8 @@ usage(void)
 		"       dm_txn compute [EAL args --] [-d devargs] [-H host] [-c cm_port] [--records N]\n"
 		"                      [--workload ycsb|smallbank] [--theta T | --hot 40:0.95]\n"
 		"                      [--keys K] [--write-pct P] [--contexts C] [-D s | -n txns]\n"
+		"                      [--hot [K/]N:p] [--loop_a[=key|worker]] [--loop_a_ai_step A]\n"
+		"                      [--loop_a_nf F] [--loop_a_hi R] [--loop_a_period_us U]\n"
 		"  a cluster: [--config FILE [--id N] [--sync-timeout s]] [--idle-us us]\n");
 }
 
@@ -625,12 +644,18 @@ main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'F' },   { "id", required_argument, NULL, 'I' },
 		{ "sync-timeout", required_argument, NULL, 'Y' },
 		{ "idle-us", required_argument, NULL, 'U' },
+		{ "loop_a", optional_argument, NULL, 'A' },
+		{ "loop_a_ai_step", required_argument, NULL, 'a' },
+		{ "loop_a_nf", required_argument, NULL, 'f' },
+		{ "loop_a_hi", required_argument, NULL, 'i' },
+		{ "loop_a_period_us", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *role = argc > 1 ? argv[1] : "", *devargs = NULL, *host = "127.0.0.1";
 	const char *config = NULL;
 	uint16_t cm_port = CM_PORT;
-	unsigned int nctx = 8, hot_of = 0;
+	unsigned int nctx = 8, hot_of = 0, hot_k = 1;
+	struct la_cfg la = { .mode = LA_OFF, .ai_step = 4, .nf = 2, .hi = 0.2, .period_s = 0.005 };
 	double theta = 0.99, duration = 5, seconds = 600, hot_p = 0;
 	uint64_t ntx = 0;
 	bool client;
@@ -664,7 +689,8 @@ main(int argc, char **argv)
 			break;
 		case 'T': theta = atof(optarg); break;
 		case 'O':
-			if (sscanf(optarg, "%u:%lf", &hot_of, &hot_p) != 2) {
+			if (sscanf(optarg, "%u/%u:%lf", &hot_k, &hot_of, &hot_p) != 3 &&
+			    (hot_k = 1, sscanf(optarg, "%u:%lf", &hot_of, &hot_p) != 2)) {
 				usage();
 				return 1;
 			}
@@ -676,15 +702,31 @@ main(int argc, char **argv)
 		case 'I': node_id = (unsigned int)atoi(optarg); break;
 		case 'Y': sync_s = atof(optarg); break;
 		case 'U': idle_us = (unsigned int)atoi(optarg); break;
+		case 'A':
+			if (optarg == NULL || strcmp(optarg, "key") == 0)
+				la.mode = LA_KEY;
+			else if (strcmp(optarg, "worker") == 0)
+				la.mode = LA_WORKER;
+			else {
+				usage();
+				return 1;
+			}
+			break;
+		case 'a': la.ai_step = (unsigned int)atoi(optarg); break;
+		case 'f': la.nf = (unsigned int)atoi(optarg); break;
+		case 'i': la.hi = atof(optarg); break;
+		case 'e': la.period_s = atof(optarg) * 1e-6; break;
 		default: usage(); return c == 'h' ? 0 : 1;
 		}
 	}
 	if (nrec < 16 || nrec > (64u << 20) / REC * 16 || nctx == 0 || nctx > MAX_CTX ||
 	    keys_per_tx == 0 || keys_per_tx > MAX_KEYS_TX || write_pct > 100 || theta < 0 ||
-	    theta >= 1 || (hot_of && (hot_of < 2 || !(hot_p > 0 && hot_p < 1))) || !(duration > 0) ||
-	    cm_port == 0 || !(sync_s > 0) || idle_us > 100000) {
+	    theta >= 1 ||
+	    (hot_of && (hot_of < 2 || hot_k == 0 || hot_k >= hot_of || !(hot_p > 0 && hot_p < 1))) ||
+	    !(duration > 0) || cm_port == 0 || !(sync_s > 0) || idle_us > 100000 || la.nf < 2 ||
+	    la.ai_step == 0 || !(la.hi > 0 && la.hi < 1) || !(la.period_s > 0)) {
 		fprintf(stderr, "dm_txn: bad value (--records 16.., --contexts 1..%u, --keys 1..%u, "
-				"--theta [0, 1), --hot N:p)\n", MAX_CTX, MAX_KEYS_TX);
+				"--theta [0, 1), --hot [K/]N:p, --loop_a_nf 2.., --loop_a_hi (0, 1))\n", MAX_CTX, MAX_KEYS_TX);
 		return 1;
 	}
 	client = strcmp(role, "compute") == 0;
@@ -696,10 +738,12 @@ main(int argc, char **argv)
 			256 + (unsigned int)(nrec * REC >> 20), devargs) != 0)
 		return 1;
 	hz = rte_get_tsc_hz();
+	la.max = nctx;
+	la_init(&la);
 	if (client) {
 		zipf_init(&Z, nrec, theta);
 		if (hot_of) {
-			Z.hot_n = nrec / hot_of;
+			Z.hot_n = nrec * hot_k / hot_of; /* "hot_k of hot_of warehouses" */
 			Z.hot_p = hot_p;
 		}
 	}
