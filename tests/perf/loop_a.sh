@@ -19,20 +19,20 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$dir"' EXIT
 common=(--records 4000 --workload ycsb --keys 4 --write-pct 50 --contexts 16)
 
 one() { # regime mode round: committed/s, or FAIL
-    local hot=$1 mode=$2 r=$3 la=() m
+    local hot=$1 mode=$2 r=$3 la=() m log=$dir/${1//\//of}-$2-$3.log
     case $mode in worker) la=(--loop_a=worker) ;; key) la=(--loop_a) ;; esac
     port=$((port + 1))
     timeout 60 "$tx" memory -c $port -t 50 --records 4000 >"$dir/m" 2>&1 &
     m=$!
     pids+=($m)
     timeout 60 "$tx" compute -c $port -D "$SECS" "${common[@]}" --hot "$hot" "${la[@]}" \
-        >"$dir/$hot-$mode-$r".log 2>&1
+        >"$log" 2>&1
     local rc=$?
     wait $m
-    if [ $rc -ne 0 ] || ! grep -q '^compute: invariant holds' "$dir/$hot-$mode-$r".log; then
+    if [ $rc -ne 0 ] || ! grep -q '^compute: invariant holds' "$log"; then
         echo FAIL; return
     fi
-    awk '$1 == "committed" { print $3 }' "$dir/$hot-$mode-$r".log
+    awk '$1 == "committed" { print $3 }' "$log"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -42,7 +42,7 @@ for r in $(seq "$ROUNDS"); do
     for hot in 40:0.95 2/40:0.92; do
         for mode in base worker key; do
             v=$(one "$hot" "$mode" "$r")
-            [ "$v" = FAIL ] && { echo "FAIL: $hot $mode round $r"; cat "$dir/$hot-$mode-$r".log; exit 1; }
+            [ "$v" = FAIL ] && { echo "FAIL: $hot $mode round $r"; cat "$dir/${hot//\//of}-$mode-$r.log"; exit 1; }
             res[$hot-$mode]="${res[$hot-$mode]:-} $v"
         done
     done
@@ -56,4 +56,5 @@ for hot in 40:0.95 2/40:0.92; do
     printf '%-12s %14s %14s %7.2fx %14s %7.2fx\n' $name "$b" "$w" \
         "$(echo "$w / $b" | bc -l)" "$k" "$(echo "$k / $b" | bc -l)"
 done
+for k in "${!res[@]}"; do echo "runs $k:${res[$k]}"; done | sort
 echo "(medians of $ROUNDS rounds of $SECS s; every run's invariant held)"
