@@ -78,6 +78,9 @@ up() {
         ip link set "${NS}s$n" netns "$NS-svc"
         inns svc sysctl -qw "net.ipv6.conf.${NS}s$n.disable_ipv6=1" 2>/dev/null
         inns svc ip link set "${NS}s$n" master br0 up
+        # the switch knows where each ORDK device is: no flooding of the first frames
+        # to every host (which overran the af_packet rings and lost frames)
+        inns svc bridge fdb add "$(printf '02:00:4e:00:00:%02x' "$i")" dev "${NS}s$n" master static
         inns "$n" ip link set lo up
         inns "$n" ip addr add "$NET.$i/24" dev eth0
         inns "$n" ip link set eth0 up
