@@ -14,6 +14,10 @@ PKGS=(
     libcriterion-dev                                     # unit tests
     clang libclang-rt-14-dev                             # libFuzzer targets
     perftest ibverbs-utils                               # unmodified verbs binaries (suite verbs-abi)
+    libmemcached-dev memcached                           # lib/cm's rendezvous; its tests' server
+    libjansson-dev                                       # the cluster config (JSON)
+    libhiredis-dev redis-server                          # kv_transfer's metadata store
+    iproute2                                             # devtools/cluster.sh (netns, veth)
 )
 
 say() { echo "setup: $*"; }

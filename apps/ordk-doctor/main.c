@@ -5,6 +5,7 @@
  * 64 (a usage error: EX_USAGE, never mistaken for a finding).
  *
  *   ordk-doctor [--json] [-d devargs] [--netdev IFACE] [--pmtu N] [--mr-size BYTES]
+ *               [--config FILE]
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include "app_common.h"
 #include "doctor.h"
+#include "doctor_cluster.h"
 
 #define DOC_USAGE 64 /* sysexits.h EX_USAGE */
 
@@ -24,10 +26,13 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ordk-doctor [--json] [-d devargs] [--netdev IFACE] [--pmtu N] [--mr-size BYTES]\n"
+		"                   [--config FILE]\n"
 		"  -d, --device   the device you will run on (blue:<bdf>[,vendor=..,device=..] or bluesim)\n"
 		"  --netdev       the interface carrying the RDMA frames (MTU check)\n"
 		"  --pmtu         the path MTU you will use (256..4096, default 4096)\n"
 		"  --mr-size      bytes you will register (memory and memlock checks; K/M/G)\n"
+		"  --config       a cluster config (MN_ips, CN_ips, memcached_ip, mr_size...): its\n"
+		"                 memcached, routes, mr_size and registered nodes checked\n"
 		"  --json         machine-readable output\n"
 		"exit status: 0 fine, 1 warnings, 2 blocking, 64 usage error\n");
 }
@@ -39,12 +44,14 @@ main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },	  { "device", required_argument, NULL, 'd' },
 		{ "netdev", required_argument, NULL, 'n' }, { "pmtu", required_argument, NULL, 'p' },
 		{ "mr-size", required_argument, NULL, 'm' }, { "root", required_argument, NULL, 'r' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },	  { NULL, 0, NULL, 0 },
 	};
 	struct doc_opts o = { .root = "", .pmtu = 4096, .dpdk_version = rte_version(),
 			      .root_user = geteuid() == 0 };
 	static struct doc_report r;
 	bool json = false;
+	const char *config = NULL;
 	uint64_t v;
 	int c, status;
 
@@ -80,6 +87,9 @@ main(int argc, char **argv)
 			o.root = optarg;
 			o.root_user = false;
 			break;
+		case 'c':
+			config = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -95,6 +105,11 @@ main(int argc, char **argv)
 		return DOC_USAGE;
 	}
 	status = doc_run(&o, &r);
+	if (config != NULL) { /* the cluster's pitfalls (doctor_cluster.c) */
+		int cs = doc_run_cluster(&o, config, &r);
+
+		status = cs > status ? cs : status;
+	}
 	if (json)
 		doc_print_json(stdout, &r, status);
 	else {

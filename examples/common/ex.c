@@ -182,6 +182,8 @@ ex_finish(struct ex_node *n)
 {
 	if (n->client && n->dev != NULL)
 		app_linger(n->dev, 0.3);
+	if (n->dev != NULL && getenv("ORDK_XSTATS") != NULL) /* the rig's post-mortem */
+		app_print_xstats(stderr, n->dev, false);
 	ex_node_close(n);
 	app_close_ports();
 	rte_eal_cleanup();
@@ -267,4 +269,111 @@ ex_check(const uint8_t *p, size_t len, uint64_t seed)
 		if (p[i] != (uint8_t)(seed + i))
 			return i;
 	return len;
+}
+
+struct ordk_cm_mc *
+ex_cluster_open(const char *path, struct ordk_cm_config *cfg, int timeout_ms)
+{
+	struct ordk_cm_mc *mc;
+	char err[256];
+
+	if (ordk_cm_config_load(path, cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "config %s refused: %s\n", path, err);
+		return NULL;
+	}
+	mc = ordk_cm_mc_open(cfg->memcached_ip, cfg->memcached_port, cfg->cluster, 0, timeout_ms);
+	if (mc == NULL)
+		fprintf(stderr,
+			"Memcached connection refused: nothing answered at %s:%u (memcached_ip) "
+			"within %d ms; is it bound to 127.0.0.1 on another host? (ordk-doctor "
+			"--config %s)\n",
+			cfg->memcached_ip, cfg->memcached_port, timeout_ms, path);
+	return mc;
+}
+
+int
+ex_cluster_sync(struct ordk_cm_mc *mc, const char *name, const char *role, unsigned int id,
+		const struct ordk_cm_group *groups, unsigned int ngroups, double seconds)
+{
+	char missing[256] = "";
+	int rc = ordk_cm_mc_barrier(mc, name, role, id, groups, ngroups, (int)(seconds * 1000),
+				    missing, sizeof(missing));
+
+	if (rc == 0)
+		return 0;
+	if (rc == -ETIMEDOUT)
+		fprintf(stderr, "%s%u: Sync timeout at '%s' after %.0f s: missing %s (the config "
+				"lists them; start every node, or list only the ones you start)\n",
+			role, id, name, seconds, missing);
+	else if (rc == -EEXIST || rc == -EINVAL)
+		fprintf(stderr, "%s%u: at '%s': more nodes than the config lists (%s)\n", role, id,
+			name, missing[0] ? missing : "this one");
+	else
+		fprintf(stderr, "%s%u: barrier '%s': %s\n", role, id, name, strerror(-rc));
+	return -1;
+}
+
+int
+ex_mc_offer(struct ex_node *n, struct ordk_cm_mc *mc, const char *role, unsigned int id,
+	    const char *to_role, unsigned int to_id, unsigned int nqp, uint32_t depth)
+{
+	struct ordk_cm_info me[EX_MAX_QPS];
+	unsigned int first = n->nqp;
+	int rc;
+
+	if (nqp == 0 || make_qps(n, nqp, depth) != 0)
+		return -1;
+	for (unsigned int i = 0; i < nqp; i++)
+		me[i] = ex_record(n, n->qp[first + i]);
+	rc = ordk_cm_mc_publish(mc, role, id, to_role, to_id, me, nqp);
+	if (rc != 0)
+		fprintf(stderr, "%s%u: cannot publish QP records: %s\n", role, id, strerror(-rc));
+	return rc == 0 ? 0 : -1;
+}
+
+int
+ex_mc_answer(struct ex_node *n, struct ordk_cm_mc *mc, const char *role, unsigned int id,
+	     const char *from_role, unsigned int from_id, uint32_t depth, double seconds)
+{
+	struct ordk_cm_info me[EX_MAX_QPS];
+	unsigned int first = n->nqp, count = 0;
+	int rc = ordk_cm_mc_fetch(mc, from_role, from_id, role, id, &n->peer[first],
+				  EX_MAX_QPS - first, &count, (int)(seconds * 1000));
+
+	if (rc != 0) {
+		fprintf(stderr, "%s%u: no QP records from %s%u: %s\n", role, id, from_role, from_id,
+			strerror(-rc));
+		return -1;
+	}
+	if (make_qps(n, count, depth) != 0)
+		return -1;
+	for (unsigned int i = 0; i < count; i++)
+		me[i] = ex_record(n, n->qp[first + i]);
+	rc = ordk_cm_mc_publish(mc, role, id, from_role, from_id, me, count);
+	if (rc != 0) {
+		fprintf(stderr, "%s%u: cannot publish QP records: %s\n", role, id, strerror(-rc));
+		return -1;
+	}
+	return connect_qps(n, first, count);
+}
+
+int
+ex_mc_join(struct ex_node *n, struct ordk_cm_mc *mc, const char *role, unsigned int id,
+	   const char *to_role, unsigned int to_id, double seconds)
+{
+	unsigned int first = n->nqp, count = 0;
+	/* ex_mc_offer() made the QPs past n->nqp: count them */
+	unsigned int made = 0;
+	int rc;
+
+	while (first + made < EX_MAX_QPS && n->qp[first + made] != NULL)
+		made++;
+	rc = ordk_cm_mc_fetch(mc, to_role, to_id, role, id, &n->peer[first], EX_MAX_QPS - first,
+			      &count, (int)(seconds * 1000));
+	if (rc != 0 || count != made) {
+		fprintf(stderr, "%s%u: no answer from %s%u: %s\n", role, id, to_role, to_id,
+			rc ? strerror(-rc) : "another number of QPs");
+		return -1;
+	}
+	return connect_qps(n, first, count);
 }

@@ -88,6 +88,38 @@ int ex_wait(struct ex_node *n, struct ordk_wc *wc, int want, double seconds);
 double ex_pct(double *v, size_t n, double p);
 void ex_sort(double *v, size_t n);
 
+/* ------------------------------------------------ a cluster (lib/cm) */
+
+/**
+ * Read the cluster config @p path (message naming the wrong field printed)
+ * and connect to its memcached (waiting at most @p timeout_ms). @return the
+ * session, or NULL (message printed).
+ */
+struct ordk_cm_mc *ex_cluster_open(const char *path, struct ordk_cm_config *cfg, int timeout_ms);
+
+/**
+ * The seed's SyncComputeNodes: node @p role/@p id waits at barrier @p name
+ * for every node of @p groups; on timeout it prints who is missing.
+ * @return 0 or -1 (message printed).
+ */
+int ex_cluster_sync(struct ordk_cm_mc *mc, const char *name, const char *role, unsigned int id,
+		    const struct ordk_cm_group *groups, unsigned int ngroups, double seconds);
+
+/** Make @p nqp QPs and publish their records for @p to_role/@p to_id. */
+int ex_mc_offer(struct ex_node *n, struct ordk_cm_mc *mc, const char *role, unsigned int id,
+		const char *to_role, unsigned int to_id, unsigned int nqp, uint32_t depth);
+
+/**
+ * The answering side: wait for @p from_role/@p from_id's records, make as
+ * many QPs, publish ours for it, connect. @return 0 or -1 (message printed).
+ */
+int ex_mc_answer(struct ex_node *n, struct ordk_cm_mc *mc, const char *role, unsigned int id,
+		 const char *from_role, unsigned int from_id, uint32_t depth, double seconds);
+
+/** The offering side, after ex_mc_offer(): wait for the answer, connect. */
+int ex_mc_join(struct ex_node *n, struct ordk_cm_mc *mc, const char *role, unsigned int id,
+	       const char *to_role, unsigned int to_id, double seconds);
+
 /** A fast deterministic byte pattern for data checks. */
 void ex_fill(uint8_t *p, size_t len, uint64_t seed);
 /** @return the first offset that differs from ex_fill(seed), or len. */

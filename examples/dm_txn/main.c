@@ -30,6 +30,7 @@
 
 #include "app_common.h"
 #include "ex.h"
+#include "loop_a.h"
 
 #define CM_PORT	     18860
 #define REC	     64u
@@ -44,6 +45,12 @@ struct rec {
 
 static struct ex_node N;
 static uint64_t hz, nrec;
+
+/* a cluster (--config): memcached rendezvous, one memory node "mn0", compute nodes "cn<id>" */
+static struct ordk_cm_mc *mc;
+static struct ordk_cm_config cfg;
+static unsigned int node_id, idle_us;
+static double sync_s = 30;
 
 /* ------------------------------------------------------------ key choice */
 
@@ -115,30 +122,48 @@ zipf_next(const struct zipf *z, uint64_t *s)
 
 /* --------------------------------------------------------- memory node */
 
+/* Every compute node of the config: they offer their QPs, the memory node answers. */
+static int
+memory_meet(void)
+{
+	const struct ordk_cm_group all[] = { { "mn", 1 }, { "cn", cfg.n_cn } };
+
+	if (ex_cluster_sync(mc, "start", "mn", 0, all, 2, sync_s) != 0)
+		return -1;
+	for (unsigned int k = 0; k < cfg.n_cn; k++)
+		if (ex_mc_answer(&N, mc, "mn", 0, "cn", k, 256, sync_s) != 0)
+			return -1;
+	printf("memory: %u compute nodes connected through memcached at %s:%u\n", cfg.n_cn,
+	       cfg.memcached_ip, cfg.memcached_port);
+	return 0;
+}
+
 static int
 memory_main(uint16_t cm_port, double seconds)
 {
 	struct rec *t = (struct rec *)N.buf;
-	int lfd = ordk_cm_listen(cm_port);
+	int lfd = mc ? -1 : ordk_cm_listen(cm_port);
 	double until = app_now_s() + seconds;
 	uint64_t iter = 0;
-	unsigned int posted = 0;
-	bool bye = false;
+	unsigned int posted = 0, byes = 0, want = mc ? cfg.n_cn : 1;
 
-	if (lfd < 0) {
+	if (!mc && lfd < 0) {
 		fprintf(stderr, "memory: cannot listen on %u\n", cm_port);
 		return 1;
 	}
 	for (uint64_t i = 0; i < nrec; i++)
 		t[i] = (struct rec){ .value = { BALANCE0, i } };
-	printf("memory: %s, %" PRIu64 " records of %u B, QPs on port %u\n", N.at.name, nrec, REC,
-	       cm_port);
-	while (!bye && app_now_s() < until) {
+	printf("memory: %s, %" PRIu64 " records of %u B, QPs %s %u\n", N.at.name, nrec, REC,
+	       mc ? "through memcached, cluster" : "on port", mc ? cfg.n_cn : cm_port);
+	if (mc && memory_meet() != 0)
+		return 1;
+	while (byes < want && app_now_s() < until) {
 		struct ordk_wc wc[16];
 		int k;
 
-		ordk_dev_poll(N.dev, 64);
-		if ((++iter & 1023) == 0 && ex_accept(&N, lfd, 256) < 0)
+		if (ordk_dev_poll(N.dev, 64) == 0 && idle_us)
+			usleep(idle_us);
+		if (!mc && (++iter & 1023) == 0 && ex_accept(&N, lfd, 256) < 0)
 			break;
 		for (; posted < N.nqp; posted++) { /* the compute node's BYE */
 			struct ordk_recv_wr r = { .wr_id = posted, .num_sge = 1 };
@@ -149,19 +174,21 @@ memory_main(uint16_t cm_port, double seconds)
 		}
 		k = ordk_cq_poll(N.cq, wc, 16);
 		for (int i = 0; i < k; i++)
-			bye |= wc[i].opcode >= ORDK_WC_RECV;
+			byes += wc[i].opcode >= ORDK_WC_RECV;
 	}
 	{
 		struct ordk_stats st;
 
 		ordk_dev_stats(N.dev, &st);
-		printf("memory: %s; %" PRIu64 " atomics executed, %" PRIu64 " replayed\n",
-		       bye ? "the compute node said bye" : "time is up", st.atomics_executed,
-		       st.atomics_replayed);
+		printf("memory: %s (%u of %u said bye); %" PRIu64 " atomics executed, %" PRIu64
+		       " replayed\n",
+		       byes >= want ? "every compute node said bye" : "time is up", byes, want,
+		       st.atomics_executed, st.atomics_replayed);
 	}
-	app_linger(N.dev, EX_SERVER_QUIET_S);
-	close(lfd);
-	return 0;
+	app_linger(N.dev, mc ? 0.2 : EX_SERVER_QUIET_S);
+	if (lfd >= 0)
+		close(lfd);
+	return mc && byes < want ? 1 : 0;
 }
 
 /* -------------------------------------------------------- compute node */
@@ -179,6 +206,7 @@ struct ctx {
 	int64_t amount;
 	uint64_t t0;
 	bool failed; /* a check in this phase failed */
+	bool drawn;  /* the next transaction is drawn, waiting for admission */
 	/* local landing area: READ results, CAS results */
 	struct rec *rd;
 	uint64_t *cas;
@@ -234,8 +262,9 @@ raddr_of(uint64_t key)
 	return raddr + key * REC;
 }
 
+/* Draw the next transaction of @p c (its keys wait for admission: see loop_a.h). */
 static void
-begin(struct ctx *c, uint64_t *seed)
+draw(struct ctx *c, uint64_t *seed)
 {
 	c->nkeys = smallbank ? 2 : keys_per_tx;
 	c->nwrite = 0;
@@ -252,7 +281,14 @@ begin(struct ctx *c, uint64_t *seed)
 		c->nwrite += c->write[i];
 	}
 	c->amount = (int64_t)(rnd(seed) % 100) + 1;
-	c->t0 = rte_get_tsc_cycles();
+	c->t0 = rte_get_tsc_cycles(); /* the latency includes the wait for admission */
+	c->drawn = true;
+}
+
+static void
+begin(struct ctx *c)
+{
+	c->drawn = false;
 	c->failed = false;
 	c->locked = 0;
 	S.tried++;
@@ -299,6 +335,7 @@ unlock(struct ctx *c)
 static void
 account(struct ctx *c, bool committed)
 {
+	la_done(c->key, c->nkeys, committed);
 	if (committed) {
 		S.committed++;
 		if (S.nlat < S.maxlat)
@@ -444,8 +481,16 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 	double t0, secs, until;
 	int rc = 0;
 
-	if (ex_connect(&N, host, cm_port, nctx, 64) != 0)
+	if (mc) { /* SyncComputeNodes, then QPs through memcached */
+		const struct ordk_cm_group all[] = { { "mn", 1 }, { "cn", cfg.n_cn } };
+
+		if (ex_cluster_sync(mc, "start", "cn", node_id, all, 2, sync_s) != 0 ||
+		    ex_mc_offer(&N, mc, "cn", node_id, "mn", 0, nctx, 64) != 0 ||
+		    ex_mc_join(&N, mc, "cn", node_id, "mn", 0, sync_s) != 0)
+			return 1;
+	} else if (ex_connect(&N, host, cm_port, nctx, 64) != 0) {
 		return 1;
+	}
 	raddr = N.peer[0].addr;
 	rkey = N.peer[0].rkey;
 	if ((uint64_t)N.peer[0].len < nrec * REC) {
@@ -473,13 +518,20 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 		bool more = ntx ? S.tried < ntx : app_now_s() < until, busy = false;
 
 		for (unsigned int i = 0; i < nctx; i++) {
-			if (C[i].ph == P_IDLE && more && (!ntx || S.tried < ntx))
-				begin(&C[i], &seed);
+			if (C[i].ph == P_IDLE && more && (!ntx || S.tried < ntx)) {
+				if (!C[i].drawn)
+					draw(&C[i], &seed);
+				if (la_admit(C[i].key, C[i].nkeys))
+					begin(&C[i]);
+			}
 			busy |= C[i].ph != P_IDLE;
 		}
 		if (!busy && !more)
 			break;
+		la_tick(app_now_s());
 		k = ordk_cq_poll(N.cq, wc, 32);
+		if (k == 0 && idle_us)
+			usleep(idle_us);
 		for (int i = 0; i < k; i++) {
 			struct ctx *c = &C[wc[i].wr_id >> 32];
 
@@ -514,10 +566,17 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 		       S.nlat ? sum / S.nlat : 0, ex_pct(S.lat, S.nlat, 50), ex_pct(S.lat, S.nlat, 90),
 		       ex_pct(S.lat, S.nlat, 99), ex_pct(S.lat, S.nlat, 99.9));
 	}
+	la_report(stdout);
 	if (rc == 0 && S.committed + S.aborted != S.tried) {
 		fprintf(stderr, "compute: %" PRIu64 " transactions unaccounted for\n",
 			S.tried - S.committed - S.aborted);
 		rc = 2;
+	}
+	if (mc) { /* every compute node stopped writing before anyone checks */
+		const struct ordk_cm_group cns[] = { { "cn", cfg.n_cn } };
+
+		if (rc == 0 && ex_cluster_sync(mc, "done", "cn", node_id, cns, 1, sync_s) != 0)
+			rc = 3;
 	}
 	if (rc == 0 && check_table() != 0)
 		rc = 2;
@@ -537,6 +596,30 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 
 /* ----------------------------------------------------------------- main */
 
+/* --config: the cluster's file, checked against this node's role, and memcached. */
+static int
+cluster_open(const char *path, bool compute)
+{
+	mc = ex_cluster_open(path, &cfg, (int)(sync_s * 1000));
+	if (mc == NULL)
+		return -1;
+	if (cfg.n_mn != 1)
+		fprintf(stderr, "config %s: MN_ips: dm_txn runs one memory node, %u listed\n", path,
+			cfg.n_mn);
+	else if (compute && node_id >= cfg.n_cn)
+		fprintf(stderr, "config %s: CN_ips lists %u compute nodes: --id %u is not one\n", path,
+			cfg.n_cn, node_id);
+	else if (!compute && nrec * REC + 4096 > cfg.mr_size)
+		fprintf(stderr, "config %s: mr_size: %" PRIu64 " bytes hold %" PRIu64
+				" records of %u B, --records asks for %" PRIu64 "\n",
+			path, cfg.mr_size, (cfg.mr_size - 4096) / REC, REC, nrec);
+	else
+		return 0;
+	ordk_cm_mc_close(mc);
+	mc = NULL;
+	return -1;
+}
+
 static void
 usage(void)
 {
@@ -544,7 +627,10 @@ usage(void)
 		"usage: dm_txn memory  [EAL args --] [-d devargs] [-c cm_port] [--records N] [-t s]\n"
 		"       dm_txn compute [EAL args --] [-d devargs] [-H host] [-c cm_port] [--records N]\n"
 		"                      [--workload ycsb|smallbank] [--theta T | --hot 40:0.95]\n"
-		"                      [--keys K] [--write-pct P] [--contexts C] [-D s | -n txns]\n");
+		"                      [--keys K] [--write-pct P] [--contexts C] [-D s | -n txns]\n"
+		"                      [--hot [K/]N:p] [--loop_a[=key|worker]] [--loop_a_ai_step A]\n"
+		"                      [--loop_a_nf F] [--loop_a_hi R] [--loop_a_period_us U]\n"
+		"  a cluster: [--config FILE [--id N] [--sync-timeout s]] [--idle-us us]\n");
 }
 
 int
@@ -555,11 +641,21 @@ main(int argc, char **argv)
 		{ "theta", required_argument, NULL, 'T' },   { "hot", required_argument, NULL, 'O' },
 		{ "keys", required_argument, NULL, 'K' },    { "write-pct", required_argument, NULL, 'P' },
 		{ "contexts", required_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' },
+		{ "config", required_argument, NULL, 'F' },   { "id", required_argument, NULL, 'I' },
+		{ "sync-timeout", required_argument, NULL, 'Y' },
+		{ "idle-us", required_argument, NULL, 'U' },
+		{ "loop_a", optional_argument, NULL, 'A' },
+		{ "loop_a_ai_step", required_argument, NULL, 'a' },
+		{ "loop_a_nf", required_argument, NULL, 'f' },
+		{ "loop_a_hi", required_argument, NULL, 'i' },
+		{ "loop_a_period_us", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *role = argc > 1 ? argv[1] : "", *devargs = "bluesim,port=0", *host = "127.0.0.1";
+	const char *role = argc > 1 ? argv[1] : "", *devargs = NULL, *host = "127.0.0.1";
+	const char *config = NULL;
 	uint16_t cm_port = CM_PORT;
-	unsigned int nctx = 8, hot_of = 0;
+	unsigned int nctx = 8, hot_of = 0, hot_k = 1;
+	struct la_cfg la = { .mode = LA_OFF, .ai_step = 4, .nf = 2, .hi = 0.2, .period_s = 0.005 };
 	double theta = 0.99, duration = 5, seconds = 600, hot_p = 0;
 	uint64_t ntx = 0;
 	bool client;
@@ -593,7 +689,8 @@ main(int argc, char **argv)
 			break;
 		case 'T': theta = atof(optarg); break;
 		case 'O':
-			if (sscanf(optarg, "%u:%lf", &hot_of, &hot_p) != 2) {
+			if (sscanf(optarg, "%u/%u:%lf", &hot_k, &hot_of, &hot_p) != 3 &&
+			    (hot_k = 1, sscanf(optarg, "%u:%lf", &hot_of, &hot_p) != 2)) {
 				usage();
 				return 1;
 			}
@@ -601,26 +698,52 @@ main(int argc, char **argv)
 		case 'K': keys_per_tx = (unsigned int)atoi(optarg); break;
 		case 'P': write_pct = (unsigned int)atoi(optarg); break;
 		case 'C': nctx = (unsigned int)atoi(optarg); break;
+		case 'F': config = optarg; break;
+		case 'I': node_id = (unsigned int)atoi(optarg); break;
+		case 'Y': sync_s = atof(optarg); break;
+		case 'U': idle_us = (unsigned int)atoi(optarg); break;
+		case 'A':
+			if (optarg == NULL || strcmp(optarg, "key") == 0)
+				la.mode = LA_KEY;
+			else if (strcmp(optarg, "worker") == 0)
+				la.mode = LA_WORKER;
+			else {
+				usage();
+				return 1;
+			}
+			break;
+		case 'a': la.ai_step = (unsigned int)atoi(optarg); break;
+		case 'f': la.nf = (unsigned int)atoi(optarg); break;
+		case 'i': la.hi = atof(optarg); break;
+		case 'e': la.period_s = atof(optarg) * 1e-6; break;
 		default: usage(); return c == 'h' ? 0 : 1;
 		}
 	}
 	if (nrec < 16 || nrec > (64u << 20) / REC * 16 || nctx == 0 || nctx > MAX_CTX ||
 	    keys_per_tx == 0 || keys_per_tx > MAX_KEYS_TX || write_pct > 100 || theta < 0 ||
-	    theta >= 1 || (hot_of && (hot_of < 2 || !(hot_p > 0 && hot_p < 1))) || !(duration > 0) ||
-	    cm_port == 0) {
+	    theta >= 1 ||
+	    (hot_of && (hot_of < 2 || hot_k == 0 || hot_k >= hot_of || !(hot_p > 0 && hot_p < 1))) ||
+	    !(duration > 0) || cm_port == 0 || !(sync_s > 0) || idle_us > 100000 || la.nf < 2 ||
+	    la.ai_step == 0 || !(la.hi > 0 && la.hi < 1) || !(la.period_s > 0)) {
 		fprintf(stderr, "dm_txn: bad value (--records 16.., --contexts 1..%u, --keys 1..%u, "
-				"--theta [0, 1), --hot N:p)\n", MAX_CTX, MAX_KEYS_TX);
+				"--theta [0, 1), --hot [K/]N:p, --loop_a_nf 2.., --loop_a_hi (0, 1))\n", MAX_CTX, MAX_KEYS_TX);
 		return 1;
 	}
 	client = strcmp(role, "compute") == 0;
+	if (config != NULL && cluster_open(config, client) != 0)
+		return 1;
+	if (devargs == NULL)
+		devargs = config ? cfg.device : "bluesim,port=0";
 	if (ex_eal_init(eal, argv + 1, "txn", client, cm_port,
 			256 + (unsigned int)(nrec * REC >> 20), devargs) != 0)
 		return 1;
 	hz = rte_get_tsc_hz();
+	la.max = nctx;
+	la_init(&la);
 	if (client) {
 		zipf_init(&Z, nrec, theta);
 		if (hot_of) {
-			Z.hot_n = nrec / hot_of;
+			Z.hot_n = nrec * hot_k / hot_of; /* "hot_k of hot_of warehouses" */
 			Z.hot_p = hot_p;
 		}
 	}
@@ -633,5 +756,6 @@ main(int argc, char **argv)
 	else
 		rc = memory_main(cm_port, seconds);
 	ex_finish(&N);
+	ordk_cm_mc_close(mc);
 	return rc;
 }

@@ -37,6 +37,7 @@
 
 #include "app_common.h"
 #include "ex.h"
+#include "kv_redis.h"
 
 #define META_PORT   18800
 #define CM_PORT	    18801
@@ -48,6 +49,14 @@
 #define STRIPE_MIN  (64u << 10)
 
 static volatile sig_atomic_t stop;
+
+/* metadata in Redis (--redis or --config): this worker's name, the lease, the workers seen */
+static bool redis;
+static char wname[32];
+static unsigned int lease_ms = 3000, idle_us, want_workers = 1;
+static bool keep_workers;
+static struct kvr_node W[MAX_NODES];
+static unsigned int nw;
 
 static void
 on_signal(int sig)
@@ -303,9 +312,10 @@ worker_main(struct ex_node *n, const char *mhost, uint16_t mport, uint16_t cm_po
 {
 	int lfd = ordk_cm_listen(cm_port), bye = 0;
 	char line[256];
-	double until = app_now_s() + seconds;
+	double until = app_now_s() + seconds, next_beat = 0;
 	uint64_t iter = 0;
 	unsigned int posted = 0;
+	int rc = 0;
 
 	/*
 	 * Touch the whole pool now: DPDK hands out fresh memory without writing
@@ -314,27 +324,46 @@ worker_main(struct ex_node *n, const char *mhost, uint16_t mport, uint16_t cm_po
 	 */
 	for (size_t off = 0; off < n->len; off += 4096)
 		((volatile uint8_t *)n->buf)[off] = 0;
-	if (lfd < 0 || meta_connect(mhost, mport) != 0) {
+	if (lfd < 0 || (!redis && meta_connect(mhost, mport) != 0)) {
 		fprintf(stderr, "worker: cannot listen on %u or reach the metadata service\n", cm_port);
 		return 1;
 	}
-	meta_send("REG %s %u %" PRIu64 " %u %zu\n", host, cm_port, (uint64_t)(uintptr_t)n->buf,
-		  n->mr->rkey, n->len);
-	if (meta_recv(line, sizeof(line)) != 0) {
-		fprintf(stderr, "worker: the metadata service said: %s", line);
-		return 1;
+	if (redis) {
+		struct kvr_node me = { .cm_port = cm_port, .base = (uint64_t)(uintptr_t)n->buf,
+				       .rkey = n->mr->rkey, .len = n->len };
+
+		snprintf(me.host, sizeof(me.host), "%s", host);
+		if (kvr_register(wname, &me, lease_ms) != 0)
+			return 1;
+		next_beat = app_now_s() + lease_ms / 3000.0;
+	} else {
+		meta_send("REG %s %u %" PRIu64 " %u %zu\n", host, cm_port,
+			  (uint64_t)(uintptr_t)n->buf, n->mr->rkey, n->len);
+		if (meta_recv(line, sizeof(line)) != 0) {
+			fprintf(stderr, "worker: the metadata service said: %s", line);
+			return 1;
+		}
 	}
-	printf("worker: %s, pool %zu MiB registered (rkey 0x%06x), QPs on port %u\n", n->at.name,
-	       n->len >> 20, n->mr->rkey, cm_port);
+	printf("worker: %s, pool %zu MiB registered%s%s (rkey 0x%06x), QPs on port %u\n", n->at.name,
+	       n->len >> 20, redis ? " in redis as " : "", redis ? wname : "", n->mr->rkey, cm_port);
 	fflush(stdout);
 	/* one-sided transfers need nothing from the worker but polling; a client's BYE ends it */
 	while (!stop && !bye && app_now_s() < until) {
 		struct ordk_wc wc[16];
 		int k;
 
-		ordk_dev_poll(n->dev, 64);
+		if (ordk_dev_poll(n->dev, 64) == 0 && idle_us)
+			usleep(idle_us);
 		if ((++iter & 1023) == 0 && ex_accept(n, lfd, DEPTH) < 0)
 			break;
+		if (redis && (iter & 255) == 0 && app_now_s() >= next_beat) { /* the heartbeat */
+			if (kvr_heartbeat(wname, lease_ms) != 0) {
+				fprintf(stderr, "worker: %s: lease lost (late heartbeat?)\n", wname);
+				rc = 1;
+				break;
+			}
+			next_beat = app_now_s() + lease_ms / 3000.0;
+		}
 		for (; posted < n->nqp; posted++) { /* a RECV for each new client QP */
 			struct ordk_recv_wr r = { .wr_id = posted, .num_sge = 1 };
 
@@ -346,16 +375,18 @@ worker_main(struct ex_node *n, const char *mhost, uint16_t mport, uint16_t cm_po
 		for (int i = 0; i < k; i++)
 			bye |= wc[i].opcode >= ORDK_WC_RECV;
 	}
-	printf("worker: %s\n", bye ? "the client said bye" : "time is up");
+	printf("worker: %s\n", bye ? "the client said bye" : stop ? "stopped" : "time is up");
+	if (redis)
+		kvr_deregister(wname);
 	if (getenv("KV_STATS") != NULL) {
 		struct ordk_stats st;
 
 		ordk_dev_stats(n->dev, &st);
 		app_print_stats(stdout, &st, false);
 	}
-	app_linger(n->dev, EX_SERVER_QUIET_S); /* the client closes first */
+	app_linger(n->dev, redis ? 0.2 : EX_SERVER_QUIET_S); /* the client closes first */
 	close(lfd);
-	return 0;
+	return rc;
 }
 
 /* --------------------------------------------------------------- client */
@@ -363,6 +394,7 @@ worker_main(struct ex_node *n, const char *mhost, uint16_t mport, uint16_t cm_po
 struct loc {
 	uint64_t addr, len;
 	uint32_t rkey;
+	unsigned int q0; /* the block's worker's first QP (its nq QPs follow) */
 };
 
 struct xfer { /* one request of a batch */
@@ -412,7 +444,7 @@ post_stripes(enum ordk_wr_opcode op, uint64_t local, const struct loc *l, uint64
 	uint32_t k = 0;
 
 	for (uint64_t off = 0; off < l->len; off += stripe, k++) {
-		unsigned int q = k % nq;
+		unsigned int q = l->q0 + k % nq;
 		/* the QP rides in the top byte: completions say where room came free */
 		struct ordk_send_wr w = { .wr_id = (uint64_t)q << 56 | id, .opcode = op, .num_sge = 1,
 					  .send_flags = ORDK_SEND_SIGNALED };
@@ -449,7 +481,7 @@ transfer(enum ordk_wr_opcode op, const struct loc *locs, unsigned int n, size_t 
 			uint32_t need = stripes_per_qp(locs[next].len), s;
 			bool room = true;
 
-			for (unsigned int q = 0; q < nq; q++)
+			for (unsigned int q = locs[next].q0; q < locs[next].q0 + nq; q++)
 				room &= outstanding[q] + need <= window;
 			if (!room)
 				break;
@@ -491,6 +523,69 @@ key_of(char *k, size_t len, size_t size, unsigned int i)
 	snprintf(k, len, "layer%02u/blk-%zu-%u", i % 32, size, i);
 }
 
+/* Redis: block i on worker i % nw, its room taken from that worker's pool. */
+static int
+redis_place(size_t size, unsigned int n, struct loc *locs)
+{
+	uint64_t need = (size + 4095) & ~4095ull, off;
+
+	for (unsigned int i = 0; i < n; i++) {
+		const struct kvr_node *w = &W[i % nw];
+
+		if (kvr_alloc(w->name, need, &off) != 0) {
+			fprintf(stderr, "client: worker %s is gone from the metadata\n", w->name);
+			return -1;
+		}
+		if (off + need > w->len - CTRL_BYTES) {
+			fprintf(stderr, "client: the pool of %s is full\n", w->name);
+			return -1;
+		}
+		locs[i] = (struct loc){ .addr = w->base + off, .len = size, .rkey = w->rkey,
+					.q0 = (i % nw) * nq };
+	}
+	return 0;
+}
+
+static int
+redis_commit(size_t size, unsigned int n, const struct loc *locs)
+{
+	char k[KEY_MAX];
+
+	for (unsigned int i = 0; i < n; i++) {
+		key_of(k, sizeof(k), size, i);
+		if (kvr_commit(W[i % nw].name, k, locs[i].addr, size, locs[i].rkey) != 0) {
+			fprintf(stderr, "client: %s: worker %s is gone\n", k, W[i % nw].name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Redis: where each block is, from every live worker's records. */
+static int
+redis_locate(size_t size, unsigned int n, struct loc *locs)
+{
+	static char names[MAX_KEYS][KEY_MAX];
+	static const char *kp[MAX_KEYS];
+	static struct kvr_loc where[MAX_KEYS];
+	int found;
+
+	for (unsigned int i = 0; i < n; i++) {
+		key_of(names[i], KEY_MAX, size, i);
+		kp[i] = names[i];
+	}
+	found = kvr_lookup(W, nw, kp, n, where);
+	if (found != (int)n) {
+		fprintf(stderr, "client: %d of %u blocks of %zu B are in the metadata\n", found, n,
+			size);
+		return -1;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		locs[i] = (struct loc){ .addr = where[i].addr, .len = where[i].len,
+					.rkey = where[i].rkey, .q0 = (unsigned int)where[i].node * nq };
+	return 0;
+}
+
 /* put (WRITE) n blocks of @p size: meta PUT, transfer, meta COMMIT. */
 static int
 kv_put_many(size_t size, unsigned int n, size_t slot, double *lat, double *secs)
@@ -504,11 +599,13 @@ kv_put_many(size_t size, unsigned int n, size_t slot, double *lat, double *secs)
 		key_of(k, sizeof(k), size, i);
 		ex_fill(N.buf + (size_t)i * slot, size, seed_of(k));
 	}
-	for (unsigned int i = 0; i < n; i++) { /* pipelined PUTs */
+	for (unsigned int i = 0; i < n && !redis; i++) { /* pipelined PUTs */
 		key_of(k, sizeof(k), size, i);
 		meta_send("PUT %s %zu\n", k, size);
 	}
-	for (unsigned int i = 0; i < n; i++) {
+	if (redis && redis_place(size, n, locs) != 0)
+		return -1;
+	for (unsigned int i = 0; i < n && !redis; i++) {
 		unsigned long long addr;
 
 		if (meta_recv(line, sizeof(line)) != 0 ||
@@ -529,6 +626,8 @@ kv_put_many(size_t size, unsigned int n, size_t slot, double *lat, double *secs)
 		return -1;
 	}
 	*secs = (double)(rte_get_tsc_cycles() - t0) / hz;
+	if (redis)
+		return redis_commit(size, n, locs);
 	for (unsigned int i = 0; i < n; i++) {
 		key_of(k, sizeof(k), size, i);
 		meta_send("COMMIT %s\n", k);
@@ -548,11 +647,13 @@ kv_batch_get(size_t size, unsigned int n, size_t slot, double *lat, double *secs
 	uint64_t t0;
 	unsigned int bad = 0;
 
-	for (unsigned int i = 0; i < n; i++) {
+	for (unsigned int i = 0; i < n && !redis; i++) {
 		key_of(k, sizeof(k), size, i);
 		meta_send("GET %s\n", k);
 	}
-	for (unsigned int i = 0; i < n; i++) {
+	if (redis && redis_locate(size, n, locs) != 0)
+		return -1;
+	for (unsigned int i = 0; i < n && !redis; i++) {
 		unsigned int node;
 		unsigned long long addr, len;
 
@@ -577,8 +678,19 @@ kv_batch_get(size_t size, unsigned int n, size_t slot, double *lat, double *secs
 
 		key_of(k, sizeof(k), size, i);
 		at = ex_check(N.buf + (size_t)i * slot, size, seed_of(k));
-		if (at != size && bad++ < 3)
-			fprintf(stderr, "client: block %s differs at byte %zu\n", k, at);
+		if (at != size && bad++ < 3) {
+			/* late data after the completion, or data never placed? look again */
+			struct ordk_wc wc[8];
+			size_t again;
+
+			for (double t = app_now_s() + 0.1; app_now_s() < t;)
+				ordk_cq_poll(N.cq, wc, 8);
+			again = ex_check(N.buf + (size_t)i * slot, size, seed_of(k));
+			fprintf(stderr, "client: block %s (%s) differs at byte %zu; 100 ms later %s\n",
+				k, redis ? W[locs[i].q0 / nq].name : "worker", at,
+				again == size ? "it is right: the data came after its completion"
+					      : "it still differs");
+		}
 	}
 	return bad ? -1 : 0;
 }
@@ -591,6 +703,36 @@ report(const char *what, size_t size, unsigned int n, double secs, double *lat)
 	       (double)size * n / secs / 1e9, ex_pct(lat, n, 50), ex_pct(lat, n, 99));
 }
 
+/* Redis: wait for the workers (--workers), then nq QPs to each, in name order. */
+static int
+redis_connect_workers(unsigned int qps)
+{
+	double until = app_now_s() + 30;
+	int k;
+
+	while ((k = kvr_nodes(W, MAX_NODES)) < (int)want_workers) {
+		if (k < 0 || app_now_s() > until) {
+			fprintf(stderr, "client: %d of %u workers registered within 30 s\n", k,
+				want_workers);
+			return -1;
+		}
+		usleep(20000);
+	}
+	nw = (unsigned int)k;
+	if (nw * qps > EX_MAX_QPS) {
+		fprintf(stderr, "client: %u workers x %u QPs: more than %u\n", nw, qps, EX_MAX_QPS);
+		return -1;
+	}
+	nq = qps;
+	for (unsigned int j = 0; j < nw; j++) {
+		if (ex_connect(&N, W[j].host, (uint16_t)W[j].cm_port, qps, DEPTH) != 0)
+			return -1;
+		printf("client: %s, %u QPs to worker %s at %s:%u (pool %" PRIu64 " MiB)\n",
+		       N.at.name, qps, W[j].name, W[j].host, W[j].cm_port, W[j].len >> 20);
+	}
+	return 0;
+}
+
 static int
 client_main(const char *mhost, uint16_t mport, unsigned int qps, bool bench, unsigned int count,
 	    bool shutdown_meta)
@@ -601,11 +743,14 @@ client_main(const char *mhost, uint16_t mport, unsigned int qps, bool bench, uns
 	unsigned int cm_port;
 	int rc = 0;
 
-	if (meta_connect(mhost, mport) != 0) {
+	if (redis) {
+		if (redis_connect_workers(qps) != 0)
+			return 1;
+	} else if (meta_connect(mhost, mport) != 0) {
 		fprintf(stderr, "client: cannot reach the metadata service at %s:%u\n", mhost, mport);
 		return 1;
 	}
-	for (double until = app_now_s() + 30;;) { /* a worker may still be starting */
+	for (double until = app_now_s() + 30; !redis;) { /* a worker may still be starting */
 		meta_send("NODE 0\n");
 		if (meta_recv(line, sizeof(line)) == 0 &&
 		    sscanf(line, "OK %63s %u", host, &cm_port) == 2)
@@ -616,10 +761,12 @@ client_main(const char *mhost, uint16_t mport, unsigned int qps, bool bench, uns
 		}
 		usleep(50000);
 	}
-	if (ex_connect(&N, host, (uint16_t)cm_port, qps, DEPTH) != 0)
-		return 1;
-	nq = N.nqp;
-	printf("client: %s, %u QPs to the worker at %s:%u\n", N.at.name, nq, host, cm_port);
+	if (!redis) {
+		if (ex_connect(&N, host, (uint16_t)cm_port, qps, DEPTH) != 0)
+			return 1;
+		nq = N.nqp;
+		printf("client: %s, %u QPs to the worker at %s:%u\n", N.at.name, nq, host, cm_port);
+	}
 	printf(" %-9s %9s %7s %12s %10s %10s %10s\n", "op", "bytes", "blocks", "requests/s", "GB/s",
 	       "p50[us]", "p99[us]");
 	/* the short run: 64 KiB and 4 MiB blocks; --bench: every size, 64 MiB of each */
@@ -654,13 +801,14 @@ client_main(const char *mhost, uint16_t mport, unsigned int qps, bool bench, uns
 			printf("one 4 MiB push: %.1f us (median of 21, min %.1f us)\n", one[10], one[0]);
 	}
 	printf("client: %s\n", rc == 0 ? "every block verified" : "FAILED");
-	{ /* the worker stops on our BYE */
+	for (unsigned int j = 0; j < (redis ? nw : 1) && !keep_workers; j++) {
+		/* a worker stops on our BYE */
 		struct ordk_send_wr w = { .opcode = ORDK_WR_SEND, .num_sge = 1,
 					  .send_flags = ORDK_SEND_SIGNALED };
 		struct ordk_wc wc;
 
 		w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)N.buf, 4, N.mr->lkey };
-		ordk_qp_post_send(N.qp[0], &w, 1);
+		ordk_qp_post_send(N.qp[j * nq], &w, 1);
 		ex_wait(&N, &wc, 1, EX_BYE_WAIT_S);
 	}
 	if (shutdown_meta) {
@@ -680,7 +828,10 @@ usage(void)
 		"       kv_transfer worker [EAL args --] [-d devargs] [-m meta_host] [-p meta_port]\n"
 		"                          [-c cm_port] [--pool MiB] [--host name] [-t seconds]\n"
 		"       kv_transfer client [EAL args --] [-d devargs] [-m meta_host] [-p meta_port]\n"
-		"                          [-q qps] [--window wrs] [--bench] [-n blocks] [--shutdown]\n");
+		"                          [-q qps] [--window wrs] [--bench] [-n blocks] [--shutdown]\n"
+		"  metadata in redis: --redis IP[:PORT] or --config FILE (its redis_ip, cluster);\n"
+		"    worker: --name wN [--lease ms] [--idle-us us]; client: [--workers N]\n"
+		"    [--keep-workers]\n");
 }
 
 int
@@ -690,10 +841,17 @@ main(int argc, char **argv)
 		{ "pool", required_argument, NULL, 'P' }, { "host", required_argument, NULL, 'H' },
 		{ "bench", no_argument, NULL, 'b' },	  { "shutdown", no_argument, NULL, 'S' },
 		{ "window", required_argument, NULL, 'w' },
+		{ "redis", required_argument, NULL, 'R' },  { "config", required_argument, NULL, 'F' },
+		{ "name", required_argument, NULL, 'N' },   { "lease", required_argument, NULL, 'L' },
+		{ "workers", required_argument, NULL, 'W' },
+		{ "keep-workers", no_argument, NULL, 'K' }, { "idle-us", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },	  { NULL, 0, NULL, 0 },
 	};
 	const char *role = argc > 1 ? argv[1] : "", *devargs = "bluesim,port=0", *mhost = "127.0.0.1";
-	const char *host = "127.0.0.1";
+	const char *host = "127.0.0.1", *redis_at = NULL, *config = NULL;
+	struct ordk_cm_config cfg = { .cluster = "ordk" };
+	char rip[64] = "";
+	unsigned int rport = 6379;
 	uint16_t mport = META_PORT, cm_port = CM_PORT;
 	unsigned int qps = 4, pool_mb = 512, count = 0;
 	double seconds = 600;
@@ -724,6 +882,13 @@ main(int argc, char **argv)
 		case 'b': bench = true; break;
 		case 'w': window = (unsigned int)atoi(optarg); break;
 		case 'S': shutdown_meta = true; break;
+		case 'R': redis_at = optarg; break;
+		case 'F': config = optarg; break;
+		case 'N': snprintf(wname, sizeof(wname), "%s", optarg); break;
+		case 'L': lease_ms = (unsigned int)atoi(optarg); break;
+		case 'W': want_workers = (unsigned int)atoi(optarg); break;
+		case 'K': keep_workers = true; break;
+		case 'U': idle_us = (unsigned int)atoi(optarg); break;
 		default: usage(); return c == 'h' ? 0 : 1;
 		}
 	}
@@ -737,6 +902,35 @@ main(int argc, char **argv)
 	if (strcmp(role, "meta") == 0)
 		return meta_main(mport, seconds);
 	client = strcmp(role, "client") == 0;
+	if (config != NULL) { /* the cluster's file: redis_ip/redis_port, its name, the device */
+		char err[256];
+
+		if (ordk_cm_config_load(config, &cfg, err, sizeof(err)) != 0) {
+			fprintf(stderr, "config %s refused: %s\n", config, err);
+			return 1;
+		}
+		if (cfg.redis_ip[0] == '\0') {
+			fprintf(stderr, "config %s: redis_ip: missing (kv_transfer keeps its metadata "
+					"there)\n", config);
+			return 1;
+		}
+		snprintf(rip, sizeof(rip), "%s", cfg.redis_ip);
+		rport = cfg.redis_port;
+		if (strcmp(devargs, "bluesim,port=0") == 0)
+			devargs = cfg.device;
+	} else if (redis_at != NULL && sscanf(redis_at, "%63[^:]:%u", rip, &rport) < 1) {
+		fprintf(stderr, "kv_transfer: --redis IP[:PORT]\n");
+		return 1;
+	}
+	redis = rip[0] != '\0';
+	if (redis && !client && wname[0] == '\0') {
+		fprintf(stderr, "kv_transfer: a worker with redis needs --name (e.g. w0)\n");
+		return 1;
+	}
+	if (redis && (lease_ms < 300 || lease_ms > 600000 || want_workers == 0 ||
+		      want_workers > MAX_NODES || rport == 0 || rport > 65535 ||
+		      kvr_open(rip, (uint16_t)rport, cfg.cluster) != 0))
+		return 1;
 	hz = rte_get_tsc_hz();
 	if (ex_eal_init(eal, argv + 1, "kv", client, cm_port,
 			(client ? 320 : pool_mb) + 256, devargs) != 0)
@@ -750,5 +944,6 @@ main(int argc, char **argv)
 	else
 		rc = worker_main(&N, mhost, mport, cm_port, host, seconds);
 	ex_finish(&N);
+	kvr_close();
 	return rc;
 }

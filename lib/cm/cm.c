@@ -17,13 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cm_internal.h"
 #include "ordk_cm.h"
 
 #define CM_MAGIC "ORDKCM01"
-#define CM_LEN 48
 
-static int64_t
-now_ms(void)
+int64_t
+cm_now_ms(void)
 {
 	struct timespec ts;
 
@@ -48,8 +48,8 @@ get(const uint8_t *p, int n)
 	return v;
 }
 
-static void
-encode(const struct ordk_cm_info *in, uint8_t *b, uint32_t count)
+void
+cm_encode(const struct ordk_cm_info *in, uint8_t *b, uint32_t count)
 {
 	memset(b, 0, CM_LEN);
 	memcpy(b, CM_MAGIC, 8);
@@ -63,8 +63,8 @@ encode(const struct ordk_cm_info *in, uint8_t *b, uint32_t count)
 	put(b + 44, in->len, 4);
 }
 
-static int
-decode(const uint8_t *b, struct ordk_cm_info *out)
+int
+cm_decode(const uint8_t *b, struct ordk_cm_info *out)
 {
 	if (memcmp(b, CM_MAGIC, 8) != 0)
 		return -EPROTO;
@@ -84,7 +84,7 @@ static int
 wait_fd(int fd, short ev, int64_t deadline)
 {
 	struct pollfd p = { .fd = fd, .events = ev };
-	int64_t left = deadline - now_ms();
+	int64_t left = deadline - cm_now_ms();
 	int rc;
 
 	if (left <= 0)
@@ -127,7 +127,7 @@ send_infos(int fd, const struct ordk_cm_info *info, unsigned int n, int64_t dead
 	int rc = 0;
 
 	for (unsigned int i = 0; i < n && rc == 0; i++) {
-		encode(&info[i], b, i == 0 ? n : 0);
+		cm_encode(&info[i], b, i == 0 ? n : 0);
 		rc = io_all(fd, b, CM_LEN, true, deadline);
 	}
 	return rc;
@@ -144,7 +144,7 @@ recv_infos(int fd, struct ordk_cm_info *info, unsigned int max, unsigned int *n,
 
 	if (rc != 0)
 		return rc;
-	rc = decode(b, &info[0]); /* a stranger first: its 'count' means nothing */
+	rc = cm_decode(b, &info[0]); /* a stranger first: its 'count' means nothing */
 	if (rc != 0)
 		return rc;
 	count = (uint32_t)get(b + 20, 4);
@@ -155,7 +155,7 @@ recv_infos(int fd, struct ordk_cm_info *info, unsigned int max, unsigned int *n,
 	for (uint32_t i = 1; i < count && rc == 0; i++) {
 		rc = io_all(fd, b, CM_LEN, false, deadline);
 		if (rc == 0)
-			rc = decode(b, &info[i]);
+			rc = cm_decode(b, &info[i]);
 	}
 	*n = count;
 	return rc;
@@ -216,7 +216,7 @@ client(const char *host, uint16_t port, const struct ordk_cm_info *local,
 	if (getaddrinfo(host, svc, &hints, &res) != 0 || res == NULL)
 		return -EHOSTUNREACH;
 	/* the server may not listen yet: retry until the deadline */
-	while (now_ms() < deadline) {
+	while (cm_now_ms() < deadline) {
 		int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
 		unsigned int got = 0;
 
@@ -239,14 +239,14 @@ client(const char *host, uint16_t port, const struct ordk_cm_info *local,
 		usleep(20000);
 	}
 	freeaddrinfo(res);
-	return rc == -ECONNREFUSED && now_ms() >= deadline ? -ETIMEDOUT : rc;
+	return rc == -ECONNREFUSED && cm_now_ms() >= deadline ? -ETIMEDOUT : rc;
 }
 
 int
 ordk_cm_exchange(const char *host, uint16_t port, const struct ordk_cm_info *local,
 		 struct ordk_cm_info *remote, int timeout_ms)
 {
-	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 10000);
+	int64_t deadline = cm_now_ms() + (timeout_ms > 0 ? timeout_ms : 10000);
 
 	if (local == NULL || remote == NULL)
 		return -EINVAL;
@@ -257,7 +257,7 @@ ordk_cm_exchange(const char *host, uint16_t port, const struct ordk_cm_info *loc
 static int64_t
 deadline_of(int timeout_ms)
 {
-	return now_ms() + (timeout_ms > 0 ? timeout_ms : 10000);
+	return cm_now_ms() + (timeout_ms > 0 ? timeout_ms : 10000);
 }
 
 int

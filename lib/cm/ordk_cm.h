@@ -2,7 +2,8 @@
 /**
  * @file
  * ORDK connection setup, minimal: a TCP exchange of QP attributes between
- * two processes (like perftest's), and a helper that takes a QP to RTS.
+ * two processes (like perftest's), a rendezvous through memcached for a
+ * cluster of nodes, and a helper that takes a QP to RTS.
  */
 #ifndef ORDK_CM_H
 #define ORDK_CM_H
@@ -64,6 +65,115 @@ int ordk_cm_connect(const char *host, uint16_t port, const struct ordk_cm_info *
  */
 int ordk_cm_connect_qp(struct ordk_qp *qp, const struct ordk_cm_info *local,
 		       const struct ordk_cm_info *remote, enum ordk_mtu mtu, unsigned int access);
+
+
+/*
+ * Rendezvous through a memcached server, the way CREST-like clusters meet:
+ * every node publishes its QP records under keys named by role and id, its
+ * peers wait for them, and named barriers wait for exactly the configured
+ * nodes. Keys: "<cluster>/qp/<role><id>><role><id>" (records from the
+ * first node for the second), "<cluster>/bar/<name>/<role><id>". Use a
+ * cluster name of its own per run (stale keys of an earlier run with the
+ * same name would be read as this run's); every key expires after the
+ * session's TTL. One session per thread (libmemcached's are not shared).
+ */
+struct ordk_cm_mc;
+
+/** A role and how many nodes play it: ids 0 .. count - 1. */
+struct ordk_cm_group {
+	const char *role; /**< e.g. "mn", "cn" (letters, digits, '_' only) */
+	unsigned int count;
+};
+
+/**
+ * Connect to memcached at @p host:@p port, waiting at most @p timeout_ms for
+ * it to answer. @p cluster names this run's keys (NULL: "ordk"); keys live
+ * @p ttl_s seconds (0: 600).
+ * @return a session, or NULL with rte_errno: ECONNREFUSED (nothing answered
+ *   in time), EINVAL (bad name), ENOMEM.
+ */
+struct ordk_cm_mc *ordk_cm_mc_open(const char *host, uint16_t port, const char *cluster,
+				   unsigned int ttl_s, int timeout_ms);
+void ordk_cm_mc_close(struct ordk_cm_mc *mc);
+
+/**
+ * Publish @p n records of node @p role/@p id for node @p to_role/@p to_id.
+ * @return 0, -EINVAL (bad name, n 0 or above ORDK_CM_MC_MAX_RECS),
+ *   -ECONNREFUSED (the server is gone), -EIO (another memcached error).
+ */
+int ordk_cm_mc_publish(struct ordk_cm_mc *mc, const char *role, unsigned int id,
+		       const char *to_role, unsigned int to_id, const struct ordk_cm_info *recs,
+		       unsigned int n);
+
+/**
+ * Wait at most @p timeout_ms for the records node @p from_role/@p from_id
+ * published for @p role/@p id; at most @p max go to @p recs, *@p n says how many.
+ * @return 0, -ETIMEDOUT, -E2BIG (more than @p max), -EPROTO (not records),
+ *   -EINVAL, -ECONNREFUSED, -EIO.
+ */
+int ordk_cm_mc_fetch(struct ordk_cm_mc *mc, const char *from_role, unsigned int from_id,
+		     const char *role, unsigned int id, struct ordk_cm_info *recs, unsigned int max,
+		     unsigned int *n, int timeout_ms);
+
+#define ORDK_CM_MC_MAX_RECS 64u
+
+/**
+ * Barrier @p name: node @p role/@p id arrives, then waits at most
+ * @p timeout_ms until every node of @p groups (exactly: ids 0 .. count - 1
+ * of each role) arrived. When it times out, @p missing (if not NULL) lists
+ * who did not come ("cn1 cn2"); a node beyond the configured count that
+ * arrived (id == count) fails it too, named in @p missing with a '+'.
+ * @return 0, -ETIMEDOUT (someone missing), -EEXIST (more nodes than
+ *   configured), -EINVAL (@p role/@p id not among @p groups: it arrives all the
+ *   same, so the configured nodes see one too many), -ECONNREFUSED, -EIO.
+ */
+int ordk_cm_mc_barrier(struct ordk_cm_mc *mc, const char *name, const char *role,
+		       unsigned int id, const struct ordk_cm_group *groups, unsigned int ngroups,
+		       int timeout_ms, char *missing, size_t missing_len);
+
+/**
+ * How many nodes of @p role (ids 0 .. @p max - 1) arrived at barrier
+ * @p name so far, without arriving. @return the count or a negative errno.
+ */
+int ordk_cm_mc_arrived(struct ordk_cm_mc *mc, const char *name, const char *role,
+		       unsigned int max);
+
+/*
+ * The cluster config, a JSON file like CREST's:
+ *   { "MN_ips": ["10.10.1.3"], "CN_ips": ["10.10.1.4", "10.10.1.2"],
+ *     "memcached_ip": "10.10.1.3", "memcached_port": 11211, "mr_size": 16,
+ *     "device": "bluesim,port=0", "cluster": "tpcc1",
+ *     "redis_ip": "10.10.1.3", "redis_port": 6379, "ib_dev_id": 0, "ib_port": 1, "gid_idx": 3 }
+ * mr_size: a number is GiB (as CREST's), a string takes K, M or G ("64M").
+ * ib_dev_id, ib_port and gid_idx are read and range-checked only: ORDK names
+ * its device by devargs in "device". Any other field is refused.
+ */
+#define ORDK_CM_MAX_NODES 32u
+#define ORDK_CM_IP_LEN	  64u
+
+struct ordk_cm_config {
+	char mn_ips[ORDK_CM_MAX_NODES][ORDK_CM_IP_LEN];
+	unsigned int n_mn;
+	char cn_ips[ORDK_CM_MAX_NODES][ORDK_CM_IP_LEN];
+	unsigned int n_cn;
+	char memcached_ip[ORDK_CM_IP_LEN];
+	uint16_t memcached_port; /**< default 11211 */
+	char redis_ip[ORDK_CM_IP_LEN];	/**< empty: none configured */
+	uint16_t redis_port;		/**< default 6379 */
+	uint64_t mr_size;		/**< bytes */
+	char device[256];		/**< devargs; default "bluesim,port=0" */
+	char cluster[33];		/**< key prefix in the services; default "ordk" */
+	int ib_dev_id, ib_port, gid_idx;
+};
+
+/**
+ * Read and check the cluster config in @p path. On error @p err (when not
+ * NULL) says which field is wrong and why, e.g. "CN_ips[1]: not an IPv4
+ * address".
+ * @return 0, -ENOENT (no such file), -EINVAL (not JSON, or a field wrong).
+ */
+int ordk_cm_config_load(const char *path, struct ordk_cm_config *cfg, char *err,
+			size_t err_len);
 
 #ifdef __cplusplus
 }
