@@ -1425,12 +1425,16 @@ exchange(struct ctx *x, double t0)
 {
 	const struct perf_opts *o = x->o;
 	double left = o->peer_wait - (app_now_s() - t0);
+	int wait_ms = (int)((left > 5 ? left : 5) * 1000);
 	int rc = ordk_cm_exchange(o->host, o->port, &x->me->me, &x->me->peer,
-				  o->host ? (int)((left > 5 ? left : 5) * 1000) : INT32_MAX);
+				  o->host ? wait_ms : INT32_MAX);
 
 	if (rc == 0)
 		return 0;
-	if (o->host != NULL)
+	if (o->host != NULL && rc == -ETIMEDOUT)
+		fprintf(stderr, "Couldn't connect to %s:%u: no answer within %d s\n", o->host,
+			o->port, (wait_ms + 999) / 1000);
+	else if (o->host != NULL)
 		fprintf(stderr, "Couldn't connect to %s:%u\nordk-perf: %s\n", o->host, o->port,
 			strerror(-rc));
 	else if (rc == -EADDRINUSE)
