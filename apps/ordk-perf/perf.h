@@ -55,6 +55,7 @@ struct perf_opts {
 	enum perf_atomic atomic; /**< -A */
 	bool report_gbits;
 	bool no_peak;		/**< -N */
+	bool duplex;		/**< -b: both sides post and measure; each prints the sum (no peak) */
 	bool cycles;		/**< -C: latencies in cycles */
 	bool histogram;		/**< -H: every sorted sample */
 	bool unsorted;		/**< -U: every sample, unsorted */

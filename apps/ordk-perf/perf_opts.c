@@ -67,6 +67,7 @@ perf_usage(FILE *f)
 		"  -o, --outs=<n>             READs/atomics in flight per QP (1..16, default 16)\n"
 		"  -u, --qp-timeout=<n>       local ACK timeout 4.096 us << n (default 14)\n"
 		"  -A, --atomic_type=<CMP_AND_SWAP|FETCH_AND_ADD>\n"
+		"  -b, --bidirectional        both sides post and measure (BW tests); each prints the sum\n"
 		"  -N, --noPeak               no BW peak\n"
 		"  -C, --report-cycles        latencies in cycles\n"
 		"  -H, --report-histogrm      every sorted latency sample\n"
@@ -229,10 +230,7 @@ opt_other(int c, const char *arg, struct perf_opts *o, struct seen *w, char *err
 {
 	switch (c) {
 	case 'a': o->all_sizes = true; return 0;
-	case 'b':
-		snprintf(err, err_len, "-b: ordk-perf has no bidirectional runs (one direction is "
-			 "measured; run a second pair the other way)");
-		return -1;
+	case 'b': o->duplex = true; return 0;
 	case 'N': o->no_peak = true; return 0;
 	case 'C': o->cycles = true; return 0;
 	case 'H': o->histogram = true; return 0;
@@ -308,6 +306,21 @@ opts_check(struct perf_opts *o, const struct seen *w, char *err, size_t err_len)
 	}
 	if (w->atomic && !is_atomic(t)) {
 		snprintf(err, err_len, "-A applies to atomic_bw and atomic_lat only");
+		return -1;
+	}
+	if (o->duplex && !bw) {
+		snprintf(err, err_len, " Bidirectional is only available in BW test");
+		return -1;
+	}
+	if (o->duplex && (t == PERF_SEND_BW || t == PERF_READ_BW)) {
+		/* read_bw: READs both ways on one QP end in RETRY_EXC_ERR on bluesim today */
+		snprintf(err, err_len, "-b: %s has no bidirectional runs yet (write_bw and atomic_bw "
+			 "have)", t == PERF_SEND_BW ? "send_bw" : "read_bw");
+		return -1;
+	}
+	if (o->duplex && o->verify) {
+		snprintf(err, err_len, "-b with --verify: both sides' WRs use the same regions, the "
+			 "data cannot be checked");
 		return -1;
 	}
 	if (!bw && o->qps != 1) {

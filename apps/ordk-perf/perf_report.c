@@ -62,7 +62,8 @@ perf_print_warnings(FILE *f, const struct perf_opts *o, bool server)
 	if (o->output != PERF_OUT_FULL)
 		return;
 	/* perftest warns while parsing: -D, --run_infinitely, a send_bw server (no peak) */
-	if (bw && !o->no_peak && (o->duration || o->run_infinitely || (server && sends(o))))
+	if (bw && !o->no_peak &&
+	    (o->duration || o->run_infinitely || o->duplex || (server && sends(o))))
 		fprintf(f, " WARNING: BW peak won't be measured in this run.\n");
 	if (bw && o->size > PERF_CQ_MOD_LIMIT && !o->all_sizes && o->cq_mod_set && o->cq_mod > 1) {
 		perf_print_rule(f);
@@ -83,7 +84,7 @@ perf_print_header(FILE *f, const struct perf_opts *o, const struct perf_hdr *h)
 	fprintf(f, "                    %s ", verb);
 	if (atomic != NULL)
 		fprintf(f, "%s ", atomic);
-	fprintf(f, "%sTest\n", bw ? "BW " : "Latency ");
+	fprintf(f, "%s%sTest\n", bw && o->duplex ? "Bidirectional " : "", bw ? "BW " : "Latency ");
 	fprintf(f, " Dual-port       : OFF\t\tDevice         : %s\n", h->device);
 	fprintf(f, " Number of qps   : %u\t\tTransport type : IB\n", o->qps);
 	fprintf(f, " Connection type : RC\t\tUsing SRQ      : OFF\n");
@@ -273,7 +274,8 @@ json_test_info(FILE *f, const struct perf_opts *o, const struct perf_hdr *h)
 	fprintf(f, "\"test_info\": {\n\"test\": \"%s_", verb);
 	if (atomic != NULL)
 		fprintf(f, "%s_", atomic);
-	fprintf(f, "%sTest\",\n", bw ? "BW_" : "Latency_");
+	fprintf(f, "%s%sTest\",\n", bw && o->duplex ? "Bidirectional_" : "",
+		bw ? "BW_" : "Latency_");
 	fprintf(f, "\"Dual_port\": \"OFF\",\n\"Device\": ");
 	app_json_str(f, h->device);
 	fprintf(f, ",\n\"Number_of_qps\": %u,\n\"Transport_type\": \"IB\",\n", o->qps);

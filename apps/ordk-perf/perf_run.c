@@ -47,6 +47,7 @@ enum msg_type { MSG_HELLO = 1, MSG_HELLO_ACK, MSG_ROUND, MSG_READY, MSG_END, MSG
 #define HELLO_NO_PEAK	 4u
 #define HELLO_INFINITELY 8u
 #define HELLO_LAT_DUR	 16u /* REPORT: a -D latency row */
+#define HELLO_DUPLEX	 32u /* -b: the server posts the same WRs towards the client */
 
 struct perf_msg {
 	uint32_t magic, type;
@@ -85,6 +86,10 @@ struct side {
 	bool in_round, quit, bye_done, failed;
 	uint64_t rx_count;
 	uint8_t next_val;
+	/* server, -b: its own WRs towards the client, and when they ran */
+	uint64_t dx_posted[PERF_MAX_QPS], dx_done[PERF_MAX_QPS], dx_cap[PERF_MAX_QPS];
+	uint64_t dx_t0, dx_t1;
+	bool dx_ending; /* END came: post no more, reply once every WR completed */
 };
 
 struct ctx {
@@ -369,6 +374,11 @@ server_reply(struct side *s, uint32_t type, int32_t status, uint64_t value, cons
 			      .count = s->rx_count };
 
 	snprintf(m.text, sizeof(m.text), "%.119s", text ? text : "");
+	if (type == MSG_END_ACK && s->dx_t1 > s->dx_t0) { /* -b: the server's own messages */
+		for (uint32_t q = 0; q < s->nqp; q++)
+			m.iters += s->dx_done[q];
+		m.row[0] = (double)(s->dx_t1 - s->dx_t0) / (double)rte_get_tsc_hz();
+	}
 	if (type == MSG_HELLO_ACK) {
 		m.addr = (uint64_t)(uintptr_t)s->buf;
 		m.rkey = s->mr->rkey;
@@ -432,6 +442,7 @@ server_view(struct ctx *x, const struct perf_msg *m)
 	so->all_sizes = m->flags & HELLO_ALL_SIZES;
 	so->no_peak = m->flags & HELLO_NO_PEAK;
 	so->run_infinitely = m->flags & HELLO_INFINITELY;
+	so->duplex = m->flags & HELLO_DUPLEX;
 	so->cq_mod_set = true; /* the client's value, already adjusted */
 }
 
@@ -529,6 +540,11 @@ server_round(struct ctx *x, struct side *s)
 	s->round = *m;
 	s->rx_count = 0;
 	s->next_val = 1;
+	memset(s->dx_posted, 0, sizeof(s->dx_posted));
+	memset(s->dx_done, 0, sizeof(s->dx_done));
+	s->dx_t0 = rte_get_tsc_cycles();
+	s->dx_t1 = 0;
+	s->dx_ending = false;
 	for (uint32_t q = 0; q < s->nqp; q++) {
 		uint8_t *r = region(s, q);
 
@@ -631,6 +647,13 @@ server_pong(struct side *s)
 			continue;
 		}
 		s->last_work = rte_get_tsc_cycles();
+		if (wc[i].opcode < ORDK_WC_RECV && r->flags & HELLO_DUPLEX) {
+			uint32_t q = (uint32_t)(wc[i].wr_id >> 40);
+			uint64_t upto = (wc[i].wr_id & ((1ull << 40) - 1)) + 1;
+
+			if (q < s->nqp && upto > s->dx_done[q])
+				s->dx_done[q] = upto;
+		}
 		if (wc[i].opcode < ORDK_WC_RECV)
 			continue;
 		s->rx_count++;
@@ -658,6 +681,69 @@ server_pong(struct side *s)
 	}
 }
 
+/* -b: the server's WR towards the client (write_bw, atomic_bw), from its region @p q. */
+static void
+server_wr(const struct ctx *x, struct side *s, uint32_t q, uint64_t i, struct ordk_send_wr *w)
+{
+	const struct perf_msg *r = &s->round;
+	uint64_t laddr = (uint64_t)(uintptr_t)region(s, q);
+
+	*w = (struct ordk_send_wr){ .wr_id = ((uint64_t)q << 40) | i, .num_sge = 1 };
+	if (r->test == PERF_WRITE_BW)
+		w->opcode = ORDK_WR_RDMA_WRITE;
+	else {
+		bool cas = x->so.atomic == PERF_CMP_AND_SWP;
+
+		w->opcode = cas ? ORDK_WR_ATOMIC_CMP_AND_SWP : ORDK_WR_ATOMIC_FETCH_AND_ADD;
+		laddr += s->slot / 2 + (i % x->so.tx_depth) * 8;
+		w->atomic.compare_add = cas ? i : 1;
+		w->atomic.swap = i + 1;
+	}
+	w->sge = (struct ordk_sge){ laddr, r->size, s->mr->lkey };
+	w->rdma.remote_addr = s->raddr + (uint64_t)q * s->slot;
+	w->rdma.rkey = s->rkey;
+}
+
+/*
+ * -b (perftest's duplex): the server keeps tx_depth WRs in flight on every
+ * QP too, -n of them (or until END in -D runs, its last one signaled), and
+ * answers END once all completed, with its count and time.
+ */
+static void
+server_duplex(struct ctx *x, struct side *s)
+{
+	const struct perf_opts *so = &x->so;
+	const struct perf_msg *r = &s->round;
+	bool all = true;
+
+	for (uint32_t q = 0; q < s->nqp; q++) {
+		uint64_t *posted = &s->dx_posted[q], cap = r->iters;
+
+		if (r->duration && !s->dx_ending)
+			cap = UINT64_MAX;
+		else if (r->duration) /* END came: one more WR if the last was not signaled */
+			cap = s->dx_cap[q];
+		while (*posted < cap && *posted - s->dx_done[q] < so->tx_depth) {
+			struct ordk_send_wr w;
+
+			server_wr(x, s, q, *posted, &w);
+			if ((*posted + 1) % so->cq_mod == 0 || *posted + 1 == cap)
+				w.send_flags = ORDK_SEND_SIGNALED;
+			if (ordk_qp_post_send(s->qp[q], &w, 1) != 1)
+				break;
+			(*posted)++;
+		}
+		if (s->dx_done[q] < *posted || *posted < cap)
+			all = false;
+	}
+	if (all && s->dx_t1 == 0)
+		s->dx_t1 = rte_get_tsc_cycles();
+	if (all && s->dx_ending) {
+		s->dx_ending = false;
+		server_end(s);
+	}
+}
+
 /* One step of the server: poll, answer control messages, serve the round. */
 static void
 server_step(struct ctx *x, struct side *s)
@@ -675,7 +761,13 @@ server_step(struct ctx *x, struct side *s)
 			server_report(x, s);
 			break;
 		case MSG_END:
-			server_end(s);
+			if (s->round.flags & HELLO_DUPLEX) { /* server_duplex() replies when drained */
+				for (uint32_t q = 0; q < s->nqp; q++)
+					s->dx_cap[q] = s->dx_posted[q] +
+						       (s->dx_posted[q] % x->so.cq_mod != 0);
+				s->dx_ending = true;
+			} else
+				server_end(s);
 			break;
 		case MSG_QUIT:
 			s->quit = true;
@@ -689,6 +781,8 @@ server_step(struct ctx *x, struct side *s)
 			s->failed = true;
 		}
 	}
+	if (s->in_round && s->cq != NULL && s->round.flags & HELLO_DUPLEX)
+		server_duplex(x, s);
 	if (s->in_round && s->cq != NULL)
 		server_pong(s);
 }
@@ -751,6 +845,8 @@ struct run {
 	uint64_t *tp, *tc;  /* per message: posted / completed TSC (first PEAK_MAX); latency: posts */
 	uint64_t nlat;
 	double lat_sum;
+	uint64_t peer_msgs; /* -b: the server's own messages, and their seconds */
+	double peer_secs;
 };
 
 /* A line a second on stderr; @p next is a TSC deadline (no clock math per call). */
@@ -1091,12 +1187,17 @@ bw_row(struct ctx *x, const struct run *r, struct perf_bw *b)
 {
 	const struct perf_opts *o = x->o;
 	uint64_t n = r->msgs < PEAK_MAX ? r->msgs : PEAK_MAX;
-	double spm = r->tp && !o->no_peak ? perf_peak_spm(r->tp, r->tc, n, (double)x->hz) : 0;
+	bool peak = r->tp && !o->no_peak && !o->duplex; /* -b: no peak, as the warning says */
+	double spm = peak ? perf_peak_spm(r->tp, r->tc, n, (double)x->hz) : 0;
 
 	*b = (struct perf_bw){ .bytes = r->size, .iters = o->duration ? r->msgs : o->iters,
 			       .avg_mib = (double)r->msgs * r->size / r->secs / 1048576.0,
 			       .mpps = (double)r->msgs / r->secs / 1e6, .peak_valid = spm > 0 };
 	b->peak_mib = spm > 0 ? r->size / spm / 1048576.0 : 0;
+	if (o->duplex && r->peer_secs > 0) { /* perftest's duplex: my figures plus the peer's */
+		b->avg_mib += (double)r->peer_msgs * r->size / r->peer_secs / 1048576.0;
+		b->mpps += (double)r->peer_msgs / r->peer_secs / 1e6;
+	}
 }
 
 /* -U and -H: every sample, "#, usec" then "i, value" (perftest's format). */
@@ -1183,7 +1284,7 @@ client_round(struct ctx *x, uint32_t size)
 	uint32_t seed = (uint32_t)rte_rdtsc() | 1;
 	struct perf_msg m = { .type = MSG_ROUND, .test = o->test, .size = size,
 			      .iters = o->iters, .duration = o->duration, .seed = seed,
-			      .verify = o->verify };
+			      .verify = o->verify, .flags = o->duplex ? HELLO_DUPLEX : 0 };
 	struct run r = { .size = size };
 	int rc;
 
@@ -1211,6 +1312,10 @@ client_round(struct ctx *x, uint32_t size)
 		}
 		if (rc == 0 && o->verify)
 			rc = client_check(x, &r, seed, c->in.value);
+		if (rc == 0 && o->duplex) {
+			r.peer_msgs = c->in.iters;
+			r.peer_secs = c->in.row[0];
+		}
 	}
 	if (rc == 0)
 		rc = report_row(x, &r);
@@ -1270,7 +1375,8 @@ hello_of(struct ctx *x, struct perf_msg *m)
 				.mtu = o->mtu, .inline_size = o->inline_size, .out_reads = o->out_reads,
 				.addr = (uint64_t)(uintptr_t)c->buf, .rkey = c->mr->rkey };
 	m->flags = (o->report_gbits ? HELLO_GBITS : 0) | (o->all_sizes ? HELLO_ALL_SIZES : 0) |
-		   (o->no_peak ? HELLO_NO_PEAK : 0) | (o->run_infinitely ? HELLO_INFINITELY : 0);
+		   (o->no_peak ? HELLO_NO_PEAK : 0) | (o->run_infinitely ? HELLO_INFINITELY : 0) |
+		   (o->duplex ? HELLO_DUPLEX : 0);
 	for (uint32_t q = 0; q < o->qps; q++)
 		m->qpn[q] = ordk_qp_num(c->qp[q]);
 }
@@ -1425,12 +1531,16 @@ exchange(struct ctx *x, double t0)
 {
 	const struct perf_opts *o = x->o;
 	double left = o->peer_wait - (app_now_s() - t0);
+	int wait_ms = (int)((left > 5 ? left : 5) * 1000);
 	int rc = ordk_cm_exchange(o->host, o->port, &x->me->me, &x->me->peer,
-				  o->host ? (int)((left > 5 ? left : 5) * 1000) : INT32_MAX);
+				  o->host ? wait_ms : INT32_MAX);
 
 	if (rc == 0)
 		return 0;
-	if (o->host != NULL)
+	if (o->host != NULL && rc == -ETIMEDOUT)
+		fprintf(stderr, "Couldn't connect to %s:%u: no answer within %d s\n", o->host,
+			o->port, (wait_ms + 999) / 1000);
+	else if (o->host != NULL)
 		fprintf(stderr, "Couldn't connect to %s:%u\nordk-perf: %s\n", o->host, o->port,
 			strerror(-rc));
 	else if (rc == -EADDRINUSE)

@@ -145,7 +145,12 @@ ex_connect(struct ex_node *n, const char *host, uint16_t port, unsigned int nqp,
 		return -1;
 	for (unsigned int i = 0; i < nqp; i++)
 		me[i] = ex_record(n, n->qp[first + i]);
-	rc = ordk_cm_connect(host, port, me, &n->peer[first], nqp, 30000);
+	rc = ordk_cm_connect(host, port, me, &n->peer[first], nqp, EX_CONNECT_MS);
+	if (rc == -ETIMEDOUT) {
+		fprintf(stderr, "Couldn't connect to %s:%u: no answer within %d s\n", host, port,
+			EX_CONNECT_MS / 1000);
+		return -1;
+	}
 	if (rc != 0) {
 		fprintf(stderr, "cannot reach %s:%u: %s\n", host, port, strerror(-rc));
 		return -1;

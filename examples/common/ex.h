@@ -27,6 +27,7 @@
  */
 #define EX_BYE_WAIT_S	  0.5
 #define EX_SERVER_QUIET_S 2.0
+#define EX_CONNECT_MS	  30000 /* the TCP connect and exchange with a server, bounded */
 
 struct ex_node {
 	struct ordk_dev *dev;

@@ -95,6 +95,8 @@ main(int argc, char **argv)
 	printf("%s: %s, QPN 0x%06x, %u x %u B\n", n.at.name, client ? "client" : "server", me.qpn,
 	       iters, size);
 	rc = ordk_cm_exchange(host, port, &me, &peer, 30000);
+	if (rc == -ETIMEDOUT && client)
+		rte_exit(EXIT_FAILURE, "Couldn't connect to %s:%u: no answer within 30 s\n", host, port);
 	if (rc != 0)
 		rte_exit(EXIT_FAILURE, "exchange with the peer: %s\n", strerror(-rc));
 	if (ordk_cm_connect_qp(qp, &me, &peer, ORDK_MTU_4096, ORDK_ACCESS_LOCAL_WRITE) != 0)

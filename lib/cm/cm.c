@@ -204,6 +204,33 @@ server(uint16_t port, const struct ordk_cm_info *local, struct ordk_cm_info *rem
 	return rc;
 }
 
+/*
+ * One connect that cannot outlive @p deadline: non-blocking, then a poll for
+ * the handshake (a host that drops SYNs would block connect() ~2 minutes).
+ * @return a connected socket or a negative errno (-ETIMEDOUT: no answer).
+ */
+static int
+connect_by(const struct addrinfo *ai, int64_t deadline)
+{
+	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), err = 0, rc;
+	socklen_t len = sizeof(err);
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		return fd;
+	rc = errno == EINPROGRESS ? wait_fd(fd, POLLOUT, deadline) : -errno;
+	if (rc == 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+		rc = -errno;
+	else if (rc == 0 && err != 0)
+		rc = -err;
+	if (rc != 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
 static int
 client(const char *host, uint16_t port, const struct ordk_cm_info *local,
        struct ordk_cm_info *remote, unsigned int n, int64_t deadline)
@@ -215,16 +242,13 @@ client(const char *host, uint16_t port, const struct ordk_cm_info *local,
 	snprintf(svc, sizeof(svc), "%u", port);
 	if (getaddrinfo(host, svc, &hints, &res) != 0 || res == NULL)
 		return -EHOSTUNREACH;
-	/* the server may not listen yet: retry until the deadline */
+	/* the server may not listen yet: retry a refusal until the deadline */
 	while (cm_now_ms() < deadline) {
-		int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+		int fd = connect_by(res, deadline), one = 1;
 		unsigned int got = 0;
+		int64_t left;
 
-		if (fd < 0) {
-			rc = -errno;
-			break;
-		}
-		if (connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
+		if (fd >= 0) {
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 			rc = send_infos(fd, local, n, deadline);
 			if (rc == 0)
@@ -234,9 +258,12 @@ client(const char *host, uint16_t port, const struct ordk_cm_info *local,
 			close(fd);
 			break;
 		}
-		rc = -errno;
-		close(fd);
-		usleep(20000);
+		rc = fd;
+		if (rc != -ECONNREFUSED && rc != -EINTR)
+			break;
+		left = deadline - cm_now_ms();
+		if (left > 0)
+			usleep((useconds_t)(left < 20 ? left : 20) * 1000);
 	}
 	freeaddrinfo(res);
 	return rc == -ECONNREFUSED && cm_now_ms() >= deadline ? -ETIMEDOUT : rc;

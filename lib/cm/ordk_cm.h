@@ -32,8 +32,11 @@ struct ordk_cm_info {
 /**
  * Exchange @p local for the peer's info over TCP. @p host NULL: be the
  * server (listen on @p port on every address, accept one client); else
- * connect to @p host:@p port, retrying until the server listens.
- * @return 0; -ETIMEDOUT (nothing within @p timeout_ms), -EPROTO (the peer
+ * connect to @p host:@p port, retrying until the server listens. Every
+ * wait, the TCP handshake too, ends by @p timeout_ms (<= 0: 10 s): a host
+ * that drops SYNs costs @p timeout_ms, not the kernel's ~2 minutes.
+ * @return 0; -ETIMEDOUT (nothing within @p timeout_ms: no server listening
+ *   or no answer at all), -EPROTO (the peer
  *   is not ORDK or speaks another version), -EHOSTUNREACH (host did not
  *   resolve), or another negative errno of the socket calls.
  */

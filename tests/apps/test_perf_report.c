@@ -402,3 +402,54 @@ Test(perf_report, json_is_perftests)
 	o.out_json_file = "/nonexistent-dir/x.json";
 	cr_expect_eq(perf_json_lat(&o, &h, &l), -1);
 }
+
+/*
+ * -b, perftest's duplex: the peak warning first (the peak is not measured),
+ * "Bidirectional " between the verb and "BW " in the title (ctx_print_test_info),
+ * "Bidirectional_" in the JSON test name, a row with peak 0.00 (the row's
+ * figures are the sum of both sides', made by the engine).
+ */
+Test(perf_report, bidirectional_is_perftests)
+{
+	char err[256], *argv[] = { "ordk-perf", "-b", NULL };
+	char path[] = "/tmp/ordk-perf-json-XXXXXX";
+	struct perf_opts o;
+	struct perf_hdr h = { .device = "bluesim0" };
+	struct perf_bw r = { .bytes = 65536, .iters = 5000, .avg_mib = 1800.5, .mpps = 0.028808 };
+	FILE *f;
+	int fd;
+
+	cr_assert_eq(perf_opts_parse(PERF_WRITE_BW, 2, argv, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert(o.duplex);
+	f = capture();
+	perf_print_warnings(f, &o, false);
+	perf_print_header(f, &o, &h);
+	perf_print_bw_head(f, &o);
+	perf_print_bw_row(f, &o, &r);
+	fclose(f);
+	snprintf(want, sizeof(want), " WARNING: BW peak won't be measured in this run.\n"
+		 PT_RESULT_LINE "                    RDMA_Write Bidirectional BW Test\n");
+	cr_expect(strncmp(out, want, strlen(want)) == 0, "%s", out);
+	snprintf(want, sizeof(want), PT_RESULT_LINE PT_RESULT_FMT PT_RESULT_EXT PT_REPORT_FMT
+		 PT_REPORT_EXT, 65536ul, (uint64_t)5000, 0.0, 1800.5, 0.028808);
+	cr_expect(strlen(out) > strlen(want) && strcmp(out + strlen(out) - strlen(want), want) == 0,
+		  "%s", out);
+
+	o.atomic = PERF_CMP_AND_SWP;
+	o.test = PERF_ATOMIC_BW;
+	f = capture();
+	perf_print_header(f, &o, &h);
+	fclose(f);
+	cr_expect(has_line(out, "                    Atomic CMP_AND_SWAP Bidirectional BW Test"),
+		  "%s", out);
+
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	o.test = PERF_WRITE_BW;
+	o.out_json_file = path;
+	cr_assert_eq(perf_json_bw(&o, &h, &r), 0);
+	cr_expect(strstr(slurp(path), "\"test\": \"RDMA_Write_Bidirectional_BW_Test\",\n") != NULL,
+		  "%s", slurp(path));
+	unlink(path);
+}

@@ -3,8 +3,11 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -124,4 +127,55 @@ Test(cm, too_many_records_and_strangers_are_refused)
 	close(lfd);
 	cr_expect_eq(ordk_cm_connect("127.0.0.1", c.port, in, in, 1, 200), -ETIMEDOUT,
 		     "nobody listens");
+}
+
+static int64_t
+ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A host that never answers: a listener on 127.0.0.1 whose accept queue is
+ * full drops every further SYN (Linux), as an unreachable host does. A
+ * blocking connect() would wait out the SYN retries (~2 minutes); the
+ * caller's timeout must bound it.
+ */
+Test(cm, a_host_that_drops_syns_ends_within_the_timeout, .timeout = 20)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				  .sin_port = htons((uint16_t)(a_port() + 3)) };
+	struct pollfd p;
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	struct ordk_cm_info in = rec(0), out;
+	int ls = socket(AF_INET, SOCK_STREAM, 0), filler = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	int64_t t0;
+	int rc;
+
+	cr_assert(ls >= 0 && filler >= 0);
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	cr_assert_eq(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0, "%s", strerror(errno));
+	cr_assert_eq(listen(ls, 0), 0);
+	/* one connection nobody accepts fills a backlog of 0 */
+	cr_assert_eq(connect(filler, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	p = (struct pollfd){ .fd = ls, .events = POLLIN };
+	cr_assert_eq(poll(&p, 1, 5000), 1, "the filler reaches the accept queue");
+	/* a listener's tcp_info: unacked = queued connections, sacked = the backlog */
+	cr_assert_eq(getsockopt(ls, IPPROTO_TCP, TCP_INFO, &ti, &len), 0);
+	cr_assert_gt(ti.tcpi_unacked, ti.tcpi_sacked, "the accept queue is full");
+
+	t0 = ms_now();
+	rc = ordk_cm_connect("127.0.0.1", ntohs(sa.sin_port), &in, &out, 1, 500);
+	cr_expect_eq(rc, -ETIMEDOUT, "%s", strerror(-rc));
+	cr_expect_lt(ms_now() - t0, 2500, "the wait took %lld ms", (long long)(ms_now() - t0));
+	t0 = ms_now();
+	rc = ordk_cm_exchange("127.0.0.1", ntohs(sa.sin_port), &in, &out, 300);
+	cr_expect_eq(rc, -ETIMEDOUT, "%s", strerror(-rc));
+	cr_expect_lt(ms_now() - t0, 2300);
+	close(filler);
+	close(ls);
 }

@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# ordk-perf -b (perftest's bidirectional BW) in one process (--loopback): it
+# runs, the test name line says "Bidirectional", the peak is not measured
+# (perftest's warning before the header, 0.00 in the row), one row of -n
+# iterations; then a -D run (the server drains its own WRs after END), and
+# atomic_bw.
+#   perf_duplex.sh <ordk-perf>
+set -u
+perf=$1
+out=$(mktemp /tmp/ordk-perf-duplex-XXXXXX)
+trap 'rm -f "$out"' EXIT
+fail() { echo "FAIL: $*"; cat "$out"; exit 1; }
+
+timeout 60 "$perf" write_bw --loopback -b -n 300 --no-progress >"$out" 2>&1 ||
+	fail "write_bw -b exits $?"
+cat "$out"
+[ "$(sed -n 1p "$out")" = " WARNING: BW peak won't be measured in this run." ] ||
+	fail "no peak warning first"
+grep -qx "                    RDMA_Write Bidirectional BW Test" "$out" || fail "no test name line"
+row=$(grep -A1 '^ #bytes' "$out" | tail -1)
+[[ $row =~ ^\ 65536\ +300\ +0\.00\ +[0-9]+\.[0-9]{2}[[:space:]]+[0-9]+\.[0-9]{6}$ ]] ||
+	fail "row '$row'"
+
+timeout 60 "$perf" write_bw --loopback -b -D 1 -s 4096 --no-progress >"$out" 2>&1 ||
+	fail "write_bw -b -D 1 exits $?"
+cat "$out"
+row=$(grep -A1 '^ #bytes' "$out" | tail -1)
+[[ $row =~ ^\ 4096\ +[0-9]+\ +0\.00\ +[0-9]+\.[0-9]{2} ]] || fail "row '$row'"
+
+timeout 60 "$perf" atomic_bw --loopback -b -n 300 --no-progress >"$out" 2>&1 ||
+	fail "atomic_bw -b exits $?"
+cat "$out"
+grep -qx "                    Atomic FETCH_AND_ADD Bidirectional BW Test" "$out" ||
+	fail "no test name line"
+echo "ok"
