@@ -180,7 +180,9 @@ Test(cm_mc, one_node_more_than_configured_fails_everyone)
 	run(a, 3);
 	for (unsigned int i = 0; i < 3; i++) {
 		cr_expect_eq(a[i].rc, -EEXIST, "%s%u: %d", a[i].role, a[i].id, a[i].rc);
-		cr_expect_str_eq(a[i].missing, "+cn2");
+		/* a node that looks before the others came also names them ("mn0 +cn2") */
+		cr_expect(strstr(a[i].missing, "+cn2") != NULL, "%s%u names '%s'", a[i].role,
+			  a[i].id, a[i].missing);
 	}
 }
 
