@@ -43,6 +43,12 @@ struct blue_backend {
 	const struct blue_backend_ops *ops;
 	volatile uint8_t *bar0;
 	bool needs_pa;	   /**< the device DMAs by physical address: 2 MiB hugepages only */
+	/**
+	 * The card's PSN bitmap locks on a PSN 128 or more behind its window (the
+	 * RTL: the card itself, bluesim rtl=1): senders then keep every packet
+	 * inside the peer card's window (rc_req.c card_window_fits()).
+	 */
+	bool window_locks;
 	uint32_t snic_slot;	/**< SimpleNic RX slot size (devargs snic_slot=; 0: 2048, the RTL's) */
 	bool snic_any_iova;	/**< snic_iova0=0: the card honours SetRawPacketReceiveMeta, the RX
 				     buffer may sit anywhere (default: at IOVA 0, as the RTL needs) */

@@ -145,6 +145,7 @@ blue_sim_backend_open(const char *args, struct blue_backend *be, char *err, uint
 	be->priv = p;
 	be->bar0 = (volatile uint8_t *)bluesim_bar0(p->sim);
 	be->needs_pa = false;
+	be->window_locks = cfg.rtl;
 	be->snic_slot = cfg.snic_slot; /* one devarg for the model's card and the driver */
 	be->snic_any_iova = false;
 	return 0;

@@ -514,6 +514,7 @@ blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uin
 	be->priv = p;
 	be->bar0 = p->bar;
 	be->needs_pa = t.noiommu || t.iova_pa;
+	be->window_locks = true; /* the card is the RTL */
 	be->snic_slot = t.snic_slot;
 	be->snic_any_iova = t.snic_any_iova;
 	snprintf(be->name, sizeof(be->name), "blue:%s", t.bdf);
