@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cc_kv.h"
 #include "sw_queue.h"
 
 #define NS_PER_S 1000000000ull
@@ -39,32 +40,19 @@ sw_queue_cfg_default(struct sw_queue_cfg *c)
 	};
 }
 
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 int
 sw_queue_cfg_check(const struct sw_queue_cfg *c, char *err, size_t errlen)
 {
 	if (c->cap == 0 || c->cap > (1ull << 40))
-		return fail(err, errlen, "cap: need 0 < cap <= 1 TiB");
+		return cc_kv_fail(err, errlen, "cap: need 0 < cap <= 1 TiB");
 	if (c->burst == 0 || c->burst > (1ull << 30))
-		return fail(err, errlen, "burst: need 0 < burst <= 1 GiB");
+		return cc_kv_fail(err, errlen, "burst: need 0 < burst <= 1 GiB");
 	if (c->rate_Bps > 1000000000000ull)
-		return fail(err, errlen, "rate: at most 1e12 bytes/s");
+		return cc_kv_fail(err, errlen, "rate: at most 1e12 bytes/s");
 	if (c->aqm == SW_AQM_RED && !(c->kmin < c->kmax))
-		return fail(err, errlen, "kmin/kmax: need kmin < kmax");
+		return cc_kv_fail(err, errlen, "kmin/kmax: need kmin < kmax");
 	if (c->aqm == SW_AQM_RED && !(c->pmax >= 0 && c->pmax <= 1))
-		return fail(err, errlen, "pmax: need 0 <= pmax <= 1");
+		return cc_kv_fail(err, errlen, "pmax: need 0 <= pmax <= 1");
 	return 0;
 }
 
@@ -117,8 +105,9 @@ parse_name(const char *s, const char *const *names, int n)
 }
 
 static int
-set_key(struct sw_queue_cfg *c, const char *key, const char *val, char *err, size_t errlen)
+set_key(void *obj, const char *key, const char *val, char *err, size_t errlen)
 {
+	struct sw_queue_cfg *c = obj;
 	uint64_t *u64 = NULL;
 	uint64_t base = 1024;
 	int i;
@@ -145,26 +134,26 @@ set_key(struct sw_queue_cfg *c, const char *key, const char *val, char *err, siz
 		errno = 0;
 		v = strtod(val, &end);
 		if (end == val || *end != '\0' || errno != 0 || !(v >= 0 && v <= 1))
-			return fail(err, errlen, "pmax: bad value '%s' (0..1)", val);
+			return cc_kv_fail(err, errlen, "pmax: bad value '%s' (0..1)", val);
 		c->pmax = v;
 		return 0;
 	} else if (strcmp(key, "aqm") == 0) {
 		i = parse_name(val, aqm_name, 3);
 		if (i < 0)
-			return fail(err, errlen, "aqm: '%s' is not none, red or step", val);
+			return cc_kv_fail(err, errlen, "aqm: '%s' is not none, red or step", val);
 		c->aqm = (enum sw_aqm)i;
 		return 0;
 	} else if (strcmp(key, "not_ect") == 0) {
 		i = parse_name(val, not_ect_name, 3);
 		if (i < 0)
-			return fail(err, errlen, "not_ect: '%s' is not pass, drop or mark", val);
+			return cc_kv_fail(err, errlen, "not_ect: '%s' is not pass, drop or mark", val);
 		c->not_ect = (enum sw_not_ect)i;
 		return 0;
 	} else {
-		return fail(err, errlen, "unknown key '%s'", key);
+		return cc_kv_fail(err, errlen, "unknown key '%s'", key);
 	}
 	if (parse_u64(val, base, u64) != 0)
-		return fail(err, errlen, "%s: bad value '%s'", key, val);
+		return cc_kv_fail(err, errlen, "%s: bad value '%s'", key, val);
 	return 0;
 }
 
@@ -172,25 +161,10 @@ int
 sw_queue_cfg_parse(struct sw_queue_cfg *c, const char *args, char *err, size_t errlen)
 {
 	struct sw_queue_cfg tmp = *c;
-	char buf[512];
-	char *save = NULL;
+	int rc = cc_kv_parse(args, set_key, &tmp, err, errlen);
 
-	if (args == NULL)
-		return 0;
-	if (strlen(args) >= sizeof(buf))
-		return fail(err, errlen, "arguments longer than %zu characters", sizeof(buf) - 1);
-	strcpy(buf, args);
-	for (char *kv = strtok_r(buf, ",", &save); kv != NULL; kv = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(kv, '=');
-		int rc;
-
-		if (eq == NULL)
-			return fail(err, errlen, "'%s': expected key=value", kv);
-		*eq = '\0';
-		rc = set_key(&tmp, kv, eq + 1, err, errlen);
-		if (rc != 0)
-			return rc;
-	}
+	if (rc != 0)
+		return rc;
 	if (sw_queue_cfg_check(&tmp, err, errlen) != 0)
 		return -EINVAL;
 	*c = tmp;

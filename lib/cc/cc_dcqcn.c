@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cc_kv.h"
 #include "cc_dcqcn.h"
 
 /*
@@ -54,36 +55,23 @@ cc_dcqcn_params_default(struct cc_dcqcn_params *p)
 	};
 }
 
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 int
 cc_dcqcn_params_check(const struct cc_dcqcn_params *p, char *err, size_t errlen)
 {
 	if (!(p->max_rate_bps > 0) || !(p->min_rate_bps > 0) || p->min_rate_bps > p->max_rate_bps ||
 	    !isfinite(p->max_rate_bps))
-		return fail(err, errlen, "rates: need 0 < min_rate (%g) <= max_rate (%g)",
+		return cc_kv_fail(err, errlen, "rates: need 0 < min_rate (%g) <= max_rate (%g)",
 			    p->min_rate_bps, p->max_rate_bps);
 	if (!(p->rai_bps >= 0) || !(p->rhai_bps >= 0) || !isfinite(p->rai_bps) ||
 	    !isfinite(p->rhai_bps))
-		return fail(err, errlen, "rai/rhai: need finite steps >= 0");
+		return cc_kv_fail(err, errlen, "rai/rhai: need finite steps >= 0");
 	if (!(p->g > 0 && p->g <= 1))
-		return fail(err, errlen, "g: need 0 < g <= 1 (got %g)", p->g);
+		return cc_kv_fail(err, errlen, "g: need 0 < g <= 1 (got %g)", p->g);
 	if (!(p->alpha_init >= 0 && p->alpha_init <= 1))
-		return fail(err, errlen, "alpha_init: need 0 <= alpha_init <= 1 (got %g)",
+		return cc_kv_fail(err, errlen, "alpha_init: need 0 <= alpha_init <= 1 (got %g)",
 			    p->alpha_init);
 	if (p->alpha_ns == 0 || p->timer_ns == 0 || p->byte_counter == 0 || p->fr_steps == 0)
-		return fail(err, errlen, "alpha_us, timer_us, byte_counter, fr_steps: need > 0");
+		return cc_kv_fail(err, errlen, "alpha_us, timer_us, byte_counter, fr_steps: need > 0");
 	return 0;
 }
 
@@ -163,8 +151,9 @@ static const struct {
 };
 
 static int
-set_key(struct cc_dcqcn_params *p, const char *key, const char *val, char *err, size_t errlen)
+set_key(void *obj, const char *key, const char *val, char *err, size_t errlen)
 {
+	struct cc_dcqcn_params *p = obj;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		void *field = (char *)p + keys[i].off;
 		double v;
@@ -173,7 +162,7 @@ set_key(struct cc_dcqcn_params *p, const char *key, const char *val, char *err, 
 			continue;
 		if ((keys[i].kind == KEY_FRACTION ? parse_fraction(val, &v)
 						  : parse_scaled(val, &v)) != 0)
-			return fail(err, errlen, "%s: bad value '%s'", key, val);
+			return cc_kv_fail(err, errlen, "%s: bad value '%s'", key, val);
 		switch (keys[i].kind) {
 		case KEY_RATE:
 		case KEY_FRACTION:
@@ -181,47 +170,32 @@ set_key(struct cc_dcqcn_params *p, const char *key, const char *val, char *err, 
 			return 0;
 		case KEY_US:
 			if (v * 1e3 > (double)UINT64_MAX / 2)
-				return fail(err, errlen, "%s: '%s' out of range", key, val);
+				return cc_kv_fail(err, errlen, "%s: '%s' out of range", key, val);
 			*(uint64_t *)field = (uint64_t)llround(v * 1e3);
 			return 0;
 		case KEY_BYTES:
 			if (v != floor(v) || v > (double)UINT64_MAX / 2)
-				return fail(err, errlen, "%s: '%s' is not a count", key, val);
+				return cc_kv_fail(err, errlen, "%s: '%s' is not a count", key, val);
 			*(uint64_t *)field = (uint64_t)v;
 			return 0;
 		case KEY_STEPS:
 			if (v != floor(v) || v > (double)UINT32_MAX)
-				return fail(err, errlen, "%s: '%s' is not a count", key, val);
+				return cc_kv_fail(err, errlen, "%s: '%s' is not a count", key, val);
 			*(uint32_t *)field = (uint32_t)v;
 			return 0;
 		}
 	}
-	return fail(err, errlen, "unknown key '%s'", key);
+	return cc_kv_fail(err, errlen, "unknown key '%s'", key);
 }
 
 int
 cc_dcqcn_params_parse(struct cc_dcqcn_params *p, const char *args, char *err, size_t errlen)
 {
 	struct cc_dcqcn_params tmp = *p;
-	char buf[512];
-	char *save = NULL;
+	int rc = cc_kv_parse(args, set_key, &tmp, err, errlen);
 
-	if (args == NULL)
-		return 0;
-	if (strlen(args) >= sizeof(buf))
-		return fail(err, errlen, "arguments longer than %zu characters", sizeof(buf) - 1);
-	strcpy(buf, args);
-	for (char *kv = strtok_r(buf, ",", &save); kv != NULL; kv = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(kv, '=');
-		int rc;
-
-		if (eq == NULL)
-			return fail(err, errlen, "'%s': expected key=value", kv);
-		*eq = '\0';
-		rc = set_key(&tmp, kv, eq + 1, err, errlen);
-		if (rc != 0)
-			return rc;
-	}
+	if (rc != 0)
+		return rc;
 	if (cc_dcqcn_params_check(&tmp, err, errlen) != 0)
 		return -EINVAL;
 	*p = tmp;
