@@ -21,11 +21,7 @@ srv=""
 trap '[ -n "$srv" ] && kill $srv 2>/dev/null; rm -rf "$dir"; rm -f "$sock"' EXIT
 rm -f "$sock"
 
-listening() { # is something listening on TCP port $1?
-    local hex
-    hex=$(printf ':%04X' "$1")
-    awk -v p="$hex" '$2 ~ p"$" && $4 == "0A" {f=1} END {exit !f}' /proc/net/tcp /proc/net/tcp6
-}
+. "$(dirname "$0")/../examples/wait_ready.sh"
 
 if [ "$port" = 0 ]; then
     timeout 60 "$run" --dev "bluesim,port=memif:server:$sock$suffix" -- "$@" >"$dir/client" 2>&1
@@ -42,12 +38,7 @@ fi
 timeout 60 "$run" --dev "bluesim,port=memif:server:$sock$suffix" -- "$@" -p "$port" \
     >"$dir/server" 2>&1 &
 srv=$!
-for _ in $(seq 1 600); do
-    listening "$port" && break
-    kill -0 $srv 2>/dev/null || break
-    sleep 0.05
-done
-listening "$port" || { cat "$dir/server"; echo "FAIL: the server never listened on $port"; exit 1; }
+wait_tcp "$port" $srv 30 || { cat "$dir/server"; echo "FAIL: the server never listened on $port"; exit 1; }
 timeout 60 "$run" --dev "bluesim,port=memif:client:$sock$suffix" -- "$@" -p "$port" 127.0.0.1 \
     >"$dir/client" 2>&1
 crc=$?
