@@ -16,7 +16,8 @@ fail() {
 . devtools/lib.sh
 
 devtools/setup.sh || fail "setup failed"
-ordk_build "$BUILD" -Dwerror=true || fail "configure or build failed (output above)"
+# relocatable libordk.pc (suite sdk) also in a build dir configured before it was a default
+ordk_build "$BUILD" -Dwerror=true -Dpkgconfig.relocatable=true || fail "configure or build failed (output above)"
 
 start=$(date +%s)
 meson test -C "$BUILD" --print-errorlogs --num-processes "$(nproc)"

@@ -245,24 +245,12 @@ app_now_s(void)
 	return (double)rte_get_tsc_cycles() / (double)rte_get_tsc_hz();
 }
 
-/* ordk_stats in declaration order: every field is a uint64_t (checked below). */
+/* The counters' names, in struct ordk_stats' order (both from ORDK_STATS). */
 static const char *const stat_names[] = {
-	"wr_posted",	   "wr_completed",     "recv_completed",     "acks_sent",
-	"acks_received",   "duplicates",       "out_of_window",      "read_resp_posted",
-	"read_req_rejected", "adverts_sent",   "adverts_received",   "adverts_unexpected",
-	"reports_unexpected", "naks_received", "naks_sent",	     "cnps",
-	"retransmits",	   "timeouts",	       "retry_exceeded",     "atomics_executed",
-	"atomics_replayed", "atomics_rejected", "rnr_waits",	     "ctrl_bad",
-	"cq_overflow",	   "async_events_lost", "atomics_ignored",  "naks_given_up",
-	"card_naks_untracked", "read_req_deferred", "recv_len_errors",
-	"recv_keys_short",
+#define STAT_NAME(n) #n,
+	ORDK_STATS(STAT_NAME)
+#undef STAT_NAME
 };
-_Static_assert(sizeof(stat_names) / sizeof(stat_names[0]) * sizeof(uint64_t) ==
-		       sizeof(struct ordk_stats),
-	       "a counter of struct ordk_stats has no name here");
-_Static_assert(offsetof(struct ordk_stats, retransmits) == 16 * sizeof(uint64_t) &&
-		       offsetof(struct ordk_stats, cq_overflow) == 24 * sizeof(uint64_t),
-	       "the names follow struct ordk_stats' order");
 
 void
 app_print_stats(FILE *f, const struct ordk_stats *st, bool all)

@@ -84,28 +84,37 @@ unsigned int ordk_dev_poll(struct ordk_dev *dev, unsigned int budget);
  * Transport counters, per device (ordk_dev_stats()) and per QP
  * (ordk_qp_stats()); a QP counts what concerns it, the device everything.
  */
+/**
+ * Every transport counter, once (X-macro): it defines struct ordk_stats and
+ * lets tools name the counters in order (`#define N(n) #n,` ORDK_STATS(N)).
+ */
+#define ORDK_STATS(X)                                                                          \
+	X(wr_posted) X(wr_completed) X(recv_completed) X(acks_sent) X(acks_received)           \
+	X(duplicates)		/* packets, adverts, responses seen twice */                   \
+	X(out_of_window)	/* PSNs beyond the receive tracker (implied later) */          \
+	X(read_resp_posted)                                                                    \
+	X(read_req_rejected)	/* refused with a READ_NAK */                                  \
+	X(adverts_sent) X(adverts_received) X(adverts_unexpected)                              \
+	X(reports_unexpected)	/* card reports for unknown QPs or of bad kinds */             \
+	X(naks_received) X(naks_sent) X(cnps)                                                  \
+	X(retransmits)		/* packets (and adverts) sent again */                         \
+	X(timeouts) X(retry_exceeded)                                                          \
+	X(atomics_executed) X(atomics_replayed) X(atomics_rejected)                            \
+	X(rnr_waits)		/* SENDs that had to wait for the peer's RECV */               \
+	X(ctrl_bad)		/* control frames refused */                                   \
+	X(cq_overflow)		/* completions a full CQ (or a CQ in error) lost */            \
+	X(async_events_lost)	/* events the full event queue could not take */               \
+	X(atomics_ignored)	/* atomic requests whose id is outside the responder's window */ \
+	X(naks_given_up)	/* holes NAKed 8 times, backing off, and never filled */       \
+	X(card_naks_untracked)	/* peer card loss reports naming only PSNs it never tracks */  \
+	X(read_req_deferred)	/* READ requests taken as lost: unacknowledged answers fill the ring */ \
+	X(recv_len_errors)	/* SENDs longer than their RECV (LOC_LEN_ERR, QP to ERR) */    \
+	X(recv_keys_short)	/* RECV adverts delayed: no MR-table slot for their key */
+
 struct ordk_stats {
-	uint64_t wr_posted, wr_completed, recv_completed;
-	uint64_t acks_sent, acks_received;
-	uint64_t duplicates;	   /**< packets, adverts, responses seen twice */
-	uint64_t out_of_window;	   /**< PSNs beyond the receive tracker (implied later) */
-	uint64_t read_resp_posted, read_req_rejected; /**< rejected: refused with a READ_NAK */
-	uint64_t adverts_sent, adverts_received, adverts_unexpected;
-	uint64_t reports_unexpected; /**< card reports for unknown QPs or of bad kinds */
-	uint64_t naks_received, naks_sent, cnps;
-	uint64_t retransmits;	   /**< packets (and adverts) sent again */
-	uint64_t timeouts, retry_exceeded;
-	uint64_t atomics_executed, atomics_replayed, atomics_rejected;
-	uint64_t rnr_waits;	   /**< SENDs that had to wait for the peer's RECV */
-	uint64_t ctrl_bad;	   /**< control frames refused */
-	uint64_t cq_overflow;	   /**< completions a full CQ (or a CQ in error) lost */
-	uint64_t async_events_lost; /**< events the full event queue could not take */
-	uint64_t atomics_ignored;  /**< atomic requests whose id is outside the responder's window */
-	uint64_t naks_given_up;	   /**< holes NAKed 8 times, backing off, and never filled */
-	uint64_t card_naks_untracked; /**< peer card loss reports naming only PSNs it never tracks */
-	uint64_t read_req_deferred; /**< READ requests taken as lost: answers not acknowledged fill the ring */
-	uint64_t recv_len_errors;  /**< SENDs longer than their RECV (LOC_LEN_ERR, QP to ERR) */
-	uint64_t recv_keys_short;  /**< RECV adverts delayed: no MR-table slot for their key */
+#define ORDK_STATS_FIELD(n) uint64_t n;
+	ORDK_STATS(ORDK_STATS_FIELD)
+#undef ORDK_STATS_FIELD
 };
 
 /** Copy the device's counters. @return 0 or -EINVAL. */
