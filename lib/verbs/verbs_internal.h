@@ -17,7 +17,7 @@
 #include "blue_dev.h"
 #include "mem_internal.h"
 #include "ordk_verbs.h"
-#include "ordk_wire.h"
+#include "blue_wire.h"
 
 extern int ordk_verbs_logtype;
 extern int ordk_rc_logtype;

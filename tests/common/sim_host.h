@@ -14,8 +14,8 @@
 #include <rte_ring.h>
 
 #include "blue_desc.h"
+#include "blue_wire.h"
 #include "bluesim.h"
-#include "ordk_wire.h"
 
 /** The lcore test_eal_init() pins the process to (default 0; a second process uses 1). */
 extern int test_eal_lcore;

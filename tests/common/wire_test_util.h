@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Test-only helpers around lib/wire's internals. */
+/* Test-only helpers around the frame codec's internals (drivers/common/blue). */
 #ifndef WIRE_TEST_UTIL_H
 #define WIRE_TEST_UTIL_H
 

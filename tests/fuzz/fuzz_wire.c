@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ordk_wire.h"
+#include "blue_wire.h"
 #include "wire_test_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

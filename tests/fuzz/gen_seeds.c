@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "blue_desc.h"
-#include "ordk_wire.h"
+#include "blue_wire.h"
 
 static int
 put(const char *dir, const char *name, uint8_t opt, const void *buf, size_t n)

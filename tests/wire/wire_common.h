@@ -3,7 +3,7 @@
  * The `wire` suite's rig: two bluesim devices on a net_ring pair with
  * connected RC QPs (tests/func/func_common.h), canary bytes around both MRs,
  * and an injector per side: a third net_ring ethdev whose TX ring is that
- * side's RX ring, so a test puts crafted frames (lib/wire's builders) on the
+ * side's RX ring, so a test puts crafted frames (drivers/common/blue's frame builders) on the
  * wire towards either device, interleaved with the real traffic.
  */
 #ifndef WIRE_COMMON_H
@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "func_common.h"
-#include "ordk_wire.h"
+#include "blue_wire.h"
 #include "sim_host.h"
 
 /** Canary bytes before and after each side's MR. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Blue RDMA card: protocol constants shared by the descriptors (blue_desc.h)
- * and the wire format (lib/wire): packet opcodes, work-request opcodes, PMTU
+ * and the wire format (blue_wire.h): packet opcodes, work-request opcodes, PMTU
  * codes, access and send flags. HW-INTERFACE.md sections 3 and 6.
  */
 #ifndef BLUE_PROTO_H

@@ -17,8 +17,9 @@
 
 #include "blue_desc.h"
 #include "blue_regs.h"
+#include "blue_wire.h"
 #include "bluesim.h"
-#include "ordk_wire.h"
+#include "ordk_pcapng.h"
 
 extern int bluesim_logtype;
 #define SIM_LOG(level, sim, fmt, ...)                                                 \

@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "ordk_wire.h"
+#include "blue_wire.h"
 
 static const struct ordk_wire_l3 addrs = {
 	.dst_mac = 0x020000000002ull, .src_mac = 0x020000000001ull, .src_ip = 0x0A000001,

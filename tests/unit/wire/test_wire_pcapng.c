@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ordk_wire.h"
+#include "ordk_pcapng.h"
 
 Test(wire_pcapng, written_frames_read_back)
 {

@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "ordk_wire.h"
+#include "blue_wire.h"
 #include "wire_test_util.h"
 
 /*

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * ORDK wire formats: the Blue RDMA card's frames (HW-INTERFACE.md section 6),
- * ORDK control frames, and a pcapng writer.
+ * The Blue RDMA card's frames (HW-INTERFACE.md section 6) and the ORDK control
+ * frames its driver sends through the SimpleNic path. Driver code: it lives
+ * beside the card's descriptors (blue_desc.h); lib/ never includes it.
  *
  * The card's frame is not standard RoCEv2: Ethernet II / IPv4 / UDP 4791 / a
  * fixed 54-byte RDMA header area (BTH 12 + 42-byte extension area, headers
@@ -16,8 +17,8 @@
  * What the open-rdma reference driver sends is accepted too: its ACK frames
  * end after the AETH (a 48-byte RDMA area) and carry IPv4 checksum 0.
  */
-#ifndef ORDK_WIRE_H
-#define ORDK_WIRE_H
+#ifndef BLUE_WIRE_H
+#define BLUE_WIRE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -325,40 +326,8 @@ int ordk_wire_ctrl_build(void *buf, uint32_t cap, const struct ordk_wire_l3 *l3,
 int ordk_wire_ctrl_parse(const void *frame, uint32_t len, struct ordk_wire_l3 *l3,
 			 struct ordk_ctrl_msg *msg);
 
-/* ----------------------------------------------------------------- pcapng */
-
-struct ordk_pcapng;
-
-enum ordk_pcapng_dir {
-	ORDK_PCAPNG_DIR_UNKNOWN = 0,
-	ORDK_PCAPNG_DIR_IN = 1,
-	ORDK_PCAPNG_DIR_OUT = 2,
-};
-
-/**
- * Create a pcapng file (Wireshark reads it) with a section header.
- * @return the writer, or NULL with errno set.
- */
-struct ordk_pcapng *ordk_pcapng_open(const char *path, const char *app);
-
-/** Add an Ethernet interface; @return its id (0, 1, ...) or a negative errno. */
-int ordk_pcapng_add_interface(struct ordk_pcapng *w, const char *name, const char *descr);
-
-/**
- * Write one frame seen on interface @p ifid at @p ts_ns (ns since the epoch).
- * @return 0 or a negative errno.
- */
-int ordk_pcapng_write(struct ordk_pcapng *w, uint32_t ifid, const void *frame, uint32_t len,
-		      uint64_t ts_ns, enum ordk_pcapng_dir dir);
-
-/** Frames written so far. */
-uint64_t ordk_pcapng_count(const struct ordk_pcapng *w);
-
-/** Flush and close; @return 0 or a negative errno. */
-int ordk_pcapng_close(struct ordk_pcapng *w);
-
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* ORDK_WIRE_H */
+#endif /* BLUE_WIRE_H */

@@ -6,10 +6,11 @@
  * Block layouts: the pcapng specification (draft-ietf-opsawg-pcapng).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ordk_wire.h"
+#include "ordk_pcapng.h"
 
 #define BT_SHB 0x0A0D0D0Au
 #define BT_IDB 0x00000001u

@@ -3,7 +3,7 @@
 #ifndef WIRE_INTERNAL_H
 #define WIRE_INTERNAL_H
 
-#include "ordk_wire.h"
+#include "blue_wire.h"
 
 #define WIRE_L4_OFF (ORDK_WIRE_ETH_HLEN + ORDK_WIRE_IPV4_HLEN)		 /* UDP header */
 #define WIRE_L4_PAYLOAD_OFF (WIRE_L4_OFF + ORDK_WIRE_UDP_HLEN)	 /* after UDP */

@@ -7,7 +7,7 @@
 
 #include <isa-l/crc.h>
 
-#include "ordk_wire.h"
+#include "blue_wire.h"
 #include "wire_bytes.h"
 #include "wire_internal.h"
 
