@@ -12,70 +12,32 @@
 #include <rte_malloc.h>
 
 #include "blue_vfio.h"
+#include "bluesim.h"
 #include "verbs_internal.h"
 
 RTE_LOG_REGISTER(ordk_verbs_logtype, ordk.verbs, NOTICE);
 
 static unsigned int dev_count;
 
-/* "02:00:00:00:00:01" */
+/* The backend behind BAR0, after the driver's own keys (mac=, ip=) are parsed. */
 static int
-parse_mac(const char *s, uint64_t *mac)
+backend_open(const char *devargs, struct blue_backend *be, struct blue_net_args *net)
 {
-	unsigned int b[6];
-	char tail;
+	bool vfio = strncmp(devargs, "blue:", 5) == 0;
+	const char *args = vfio ? devargs + 5 : (devargs[7] ? devargs + 8 : "");
+	char err[256] = "";
+	int rc;
 
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &tail) != 6)
-		return -EINVAL;
-	*mac = 0;
-	for (int i = 0; i < 6; i++) {
-		if (b[i] > 0xFF)
-			return -EINVAL;
-		*mac = *mac << 8 | b[i];
-	}
-	if (*mac & (1ull << 40))
-		return -EINVAL; /* multicast bit: not a station address */
-	return 0;
-}
-
-static int
-parse_ip(const char *s, uint32_t *ip)
-{
-	unsigned int b[4];
-	char tail;
-
-	if (sscanf(s, "%u.%u.%u.%u%c", &b[0], &b[1], &b[2], &b[3], &tail) != 4 || b[0] > 255 ||
-	    b[1] > 255 || b[2] > 255 || b[3] > 255)
-		return -EINVAL;
-	*ip = b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3];
-	return 0;
-}
-
-/* mac= and ip= are the driver's; the rest of the devargs go to the backend. */
-static int
-driver_args(const char *args, uint64_t *mac, uint32_t *ip)
-{
-	const char *p;
-	char v[64];
-
-	for (p = args; p != NULL && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-		size_t n = strcspn(p, ",");
-
-		if (strncmp(p, "mac=", 4) == 0 || strncmp(p, "ip=", 3) == 0) {
-			size_t k = strchr(p, '=') - p + 1;
-
-			if (n - k >= sizeof(v))
-				return -EINVAL;
-			memcpy(v, p + k, n - k);
-			v[n - k] = '\0';
-			if (p[0] == 'm' ? parse_mac(v, mac) : parse_ip(v, ip)) {
-				VERBS_LOG(ERR, "devargs: bad %.*s (mac=02:00:00:00:00:01, ip=10.0.0.1)",
-					  (int)n, p);
-				return -EINVAL;
-			}
-		}
-	}
-	return 0;
+	rc = vfio ? blue_net_args_parse(blue_vfio_keys(args), blue_vfio_devargs,
+					BLUE_VFIO_DEVARGS_COUNT, net, err, sizeof(err)) :
+		    blue_net_args_parse(args, bluesim_devargs, BLUESIM_DEVARGS_COUNT, net, err,
+					sizeof(err));
+	if (rc == 0)
+		rc = vfio ? blue_vfio_backend_open(args, be, err, sizeof(err)) :
+			    blue_sim_backend_open(args, be, err, sizeof(err));
+	if (rc != 0)
+		VERBS_LOG(ERR, "%s: %s", devargs, err);
+	return rc;
 }
 
 struct ordk_dev *
@@ -84,10 +46,11 @@ ordk_dev_open(const char *devargs)
 	struct rte_hash_parameters hp = { .entries = BLUE_MAX_QP * 2, .key_len = sizeof(uint32_t),
 					  .hash_func = rte_jhash, .socket_id = SOCKET_ID_ANY };
 	struct ordk_dev *dev;
-	char err[256] = "", hname[RTE_HASH_NAMESIZE];
+	char hname[RTE_HASH_NAMESIZE];
 	unsigned int n = dev_count;
-	uint64_t mac = 0x020000000000ull | (n + 1);
-	uint32_t ip = 0x0A000000u | ((n + 1) & 0xFF);
+	struct blue_net_args net = { 0x020000000000ull | (n + 1), 0x0A000000u | ((n + 1) & 0xFF) };
+	uint64_t mac;
+	uint32_t ip;
 	int rc;
 
 	if (devargs == NULL) {
@@ -101,27 +64,20 @@ ordk_dev_open(const char *devargs)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if (driver_args(devargs, &mac, &ip) != 0) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
 	mem_guard_init(); /* verbs_mr_atomic() */
 	dev = rte_zmalloc("ordk_dev", sizeof(*dev), RTE_CACHE_LINE_SIZE);
 	if (dev == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	if (strncmp(devargs, "blue:", 5) == 0) /* the card, through VFIO */
-		rc = blue_vfio_backend_open(devargs + 5, &dev->hw.be, err, sizeof(err));
-	else
-		rc = blue_sim_backend_open(devargs[7] ? devargs + 8 : "", &dev->hw.be, err, sizeof(err));
+	rc = backend_open(devargs, &dev->hw.be, &net);
 	if (rc != 0) {
-		VERBS_LOG(ERR, "%s: %s", devargs, err);
 		rte_free(dev);
-		rte_errno = rc == -ENOMEM ? ENOMEM :
-			    (rc == -ENODEV || strstr(err, "ethdev") ? ENODEV : (rc < 0 ? -rc : EINVAL));
+		rte_errno = -rc; /* the errno of where it failed: EINVAL, ENODEV, ENOMEM, ... */
 		return NULL;
 	}
+	mac = net.mac;
+	ip = net.ip;
 	snprintf(dev->name, sizeof(dev->name), "%s", dev->hw.be.name);
 	snprintf(hname, sizeof(hname), "ordk_qpt_%u", n);
 	hp.name = hname;

@@ -343,6 +343,11 @@ Test(verbs_errors, stale_qpn_and_busy_objects)
 	cr_assert_null(ordk_dev_open("nosuch,port=0"));
 	cr_assert_eq(rte_errno, EINVAL);
 	cr_assert_null(ordk_dev_open("bluesim,port=200"));
+	cr_assert_eq(rte_errno, ENODEV, "from where it failed, not guessed from a message");
+	cr_assert_null(ordk_dev_open("bluesim,port=loopback,fualt=drop:0.01"));
+	cr_assert_eq(rte_errno, EINVAL, "a misspelt key is refused, not ignored");
+	cr_assert_null(ordk_dev_open("bluesim,port=loopback,fault=[drop:0.01,explode:1]"));
+	cr_assert_eq(rte_errno, EINVAL);
 	cr_assert_null(ordk_dev_open("bluesim,port=loopback,mac=01:00:00:00:00:01"));
 	cr_assert_eq(rte_errno, EINVAL, "multicast MAC");
 	cr_assert_null(ordk_dev_open("bluesim,port=loopback,ip=300.1.1.1"));

@@ -215,7 +215,7 @@ Test(sim_pair, devargs)
 	test_eal_init(NULL);
 	bluesim_config_defaults(&c);
 	cr_assert_eq(bluesim_parse_devargs("port=loopback,fault=drop:0.01,dup-rx:0.5,corrupt-tx:1,"
-					   "seed=7,fcs=0,idle_us=5,pcap=/tmp/x.pcapng,mac=02:00:00:00:00:01,"
+					   "seed=7,fcs=0,idle_us=5,pcap=/tmp/x.pcapng,"
 					   "reorder_depth=4,delay_us=9",
 					   &c, keep, sizeof(keep), err, sizeof(err)),
 		     0, "%s", err);
@@ -233,7 +233,8 @@ Test(sim_pair, devargs)
 	cr_assert_eq(c.fault.delay_us, 9);
 
 	static const char *const bad[] = {
-		"port=nosuchport", "fault=drop", "fault=explode:0.1", "fault=drop:2",
+		"fault=drop", "fault=explode:0.1", "fualt=drop:0.01", "mac=02:00:00:00:00:01",
+		"fault=[drop:0.01", "port", "fault=drop:2",
 		"fault=drop:x", "fault=drop-up:0.1", "seed=-1", "fcs=2", "idle_us=0", "pcap=",
 		"garbage", "reorder_depth=0",
 	};
@@ -246,4 +247,17 @@ Test(sim_pair, devargs)
 	}
 	cr_assert_eq(bluesim_parse_devargs("fault=drop:0.1", &c, keep, 8, err, sizeof(err)),
 		     -EINVAL, "too long for the buffer");
+	/* the key is named; mac= is the driver's key, not the model's */
+	cr_assert_eq(bluesim_parse_devargs("port=loopback,fualt=drop:0.01", &c, keep, sizeof(keep),
+					   err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "unknown key 'fualt'") != NULL, "%s", err);
+	cr_assert_eq(bluesim_parse_devargs("port=nosuchport", &c, keep, sizeof(keep), err,
+					   sizeof(err)), -ENODEV, "an error value, not a message");
+	/* rte_kvargs' list brackets, and the older spelling read the same way */
+	bluesim_config_defaults(&c);
+	cr_assert_eq(bluesim_parse_devargs("fault=[drop:0.02,dup-rx:0.25],seed=3", &c, keep,
+					   sizeof(keep), err, sizeof(err)), 0, "%s", err);
+	cr_assert_float_eq(c.fault.rate[BLUESIM_DIR_TX][BLUESIM_FAULT_DROP], 0.02, 1e-12);
+	cr_assert_float_eq(c.fault.rate[BLUESIM_DIR_RX][BLUESIM_FAULT_DUP], 0.25, 1e-12);
+	cr_assert_eq(c.fault.seed, 3);
 }

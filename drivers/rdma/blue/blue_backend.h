@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ordk_devargs.h"
+
 struct blue_backend;
 
 struct blue_backend_ops {
@@ -57,9 +59,30 @@ struct blue_backend {
 };
 
 /**
- * The bluesim provider: parses the model's devargs (port=, fault=, ...) from
- * @p args and creates the model. @return 0 or a negative errno, message in err.
+ * The bluesim provider (drivers/rdma/bluesim/sim_backend.c): parses the
+ * model's devargs (port=, fault=, ...) from @p args and creates the model.
+ * @return 0 or a negative errno (-ENODEV: no such port), message in err.
  */
 int blue_sim_backend_open(const char *args, struct blue_backend *be, char *err, uint32_t errlen);
+
+/* ------------------------------------------------------------- devargs */
+
+/** The driver's devargs: the card's address (SetNetworkParam). */
+struct blue_net_args {
+	uint64_t mac;
+	uint32_t ip;
+};
+
+#define BLUE_NET_DEVARGS_COUNT 2u
+/** mac= and ip=: backends accept them as another owner's keys. */
+extern const struct ordk_devarg blue_net_devargs[BLUE_NET_DEVARGS_COUNT];
+
+/**
+ * The driver's pass over @p args: mac= and ip= into @p net (left as they are
+ * when absent); the backend's @p n keys accepted, every other key refused.
+ * @return 0 or -EINVAL with the reason in @p err.
+ */
+int blue_net_args_parse(const char *args, const struct ordk_devarg *backend_keys, unsigned int n,
+			struct blue_net_args *net, char *err, size_t errlen);
 
 #endif /* BLUE_BACKEND_H */

@@ -23,6 +23,7 @@
 
 #include "blue_regs.h"
 #include "blue_vfio.h"
+#include "ordk_devargs.h"
 
 #define BIND_FIX "bind it: echo %s > /sys/bus/pci/devices/%s/driver/unbind; " \
 		 "echo %04x %04x > /sys/bus/pci/drivers/vfio-pci/new_id (or dpdk-devbind.py -b vfio-pci %s)"
@@ -62,85 +63,129 @@ link_name(const char *root, const char *bdf, const char *which, char *out, size_
 	}
 }
 
+/* "0000:01:00.0" or "01:00.0" (domain 0) */
 static int
-parse_args(const char *args, struct blue_vfio_target *t, char *err, uint32_t errlen)
+parse_bdf(const char *tok, size_t len, struct blue_vfio_target *t, char *err, uint32_t errlen)
 {
-	char buf[256], *save = NULL, *tok;
 	unsigned int dom = 0, bus, dev, fn;
+	char b[32];
 
-	if (args == NULL || args[0] == '\0' || strlen(args) >= sizeof(buf)) {
-		snprintf(err, errlen, "give the card's PCI address: blue:<domain:bus:dev.fn>");
-		return -EINVAL;
-	}
-	snprintf(buf, sizeof(buf), "%s", args);
-	*t = (struct blue_vfio_target){ .vendor = BLUE_PCI_VENDOR, .device = BLUE_PCI_DEVICE,
-					.group = -1 };
-	tok = strtok_r(buf, ",", &save);
-	if (sscanf(tok, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4 &&
-	    (dom = 0, sscanf(tok, "%x:%x.%x", &bus, &dev, &fn) != 3)) {
-		snprintf(err, errlen, "'%s' is not a PCI address (0000:01:00.0 or 01:00.0)", tok);
+	snprintf(b, sizeof(b), "%.*s", (int)RTE_MIN(len, sizeof(b) - 1), tok);
+	if (sscanf(b, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4 &&
+	    (dom = 0, sscanf(b, "%x:%x.%x", &bus, &dev, &fn) != 3)) {
+		snprintf(err, errlen, "'%s' is not a PCI address (0000:01:00.0 or 01:00.0)", b);
 		return -EINVAL;
 	}
 	if (dom > 0xFFFF || bus > 0xFF || dev > 0x1F || fn > 7) {
-		snprintf(err, errlen, "'%s' is not a PCI address", tok);
+		snprintf(err, errlen, "'%s' is not a PCI address", b);
 		return -EINVAL;
 	}
 	snprintf(t->bdf, sizeof(t->bdf), "%04x:%02x:%02x.%x", dom, bus, dev, fn);
-	while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
-		char *eq = strchr(tok, '='), *end;
-		unsigned long v;
-
-		if (eq == NULL) {
-			snprintf(err, errlen, "'%s': expected key=value", tok);
-			return -EINVAL;
-		}
-		*eq = '\0';
-		v = strtoul(eq + 1, &end, 0);
-		if (strcmp(tok, "mac") == 0 || strcmp(tok, "ip") == 0)
-			continue; /* the driver's (ordk_dev_open) */
-		if (strcmp(tok, "snic_slot") == 0) {
-			if (end == eq + 1 || *end != '\0' || v < 128 || v > 2048 || (v & (v - 1))) {
-				snprintf(err, errlen, "'snic_slot=%s': a power of two, 128..2048", eq + 1);
-				return -EINVAL;
-			}
-			t->snic_slot = (uint32_t)v;
-			continue;
-		}
-		if (strcmp(tok, "snic_iova0") == 0) {
-			if (end == eq + 1 || *end != '\0' || v > 1) {
-				snprintf(err, errlen, "'snic_iova0=%s': 0 or 1", eq + 1);
-				return -EINVAL;
-			}
-			t->snic_any_iova = v == 0;
-			continue;
-		}
-		if (strcmp(tok, "iova") == 0) {
-			if (strcmp(eq + 1, "pa") != 0 && strcmp(eq + 1, "va") != 0) {
-				snprintf(err, errlen, "'iova=%s': va or pa", eq + 1);
-				return -EINVAL;
-			}
-			t->iova_pa = eq[1] == 'p';
-			continue;
-		}
-		if (strcmp(tok, "vendor") != 0 && strcmp(tok, "device") != 0 &&
-		    strcmp(tok, "bar") != 0) {
-			snprintf(err, errlen, "'%s': unknown key (vendor, device, bar, iova, snic_slot, "
-				 "snic_iova0, mac, ip)", tok);
-			return -EINVAL;
-		}
-		if (end == eq + 1 || *end != '\0' ||
-		    (strcmp(tok, "bar") == 0 ? v > 5 : v > 0xFFFF)) {
-			snprintf(err, errlen, "'%s=%s': not a valid number", tok, eq + 1);
-			return -EINVAL;
-		}
-		if (strcmp(tok, "vendor") == 0)
-			t->vendor = (unsigned int)v;
-		else if (strcmp(tok, "device") == 0)
-			t->device = (unsigned int)v;
-		else
-			t->bar = (unsigned int)v;
-	}
 	return 0;
+}
+
+static int
+arg_id(const char *key, const char *v, uint64_t max, unsigned int *out, char *err, size_t errlen)
+{
+	uint64_t x;
+
+	if (ordk_devargs_u64(v, 0, max, &x) != 0) {
+		snprintf(err, errlen, "'%s=%s': not a valid number", key, v);
+		return -EINVAL;
+	}
+	*out = (unsigned int)x;
+	return 0;
+}
+
+static int
+arg_vendor(const char *v, void *arg, char *err, size_t errlen)
+{
+	return arg_id("vendor", v, 0xFFFF, &((struct blue_vfio_target *)arg)->vendor, err, errlen);
+}
+
+static int
+arg_device(const char *v, void *arg, char *err, size_t errlen)
+{
+	return arg_id("device", v, 0xFFFF, &((struct blue_vfio_target *)arg)->device, err, errlen);
+}
+
+static int
+arg_bar(const char *v, void *arg, char *err, size_t errlen)
+{
+	return arg_id("bar", v, 5, &((struct blue_vfio_target *)arg)->bar, err, errlen);
+}
+
+static int
+arg_iova(const char *v, void *arg, char *err, size_t errlen)
+{
+	if (strcmp(v, "pa") != 0 && strcmp(v, "va") != 0) {
+		snprintf(err, errlen, "'iova=%s': va or pa", v);
+		return -EINVAL;
+	}
+	((struct blue_vfio_target *)arg)->iova_pa = v[0] == 'p';
+	return 0;
+}
+
+static int
+arg_snic_slot(const char *v, void *arg, char *err, size_t errlen)
+{
+	uint64_t x;
+
+	if (ordk_devargs_u64(v, 128, 2048, &x) != 0 || (x & (x - 1)) != 0) {
+		snprintf(err, errlen, "'snic_slot=%s': a power of two, 128..2048", v);
+		return -EINVAL;
+	}
+	((struct blue_vfio_target *)arg)->snic_slot = (uint32_t)x;
+	return 0;
+}
+
+static int
+arg_snic_iova0(const char *v, void *arg, char *err, size_t errlen)
+{
+	uint64_t x;
+
+	if (ordk_devargs_u64(v, 0, 1, &x) != 0) {
+		snprintf(err, errlen, "'snic_iova0=%s': 0 or 1", v);
+		return -EINVAL;
+	}
+	((struct blue_vfio_target *)arg)->snic_any_iova = x == 0;
+	return 0;
+}
+
+const struct ordk_devarg blue_vfio_devargs[BLUE_VFIO_DEVARGS_COUNT] = {
+	{ "vendor", arg_vendor }, { "device", arg_device },	    { "bar", arg_bar },
+	{ "iova", arg_iova },	  { "snic_slot", arg_snic_slot }, { "snic_iova0", arg_snic_iova0 },
+};
+
+const char *
+blue_vfio_keys(const char *args)
+{
+	const char *comma = args != NULL ? strchr(args, ',') : NULL;
+
+	return comma != NULL ? comma + 1 : "";
+}
+
+/* The BDF first, then the keys (the driver's mac= and ip= as another owner's). */
+static int
+parse_args(const char *args, struct blue_vfio_target *t, char *err, uint32_t errlen)
+{
+	const struct ordk_devargs_set sets[2] = {
+		{ blue_vfio_devargs, BLUE_VFIO_DEVARGS_COUNT, t, false },
+		{ blue_net_devargs, BLUE_NET_DEVARGS_COUNT, NULL, true },
+	};
+	char keep[256];
+	int rc;
+
+	if (args == NULL || args[0] == '\0' || args[0] == ',' || strlen(args) >= sizeof(keep)) {
+		snprintf(err, errlen, "give the card's PCI address: blue:<domain:bus:dev.fn>");
+		return -EINVAL;
+	}
+	*t = (struct blue_vfio_target){ .vendor = BLUE_PCI_VENDOR, .device = BLUE_PCI_DEVICE,
+					.group = -1 };
+	rc = parse_bdf(args, strcspn(args, ","), t, err, errlen);
+	if (rc != 0)
+		return rc;
+	return ordk_devargs_parse(blue_vfio_keys(args), sets, 2, keep, sizeof(keep), err, errlen);
 }
 
 int

@@ -33,6 +33,12 @@ struct blue_vfio_target {
 	bool snic_any_iova;	/* snic_iova0=0 */
 };
 
+#define BLUE_VFIO_DEVARGS_COUNT 6u
+/** The backend's devargs keys after the BDF (vendor, device, bar, iova, snic_slot, snic_iova0). */
+extern const struct ordk_devarg blue_vfio_devargs[BLUE_VFIO_DEVARGS_COUNT];
+/** The key=value part of "<bdf>,key=value,...": after the first comma, or "". */
+const char *blue_vfio_keys(const char *args);
+
 /**
  * The decisions before any ioctl, from the files under @p root ("" for the
  * machine; a fabricated tree in the tests): the device exists, is the one

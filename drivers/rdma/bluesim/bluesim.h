@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ordk_devargs.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -81,12 +83,17 @@ void bluesim_config_defaults(struct bluesim_config *cfg);
  * a -tx or -rx suffix limits a kind to one direction), `seed=N`,
  * `reorder_depth=N`, `delay_us=N`, `fcs=0|1`, `idle_us=N`, `pcap=FILE`, `rtl=0|1`,
  * `snic_slot=N` (a power of two, 128..2048).
- * Keys the model does not know (mac=, ip=: the driver's) are left alone.
+ * Lists may sit in brackets (`fault=[drop:0.01,dup:0.001]`). A key not in
+ * bluesim_devargs is refused with its name in @p err.
  * Strings in @p cfg point into @p keep, a buffer the caller keeps alive.
- * @return 0, or -EINVAL with the reason in @p err.
+ * @return 0, -ENODEV (port= names no ethdev), or -EINVAL with the reason in @p err.
  */
 int bluesim_parse_devargs(const char *args, struct bluesim_config *cfg, char *keep,
 			  uint32_t keep_len, char *err, uint32_t err_len);
+
+#define BLUESIM_DEVARGS_COUNT 10u
+/** The model's devargs keys and their handlers (an ordk_devargs_set's keys, arg a bluesim_config). */
+extern const struct ordk_devarg bluesim_devargs[BLUESIM_DEVARGS_COUNT];
 
 /** Parse a fault list ("drop:0.01,corrupt-rx:0.001") into @p f. */
 int bluesim_parse_faults(const char *list, struct bluesim_fault_cfg *f, char *err,

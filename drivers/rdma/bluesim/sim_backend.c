@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The bluesim provider of the backend seam: BAR0 is the model's register
- * block, DMA is identity-mapped (IOVA = VA) through the model's IOMMU, and the
- * model steps whenever the PMD polls.
+ * The bluesim provider of the Blue driver's backend seam (blue_backend.h):
+ * BAR0 is the model's register block, DMA is identity-mapped (IOVA = VA)
+ * through the model's IOMMU, and the model steps whenever the PMD polls.
+ * It lives with the model: the driver knows only the seam.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "blue_backend.h"
 #include "bluesim.h"
+#include "ordk_devargs.h"
 
 struct sim_priv {
 	struct bluesim *sim;
@@ -115,6 +117,19 @@ static const struct blue_backend_ops sim_ops = {
 	.close = sim_close,
 };
 
+/* The model's keys, and the driver's (mac=, ip=) as another owner's. */
+static int
+sim_args(const char *args, struct bluesim_config *cfg, char *keep, size_t keep_len, char *err,
+	 size_t errlen)
+{
+	const struct ordk_devargs_set sets[2] = {
+		{ bluesim_devargs, BLUESIM_DEVARGS_COUNT, cfg, false },
+		{ blue_net_devargs, BLUE_NET_DEVARGS_COUNT, NULL, true },
+	};
+
+	return ordk_devargs_parse(args, sets, 2, keep, keep_len, err, errlen);
+}
+
 int
 blue_sim_backend_open(const char *args, struct blue_backend *be, char *err, uint32_t errlen)
 {
@@ -126,8 +141,7 @@ blue_sim_backend_open(const char *args, struct blue_backend *be, char *err, uint
 	if (p == NULL)
 		return -ENOMEM;
 	bluesim_config_defaults(&cfg);
-	rc = bluesim_parse_devargs(args != NULL ? args : "", &cfg, p->keep, sizeof(p->keep), err,
-				   errlen);
+	rc = sim_args(args != NULL ? args : "", &cfg, p->keep, sizeof(p->keep), err, errlen);
 	if (rc != 0) {
 		free(p);
 		return rc;

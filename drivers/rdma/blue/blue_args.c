@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The driver's own devargs (mac=, ip=): the address the card gets with
+ * SetNetworkParam. The backend's keys (bluesim's, VFIO's) are parsed by the
+ * backend; each pass knows the other's keys, so an unknown one is refused.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "blue_backend.h"
+#include "ordk_devargs.h"
+
+static int
+arg_mac(const char *v, void *arg, char *err, size_t errlen)
+{
+	if (ordk_devargs_mac(v, &((struct blue_net_args *)arg)->mac) == 0)
+		return 0;
+	snprintf(err, errlen, "mac '%s': not a station MAC (mac=02:00:00:00:00:01)", v);
+	return -EINVAL;
+}
+
+static int
+arg_ip(const char *v, void *arg, char *err, size_t errlen)
+{
+	if (ordk_devargs_ipv4(v, &((struct blue_net_args *)arg)->ip) == 0)
+		return 0;
+	snprintf(err, errlen, "ip '%s': not an IPv4 address (ip=10.0.0.1)", v);
+	return -EINVAL;
+}
+
+const struct ordk_devarg blue_net_devargs[BLUE_NET_DEVARGS_COUNT] = {
+	{ "mac", arg_mac },
+	{ "ip", arg_ip },
+};
+
+int
+blue_net_args_parse(const char *args, const struct ordk_devarg *backend_keys, unsigned int n,
+		    struct blue_net_args *net, char *err, size_t errlen)
+{
+	const struct ordk_devargs_set sets[2] = {
+		{ blue_net_devargs, BLUE_NET_DEVARGS_COUNT, net, false },
+		{ backend_keys, n, NULL, true },
+	};
+	char keep[512];
+
+	return ordk_devargs_parse(args, sets, 2, keep, sizeof(keep), err, errlen);
+}
