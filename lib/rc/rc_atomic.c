@@ -65,7 +65,7 @@ check_target(struct ordk_qp *qp, uint64_t raddr, uint32_t rkey)
 void
 rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 {
-	struct rc_atomic_saved *c = &qp->atomic_cache[m->atomic_req.req_id % ORDK_ATOMIC_CACHE];
+	struct rc_atomic_saved *c = &qp->resp.atomic_cache[m->atomic_req.req_id % ORDK_ATOMIC_CACHE];
 	struct ordk_ctrl_msg r = { .type = ORDK_CTRL_ATOMIC_RESP, .src_qpn = qp->qpn,
 				   .dst_qpn = qp->attr.dest_qp_num };
 
@@ -73,7 +73,7 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 		/* a resent request: the saved result, never a second execution */
 		qp->st.atomics_replayed++;
 		qp->dev->st.atomics_replayed++;
-	} else if (m->atomic_req.req_id != qp->atomic_expect) {
+	} else if (m->atomic_req.req_id != qp->resp.atomic_expect) {
 		/*
 		 * Outside the window: the requester issues one atomic at a time, so a
 		 * new request carries exactly the expected id, and a resent one an id
@@ -81,7 +81,7 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 		 * would make every later legitimate request look old.
 		 */
 		RC_LOG(DEBUG, "qp 0x%06x: atomic request id %u ignored (expected %u)", qp->qpn,
-		       m->atomic_req.req_id, qp->atomic_expect);
+		       m->atomic_req.req_id, qp->resp.atomic_expect);
 		qp->st.atomics_ignored++;
 		qp->dev->st.atomics_ignored++;
 		return;
@@ -103,7 +103,7 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 		}
 		*c = (struct rc_atomic_saved){ .req_id = m->atomic_req.req_id, .valid = 1,
 					       .status = st, .orig = orig };
-		qp->atomic_expect = m->atomic_req.req_id + 1;
+		qp->resp.atomic_expect = m->atomic_req.req_id + 1;
 	}
 	r.atomic_resp.req_id = c->req_id;
 	r.atomic_resp.status = c->status;
@@ -114,13 +114,13 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 void
 rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 {
-	struct rc_wqe *w = qp->atomic_wqe;
+	struct rc_wqe *w = qp->req.atomic_wqe;
 
 	if (w == NULL || m->atomic_resp.req_id != w->atomic_id) {
 		qp->st.duplicates++; /* an answer to a request already answered */
 		return;
 	}
-	qp->atomic_wqe = NULL;
+	qp->req.atomic_wqe = NULL;
 	if (m->atomic_resp.status != ORDK_CTRL_ATOMIC_OK) {
 		w->flags |= RC_WQE_ERROR;
 		w->status = m->atomic_resp.status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR
@@ -131,8 +131,8 @@ rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 	/* the original value lands in the requester's local buffer */
 	memcpy((void *)(uintptr_t)w->laddr, &m->atomic_resp.orig, 8);
 	w->flags |= RC_WQE_ATOMIC_DONE;
-	qp->rtx_retries = 0;
-	qp->rtx_backoff = 1;
+	qp->comp.rtx_retries = 0;
+	qp->comp.rtx_backoff = 1;
 	rc_complete_sends(qp);
 	rc_timer_arm(qp);
 	rc_activate(qp); /* later WRs may go now */

@@ -20,7 +20,7 @@ static void
 read_timer_extend(struct ordk_qp *qp, uint64_t deadline)
 {
 	rc_timer_gap_shift(qp); /* an allowance given before a polling gap stands */
-	if (qp->rtx_deadline != 0 && deadline > qp->rtx_deadline)
+	if (qp->comp.rtx_deadline != 0 && deadline > qp->comp.rtx_deadline)
 		rc_timer_set(qp, deadline);
 }
 
@@ -35,8 +35,8 @@ read_timer_extend(struct ordk_qp *qp, uint64_t deadline)
 static void
 read_answer_timer(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
 {
-	read_timer_extend(qp, now + rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1) +
-				      (uint64_t)w->len * qp->dev->tsc_hz / RC_READ_MIN_BPS);
+	read_timer_extend(qp, now + rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1) +
+				      (uint64_t)w->len * qp->dev->rc.tsc_hz / RC_READ_MIN_BPS);
 }
 
 /* PSNs the answer to READ @p w takes in the peer's space (the responder's packets). */
@@ -50,8 +50,8 @@ read_answer_pkts(const struct ordk_qp *qp, const struct rc_wqe *w)
 void
 rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now)
 {
-	for (uint32_t i = 0; i < qp->rd_count; i++) {
-		struct rc_wqe *w = &qp->sq[qp->reads[(qp->rd_head + i) % qp->sq_size]];
+	for (uint32_t i = 0; i < qp->req.rd_count; i++) {
+		struct rc_wqe *w = &qp->req.sq[qp->req.reads[(qp->req.rd_head + i) % qp->req.sq_size]];
 
 		if (w->msn != msn)
 			continue;
@@ -75,21 +75,21 @@ rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now
 void
 rc_read_progress(struct ordk_qp *qp)
 {
-	uint32_t before = qp->rd_seen_epsn;
+	uint32_t before = qp->comp.rd_seen_epsn;
 	const struct rc_wqe *w;
 
-	qp->rd_seen_epsn = qp->epsn;
-	if (qp->rd_count == 0 || qp->epsn == before)
+	qp->comp.rd_seen_epsn = qp->resp.epsn;
+	if (qp->req.rd_count == 0 || qp->resp.epsn == before)
 		return;
-	w = &qp->sq[qp->reads[qp->rd_head]];
-	if (!(w->flags & RC_WQE_ANS_SEEN) || blue_psn_diff(qp->epsn, w->ans_psn) <= 0 ||
+	w = &qp->req.sq[qp->req.reads[qp->req.rd_head]];
+	if (!(w->flags & RC_WQE_ANS_SEEN) || blue_psn_diff(qp->resp.epsn, w->ans_psn) <= 0 ||
 	    blue_psn_diff(before, blue_psn_add(w->ans_psn, read_answer_pkts(qp, w))) >= 0)
 		return;
 	/* progress, as an ACK is: the retry count starts again (an answer paced by
 	 * the card window, rc_req.c, may take several timeouts) */
-	qp->rtx_retries = 0;
+	qp->comp.rtx_retries = 0;
 	read_timer_extend(qp, rte_get_tsc_cycles() + rc_timeout_tsc(qp) *
-							     (qp->rtx_backoff ? qp->rtx_backoff : 1));
+							     (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
 }
 
 /*
@@ -102,23 +102,23 @@ rc_read_done(struct ordk_qp *qp, uint16_t msn)
 {
 	struct rc_wqe *w;
 
-	if (qp->rd_count == 0 || (w = &qp->sq[qp->reads[qp->rd_head]])->msn != msn) {
+	if (qp->req.rd_count == 0 || (w = &qp->req.sq[qp->req.reads[qp->req.rd_head]])->msn != msn) {
 		qp->st.duplicates++; /* a READ response nobody waits for */
 		RC_LOG(DEBUG, "qp 0x%06x: READ response msn %u, oldest READ msn %u (%u outstanding)",
-		       qp->qpn, msn, qp->rd_count ? qp->sq[qp->reads[qp->rd_head]].msn : 0,
-		       qp->rd_count);
+		       qp->qpn, msn, qp->req.rd_count ? qp->req.sq[qp->req.reads[qp->req.rd_head]].msn : 0,
+		       qp->req.rd_count);
 		return;
 	}
-	qp->rd_head = (qp->rd_head + 1) % qp->sq_size;
-	qp->rd_count--;
+	qp->req.rd_head = (qp->req.rd_head + 1) % qp->req.sq_size;
+	qp->req.rd_count--;
 	w->flags |= RC_WQE_READ_DONE;
 	/* the response proves the request arrived: an implicit ACK up to it */
 	rc_ack(qp, blue_psn_add(w->psn, 1));
 	rc_complete_sends(qp);
 	rc_timer_arm(qp);
 	/* the next READ's answer may be streaming already */
-	if (qp->rd_count > 0 && (qp->sq[qp->reads[qp->rd_head]].flags & RC_WQE_ANS_SEEN))
-		read_answer_timer(qp, &qp->sq[qp->reads[qp->rd_head]], rte_get_tsc_cycles());
+	if (qp->req.rd_count > 0 && (qp->req.sq[qp->req.reads[qp->req.rd_head]].flags & RC_WQE_ANS_SEEN))
+		read_answer_timer(qp, &qp->req.sq[qp->req.reads[qp->req.rd_head]], rte_get_tsc_cycles());
 }
 
 /* ------------------------------------------------------------ responder */
@@ -165,10 +165,10 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 {
 	const struct blue_meta_basic *b = &r->basic;
 	uint32_t dest_max = qp->attr.max_dest_rd_atomic ? qp->attr.max_dest_rd_atomic : 1;
-	int32_t d = blue_psn_diff(b->psn, qp->epsn);
+	int32_t d = blue_psn_diff(b->psn, qp->resp.epsn);
 	struct rc_wqe *w;
+	uint64_t now = rte_get_tsc_cycles();
 
-	qp->last_rx_tsc = rte_get_tsc_cycles();
 	/*
 	 * The ring also keeps answers sent and not acknowledged yet: full of
 	 * those, a new request is taken as not received (its sender asks
@@ -176,7 +176,7 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 	 * requester kept to its limit.
 	 */
 	if (d >= 0 && (d >= (int32_t)ORDK_RECV_WINDOW || !rc_rx_seen(qp, b->psn)) &&
-	    qp->ans_tail - qp->ans_head >= ORDK_ANS_RING && qp->ans_tail - qp->ans_next < dest_max) {
+	    qp->resp.ans_tail - qp->resp.ans_head >= ORDK_ANS_RING && qp->resp.ans_tail - qp->resp.ans_next < dest_max) {
 		qp->st.read_req_deferred++;
 		qp->dev->st.read_req_deferred++;
 		return;
@@ -189,11 +189,11 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 		 * this side's own recovery instead. ACK again.
 		 */
 		qp->st.duplicates++;
-		qp->ack_due = true;
+		qp->resp.ack_due = true;
 		return;
 	}
 	if (b->ack_req)
-		qp->ack_due = true;
+		qp->resp.ack_due = true;
 	/*
 	 * A READ request beyond the expected PSN, and the PSN right before it
 	 * missing: that one was a LAST, an ONLY or a READ request (each reported
@@ -206,11 +206,11 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 	 * its next report: NAKing them on time resent what had arrived (issue 12
 	 * item 14), so the reports decide.
 	 */
-	if (blue_psn_diff(b->psn, qp->epsn) > 0 && !rc_rx_seen(qp, blue_psn_add(b->psn, BLUE_PSN_MASK)) &&
-	    (qp->hole_psn != qp->epsn || qp->hole_tsc == 0)) {
-		qp->hole_psn = qp->epsn;
-		qp->hole_tsc = qp->last_rx_tsc;
-		qp->hole_settled = true;
+	if (blue_psn_diff(b->psn, qp->resp.epsn) > 0 && !rc_rx_seen(qp, blue_psn_add(b->psn, BLUE_PSN_MASK)) &&
+	    (qp->resp.hole_psn != qp->resp.epsn || qp->resp.hole_tsc == 0)) {
+		qp->resp.hole_psn = qp->resp.epsn;
+		qp->resp.hole_tsc = now;
+		qp->resp.hole_settled = true;
 		rc_activate(qp);
 	}
 	if (!read_source_ok(qp, r)) {
@@ -218,7 +218,7 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 		return;
 	}
 	/* more READs in progress than max_dest_rd_atomic: the requester overran us */
-	if (qp->ans_tail - qp->ans_next >= dest_max || qp->ans_tail - qp->ans_head >= ORDK_ANS_RING) {
+	if (qp->resp.ans_tail - qp->resp.ans_next >= dest_max || qp->resp.ans_tail - qp->resp.ans_head >= ORDK_ANS_RING) {
 		read_refuse(qp, b->psn, ORDK_CTRL_ATOMIC_REM_INV_REQ);
 		return;
 	}
@@ -228,24 +228,24 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 	 * for it (the READ-order gate in rc_push). Answered out of order, the
 	 * requester takes the later answers for nobody's and its READs hang.
 	 */
-	uint32_t at = qp->ans_tail;
+	uint32_t at = qp->resp.ans_tail;
 
-	for (uint32_t i = qp->ans_next; i != qp->ans_tail; i++) {
-		const struct rc_wqe *q = &qp->ans[i % ORDK_ANS_RING];
+	for (uint32_t i = qp->resp.ans_next; i != qp->resp.ans_tail; i++) {
+		const struct rc_wqe *q = &qp->resp.ans[i % ORDK_ANS_RING];
 
 		if (!q->started && blue_psn_diff(q->req_psn, b->psn) > 0) {
 			at = i;
 			break;
 		}
 	}
-	for (uint32_t i = qp->ans_tail; i != at; i--)
-		qp->ans[i % ORDK_ANS_RING] = qp->ans[(i - 1) % ORDK_ANS_RING];
-	w = &qp->ans[at % ORDK_ANS_RING];
+	for (uint32_t i = qp->resp.ans_tail; i != at; i--)
+		qp->resp.ans[i % ORDK_ANS_RING] = qp->resp.ans[(i - 1) % ORDK_ANS_RING];
+	w = &qp->resp.ans[at % ORDK_ANS_RING];
 	*w = (struct rc_wqe){ .opcode = BLUE_WR_RDMA_READ_RESP, .flags = RC_WQE_INTERNAL,
 			      .signaled = 1, .msn = b->msn, .laddr = b->raddr, .lkey = b->rkey,
 			      .len = r->read_ext.total_len, .raddr = r->read_ext.laddr,
 			      .rkey = r->read_ext.lkey, .req_psn = b->psn };
-	qp->ans_tail++;
+	qp->resp.ans_tail++;
 	qp->st.read_resp_posted++;
 	qp->dev->st.read_resp_posted++;
 }
@@ -260,22 +260,22 @@ rc_read_nak_rx(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 	uint32_t i;
 	struct rc_wqe *w = NULL;
 
-	for (i = 0; i < qp->rd_count; i++) {
-		w = &qp->sq[qp->reads[(qp->rd_head + i) % qp->sq_size]];
+	for (i = 0; i < qp->req.rd_count; i++) {
+		w = &qp->req.sq[qp->req.reads[(qp->req.rd_head + i) % qp->req.sq_size]];
 		if (w->psn == m->read_nak.psn)
 			break;
 	}
-	if (i == qp->rd_count) {
+	if (i == qp->req.rd_count) {
 		qp->st.duplicates++; /* no READ of ours outstanding there */
 		return;
 	}
 	w->flags |= RC_WQE_ERROR | RC_WQE_FATAL;
 	w->status = m->read_nak.status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR ? ORDK_WC_REM_ACCESS_ERR
 									  : ORDK_WC_REM_INV_REQ_ERR;
-	for (; i + 1 < qp->rd_count; i++)
-		qp->reads[(qp->rd_head + i) % qp->sq_size] =
-			qp->reads[(qp->rd_head + i + 1) % qp->sq_size];
-	qp->rd_count--;
+	for (; i + 1 < qp->req.rd_count; i++)
+		qp->req.reads[(qp->req.rd_head + i) % qp->req.sq_size] =
+			qp->req.reads[(qp->req.rd_head + i + 1) % qp->req.sq_size];
+	qp->req.rd_count--;
 	qp->st.naks_received++;
 	qp->dev->st.naks_received++;
 	rc_complete_sends(qp);

@@ -51,13 +51,13 @@ card_window_fits(struct ordk_qp *qp, uint32_t last_psn)
 	 */
 	if (!qp->dev->hw.be.window_locks)
 		return true;
-	if (qp->late_tsc != 0) {
-		if (rte_get_tsc_cycles() >= qp->late_tsc)
-			qp->late_tsc = 0;
-		else if (!blue_psn_in_card_window(qp->late_psn, last_psn))
+	if (qp->req.late_tsc != 0) {
+		if (rte_get_tsc_cycles() >= qp->req.late_tsc)
+			qp->req.late_tsc = 0;
+		else if (!blue_psn_in_card_window(qp->req.late_psn, last_psn))
 			return false;
 	}
-	return blue_psn_in_card_window(qp->acked_psn, last_psn);
+	return blue_psn_in_card_window(qp->comp.acked_psn, last_psn);
 }
 
 static bool
@@ -71,18 +71,18 @@ void
 rc_complete_sends(struct ordk_qp *qp)
 {
 	/* READ answers: retired once acknowledged (their own order, their own ring) */
-	while (qp->ans_head != qp->ans_next) {
-		const struct rc_wqe *a = &qp->ans[qp->ans_head % ORDK_ANS_RING];
+	while (qp->resp.ans_head != qp->resp.ans_next) {
+		const struct rc_wqe *a = &qp->resp.ans[qp->resp.ans_head % ORDK_ANS_RING];
 
-		if (blue_psn_diff(qp->acked_psn, blue_psn_add(a->psn, a->npkts)) < 0)
+		if (blue_psn_diff(qp->comp.acked_psn, blue_psn_add(a->psn, a->npkts)) < 0)
 			break;
-		qp->ans_head++;
+		qp->resp.ans_head++;
 	}
-	while (qp->sq_head != qp->sq_next) {
-		struct rc_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
+	while (qp->req.sq_head != qp->req.sq_next) {
+		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
 
 		if (!(w->flags & RC_WQE_ERROR)) {
-			if (blue_psn_diff(qp->acked_psn, blue_psn_add(w->psn, w->npkts)) < 0)
+			if (blue_psn_diff(qp->comp.acked_psn, blue_psn_add(w->psn, w->npkts)) < 0)
 				break;
 			/* the peer has the announcement of its too small RECV: both QPs fail */
 			if (w->flags & RC_WQE_LEN_ERR) {
@@ -105,11 +105,11 @@ rc_complete_sends(struct ordk_qp *qp)
 
 				verbs_cq_push(qp->scq, &wc);
 			}
-			qp->sq_user--;
+			qp->req.sq_user--;
 			qp->st.wr_completed++;
 			qp->dev->st.wr_completed++;
 		}
-		qp->sq_head++;
+		qp->req.sq_head++;
 		if ((w->flags & (RC_WQE_ERROR | RC_WQE_FATAL)) == (RC_WQE_ERROR | RC_WQE_FATAL)) {
 			/* the responder refused it (READ_NAK): IBA's NAK ends the QP */
 			RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn,
@@ -125,12 +125,12 @@ void
 rc_ack(struct ordk_qp *qp, uint32_t psn)
 {
 	/* only forward, and never past what was sent */
-	if (blue_psn_diff(psn, qp->acked_psn) <= 0 || blue_psn_diff(psn, qp->next_psn) > 0)
+	if (blue_psn_diff(psn, qp->comp.acked_psn) <= 0 || blue_psn_diff(psn, qp->req.next_psn) > 0)
 		return;
-	qp->acked_psn = psn;
+	qp->comp.acked_psn = psn;
 	/* progress: the retry count and the backoff start again */
-	qp->rtx_retries = 0;
-	qp->rtx_backoff = 1;
+	qp->comp.rtx_retries = 0;
+	qp->comp.rtx_backoff = 1;
 	rc_complete_sends(qp);
 	rc_timer_arm(qp);
 }
@@ -155,21 +155,21 @@ static bool
 peer_silent(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
 {
 	uint64_t t = rc_timeout_tsc(qp);
-	uint64_t since = w->rnr_tsc > qp->heard_tsc ? w->rnr_tsc : qp->heard_tsc;
+	uint64_t since = w->rnr_tsc > qp->comp.heard_tsc ? w->rnr_tsc : qp->comp.heard_tsc;
 
 	if (t == 0 || t >= UINT64_MAX / 128)
 		return false;
-	if (qp->rnr_probe_tsc < since) { /* a new wait, or the peer spoke since */
-		qp->rnr_probe_tsc = since;
-		qp->rnr_probes = 0;
+	if (qp->req.rnr_probe_tsc < since) { /* a new wait, or the peer spoke since */
+		qp->req.rnr_probe_tsc = since;
+		qp->req.rnr_probes = 0;
 	}
-	if (now - qp->rnr_probe_tsc < t << (qp->rnr_probes < 6 ? qp->rnr_probes : 6))
+	if (now - qp->req.rnr_probe_tsc < t << (qp->req.rnr_probes < 6 ? qp->req.rnr_probes : 6))
 		return false;
-	if (qp->rnr_probes > qp->attr.retry_cnt)
+	if (qp->req.rnr_probes > qp->attr.retry_cnt)
 		return true;
 	rc_probe(qp);
-	qp->rnr_probe_tsc = now;
-	qp->rnr_probes++;
+	qp->req.rnr_probe_tsc = now;
+	qp->req.rnr_probes++;
 	return false;
 }
 
@@ -183,7 +183,7 @@ static bool
 rnr_wait(struct ordk_qp *qp, struct rc_wqe *w)
 {
 	uint64_t now = rte_get_tsc_cycles();
-	uint64_t period = (uint64_t)rnr_us[qp->attr.min_rnr_timer & 31] * qp->dev->tsc_hz / 1000000;
+	uint64_t period = (uint64_t)rnr_us[qp->attr.min_rnr_timer & 31] * qp->dev->rc.tsc_hz / 1000000;
 
 	if (w->rnr_tsc == 0) {
 		w->rnr_tsc = now;
@@ -212,13 +212,13 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 	if (needs_advert(w->opcode) && !(w->flags & RC_WQE_BOUND)) {
 		const struct ordk_ctrl_advert *a;
 
-		if (qp->adv_count == 0) {
+		if (qp->req.adv_count == 0) {
 			rnr_wait(qp, w); /* no RECV posted at the peer yet: wait */
 			return false;
 		}
-		a = &qp->adv[qp->adv_head];
-		qp->adv_head = (qp->adv_head + 1) % ORDK_ADVERT_RING;
-		qp->adv_count--;
+		a = &qp->req.adv[qp->req.adv_head];
+		qp->req.adv_head = (qp->req.adv_head + 1) % ORDK_ADVERT_RING;
+		qp->req.adv_count--;
 		w->flags |= RC_WQE_BOUND;
 		if (w->opcode != BLUE_WR_RDMA_WRITE_WITH_IMM) {
 			if (w->len > a->length) {
@@ -242,21 +242,21 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 		      ? 1
 		      : rc_pkts(w->raddr, w->len, pmtu);
 	/* a WR longer than the window goes once everything before it is acknowledged */
-	if (blue_psn_diff(qp->next_psn, qp->acked_psn) > 0 &&
-	    blue_psn_diff(qp->next_psn, qp->acked_psn) + (int32_t)npk > (int32_t)RC_MAX_OUTSTANDING_PSN)
+	if (blue_psn_diff(qp->req.next_psn, qp->comp.acked_psn) > 0 &&
+	    blue_psn_diff(qp->req.next_psn, qp->comp.acked_psn) + (int32_t)npk > (int32_t)RC_MAX_OUTSTANDING_PSN)
 		return false;
 	w->npkts = npk;
-	w->psn = qp->next_psn;
+	w->psn = qp->req.next_psn;
 	if (w->flags & RC_WQE_LEN_ERR)
-		qp->len_err_sent = true;
+		qp->req.len_err_sent = true;
 	if (!(w->flags & RC_WQE_INTERNAL))
-		w->msn = qp->next_msn++; /* a READ response keeps its request's MSN */
-	qp->next_psn = blue_psn_add(qp->next_psn, w->npkts);
+		w->msn = qp->req.next_msn++; /* a READ response keeps its request's MSN */
+	qp->req.next_psn = blue_psn_add(qp->req.next_psn, w->npkts);
 	w->started = true;
 	w->sent = 0;
 	if (w->opcode == BLUE_WR_RDMA_READ) {
-		qp->reads[(qp->rd_head + qp->rd_count) % qp->sq_size] = qp->sq_next % qp->sq_size;
-		qp->rd_count++;
+		qp->req.reads[(qp->req.rd_head + qp->req.rd_count) % qp->req.sq_size] = qp->req.sq_next % qp->req.sq_size;
+		qp->req.rd_count++;
 	}
 	return true;
 }
@@ -285,7 +285,7 @@ next_item(struct ordk_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n
 		      : rc_pkts(w->raddr + off, *n, pmtu);
 	if (*pk == 0 || card_window_fits(qp, blue_psn_add(*psn, *pk - 1)))
 		return true;
-	if (qp->rtx_deadline == 0)
+	if (qp->comp.rtx_deadline == 0)
 		rc_timer_arm(qp);
 	return false;
 }
@@ -333,8 +333,8 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 			return items;
 		}
 		w->sent += n;
-		if (blue_psn_diff(blue_psn_add(psn, pk), qp->pushed_psn) > 0)
-			qp->pushed_psn = blue_psn_add(psn, pk);
+		if (blue_psn_diff(blue_psn_add(psn, pk), qp->req.pushed_psn) > 0)
+			qp->req.pushed_psn = blue_psn_add(psn, pk);
 		items++;
 	} while (!lerr && w->sent < w->len && w->opcode != BLUE_WR_RDMA_READ);
 	return items;
@@ -344,9 +344,9 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 static bool
 sq_mid_wqe(const struct ordk_qp *qp)
 {
-	const struct rc_wqe *w = &qp->sq[qp->sq_next % qp->sq_size];
+	const struct rc_wqe *w = &qp->req.sq[qp->req.sq_next % qp->req.sq_size];
 
-	return qp->sq_next != qp->sq_tail && w->started && !(w->flags & RC_WQE_ERROR) &&
+	return qp->req.sq_next != qp->req.sq_tail && w->started && !(w->flags & RC_WQE_ERROR) &&
 	       w->sent < w->len;
 }
 
@@ -365,10 +365,10 @@ push_answers(struct ordk_qp *qp, bool *more)
 	*more = false;
 	if (sq_mid_wqe(qp))
 		return 0;
-	while (qp->ans_next != qp->ans_tail) {
-		struct rc_wqe *w = &qp->ans[qp->ans_next % ORDK_ANS_RING];
+	while (qp->resp.ans_next != qp->resp.ans_tail) {
+		struct rc_wqe *w = &qp->resp.ans[qp->resp.ans_next % ORDK_ANS_RING];
 
-		if (!w->started && blue_psn_diff(qp->epsn, w->req_psn) <= 0)
+		if (!w->started && blue_psn_diff(qp->resp.epsn, w->req_psn) <= 0)
 			break;
 		if (!w->started && !start_wqe(qp, w))
 			break;
@@ -377,8 +377,8 @@ push_answers(struct ordk_qp *qp, bool *more)
 			*more = true;
 			return items;
 		}
-		qp->ans_next++;
-		if (qp->rtx_deadline == 0)
+		qp->resp.ans_next++;
+		if (qp->comp.rtx_deadline == 0)
 			rc_timer_arm(qp);
 	}
 	return items;
@@ -397,50 +397,50 @@ rc_push(struct ordk_qp *qp)
 	if (more)
 		return items;
 
-	while (qp->sq_next != qp->sq_tail) {
-		struct rc_wqe *w = &qp->sq[qp->sq_next % qp->sq_size];
-		bool last_queued = qp->sq_next + 1 == qp->sq_tail;
+	while (qp->req.sq_next != qp->req.sq_tail) {
+		struct rc_wqe *w = &qp->req.sq[qp->req.sq_next % qp->req.sq_size];
+		bool last_queued = qp->req.sq_next + 1 == qp->req.sq_tail;
 		bool want_ack;
 
 		/* atomics: a fence both ways (see rc_atomic.c) */
-		if (qp->atomic_wqe != NULL || qp->len_err_sent)
+		if (qp->req.atomic_wqe != NULL || qp->req.len_err_sent)
 			break;
 		if (rc_is_atomic(w->opcode)) {
-			if (qp->sq_head != qp->sq_next)
+			if (qp->req.sq_head != qp->req.sq_next)
 				break; /* earlier WRs not all acknowledged yet */
-			w->atomic_id = qp->next_atomic_id++;
-			w->psn = qp->next_psn;
+			w->atomic_id = qp->req.next_atomic_id++;
+			w->psn = qp->req.next_psn;
 			w->npkts = 0;
 			w->started = true;
-			qp->atomic_wqe = w;
+			qp->req.atomic_wqe = w;
 			rc_atomic_send(qp, w); /* if it cannot go now, the timer resends it */
-			qp->sq_next++;
+			qp->req.sq_next++;
 			rc_timer_arm(qp);
 			continue;
 		}
 		/* IBV_SEND_FENCE: not sent while an earlier READ is outstanding */
-		if (!w->started && (w->flags & RC_WQE_FENCE) && qp->rd_count > 0)
+		if (!w->started && (w->flags & RC_WQE_FENCE) && qp->req.rd_count > 0)
 			break;
-		if (!w->started && w->opcode == BLUE_WR_RDMA_READ && qp->rd_count >= rd_max)
+		if (!w->started && w->opcode == BLUE_WR_RDMA_READ && qp->req.rd_count >= rd_max)
 			break; /* it waits for an earlier READ's answer */
 		if (!w->started && !start_wqe(qp, w))
 			break;
 		if (qp->attr.qp_state == ORDK_QPS_ERR)
 			return items; /* RNR retries ran out: everything was flushed */
 		if (w->flags & RC_WQE_ERROR) {
-			qp->sq_next++;
+			qp->req.sq_next++;
 			continue;
 		}
 		/* ask the responder for an ACK: signaled WRs, READ responses, every
 		 * ORDK_ACK_EVERY WRs, and the last WR queued (so unsignaled ones retire) */
 		want_ack = w->signaled || (w->flags & RC_WQE_INTERNAL) || last_queued ||
-			   qp->since_ack_req + 1 >= ORDK_ACK_EVERY || (w->flags & RC_WQE_LEN_ERR);
+			   qp->req.since_ack_req + 1 >= ORDK_ACK_EVERY || (w->flags & RC_WQE_LEN_ERR);
 		items += push_items(qp, w, want_ack);
 		if (w->sent < w->len && !(w->flags & (RC_WQE_ERROR | RC_WQE_LEN_ERR)))
 			return items; /* ring or window full: the rest next time */
-		qp->since_ack_req = want_ack ? 0 : qp->since_ack_req + 1;
-		qp->sq_next++;
-		if (qp->rtx_deadline == 0)
+		qp->req.since_ack_req = want_ack ? 0 : qp->req.since_ack_req + 1;
+		qp->req.sq_next++;
+		if (qp->comp.rtx_deadline == 0)
 			rc_timer_arm(qp);
 	}
 	return items;

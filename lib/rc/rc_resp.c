@@ -25,7 +25,7 @@ rc_rx_seen(const struct ordk_qp *qp, uint32_t psn)
 {
 	uint32_t i = psn % ORDK_RECV_WINDOW;
 
-	return (qp->rbits[i / 64] >> (i % 64)) & 1;
+	return (qp->resp.rbits[i / 64] >> (i % 64)) & 1;
 }
 
 static void
@@ -34,17 +34,17 @@ rbit_set(struct ordk_qp *qp, uint32_t psn, bool v)
 	uint32_t i = psn % ORDK_RECV_WINDOW;
 
 	if (v)
-		qp->rbits[i / 64] |= 1ull << (i % 64);
+		qp->resp.rbits[i / 64] |= 1ull << (i % 64);
 	else
-		qp->rbits[i / 64] &= ~(1ull << (i % 64));
+		qp->resp.rbits[i / 64] &= ~(1ull << (i % 64));
 }
 
 static void
 advance(struct ordk_qp *qp)
 {
-	while (rc_rx_seen(qp, qp->epsn)) {
-		rbit_set(qp, qp->epsn, false);
-		qp->epsn = blue_psn_add(qp->epsn, 1);
+	while (rc_rx_seen(qp, qp->resp.epsn)) {
+		rbit_set(qp, qp->resp.epsn, false);
+		qp->resp.epsn = blue_psn_add(qp->resp.epsn, 1);
 	}
 }
 
@@ -52,17 +52,17 @@ advance(struct ordk_qp *qp)
 static void
 advance_to(struct ordk_qp *qp, uint32_t psn)
 {
-	int32_t d = blue_psn_diff(psn, qp->epsn);
+	int32_t d = blue_psn_diff(psn, qp->resp.epsn);
 
 	if (d <= 0)
 		return;
 	if (d >= (int32_t)ORDK_RECV_WINDOW) {
-		memset(qp->rbits, 0, sizeof(qp->rbits));
+		memset(qp->resp.rbits, 0, sizeof(qp->resp.rbits));
 	} else {
 		for (int32_t i = 0; i < d; i++)
-			rbit_set(qp, blue_psn_add(qp->epsn, (uint32_t)i), false);
+			rbit_set(qp, blue_psn_add(qp->resp.epsn, (uint32_t)i), false);
 	}
-	qp->epsn = psn;
+	qp->resp.epsn = psn;
 	advance(qp);
 }
 
@@ -70,7 +70,7 @@ advance_to(struct ordk_qp *qp, uint32_t psn)
 bool
 rc_rx_mark(struct ordk_qp *qp, uint32_t psn)
 {
-	int32_t d = blue_psn_diff(psn, qp->epsn);
+	int32_t d = blue_psn_diff(psn, qp->resp.epsn);
 
 	if (d < 0)
 		return false;
@@ -79,8 +79,8 @@ rc_rx_mark(struct ordk_qp *qp, uint32_t psn)
 		return true;
 	}
 	rbit_set(qp, psn, true);
-	if (blue_psn_diff(psn, qp->rx_top) >= 0)
-		qp->rx_top = blue_psn_add(psn, 1);
+	if (blue_psn_diff(psn, qp->resp.rx_top) >= 0)
+		qp->resp.rx_top = blue_psn_add(psn, 1);
 	advance(qp);
 	return true;
 }
@@ -96,7 +96,7 @@ merge_window(struct ordk_qp *qp, uint32_t base, const struct blue_bitmap128 *b)
 			uint32_t psn = blue_psn_add(base, w * 64 + i);
 
 			bits &= bits - 1;
-			if (blue_psn_diff(psn, qp->epsn) >= 0)
+			if (blue_psn_diff(psn, qp->resp.epsn) >= 0)
 				rc_rx_mark(qp, psn);
 		}
 	}
@@ -119,8 +119,8 @@ recv_len_error(struct ordk_qp *qp)
 	RC_LOG(WARNING, "qp 0x%06x: a SEND longer than its RECV; QP to ERR", qp->qpn);
 	qp->st.recv_len_errors++;
 	qp->dev->st.recv_len_errors++;
-	(void)send_ack_frame(qp, false, qp->epsn);
-	(void)send_ack_frame(qp, false, qp->epsn);
+	(void)send_ack_frame(qp, false, qp->resp.epsn);
+	(void)send_ack_frame(qp, false, qp->resp.epsn);
 	blue_snic_tx_flush(&qp->dev->hw);
 	rc_qp_error(qp);
 }
@@ -132,19 +132,19 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 	bool too_long;
 	struct rc_rwqe *r;
 
-	if (qp->rq_count == 0) {
+	if (qp->resp.rq_count == 0) {
 		/* a SEND the peer had no advert for: cannot come from an ORDK peer */
 		qp->st.adverts_unexpected++;
 		return;
 	}
-	r = &qp->rq[qp->rq_head];
-	qp->rq_head = (qp->rq_head + 1) % qp->rq_size;
-	qp->rq_count--;
-	if (qp->rq_advertised > 0)
-		qp->rq_advertised--;
+	r = &qp->resp.rq[qp->resp.rq_head];
+	qp->resp.rq_head = (qp->resp.rq_head + 1) % qp->resp.rq_size;
+	qp->resp.rq_count--;
+	if (qp->resp.rq_advertised > 0)
+		qp->resp.rq_advertised--;
 	/* a buffer the peer used was advertised and arrived there: acknowledged */
-	if ((int32_t)(r->recv_seq + 1 - qp->rq_acked) > 0)
-		qp->rq_acked = r->recv_seq + 1;
+	if ((int32_t)(r->recv_seq + 1 - qp->resp.rq_acked) > 0)
+		qp->resp.rq_acked = r->recv_seq + 1;
 	wc.wr_id = r->wr_id;
 	if (imm) {
 		wc.imm_data = m->imm;
@@ -164,13 +164,13 @@ static void
 complete_msgs(struct ordk_qp *qp)
 {
 	rc_read_progress(qp);
-	while (qp->msg_count > 0) {
-		struct rc_msg *m = &qp->msgs[qp->msg_head];
+	while (qp->resp.msg_count > 0) {
+		struct rc_msg *m = &qp->resp.msgs[qp->resp.msg_head];
 
-		if (blue_psn_diff(qp->epsn, m->end_psn) <= 0)
+		if (blue_psn_diff(qp->resp.epsn, m->end_psn) <= 0)
 			break;
 		if (m->len == RC_MSG_LEN_AT_FIRST)
-			m->len = qp->first_len[m->msn % ORDK_FIRST_LEN_SLOTS];
+			m->len = qp->resp.first_len[m->msn % ORDK_FIRST_LEN_SLOTS];
 		switch (m->opcode) {
 		case BLUE_OP_SEND_LAST:
 		case BLUE_OP_SEND_ONLY:
@@ -196,9 +196,9 @@ complete_msgs(struct ordk_qp *qp)
 		if (qp->attr.qp_state == ORDK_QPS_ERR)
 			return;
 		if (m->ack_req)
-			qp->ack_due = true;
-		qp->msg_head = (qp->msg_head + 1) % ORDK_MSG_QUEUE;
-		qp->msg_count--;
+			qp->resp.ack_due = true;
+		qp->resp.msg_head = (qp->resp.msg_head + 1) % ORDK_MSG_QUEUE;
+		qp->resp.msg_count--;
 	}
 }
 
@@ -209,26 +209,27 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	const struct blue_meta_basic *b = &r->basic;
 	enum blue_pkt_pos pos = blue_op_pos(op);
 
-	qp->last_rx_tsc = rte_get_tsc_cycles();
+	uint64_t now = rte_get_tsc_cycles();
+
 	/*
 	 * A FIRST's length is kept by MSN, even when a bitmap report already
 	 * accounted for its PSN: a retransmitted FIRST may come after a later
 	 * message's, or after the window report that covers it.
 	 */
 	if (pos == BLUE_POS_FIRST)
-		qp->first_len[b->msn % ORDK_FIRST_LEN_SLOTS] = b->total_len;
+		qp->resp.first_len[b->msn % ORDK_FIRST_LEN_SLOTS] = b->total_len;
 	/* the first packet of the answer to one of our READs: where its answer starts */
 	if (pos == BLUE_POS_FIRST && blue_op_is_read_resp(op))
-		rc_read_answer_seen(qp, b->msn, b->psn, qp->last_rx_tsc);
-	uint32_t epsn_before = qp->epsn;
+		rc_read_answer_seen(qp, b->msn, b->psn, now);
+	uint32_t epsn_before = qp->resp.epsn;
 
 	if (!rc_rx_mark(qp, b->psn)) {
 		RC_LOG(DEBUG, "qp 0x%06x: header psn 0x%06x op 0x%x msn %u seen before (epsn 0x%06x)",
-		       qp->qpn, b->psn, op, b->msn, qp->epsn);
+		       qp->qpn, b->psn, op, b->msn, qp->resp.epsn);
 		/* a duplicate: placed again by the card; ACK again, never complete twice */
 		qp->st.duplicates++;
 		if (b->ack_req)
-			qp->ack_due = true;
+			qp->resp.ack_due = true;
 		return;
 	}
 	/*
@@ -238,17 +239,17 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	 * for it after the hold unless a report fills it first. Without this, a
 	 * lost ACK left it to the sender's timer (67 ms at timeout 14).
 	 */
-	if (b->is_retry && qp->epsn != epsn_before && blue_psn_diff(qp->rx_top, qp->epsn) > 0) {
-		qp->hole_psn = qp->epsn;
-		qp->hole_tsc = qp->last_rx_tsc;
+	if (b->is_retry && qp->resp.epsn != epsn_before && blue_psn_diff(qp->resp.rx_top, qp->resp.epsn) > 0) {
+		qp->resp.hole_psn = qp->resp.epsn;
+		qp->resp.hole_tsc = now;
 		/* a recovery round: the stream that left it has been reported: a real hole */
-		qp->hole_settled = true;
+		qp->resp.hole_settled = true;
 		rc_activate(qp);
 	}
 	if (pos == BLUE_POS_LAST || pos == BLUE_POS_ONLY) {
-		uint32_t at = qp->msg_count;
+		uint32_t at = qp->resp.msg_count;
 
-		if (qp->msg_count == ORDK_MSG_QUEUE) {
+		if (qp->resp.msg_count == ORDK_MSG_QUEUE) {
 			qp->st.reports_unexpected++;
 			return;
 		}
@@ -257,7 +258,7 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 		 * the LASTs of later messages, and completions go in message order.
 		 */
 		while (at > 0) {
-			const struct rc_msg *prev = &qp->msgs[(qp->msg_head + at - 1) % ORDK_MSG_QUEUE];
+			const struct rc_msg *prev = &qp->resp.msgs[(qp->resp.msg_head + at - 1) % ORDK_MSG_QUEUE];
 
 			if (prev->end_psn == b->psn) {
 				/* arrived before, beyond a hole still open: never twice */
@@ -268,10 +269,10 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 				break;
 			at--;
 		}
-		for (uint32_t i = qp->msg_count; i > at; i--)
-			qp->msgs[(qp->msg_head + i) % ORDK_MSG_QUEUE] =
-				qp->msgs[(qp->msg_head + i - 1) % ORDK_MSG_QUEUE];
-		qp->msgs[(qp->msg_head + at) % ORDK_MSG_QUEUE] = (struct rc_msg){
+		for (uint32_t i = qp->resp.msg_count; i > at; i--)
+			qp->resp.msgs[(qp->resp.msg_head + i) % ORDK_MSG_QUEUE] =
+				qp->resp.msgs[(qp->resp.msg_head + i - 1) % ORDK_MSG_QUEUE];
+		qp->resp.msgs[(qp->resp.msg_head + at) % ORDK_MSG_QUEUE] = (struct rc_msg){
 			.end_psn = b->psn, .opcode = op, .ack_req = b->ack_req, .msn = b->msn,
 			.imm = b->imm_data,
 			/* a LAST may come before its FIRST: its length is read at completion;
@@ -281,7 +282,7 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 					 b->rkey == ORDK_WIRE_RKEY_LEN_ERR
 				       ? (uint32_t)RTE_MIN(b->raddr, (uint64_t)UINT32_MAX)
 				       : b->total_len };
-		qp->msg_count++;
+		qp->resp.msg_count++;
 	}
 	complete_msgs(qp);
 }
@@ -290,11 +291,11 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 static void
 mark_range(struct ordk_qp *qp, uint32_t from, uint32_t to)
 {
-	if (blue_psn_diff(from, qp->epsn) < 0)
-		from = qp->epsn;
+	if (blue_psn_diff(from, qp->resp.epsn) < 0)
+		from = qp->resp.epsn;
 	if (blue_psn_diff(to, from) <= 0)
 		return;
-	if (from == qp->epsn) {
+	if (from == qp->resp.epsn) {
 		advance_to(qp, to);
 		return;
 	}
@@ -320,20 +321,20 @@ rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
 	if (r->kind == BLUE_META_NAK_LOCAL_HW) {
 		uint32_t pre = blue_psn_add(a->psn_before_slide, BLUE_PSN_MASK + 1 - 112);
 
-		if (blue_psn_diff(pre, qp->card_base) > 0)
-			mark_range(qp, qp->card_base, pre);
+		if (blue_psn_diff(pre, qp->resp.card_base) > 0)
+			mark_range(qp, qp->resp.card_base, pre);
 		merge_window(qp, pre, &a->pre_bitmap);
-	} else if (blue_psn_diff(base, qp->card_base) > 0) {
-		mark_range(qp, qp->card_base, base);
+	} else if (blue_psn_diff(base, qp->resp.card_base) > 0) {
+		mark_range(qp, qp->resp.card_base, base);
 	}
 	merge_window(qp, base, &a->now_bitmap);
-	if (blue_psn_diff(base, qp->card_base) > 0)
-		qp->card_base = base;
+	if (blue_psn_diff(base, qp->resp.card_base) > 0)
+		qp->resp.card_base = base;
 	complete_msgs(qp);
 	if (qp->attr.qp_state == ORDK_QPS_ERR)
 		return;
-	qp->ack_due = true; /* bitmap reports come after quiet: ACK now */
-	qp->probe_report = true;
+	qp->resp.ack_due = true; /* bitmap reports come after quiet: ACK now */
+	qp->resp.probe_report = true;
 	maybe_nak(qp, true);
 }
 
@@ -363,7 +364,7 @@ send_ack_frame(struct ordk_qp *qp, bool nak, uint32_t psn)
 					.dqpn = qp->attr.dest_qp_num, .psn = psn };
 	p.aeth = (struct ordk_wire_aeth){ .now_bitmap = { ~0ull, ~0ull }, .is_send_by_driver = 1,
 					  .is_packet_lost = nak, .is_window_slided = nak,
-					  .pre_psn = qp->epsn };
+					  .pre_psn = qp->resp.epsn };
 	n = ordk_wire_rdma_build_hdr(frame, sizeof(frame), &p, 0);
 	return n > 0 && blue_snic_tx(&dev->hw, frame, (uint32_t)n) == 0;
 }
@@ -371,12 +372,11 @@ send_ack_frame(struct ordk_qp *qp, bool nak, uint32_t psn)
 static bool
 send_ack(struct ordk_qp *qp)
 {
-	if (!send_ack_frame(qp, false, qp->epsn))
+	if (!send_ack_frame(qp, false, qp->resp.epsn))
 		return false;
-	RC_LOG(DEBUG, "qp 0x%06x: ACK psn 0x%06x to 0x%06x", qp->qpn, qp->epsn,
+	RC_LOG(DEBUG, "qp 0x%06x: ACK psn 0x%06x to 0x%06x", qp->qpn, qp->resp.epsn,
 	       qp->attr.dest_qp_num);
-	qp->acked_epsn = qp->epsn;
-	qp->ack_due = false;
+	qp->resp.ack_due = false;
 	qp->st.acks_sent++;
 	qp->dev->st.acks_sent++;
 	return true;
@@ -393,21 +393,21 @@ maybe_nak(struct ordk_qp *qp, bool report)
 {
 	uint64_t now = rte_get_tsc_cycles();
 
-	if (qp->hole_psn != qp->epsn || qp->hole_tsc == 0) {
+	if (qp->resp.hole_psn != qp->resp.epsn || qp->resp.hole_tsc == 0) {
 		/*
 		 * Only a bitmap report opens a hole: between header reports,
 		 * MIDDLE packets (never reported one by one) look like holes.
 		 */
 		if (!report)
 			return;
-		qp->hole_psn = qp->epsn;
-		qp->hole_tsc = now;
+		qp->resp.hole_psn = qp->resp.epsn;
+		qp->resp.hole_tsc = now;
 		/*
 		 * Not settled even when an idle report shows it: the sender may
 		 * only have paused (a polling gap, a full window), and MIDDLE
 		 * packets of the resumed stream go unreported (verbs_tools_gap).
 		 */
-		qp->hole_settled = false;
+		qp->resp.hole_settled = false;
 		return;
 	}
 	/*
@@ -418,7 +418,7 @@ maybe_nak(struct ordk_qp *qp, bool report)
 	 * again (the card places every response packet). Reports still decide,
 	 * and the card's own loss reports and the READ's timer cover the rest.
 	 */
-	if (!report && qp->rd_count > 0 && !qp->hole_settled)
+	if (!report && qp->req.rd_count > 0 && !qp->resp.hole_settled)
 		return;
 	/*
 	 * (A hole a resend left behind is judged on time even then: a probe's
@@ -426,34 +426,34 @@ maybe_nak(struct ordk_qp *qp, bool report)
 	 * for the peer's timer: 67 ms a round at timeout 14.)
 	 */
 	/* a hole is judged on what was seen while polling (see resume_tsc) */
-	if (now - RTE_MAX(qp->hole_tsc, qp->dev->resume_tsc) < rc_hold_tsc(qp))
+	if (now - RTE_MAX(qp->resp.hole_tsc, qp->dev->rc.resume_tsc) < rc_hold_tsc(qp))
 		return;
-	if (qp->nak_epsn != qp->epsn)
-		qp->nak_count = 0;
+	if (qp->resp.nak_epsn != qp->resp.epsn)
+		qp->resp.nak_count = 0;
 	/*
 	 * NAKs for one hole are bounded and back off: the hold, then twice
 	 * that, and so on. A hole nobody fills (a forged PSN beyond the
 	 * expected one, or a sender that is gone) is given up after
 	 * RC_NAK_MAX: the sender's own timers decide what follows.
 	 */
-	if (qp->nak_count >= RC_NAK_MAX) {
-		qp->hole_tsc = 0; /* the QP may sleep; a report opens it again */
+	if (qp->resp.nak_count >= RC_NAK_MAX) {
+		qp->resp.hole_tsc = 0; /* the QP may sleep; a report opens it again */
 		return;
 	}
-	if (qp->nak_count > 0 && now - qp->nak_tsc < rc_hold_tsc(qp) << (qp->nak_count - 1))
+	if (qp->resp.nak_count > 0 && now - qp->resp.nak_tsc < rc_hold_tsc(qp) << (qp->resp.nak_count - 1))
 		return;
 	for (uint32_t d = 1; d < ORDK_RECV_WINDOW; d++) {
-		uint32_t psn = blue_psn_add(qp->epsn, d);
+		uint32_t psn = blue_psn_add(qp->resp.epsn, d);
 
 		if (rc_rx_seen(qp, psn)) {
 			if (send_ack_frame(qp, true, psn)) {
-				qp->nak_epsn = qp->epsn;
-				qp->nak_tsc = now;
+				qp->resp.nak_epsn = qp->resp.epsn;
+				qp->resp.nak_tsc = now;
 				qp->st.naks_sent++;
 				qp->dev->st.naks_sent++;
-				if (++qp->nak_count == RC_NAK_MAX) {
+				if (++qp->resp.nak_count == RC_NAK_MAX) {
 					RC_LOG(DEBUG, "qp 0x%06x: hole at 0x%06x NAKed %u times: given up",
-					       qp->qpn, qp->epsn, RC_NAK_MAX);
+					       qp->qpn, qp->resp.epsn, RC_NAK_MAX);
 					qp->st.naks_given_up++;
 					qp->dev->st.naks_given_up++;
 				}
@@ -486,7 +486,7 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 		 * In ERR still say what arrived before: a requester whose SEND made
 		 * this QP fail (recv_len_error) learns it though both ACKs were lost.
 		 */
-		(void)send_ack_frame(qp, false, qp->epsn);
+		(void)send_ack_frame(qp, false, qp->resp.epsn);
 		return;
 	}
 	if (qp == NULL || qp->attr.qp_state == ORDK_QPS_ERR) {
@@ -499,16 +499,16 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 		 * sides move to RTR after the out-of-band exchange): keep the adverts
 		 * of one sender, checked against the peer's QPN at RTR.
 		 */
-		if (qp->adv_count > 0 && m.src_qpn != qp->adv_src) {
+		if (qp->req.adv_count > 0 && m.src_qpn != qp->req.adv_src) {
 			dev->st.ctrl_bad++;
 			return;
 		}
-		qp->adv_src = m.src_qpn;
+		qp->req.adv_src = m.src_qpn;
 	} else if (m.src_qpn != qp->attr.dest_qp_num) {
 		dev->st.ctrl_bad++;
 		return;
 	}
-	qp->heard_tsc = dev->last_poll_tsc; /* the peer is there (an RNR wait asks) */
+	qp->comp.heard_tsc = dev->rc.last_poll_tsc; /* the peer is there (an RNR wait asks) */
 	if (m.type == ORDK_CTRL_ACK_REQ) {
 		/*
 		 * The peer's timer asks what arrived. The answer waits until this
@@ -517,15 +517,15 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 		 * arrive would send resends that land after completion.
 		 */
 		RC_LOG(DEBUG, "qp 0x%06x: the peer asks about PSNs before 0x%06x (epsn 0x%06x)",
-		       qp->qpn, m.ack_req.psn, qp->epsn);
+		       qp->qpn, m.ack_req.psn, qp->resp.epsn);
 		if (qp->attr.qp_state < ORDK_QPS_RTR)
 			return;
-		if (!qp->probe_pending || blue_psn_diff(m.ack_req.psn, qp->probe_psn) > 0)
-			qp->probe_psn = m.ack_req.psn;
-		if (!qp->probe_pending) {
-			qp->probe_pending = true;
-			qp->probe_report = false;
-			qp->probe_tsc = rte_get_tsc_cycles();
+		if (!qp->resp.probe_pending || blue_psn_diff(m.ack_req.psn, qp->resp.probe_psn) > 0)
+			qp->resp.probe_psn = m.ack_req.psn;
+		if (!qp->resp.probe_pending) {
+			qp->resp.probe_pending = true;
+			qp->resp.probe_report = false;
+			qp->resp.probe_tsc = rte_get_tsc_cycles();
 		}
 		rc_activate(qp);
 		return;
@@ -547,34 +547,34 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 		return;
 	}
 	if (m.type == ORDK_CTRL_RECV_ADVERT_ACK) {
-		if ((int32_t)(m.advert_ack.recv_seq - qp->rq_acked) > 0 &&
-		    (int32_t)(m.advert_ack.recv_seq - qp->next_recv_seq) <= 0)
-			qp->rq_acked = m.advert_ack.recv_seq;
+		if ((int32_t)(m.advert_ack.recv_seq - qp->resp.rq_acked) > 0 &&
+		    (int32_t)(m.advert_ack.recv_seq - qp->resp.next_recv_seq) <= 0)
+			qp->resp.rq_acked = m.advert_ack.recv_seq;
 		return;
 	}
 	if (m.type != ORDK_CTRL_RECV_ADVERT) {
 		dev->st.ctrl_bad++;
 		return;
 	}
-	qp->adv_ack_due = true; /* even for duplicates: our last ACK may be lost */
+	qp->req.adv_ack_due = true; /* even for duplicates: our last ACK may be lost */
 	for (unsigned int i = 0; i < m.advert.count; i++) {
 		const struct ordk_ctrl_advert *a = &m.advert.e[i];
 
-		if ((int32_t)(a->recv_seq - qp->adv_expect) < 0) {
+		if ((int32_t)(a->recv_seq - qp->req.adv_expect) < 0) {
 			qp->st.duplicates++; /* a re-sent advert we already have */
 			continue;
 		}
-		if (a->recv_seq != qp->adv_expect || qp->adv_count == ORDK_ADVERT_RING) {
+		if (a->recv_seq != qp->req.adv_expect || qp->req.adv_count == ORDK_ADVERT_RING) {
 			RC_LOG(DEBUG, "qp 0x%06x: advert %u unexpected (want %u)", qp->qpn,
-			       a->recv_seq, qp->adv_expect);
+			       a->recv_seq, qp->req.adv_expect);
 			qp->st.adverts_unexpected++;
 			continue; /* duplicates and gaps: reliability comes with issue 5 */
 		}
 		RC_LOG(DEBUG, "qp 0x%06x: advert %u (%u B at 0x%" PRIx64 ")", qp->qpn, a->recv_seq,
 		       a->length, a->addr);
-		qp->adv[(qp->adv_head + qp->adv_count) % ORDK_ADVERT_RING] = *a;
-		qp->adv_count++;
-		qp->adv_expect++;
+		qp->req.adv[(qp->req.adv_head + qp->req.adv_count) % ORDK_ADVERT_RING] = *a;
+		qp->req.adv_count++;
+		qp->req.adv_expect++;
 		qp->st.adverts_received++;
 		dev->st.adverts_received++;
 	}
@@ -590,8 +590,8 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 static uint32_t
 nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
 {
-	if (qp->rtx_count == 0)
-		qp->rtx_not_before = rte_get_tsc_cycles() + rc_hold_tsc(qp);
+	if (qp->req.rtx_count == 0)
+		qp->req.rtx_not_before = rte_get_tsc_cycles() + rc_hold_tsc(qp);
 	uint32_t base = blue_psn_add(a->psn_before_slide, BLUE_PSN_MASK + 1 - 112);
 	uint32_t named = 0;
 	int start = -1;
@@ -608,7 +608,7 @@ nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
 		}
 	}
 	if (named > 0)
-		qp->rtx_retries = 0;
+		qp->comp.rtx_retries = 0;
 	return named;
 }
 
@@ -622,11 +622,11 @@ nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
 static void
 answer_probe(struct ordk_qp *qp)
 {
-	if (blue_psn_diff(qp->probe_psn, qp->epsn) > 0) {
-		uint32_t to = qp->probe_psn;
+	if (blue_psn_diff(qp->resp.probe_psn, qp->resp.epsn) > 0) {
+		uint32_t to = qp->resp.probe_psn;
 
 		for (uint32_t d = 1; d < ORDK_RECV_WINDOW; d++) {
-			uint32_t psn = blue_psn_add(qp->epsn, d);
+			uint32_t psn = blue_psn_add(qp->resp.epsn, d);
 
 			if (blue_psn_diff(to, psn) <= 0)
 				break;
@@ -639,13 +639,13 @@ answer_probe(struct ordk_qp *qp)
 			return;
 		/* a second copy: the peer asks because frames are being lost (see rc_timer_check) */
 		(void)send_ack_frame(qp, true, to);
-		RC_LOG(DEBUG, "qp 0x%06x: probe answered: NAK 0x%06x..0x%06x", qp->qpn, qp->epsn, to);
+		RC_LOG(DEBUG, "qp 0x%06x: probe answered: NAK 0x%06x..0x%06x", qp->qpn, qp->resp.epsn, to);
 		qp->st.naks_sent++;
 		qp->dev->st.naks_sent++;
 	} else {
-		qp->ack_due = true;
+		qp->resp.ack_due = true;
 	}
-	qp->probe_pending = false;
+	qp->resp.probe_pending = false;
 }
 
 /* --------------------------------------------------------- the engine */
@@ -664,7 +664,7 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 	}
 	RC_LOG(DEBUG, "qp 0x%06x: %s psn 0x%06x", qpn, blue_meta_kind_name(r->kind),
 	       r->kind <= BLUE_META_HEADER_READ ? r->basic.psn : r->ack.psn_now);
-	qp->heard_tsc = dev->last_poll_tsc; /* every report comes from the peer's frames */
+	qp->comp.heard_tsc = dev->rc.last_poll_tsc; /* every report comes from the peer's frames */
 	switch (r->kind) {
 	case BLUE_META_HEADER_WRITE:
 		rx_header(qp, r);
@@ -720,16 +720,15 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 	const uint8_t *f;
 	uint32_t len;
 	struct ordk_qp *qp, *tmp;
-	bool snic = false;
 	uint64_t now;
 
 	now = rte_get_tsc_cycles();
-	if (now - dev->last_poll_tsc > dev->stall_tsc) {
+	if (now - dev->rc.last_poll_tsc > dev->rc.stall_tsc) {
 		/* a polling gap: input may have piled up (see resume_tsc) */
-		dev->resume_tsc = now;
-		dev->gap_tsc = now - dev->last_poll_tsc;
+		dev->rc.resume_tsc = now;
+		dev->rc.gap_tsc = now - dev->rc.last_poll_tsc;
 	}
-	dev->last_poll_tsc = now;
+	dev->rc.last_poll_tsc = now;
 	for (unsigned int i = 0; i < budget; i++) {
 		int rc = blue_meta_next(&dev->hw, &rep);
 
@@ -757,29 +756,27 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 		struct blue_hring *sr = &dev->hw.ring[BLUE_RING_SEND0];
 		uint32_t t = *sr->tail_reg;
 
-		if (t != dev->send_tail_seen || blue_ring_ptr(sr->head) != blue_ring_ptr(t)) {
-			dev->send_tail_seen = t;
-			dev->send_busy_tsc = now;
+		if (t != dev->rc.send_tail_seen || blue_ring_ptr(sr->head) != blue_ring_ptr(t)) {
+			dev->rc.send_tail_seen = t;
+			dev->rc.send_busy_tsc = now;
 		}
 	}
 	rc_wheel_run(dev, now);
-	for (qp = TAILQ_FIRST(&dev->active); qp != NULL; qp = tmp) {
+	for (qp = TAILQ_FIRST(&dev->rc.active); qp != NULL; qp = tmp) {
 		bool idle = true;
 
-		tmp = TAILQ_NEXT(qp, link);
+		tmp = TAILQ_NEXT(qp, sched.link);
 		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR) {
 			/* unacknowledged adverts rewind after a timeout ... */
 			rc_advert_resend(qp, now, rc_timeout_tsc(qp));
-			if (qp->adv_ack_due) {
-				snic = true;
+			if (qp->req.adv_ack_due) {
 				idle &= rc_send_advert_ack(qp);
 			}
 		}
-		if (qp->rq_advertised < qp->rq_count) {
-			snic = true;
+		if (qp->resp.rq_advertised < qp->resp.rq_count) {
 			idle &= rc_send_adverts(qp);
 		}
-		if (qp->rdone_count > 0)
+		if (qp->resp.rdone_count > 0)
 			idle &= !rc_recv_retire(qp, false);
 		/* ... and keep the QP polled until the peer has them all */
 		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR)
@@ -788,15 +785,14 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 			rc_timer_check(qp, now);
 			items += rc_push(qp);
 			/* a QP that only waits for an ACK sleeps on the wheel */
-			idle &= qp->sq_next == qp->sq_tail && qp->ans_next == qp->ans_tail &&
-				qp->rtx_count == 0 &&
-				(qp->rtx_deadline == 0 || qp->on_wheel);
+			idle &= qp->req.sq_next == qp->req.sq_tail && qp->resp.ans_next == qp->resp.ans_tail &&
+				qp->req.rtx_count == 0 &&
+				(qp->comp.rtx_deadline == 0 || qp->sched.on_wheel);
 		}
-		if (qp->probe_pending) {
+		if (qp->resp.probe_pending) {
 			idle = false;
-			if (qp->probe_report ||
-			    now - RTE_MAX(qp->probe_tsc, dev->resume_tsc) >= rc_hold_tsc(qp)) {
-				snic = true;
+			if (qp->resp.probe_report ||
+			    now - RTE_MAX(qp->resp.probe_tsc, dev->rc.resume_tsc) >= rc_hold_tsc(qp)) {
 				answer_probe(qp);
 			}
 		}
@@ -805,24 +801,21 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 		 * sender has stopped (a full queue, or the tail of a burst), no
 		 * later report comes to ask for it; the engine does, after the hold.
 		 */
-		if (qp->hole_tsc != 0 && qp->hole_psn == qp->epsn &&
-		    blue_psn_diff(qp->rx_top, qp->epsn) > 0 &&
+		if (qp->resp.hole_tsc != 0 && qp->resp.hole_psn == qp->resp.epsn &&
+		    blue_psn_diff(qp->resp.rx_top, qp->resp.epsn) > 0 &&
 		    (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR)) {
 			idle = false;
-			snic = true;
 			maybe_nak(qp, false);
 		}
-		if (qp->ack_due) {
-			snic = true;
+		if (qp->resp.ack_due) {
 			idle &= send_ack(qp);
 		}
 		if (idle) {
-			TAILQ_REMOVE(&dev->active, qp, link);
-			qp->on_active = false;
+			TAILQ_REMOVE(&dev->rc.active, qp, sched.link);
+			qp->sched.on_active = false;
 		}
 	}
 	/* every frame and item queued anywhere in this poll is published once */
-	(void)snic;
 	blue_send_doorbell(&dev->hw);
 	blue_snic_tx_flush(&dev->hw);
 	return work + items;

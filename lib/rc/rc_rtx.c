@@ -33,31 +33,40 @@ void
 rc_qp_set_timeout(struct ordk_qp *qp)
 {
 	unsigned int t = qp->attr.timeout ? qp->attr.timeout : 8;
-	uint64_t max = (uint64_t)ORDK_HOLD_MAX_US * qp->dev->tsc_hz / 1000000;
+	uint64_t max = (uint64_t)ORDK_HOLD_MAX_US * qp->dev->rc.tsc_hz / 1000000;
 
 	if (t > 24)
 		t = 24; /* 68 s: longer waits look like a hang to every user */
-	qp->timeout_tsc = (4096ull << t) * qp->dev->tsc_hz / 1000000000ull;
-	qp->hold_tsc = qp->timeout_tsc / 2 < max ? qp->timeout_tsc / 2 : max;
+	qp->comp.timeout_tsc = (4096ull << t) * qp->dev->rc.tsc_hz / 1000000000ull;
+	qp->comp.hold_tsc = qp->comp.timeout_tsc / 2 < max ? qp->comp.timeout_tsc / 2 : max;
 }
 
 /* ------------------------------------------------------------ the wheel */
 
+static uint64_t
+tsc_clock(void)
+{
+	return rte_get_tsc_cycles();
+}
+
 void
 rc_wheel_init(struct ordk_dev *dev)
 {
-	uint64_t tick = dev->tsc_hz / 65536; /* about 15 us */
+	uint64_t tick = dev->rc.tsc_hz / 65536; /* about 15 us */
 
 	for (unsigned int i = 0; i < RC_WHEEL_SLOTS; i++)
-		TAILQ_INIT(&dev->wheel[i]);
-	dev->wheel_shift = 0;
-	while ((1ull << dev->wheel_shift) < tick)
-		dev->wheel_shift++;
-	dev->wheel_tick = rte_get_tsc_cycles() >> dev->wheel_shift;
-	dev->wheel_count = 0;
-	dev->stall_tsc = dev->tsc_hz / 5000; /* 200 us without a poll is a gap */
-	dev->last_poll_tsc = rte_get_tsc_cycles();
-	dev->resume_tsc = 0;
+		TAILQ_INIT(&dev->rc.wheel[i]);
+	dev->rc.wheel_shift = 0;
+	while ((1ull << dev->rc.wheel_shift) < tick)
+		dev->rc.wheel_shift++;
+	if (dev->rc.clock == NULL)
+		dev->rc.clock = tsc_clock;
+	dev->rc.now = dev->rc.clock();
+	dev->rc.wheel_tick = dev->rc.now >> dev->rc.wheel_shift;
+	dev->rc.wheel_count = 0;
+	dev->rc.stall_tsc = dev->rc.tsc_hz / 5000; /* 200 us without a poll is a gap */
+	dev->rc.last_poll_tsc = dev->rc.now;
+	dev->rc.resume_tsc = 0;
 }
 
 static void
@@ -65,12 +74,12 @@ wheel_remove(struct ordk_qp *qp)
 {
 	struct ordk_dev *dev = qp->dev;
 
-	if (!qp->on_wheel)
+	if (!qp->sched.on_wheel)
 		return;
-	TAILQ_REMOVE(&dev->wheel[(qp->rtx_deadline >> dev->wheel_shift) & (RC_WHEEL_SLOTS - 1)],
-		     qp, tlink);
-	qp->on_wheel = false;
-	dev->wheel_count--;
+	TAILQ_REMOVE(&dev->rc.wheel[(qp->comp.rtx_deadline >> dev->rc.wheel_shift) & (RC_WHEEL_SLOTS - 1)],
+		     qp, sched.tlink);
+	qp->sched.on_wheel = false;
+	dev->rc.wheel_count--;
 }
 
 /* Set (or with 0 clear) the QP's retransmission deadline, on the wheel. */
@@ -80,14 +89,14 @@ rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
 	struct ordk_dev *dev = qp->dev;
 
 	wheel_remove(qp);
-	qp->rtx_deadline = deadline;
-	qp->rtx_set_tsc = qp->dev->last_poll_tsc; /* the poll it was set in (no clock read) */
+	qp->comp.rtx_deadline = deadline;
+	qp->comp.rtx_set_tsc = qp->dev->rc.last_poll_tsc; /* the poll it was set in (no clock read) */
 	if (deadline == 0)
 		return;
-	TAILQ_INSERT_TAIL(&dev->wheel[(deadline >> dev->wheel_shift) & (RC_WHEEL_SLOTS - 1)], qp,
-			  tlink);
-	qp->on_wheel = true;
-	dev->wheel_count++;
+	TAILQ_INSERT_TAIL(&dev->rc.wheel[(deadline >> dev->rc.wheel_shift) & (RC_WHEEL_SLOTS - 1)], qp,
+			  sched.tlink);
+	qp->sched.on_wheel = true;
+	dev->rc.wheel_count++;
 }
 
 /*
@@ -100,31 +109,31 @@ rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
 unsigned int
 rc_wheel_run(struct ordk_dev *dev, uint64_t now)
 {
-	uint64_t t = now >> dev->wheel_shift, from = dev->wheel_tick;
+	uint64_t t = now >> dev->rc.wheel_shift, from = dev->rc.wheel_tick;
 	unsigned int woken = 0;
 
-	if (dev->wheel_count == 0) {
-		dev->wheel_tick = t;
+	if (dev->rc.wheel_count == 0) {
+		dev->rc.wheel_tick = t;
 		return 0;
 	}
 	if (t - from >= RC_WHEEL_SLOTS)
 		from = t - RC_WHEEL_SLOTS + 1;
 	for (uint64_t k = from; k <= t; k++) {
-		struct rc_wheel_slot *slot = &dev->wheel[k & (RC_WHEEL_SLOTS - 1)];
+		struct rc_wheel_slot *slot = &dev->rc.wheel[k & (RC_WHEEL_SLOTS - 1)];
 		struct ordk_qp *qp, *next;
 
 		for (qp = TAILQ_FIRST(slot); qp != NULL; qp = next) {
-			next = TAILQ_NEXT(qp, tlink);
-			if (qp->rtx_deadline > now)
+			next = TAILQ_NEXT(qp, sched.tlink);
+			if (qp->comp.rtx_deadline > now)
 				continue;
-			TAILQ_REMOVE(slot, qp, tlink);
-			qp->on_wheel = false;
-			dev->wheel_count--;
+			TAILQ_REMOVE(slot, qp, sched.tlink);
+			qp->sched.on_wheel = false;
+			dev->rc.wheel_count--;
 			rc_activate(qp);
 			woken++;
 		}
 	}
-	dev->wheel_tick = t;
+	dev->rc.wheel_tick = t;
 	return woken;
 }
 
@@ -132,8 +141,8 @@ rc_wheel_run(struct ordk_dev *dev, uint64_t now)
 static bool
 outstanding(const struct ordk_qp *qp)
 {
-	return qp->sq_head != qp->sq_next || qp->ans_head != qp->ans_next ||
-	       qp->pushed_psn != qp->acked_psn;
+	return qp->req.sq_head != qp->req.sq_next || qp->resp.ans_head != qp->resp.ans_next ||
+	       qp->req.pushed_psn != qp->comp.acked_psn;
 }
 
 void
@@ -144,7 +153,7 @@ rc_timer_arm(struct ordk_qp *qp)
 		return;
 	}
 	rc_timer_set(qp, rte_get_tsc_cycles() +
-			     rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1));
+			     rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
 }
 
 static bool
@@ -152,7 +161,7 @@ rtx_bit(const struct ordk_qp *qp, uint32_t psn)
 {
 	uint32_t i = psn % ORDK_RECV_WINDOW;
 
-	return (qp->rtx_bits[i / 64] >> (i % 64)) & 1;
+	return (qp->req.rtx_bits[i / 64] >> (i % 64)) & 1;
 }
 
 /*
@@ -180,27 +189,27 @@ retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to, bool card)
 
 	/* only what was sent and is not acknowledged: a PSN never pushed is not
 	 * resent ahead of its turn (it would move the peer card's window, see rc_req.c) */
-	if (blue_psn_diff(from, qp->acked_psn) < 0)
-		from = qp->acked_psn;
-	if (blue_psn_diff(to, qp->pushed_psn) > 0)
-		to = qp->pushed_psn;
+	if (blue_psn_diff(from, qp->comp.acked_psn) < 0)
+		from = qp->comp.acked_psn;
+	if (blue_psn_diff(to, qp->req.pushed_psn) > 0)
+		to = qp->req.pushed_psn;
 	uint32_t now16 = (uint32_t)(rte_get_tsc_cycles() >> 16);
 	uint32_t hold16 = (uint32_t)((rc_hold_tsc(qp)) >> 16);
-	uint32_t wi = qp->sq_head; /* card: the WQE cursor, moving along with p */
+	uint32_t wi = qp->req.sq_head; /* card: the WQE cursor, moving along with p */
 
 	for (uint32_t p = from; blue_psn_diff(to, p) > 0; p = blue_psn_add(p, 1)) {
-		uint32_t i = p % ORDK_RECV_WINDOW, st = qp->rtx_stamp[i];
+		uint32_t i = p % ORDK_RECV_WINDOW, st = qp->req.rtx_stamp[i];
 
 		if (card) {
 			const struct rc_wqe *w = NULL;
 
-			for (; wi != qp->sq_next; wi++) {
-				w = &qp->sq[wi % qp->sq_size];
+			for (; wi != qp->req.sq_next; wi++) {
+				w = &qp->req.sq[wi % qp->req.sq_size];
 				if (w->started && !(w->flags & RC_WQE_ERROR) &&
 				    blue_psn_diff(blue_psn_add(w->psn, w->npkts), p) > 0)
 					break;
 			}
-			if (wi != qp->sq_next && blue_psn_diff(p, w->psn) >= 0 && !card_tracks(w))
+			if (wi != qp->req.sq_next && blue_psn_diff(p, w->psn) >= 0 && !card_tracks(w))
 				continue;
 		}
 		named++;
@@ -213,12 +222,10 @@ retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to, bool card)
 		 */
 		if (st != 0 && now16 - st < hold16)
 			continue;
-		qp->rtx_bits[i / 64] |= 1ull << (i % 64);
-		qp->rtx_count++;
-		if (qp->rtx_count == 1 || blue_psn_diff(p, qp->rtx_last) > 0)
-			qp->rtx_last = p;
+		qp->req.rtx_bits[i / 64] |= 1ull << (i % 64);
+		qp->req.rtx_count++;
 	}
-	if (qp->rtx_count > 0)
+	if (qp->req.rtx_count > 0)
 		rc_activate(qp);
 	return named;
 }
@@ -242,11 +249,11 @@ rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to)
 static struct rc_wqe *
 wqe_of_psn(struct ordk_qp *qp, uint32_t psn)
 {
-	uint32_t end = qp->sq_next + (qp->sq_next != qp->sq_tail &&
-				      qp->sq[qp->sq_next % qp->sq_size].started);
+	uint32_t end = qp->req.sq_next + (qp->req.sq_next != qp->req.sq_tail &&
+				      qp->req.sq[qp->req.sq_next % qp->req.sq_size].started);
 
-	for (uint32_t i = qp->sq_head; i != end; i++) {
-		struct rc_wqe *w = &qp->sq[i % qp->sq_size];
+	for (uint32_t i = qp->req.sq_head; i != end; i++) {
+		struct rc_wqe *w = &qp->req.sq[i % qp->req.sq_size];
 		int32_t k = blue_psn_diff(psn, w->psn);
 
 		if ((w->flags & RC_WQE_ERROR) || !w->started)
@@ -254,10 +261,10 @@ wqe_of_psn(struct ordk_qp *qp, uint32_t psn)
 		if (k >= 0 && (uint32_t)k < w->npkts)
 			return w;
 	}
-	end = qp->ans_next + (qp->ans_next != qp->ans_tail &&
-			      qp->ans[qp->ans_next % ORDK_ANS_RING].started);
-	for (uint32_t i = qp->ans_head; i != end; i++) {
-		struct rc_wqe *w = &qp->ans[i % ORDK_ANS_RING];
+	end = qp->resp.ans_next + (qp->resp.ans_next != qp->resp.ans_tail &&
+			      qp->resp.ans[qp->resp.ans_next % ORDK_ANS_RING].started);
+	for (uint32_t i = qp->resp.ans_head; i != end; i++) {
+		struct rc_wqe *w = &qp->resp.ans[i % ORDK_ANS_RING];
 		int32_t k = blue_psn_diff(psn, w->psn);
 
 		if (k >= 0 && (uint32_t)k < w->npkts)
@@ -300,15 +307,15 @@ push_packet(struct ordk_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 		.laddr = w->laddr + off };
 	if (blue_send_item_put(&qp->dev->hw, &it) != 0)
 		return -1;
-	qp->rtx_stamp[it.psn % ORDK_RECV_WINDOW] = (uint32_t)(rte_get_tsc_cycles() >> 16) | 1;
+	qp->req.rtx_stamp[it.psn % ORDK_RECV_WINDOW] = (uint32_t)(rte_get_tsc_cycles() >> 16) | 1;
 	/* the first copy was late, not lost, perhaps: keep the peer card's window on it */
 	{
 		uint64_t now = rte_get_tsc_cycles();
 
-		if (qp->late_tsc == 0 || now >= qp->late_tsc ||
-		    blue_psn_diff(it.psn, qp->late_psn) < 0)
-			qp->late_psn = it.psn;
-		qp->late_tsc = now + (uint64_t)ORDK_LATE_COPY_US * qp->dev->tsc_hz / 1000000;
+		if (qp->req.late_tsc == 0 || now >= qp->req.late_tsc ||
+		    blue_psn_diff(it.psn, qp->req.late_psn) < 0)
+			qp->req.late_psn = it.psn;
+		qp->req.late_tsc = now + (uint64_t)ORDK_LATE_COPY_US * qp->dev->rc.tsc_hz / 1000000;
 	}
 	qp->st.retransmits++;
 	qp->dev->st.retransmits++;
@@ -321,7 +328,7 @@ rc_push_retries(struct ordk_qp *qp)
 	struct blue_hring *r = &qp->dev->hw.ring[BLUE_RING_SEND0];
 	unsigned int items = 0;
 
-	if (qp->rtx_count == 0)
+	if (qp->req.rtx_count == 0)
 		return 0;
 	/*
 	 * The card places every packet it receives, duplicates too, with no PSN
@@ -331,12 +338,12 @@ rc_push_retries(struct ordk_qp *qp)
 	 */
 	if (blue_hring_free(r, BLUE_RING_DEPTH) < BLUE_RING_DEPTH)
 		return 0;
-	if (qp->rtx_not_before != 0) {
-		if (rte_get_tsc_cycles() < qp->rtx_not_before)
+	if (qp->req.rtx_not_before != 0) {
+		if (rte_get_tsc_cycles() < qp->req.rtx_not_before)
 			return 0;
-		qp->rtx_not_before = 0;
+		qp->req.rtx_not_before = 0;
 	}
-	for (uint32_t p = qp->acked_psn; qp->rtx_count > 0 && blue_psn_diff(qp->next_psn, p) > 0;
+	for (uint32_t p = qp->comp.acked_psn; qp->req.rtx_count > 0 && blue_psn_diff(qp->req.next_psn, p) > 0;
 	     p = blue_psn_add(p, 1)) {
 		uint32_t i = p % ORDK_RECV_WINDOW;
 		struct rc_wqe *w;
@@ -345,20 +352,20 @@ rc_push_retries(struct ordk_qp *qp)
 			continue;
 		if (blue_send_free(&qp->dev->hw, 2) < 2)
 			break;
-		qp->rtx_bits[i / 64] &= ~(1ull << (i % 64));
-		qp->rtx_count--;
+		qp->req.rtx_bits[i / 64] &= ~(1ull << (i % 64));
+		qp->req.rtx_count--;
 		w = wqe_of_psn(qp, p);
 		if (w == NULL)
 			RC_LOG(DEBUG, "qp 0x%06x: PSN 0x%06x to resend belongs to no WQE (head %u next %u tail %u)",
-			       qp->qpn, p, qp->sq_head, qp->sq_next, qp->sq_tail);
+			       qp->qpn, p, qp->req.sq_head, qp->req.sq_next, qp->req.sq_tail);
 		if (w != NULL && push_packet(qp, w, (uint32_t)blue_psn_diff(p, w->psn),
-					     qp->rtx_count == 0) == 0)
+					     qp->req.rtx_count == 0) == 0)
 			items++;
 	}
 	/* bits left behind acked_psn (acknowledged meanwhile) are dropped */
-	if (qp->rtx_count > 0 && items == 0 && blue_send_free(&qp->dev->hw, 2) >= 2) {
-		memset(qp->rtx_bits, 0, sizeof(qp->rtx_bits));
-		qp->rtx_count = 0;
+	if (qp->req.rtx_count > 0 && items == 0 && blue_send_free(&qp->dev->hw, 2) >= 2) {
+		memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
+		qp->req.rtx_count = 0;
 	}
 	return items;
 }
@@ -385,7 +392,7 @@ send_probe(struct ordk_qp *qp)
 	uint8_t frame[BLUE_SNIC_TX_SLOT];
 	int len;
 
-	m.ack_req.psn = qp->next_psn;
+	m.ack_req.psn = qp->req.next_psn;
 	len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, &m);
 	if (len < 0 || !blue_snic_tx_room(&dev->hw) ||
 	    blue_snic_tx(&dev->hw, frame, (uint32_t)len) != 0)
@@ -398,17 +405,17 @@ void
 rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 {
 	/* the oldest user WR carries the error; everything else is flushed */
-	while (qp->sq_head != qp->sq_tail) {
-		struct rc_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
+	while (qp->req.sq_head != qp->req.sq_tail) {
+		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
 
-		qp->sq_head++;
+		qp->req.sq_head++;
 		if (w->flags & RC_WQE_INTERNAL)
 			continue;
 		struct ordk_wc wc = { .wr_id = w->wr_id, .status = status, .qp_num = qp->qpn,
 				      .opcode = rc_wc_opcode(w->opcode) };
 
 		verbs_cq_push(qp->scq, &wc);
-		qp->sq_user--;
+		qp->req.sq_user--;
 		break;
 	}
 	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn, ordk_wc_status_str(status));
@@ -419,10 +426,10 @@ void
 rc_qp_error(struct ordk_qp *qp)
 {
 	qp->attr.qp_state = ORDK_QPS_ERR;
-	qp->atomic_wqe = NULL;
+	qp->req.atomic_wqe = NULL;
 	rc_timer_set(qp, 0);
-	memset(qp->rtx_bits, 0, sizeof(qp->rtx_bits));
-	qp->rtx_count = 0;
+	memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
+	qp->req.rtx_count = 0;
 	/* the card's context goes invalid first: nothing lands through it from
 	 * now on, so the RECVs can be flushed (best effort: the QP is in error
 	 * whatever the card answers) */
@@ -437,10 +444,10 @@ rc_timer_gap_shift(struct ordk_qp *qp)
 	const struct ordk_dev *dev = qp->dev;
 
 	/* the peer may have been stopped too (one process, two devices) */
-	if (qp->rtx_deadline == 0 || qp->rtx_set_tsc >= dev->resume_tsc ||
-	    qp->rtx_deadline <= dev->resume_tsc - dev->gap_tsc)
+	if (qp->comp.rtx_deadline == 0 || qp->comp.rtx_set_tsc >= dev->rc.resume_tsc ||
+	    qp->comp.rtx_deadline <= dev->rc.resume_tsc - dev->rc.gap_tsc)
 		return false;
-	rc_timer_set(qp, qp->rtx_deadline + dev->gap_tsc);
+	rc_timer_set(qp, qp->comp.rtx_deadline + dev->rc.gap_tsc);
 	return true;
 }
 
@@ -453,16 +460,16 @@ rc_probe(struct ordk_qp *qp)
 void
 rc_timer_check(struct ordk_qp *qp, uint64_t now)
 {
-	if (qp->rtx_deadline == 0 || now < qp->rtx_deadline)
+	if (qp->comp.rtx_deadline == 0 || now < qp->comp.rtx_deadline)
 		return;
 	/*
 	 * While the card is still fetching items from the Send ring it is still
 	 * transmitting, and the peer cannot have acknowledged what it has not
 	 * received: the timeout counts from when the ring drained.
 	 */
-	if (qp->dev->send_busy_tsc + rc_timeout_tsc(qp) > now) {
-		rc_timer_set(qp, qp->dev->send_busy_tsc +
-				     rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1));
+	if (qp->dev->rc.send_busy_tsc + rc_timeout_tsc(qp) > now) {
+		rc_timer_set(qp, qp->dev->rc.send_busy_tsc +
+				     rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
 		return;
 	}
 	/* what the peer said during a polling gap is still unread */
@@ -470,16 +477,16 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 		return;
 	qp->st.timeouts++;
 	qp->dev->st.timeouts++;
-	if (qp->rtx_retries >= qp->attr.retry_cnt) {
+	if (qp->comp.rtx_retries >= qp->attr.retry_cnt) {
 		qp->st.retry_exceeded++;
 		qp->dev->st.retry_exceeded++;
 		rc_qp_fail(qp, ORDK_WC_RETRY_EXC_ERR);
 		return;
 	}
-	qp->rtx_retries++;
-	qp->rtx_backoff = qp->rtx_backoff ? qp->rtx_backoff * 2 : 2;
-	if (qp->rtx_backoff > RC_MAX_BACKOFF)
-		qp->rtx_backoff = RC_MAX_BACKOFF;
+	qp->comp.rtx_retries++;
+	qp->comp.rtx_backoff = qp->comp.rtx_backoff ? qp->comp.rtx_backoff * 2 : 2;
+	if (qp->comp.rtx_backoff > RC_MAX_BACKOFF)
+		qp->comp.rtx_backoff = RC_MAX_BACKOFF;
 	/* an atomic in flight is asked again (same id: the peer replays, never re-executes);
 	 * otherwise nothing said what is missing: ask the peer */
 	/*
@@ -491,14 +498,14 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 	 * the hold).
 	 */
 	for (int copy = 0; copy < 2; copy++) {
-		if (qp->atomic_wqe != NULL)
-			rc_atomic_send(qp, qp->atomic_wqe);
+		if (qp->req.atomic_wqe != NULL)
+			rc_atomic_send(qp, qp->req.atomic_wqe);
 		else
 			send_probe(qp);
 	}
-	rc_timer_set(qp, now + rc_timeout_tsc(qp) * qp->rtx_backoff);
+	rc_timer_set(qp, now + rc_timeout_tsc(qp) * qp->comp.rtx_backoff);
 	RC_LOG(DEBUG, "qp 0x%06x: timeout %u, asking the peer about 0x%06x..0x%06x (head %u next %u tail %u op %u psn 0x%06x npkts %u flags %x)", qp->qpn,
-	       qp->rtx_retries, qp->acked_psn, qp->next_psn, qp->sq_head, qp->sq_next, qp->sq_tail,
-	       qp->sq[qp->sq_head % qp->sq_size].opcode, qp->sq[qp->sq_head % qp->sq_size].psn,
-	       qp->sq[qp->sq_head % qp->sq_size].npkts, qp->sq[qp->sq_head % qp->sq_size].flags);
+	       qp->comp.rtx_retries, qp->comp.acked_psn, qp->req.next_psn, qp->req.sq_head, qp->req.sq_next, qp->req.sq_tail,
+	       qp->req.sq[qp->req.sq_head % qp->req.sq_size].opcode, qp->req.sq[qp->req.sq_head % qp->req.sq_size].psn,
+	       qp->req.sq[qp->req.sq_head % qp->req.sq_size].npkts, qp->req.sq[qp->req.sq_head % qp->req.sq_size].flags);
 }

@@ -91,8 +91,8 @@ ordk_dev_open(const char *devargs)
 	rc = blue_dev_start(&dev->hw, mac, ip);
 	if (rc != 0)
 		goto fail;
-	TAILQ_INIT(&dev->active);
-	dev->tsc_hz = rte_get_tsc_hz();
+	TAILQ_INIT(&dev->rc.active);
+	dev->rc.tsc_hz = rte_get_tsc_hz();
 	rc_wheel_init(dev);
 	dev_count++;
 	VERBS_LOG(INFO, "%s: open, MAC %012" PRIx64 ", IP %u.%u.%u.%u", dev->name, mac, ip >> 24,

@@ -128,8 +128,8 @@ ordk_qp_destroy(struct ordk_qp *qp)
 	dev = qp->dev;
 	if (qp->attr.qp_state != ORDK_QPS_RESET)
 		rc = verbs_manage_qp(qp, false, false); /* the card's QPC is cleared */
-	if (qp->on_active)
-		TAILQ_REMOVE(&dev->active, qp, link);
+	if (qp->sched.on_active)
+		TAILQ_REMOVE(&dev->rc.active, qp, sched.link);
 	rc_timer_set(qp, 0); /* off the wheel */
 	rte_hash_del_key(dev->qp_table, &qp->qpn);
 	mem_keys_free(&dev->qp_keys, qp->qpn); /* the QPN is stale from now on */
@@ -167,13 +167,13 @@ ordk_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
 		return -EINVAL;
 	*info = (struct ordk_qp_info){
 		.state = qp->attr.qp_state,
-		.next_psn = qp->next_psn,
-		.acked_psn = qp->acked_psn,
-		.expected_psn = qp->epsn,
-		.send_outstanding = qp->sq_user,
-		.recv_posted = qp->rq_count,
-		.reads_outstanding = qp->rd_count,
-		.retries = qp->rtx_retries,
+		.next_psn = qp->req.next_psn,
+		.acked_psn = qp->comp.acked_psn,
+		.expected_psn = qp->resp.epsn,
+		.send_outstanding = qp->req.sq_user,
+		.recv_posted = qp->resp.rq_count,
+		.reads_outstanding = qp->req.rd_count,
+		.retries = qp->comp.rtx_retries,
 	};
 	return 0;
 }

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The RC transport (lib/rc): its types and the calls the rest of ORDK makes.
+ *
+ * Shaped as the kernel's rxe: a QP holds a requester part (struct rc_req: the
+ * send queue, PSN and MSN assignment, retransmission marks, the peer's RECV
+ * adverts), a completer part (struct rc_comp: what the peer acknowledged, the
+ * retransmission timer and its retry budget) and a responder part (struct
+ * rc_resp: the receive tracker of the peer's PSNs, received messages, RECVs,
+ * READ answers, ACK/NAK generation). A device holds one engine (struct
+ * rc_engine): the list of QPs with work, the timer wheel, the clock of the
+ * current poll, the Send-ring watch and polling-gap bookkeeping.
+ * verbs_internal.h embeds these parts in struct ordk_qp and struct ordk_dev.
+ */
+#ifndef RC_H
+#define RC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_log.h>
+
+#include "blue_dev.h"
+#include "ordk_verbs.h"
+#include "blue_wire.h"
+
+struct ordk_dev;
+struct ordk_qp;
+
+extern int ordk_rc_logtype;
+#define RC_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, ordk_rc_logtype, "ordk.rc: " fmt "\n", ##__VA_ARGS__)
+
+#define ORDK_ITEM_MAX	  65536u /* a Send item covers at most 64 KiB */
+#define ORDK_RECV_WINDOW  4096u	 /* PSNs tracked ahead of the expected PSN */
+#define RC_WHEEL_SLOTS	  1024u	 /* power of two */
+#define ORDK_HOLD_MAX_US  500u	 /* reordering tolerance, see rc_hold_tsc() */
+#define ORDK_LATE_COPY_US 2000u	 /* how late a copy of a resent packet may still arrive */
+#define ORDK_FIRST_LEN_SLOTS 2048u /* multi-packet messages in flight (>= 2 PSNs each) */
+#define ORDK_MSG_QUEUE	  4096u	 /* received messages waiting for their last PSN */
+#define ORDK_ADVERT_RING  4096u
+#define ORDK_ACK_EVERY	  16u	 /* ask for an ACK at least every N WRs */
+#define RC_READ_MIN_BPS	  (100u << 20) /* slowest READ answer the timer allows for, bytes/s */
+#define RC_NAK_MAX	  8u	 /* NAKs for one hole, backing off, before it is given up */
+#define ORDK_MAX_RD_ATOMIC 16u	 /* max_rd_atomic / max_dest_rd_atomic at most */
+/* READ answers a responder holds: those in progress (at most max_dest_rd_atomic) and
+ * those sent and not acknowledged yet */
+#define ORDK_ANS_RING	  (2u * ORDK_MAX_RD_ATOMIC)
+#define ORDK_ATOMIC_CACHE 64u	 /* responder replay cache entries per QP */
+
+/* The counters are public: struct ordk_stats in ordk_verbs.h. */
+#define ordk_rc_stats ordk_stats
+
+/* ------------------------------------------------------------ work queues */
+
+/* A send WQE: a user WR, or an internal READ response. */
+enum rc_wqe_flags {
+	RC_WQE_INTERNAL = 1, /* READ response: no completion */
+	RC_WQE_BOUND = 2,    /* SEND/IMM: an advert is attached */
+	RC_WQE_READ_DONE = 4,
+	RC_WQE_ERROR = 8,
+	RC_WQE_ATOMIC_DONE = 16,
+	RC_WQE_FENCE = 32,   /* waits for every earlier READ to complete */
+	RC_WQE_ANS_SEEN = 64, /* READ: the first packet of its answer arrived (ans_psn) */
+	RC_WQE_FATAL = 128,  /* with RC_WQE_ERROR: the QP goes to ERR once it completes */
+	RC_WQE_LEN_ERR = 256, /* SEND longer than the peer's RECV: announced, then fails */
+};
+
+struct rc_atomic_saved {
+	uint32_t req_id;
+	uint8_t valid;
+	uint8_t status;
+	uint64_t orig;
+};
+
+struct rc_wqe {
+	uint64_t wr_id;
+	uint8_t opcode;	     /* blue_wr_opcode */
+	uint16_t flags;	     /* rc_wqe_flags */
+	uint8_t signaled;
+	uint8_t solicited;
+	uint8_t status;	     /* ordk_wc_status when RC_WQE_ERROR */
+	uint16_t msn;
+	uint32_t imm;
+	uint64_t laddr;
+	uint32_t lkey;
+	uint32_t len;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t psn;	     /* first PSN (assigned when sending starts) */
+	uint32_t npkts;
+	uint32_t sent;	     /* bytes pushed to the Send ring */
+	bool started;
+	uint32_t atomic_id;  /* atomics: request id */
+	uint64_t rnr_tsc;    /* SEND/IMM: when it started waiting for an advert */
+	uint32_t req_psn;    /* READ response: PSN of the request it answers */
+	uint32_t ans_psn;    /* READ: first PSN of its answer in the peer's space */
+	uint64_t compare_add;
+	uint64_t swap;
+};
+
+/* A RECV's own card key (rc_recv.c) */
+enum rc_key_state { RC_KEY_NONE, RC_KEY_PENDING, RC_KEY_READY };
+
+struct rc_rwqe {
+	uint64_t wr_id;
+	uint64_t addr;
+	uint32_t len;
+	uint32_t lkey;
+	uint32_t recv_seq;
+	uint32_t key;	     /* its MR-table entry: exactly [addr, addr + len), SENDs only */
+	uint32_t key_seq;    /* the command that created it */
+	uint32_t pgt_offset; /* PGT index of addr's page (from the user's MR) */
+	uint8_t kstate;	     /* rc_key_state */
+};
+
+/* A RECV completion waiting for the revocation of its key. */
+struct rc_rdone {
+	struct ordk_wc wc;
+	uint32_t seq;
+	bool wait;
+};
+
+/* A message received (its last packet's report seen), waiting for all its PSNs. */
+#define RC_MSG_LEN_AT_FIRST UINT32_MAX /* rc_msg.len: the FIRST packet's total_len */
+
+struct rc_msg {
+	uint32_t end_psn;    /* PSN of its last packet */
+	uint8_t opcode;	     /* packet opcode of the last packet */
+	uint8_t ack_req;
+	uint16_t msn;
+	uint32_t imm;
+	uint32_t len;
+};
+
+/* ------------------------------------------------------------ QP parts */
+
+/* Requester: what this QP sends. */
+struct rc_req {
+	/* send queue: [sq_head, sq_next) sent or being sent, [sq_next, sq_tail) queued */
+	struct rc_wqe *sq;
+	uint32_t sq_size, sq_head, sq_next, sq_tail;
+	uint32_t sq_user;	   /* user WRs in the queue */
+	uint32_t next_psn;
+	uint32_t pushed_psn;	   /* PSNs before this one went to the Send ring */
+	uint32_t late_psn;	   /* oldest PSN resent while a late copy may still come ... */
+	uint64_t late_tsc;	   /* ... until then (0: none); see rc_req.c */
+	uint16_t next_msn;
+	uint32_t since_ack_req;
+	bool len_err_sent;	   /* a RC_WQE_LEN_ERR went out: nothing after it starts */
+	/* retransmission: PSNs marked in rtx_bits (by psn % ORDK_RECV_WINDOW) go out again */
+	uint64_t rtx_bits[ORDK_RECV_WINDOW / 64];
+	uint32_t rtx_count;
+	uint32_t *rtx_stamp;	   /* per psn % window: (TSC >> 16) | 1 of its last resend */
+	uint64_t rtx_not_before;   /* TSC: the card's loss reports wait out delayed frames */
+	/* software atomics */
+	struct rc_wqe *atomic_wqe; /* the atomic in flight (later WRs wait for it) */
+	uint32_t next_atomic_id;
+	uint32_t *reads;	   /* FIFO of sq indices of outstanding READs (<= max_rd_atomic) */
+	uint32_t rd_head, rd_count;
+	/* the peer's RECV adverts, for our SEND / SEND_IMM / WRITE_IMM */
+	struct ordk_ctrl_advert *adv;
+	uint32_t adv_head, adv_count, adv_expect;
+	uint32_t adv_src;	   /* QPN that sent adverts before this QP reached RTR */
+	bool adv_ack_due;	   /* tell the peer which adverts arrived */
+	uint64_t rnr_probe_tsc;	   /* a SEND waiting for an advert asked the peer */
+	uint32_t rnr_probes;	   /* ... that many times since it last heard it */
+};
+
+/* Completer: what the peer acknowledged, and the timer that asks when it says nothing. */
+struct rc_comp {
+	uint32_t acked_psn;	   /* every PSN before this one is acknowledged */
+	uint64_t rtx_deadline;	   /* TSC; 0 when nothing is outstanding */
+	uint64_t rtx_set_tsc;	   /* when rtx_deadline was set (polling gaps move it) */
+	uint64_t timeout_tsc, hold_tsc; /* from attr.timeout: rc_qp_set_timeout() */
+	uint32_t rtx_retries;	   /* consecutive timeouts without progress */
+	uint32_t rtx_backoff;	   /* timeout multiplier (exponential) */
+	uint32_t rd_seen_epsn;	   /* epsn at the last look for READ answer progress */
+	uint64_t heard_tsc;	   /* the last report or control frame from the peer */
+};
+
+/* Responder: the peer's PSN space, its messages, our RECVs and READ answers. */
+struct rc_resp {
+	/* receive tracker */
+	uint32_t epsn;		   /* expected: every PSN before it arrived */
+	uint32_t card_base;	   /* window base of the card's last bitmap report */
+	uint32_t rx_top;	   /* one past the highest PSN seen */
+	uint64_t rbits[ORDK_RECV_WINDOW / 64]; /* PSNs at or after epsn that arrived */
+	struct rc_msg *msgs;
+	uint32_t msg_head, msg_count;
+	uint32_t first_len[ORDK_FIRST_LEN_SLOTS]; /* total_len of a FIRST packet, by MSN */
+	bool ack_due;
+	/* the hole at epsn and the NAKs asking for it */
+	uint32_t hole_psn;	   /* the hole at epsn seen since hole_tsc */
+	uint64_t hole_tsc;
+	bool hole_settled;	   /* left by a resend, or by a late READ request */
+	uint64_t nak_tsc;	   /* when the last NAK went out */
+	uint32_t nak_epsn;	   /* the epsn it asked from */
+	uint32_t nak_count;	   /* NAKs sent for the hole at nak_epsn */
+	/* the peer asked what arrived (ACK_REQ) */
+	bool probe_pending;
+	bool probe_report;	   /* a bitmap report came after the question */
+	uint32_t probe_psn;
+	uint64_t probe_tsc;
+	/* READ answers, apart from the application's send queue: [ans_head, ans_next)
+	 * sent and not acknowledged, [ans_next, ans_tail) queued in request PSN order,
+	 * at most max_dest_rd_atomic of them */
+	struct rc_wqe *ans;
+	uint32_t ans_head, ans_next, ans_tail;
+	/* atomics: exactly once, with a replay cache */
+	uint32_t atomic_expect;	   /* next request id to execute */
+	struct rc_atomic_saved atomic_cache[ORDK_ATOMIC_CACHE];
+	/* receive queue and its adverts to the peer */
+	struct rc_rwqe *rq;
+	uint32_t rq_size, rq_head, rq_count, rq_advertised;
+	struct rc_rdone *rdone;	   /* completions waiting for their key's revocation */
+	uint32_t rdone_head, rdone_count;
+	uint32_t next_recv_seq;
+	uint32_t rq_acked;	   /* first recv_seq the peer has not acknowledged */
+	uint64_t adv_tsc;	   /* when adverts last went out */
+};
+
+/* A QP's places in its device's engine: the active list and the timer wheel. */
+struct rc_sched {
+	TAILQ_ENTRY(ordk_qp) link;
+	bool on_active;
+	TAILQ_ENTRY(ordk_qp) tlink; /* in the wheel while a deadline is set */
+	bool on_wheel;
+};
+
+/* ------------------------------------------------------------ the engine */
+
+/** The engine's clock: TSC cycles (rte_get_tsc_cycles() unless a test sets another). */
+typedef uint64_t (*rc_clock_fn)(void);
+
+struct rc_engine {
+	TAILQ_HEAD(, ordk_qp) active;	/* QPs with send work or ACKs to make */
+	/*
+	 * Retransmission timers: a hashed wheel of RC_WHEEL_SLOTS ticks of
+	 * 2^wheel_shift TSC cycles (about 16 us). A QP waiting only for an ACK
+	 * leaves the active list; the wheel puts it back when its deadline is due.
+	 */
+	TAILQ_HEAD(rc_wheel_slot, ordk_qp) wheel[RC_WHEEL_SLOTS];
+	uint64_t wheel_tick;	  /* the last tick the wheel has run */
+	uint32_t wheel_shift, wheel_count;
+	uint64_t tsc_hz;
+	rc_clock_fn clock;
+	uint64_t now;		  /* the clock, read once at the start of each poll */
+	uint32_t send_tail_seen;  /* Send ring TAIL at the last look */
+	uint64_t send_busy_tsc;	  /* last time the card was still fetching our items */
+	/*
+	 * Polling gaps: when the application stops polling for longer than
+	 * stall_tsc, reports and frames pile up unseen. Holds and timeouts then
+	 * count from resume_tsc (when polling resumed), not from before the gap:
+	 * judged on stale input, a late report looks like a loss, and a resend
+	 * of a READ response would overwrite memory the application already
+	 * owns again (the card places every response packet).
+	 */
+	uint64_t last_poll_tsc, resume_tsc, stall_tsc;
+	uint64_t gap_tsc;	  /* length of the last polling gap */
+};
+
+/* ------------------------------------------------------------ calls */
+
+/* engine (rc_resp.c today) */
+unsigned int rc_poll(struct ordk_dev *dev, unsigned int budget);
+void rc_activate(struct ordk_qp *qp);
+/* timers (rc_rtx.c) */
+void rc_wheel_init(struct ordk_dev *dev);
+unsigned int rc_wheel_run(struct ordk_dev *dev, uint64_t now);
+void rc_timer_set(struct ordk_qp *qp, uint64_t deadline);
+void rc_timer_arm(struct ordk_qp *qp);
+void rc_timer_check(struct ordk_qp *qp, uint64_t now);
+/**
+ * A polling gap stops the clock: a deadline set before the gap ended and
+ * running into it moves by the gap's length, once. @return true if it moved.
+ */
+bool rc_timer_gap_shift(struct ordk_qp *qp);
+void rc_qp_set_timeout(struct ordk_qp *qp);
+/* QP lifecycle and the post path (rc_qp.c) */
+int rc_qp_init(struct ordk_qp *qp);
+void rc_qp_fini(struct ordk_qp *qp);
+void rc_qp_reset(struct ordk_qp *qp);
+void rc_qp_to_rtr(struct ordk_qp *qp);
+void rc_qp_to_rts(struct ordk_qp *qp);
+void rc_qp_flush(struct ordk_qp *qp);
+int rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr);
+int rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr);
+void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
+/** The QP to ERR: timers and resends stop, every WR left is flushed, the card is told. */
+void rc_qp_error(struct ordk_qp *qp);
+/* requester and completer (rc_req.c) */
+unsigned int rc_push(struct ordk_qp *qp);
+void rc_ack(struct ordk_qp *qp, uint32_t psn);
+void rc_complete_sends(struct ordk_qp *qp);
+/* retransmission (rc_rtx.c) */
+void rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to);
+/**
+ * rc_retransmit() for the holes of the peer card's loss report, except the
+ * PSNs the card never tracks. @return PSNs named that may really be lost.
+ */
+uint32_t rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to);
+unsigned int rc_push_retries(struct ordk_qp *qp);
+/** Ask the peer what arrived (an ACK_REQ): any answer shows it is there. */
+bool rc_probe(struct ordk_qp *qp);
+/* control frames, RECV adverts (rc_qp.c, rc_atomic.c) */
+bool rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
+bool rc_send_adverts(struct ordk_qp *qp);
+bool rc_send_advert_ack(struct ordk_qp *qp);
+bool rc_advert_resend(struct ordk_qp *qp, uint64_t now, uint64_t timeout);
+/* receive tracker (rc_resp.c) */
+bool rc_rx_seen(const struct ordk_qp *qp, uint32_t psn);
+bool rc_rx_mark(struct ordk_qp *qp, uint32_t psn);
+/* READ, both ends (rc_read.c) */
+void rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now);
+void rc_read_progress(struct ordk_qp *qp);
+void rc_read_done(struct ordk_qp *qp, uint16_t msn);
+void rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r);
+void rc_read_nak_rx(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
+/* software atomics (rc_atomic.c) */
+bool rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w);
+void rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
+void rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
+/* RECV keys (rc_recv.c) */
+bool rc_recv_key_ready(struct ordk_qp *qp, struct rc_rwqe *r);
+void rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc);
+bool rc_recv_retire(struct ordk_qp *qp, bool force);
+void rc_recv_keys_release(struct ordk_qp *qp, bool push);
+
+/* Completion opcode of a send WQE's opcode (ordk_wr_opcode == blue WR 0-4, 5, 6). */
+static inline enum ordk_wc_opcode
+rc_wc_opcode(uint8_t op)
+{
+	switch (op) {
+	case BLUE_WR_RDMA_READ:
+		return ORDK_WC_RDMA_READ;
+	case BLUE_WR_SEND:
+	case BLUE_WR_SEND_WITH_IMM:
+		return ORDK_WC_SEND;
+	case BLUE_WR_ATOMIC_CMP_AND_SWP:
+		return ORDK_WC_COMP_SWAP;
+	case BLUE_WR_ATOMIC_FETCH_AND_ADD:
+		return ORDK_WC_FETCH_ADD;
+	default:
+		return ORDK_WC_RDMA_WRITE;
+	}
+}
+
+static inline bool
+rc_is_atomic(uint8_t op)
+{
+	return op == BLUE_WR_ATOMIC_CMP_AND_SWP || op == BLUE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Packets a message of @p len bytes to @p raddr takes: PMTU boundaries of the remote address. */
+static inline uint32_t
+rc_pkts(uint64_t raddr, uint32_t len, uint32_t pmtu)
+{
+	uint32_t first = pmtu - (uint32_t)(raddr % pmtu);
+
+	if (len <= first)
+		return 1;
+	return 1 + (len - first + pmtu - 1) / pmtu;
+}
+
+#endif /* RC_H */
