@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "verbs_internal.h"
+#include "blue_verbs.h"
 
 /* An ORDK control frame to the QP's peer through SimpleNic TX. */
 bool

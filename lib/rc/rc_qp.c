@@ -11,7 +11,7 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
-#include "verbs_internal.h"
+#include "blue_verbs.h"
 
 RTE_LOG_REGISTER(ordk_rc_logtype, ordk.rc, NOTICE);
 

@@ -11,7 +11,7 @@
  */
 #include <rte_cycles.h>
 
-#include "verbs_internal.h"
+#include "blue_verbs.h"
 
 /* ------------------------------------------------------------ requester */
 

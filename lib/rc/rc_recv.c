@@ -21,7 +21,7 @@
 
 #include <rte_cycles.h>
 
-#include "verbs_internal.h"
+#include "blue_verbs.h"
 
 /* Submit a command, waiting only while the command ring is full. @return its seq, or < 0. */
 static int64_t

@@ -15,7 +15,7 @@
 
 #include <rte_cycles.h>
 
-#include "verbs_internal.h"
+#include "blue_verbs.h"
 
 /*
  * PSNs a QP may have sent and not had acknowledged: the peer's receive

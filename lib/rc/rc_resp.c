@@ -16,7 +16,7 @@
 
 #include <rte_cycles.h>
 
-#include "verbs_internal.h"
+#include "blue_verbs.h"
 
 /* ------------------------------------------------------ receive tracker */
 

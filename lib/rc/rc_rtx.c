@@ -15,7 +15,7 @@
 
 #include <rte_cycles.h>
 
-#include "verbs_internal.h"
+#include "blue_verbs.h"
 
 #define RC_MAX_BACKOFF 64u
 

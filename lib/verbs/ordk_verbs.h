@@ -413,6 +413,7 @@ struct ordk_qp_info {
 	uint32_t recv_posted;	   /**< RECVs waiting for a SEND */
 	uint32_t reads_outstanding;
 	uint32_t retries;	   /**< consecutive timeouts without progress */
+	uint32_t recv_adverts;	   /**< the peer's RECVs we know of and have not used */
 };
 
 /** @return 0 or -EINVAL. */

@@ -1,117 +1,116 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Devices (devargs, open, close, query, poll), PDs and CQs. */
+/*
+ * Devices (found by name in the build's driver table, opened, queried,
+ * polled, closed through the driver's ops), their counters, PDs and CQs.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_branch_prediction.h>
-#include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_hash.h>
 #include <rte_jhash.h>
 #include <rte_malloc.h>
 
-#include "blue_vfio.h"
-#include "bluesim.h"
+#include "mem_internal.h"
 #include "verbs_internal.h"
 
 RTE_LOG_REGISTER(ordk_verbs_logtype, ordk.verbs, NOTICE);
 
-static unsigned int dev_count;
-
-/* The backend behind BAR0, after the driver's own keys (mac=, ip=) are parsed. */
-static int
-backend_open(const char *devargs, struct blue_backend *be, struct blue_net_args *net)
+/* "<name>", "<name>,args" or "<name>:args": the driver, and its args in *args. */
+static const struct ordk_driver *
+driver_find(const char *devargs, const char **args)
 {
-	bool vfio = strncmp(devargs, "blue:", 5) == 0;
-	const char *args = vfio ? devargs + 5 : (devargs[7] ? devargs + 8 : "");
-	char err[256] = "";
-	int rc;
+	size_t n = strcspn(devargs, ",:");
 
-	rc = vfio ? blue_net_args_parse(blue_vfio_keys(args), blue_vfio_devargs,
-					BLUE_VFIO_DEVARGS_COUNT, net, err, sizeof(err)) :
-		    blue_net_args_parse(args, bluesim_devargs, BLUESIM_DEVARGS_COUNT, net, err,
-					sizeof(err));
-	if (rc == 0)
-		rc = vfio ? blue_vfio_backend_open(args, be, err, sizeof(err)) :
-			    blue_sim_backend_open(args, be, err, sizeof(err));
-	if (rc != 0)
-		VERBS_LOG(ERR, "%s: %s", devargs, err);
-	return rc;
+	*args = devargs[n] != '\0' ? devargs + n + 1 : devargs + n;
+	for (unsigned int i = 0; ordk_drivers[i] != NULL; i++)
+		if (strlen(ordk_drivers[i]->name) == n && strncmp(devargs, ordk_drivers[i]->name, n) == 0)
+			return ordk_drivers[i];
+	return NULL;
+}
+
+static void
+driver_names(char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; ordk_drivers[i] != NULL && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", ordk_drivers[i]->name);
+}
+
+/* The library's part once the driver is up: limits, the QP table. */
+static int
+dev_setup(struct verbs_dev *dev, struct ordk_dev *odev)
+{
+	static unsigned int tables;
+	struct rte_hash_parameters hp = { .key_len = sizeof(uint32_t), .hash_func = rte_jhash,
+					  .socket_id = SOCKET_ID_ANY };
+	char hname[RTE_HASH_NAMESIZE];
+
+	dev->ops->query(odev, &dev->attr);
+	dev->attr.max_cq = ORDK_MAX_CQ;
+	dev->attr.max_cqe = ORDK_MAX_CQE;
+	dev->attr.max_pd = ORDK_MAX_PD;
+	snprintf(dev->attr.name, sizeof(dev->attr.name), "%s", dev->name);
+	snprintf(hname, sizeof(hname), "ordk_qpt_%u", tables++);
+	hp.name = hname;
+	hp.entries = RTE_MAX(2 * dev->attr.max_qp, 8u);
+	dev->qp_table = rte_hash_create(&hp);
+	return dev->qp_table != NULL ? 0 : -ENOMEM;
 }
 
 struct ordk_dev *
 ordk_dev_open(const char *devargs)
 {
-	struct rte_hash_parameters hp = { .entries = BLUE_MAX_QP * 2, .key_len = sizeof(uint32_t),
-					  .hash_func = rte_jhash, .socket_id = SOCKET_ID_ANY };
-	struct ordk_dev *dev;
-	char hname[RTE_HASH_NAMESIZE];
-	unsigned int n = dev_count;
-	struct blue_net_args net = { 0x020000000000ull | (n + 1), 0x0A000000u | ((n + 1) & 0xFF) };
-	uint64_t mac;
-	uint32_t ip;
+	const struct ordk_driver *drv;
+	struct ordk_dev *odev;
+	struct verbs_dev *dev;
+	const char *args;
+	char names[128];
 	int rc;
 
 	if (devargs == NULL) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if (strncmp(devargs, "blue:", 5) != 0 &&
-	    (strncmp(devargs, "bluesim", 7) != 0 || (devargs[7] != '\0' && devargs[7] != ','))) {
-		VERBS_LOG(ERR, "%s: unknown device (bluesim,port=<ethdev|loopback> or blue:<bdf>)",
-			  devargs);
+	drv = driver_find(devargs, &args);
+	if (drv == NULL) {
+		driver_names(names, sizeof(names));
+		VERBS_LOG(ERR, "%s: unknown device (drivers: %s)", devargs, names);
 		rte_errno = EINVAL;
 		return NULL;
 	}
 	mem_guard_init(); /* verbs_mr_atomic() */
-	dev = rte_zmalloc("ordk_dev", sizeof(*dev), RTE_CACHE_LINE_SIZE);
-	if (dev == NULL) {
+	odev = rte_zmalloc("ordk_dev", drv->ops->dev_size, RTE_CACHE_LINE_SIZE);
+	if (odev == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	rc = backend_open(devargs, &dev->hw.be, &net);
+	dev = vdev(odev);
+	dev->ops = drv->ops;
+	rc = dev->ops->open(odev, args);
+	if (rc == 0) {
+		rc = dev_setup(dev, odev);
+		if (rc != 0)
+			dev->ops->close(odev);
+	}
 	if (rc != 0) {
-		rte_free(dev);
-		rte_errno = -rc; /* the errno of where it failed: EINVAL, ENODEV, ENOMEM, ... */
+		rte_free(odev);
+		rte_errno = -rc; /* the driver's errno: EINVAL, ENODEV, ENOMEM, ETIMEDOUT, ... */
 		return NULL;
 	}
-	mac = net.mac;
-	ip = net.ip;
-	snprintf(dev->name, sizeof(dev->name), "%s", dev->hw.be.name);
-	snprintf(hname, sizeof(hname), "ordk_qpt_%u", n);
-	hp.name = hname;
-	dev->qp_table = rte_hash_create(&hp);
-	if (dev->qp_table == NULL || mem_keys_init(&dev->mr_keys, BLUE_MAX_MR, 0, rte_rdtsc()) ||
-	    mem_keys_init(&dev->qp_keys, BLUE_MAX_QP, 1, rte_rdtsc() ^ 0x5555) ||
-	    mem_pgt_init(&dev->pgt, BLUE_PGT_ENTRIES)) {
-		rc = -ENOMEM;
-		goto fail;
-	}
-	rc = blue_dev_start(&dev->hw, mac, ip);
-	if (rc != 0)
-		goto fail;
-	TAILQ_INIT(&dev->rc.active);
-	dev->rc.tsc_hz = rte_get_tsc_hz();
-	rc_wheel_init(dev);
-	dev_count++;
-	VERBS_LOG(INFO, "%s: open, MAC %012" PRIx64 ", IP %u.%u.%u.%u", dev->name, mac, ip >> 24,
-		  (ip >> 16) & 0xFF, (ip >> 8) & 0xFF, ip & 0xFF);
-	return dev;
-fail:
-	blue_dev_close(&dev->hw);
-	rte_hash_free(dev->qp_table);
-	mem_keys_fini(&dev->mr_keys);
-	mem_keys_fini(&dev->qp_keys);
-	mem_pgt_fini(&dev->pgt);
-	rte_free(dev);
-	rte_errno = -rc;
-	return NULL;
+	return odev;
 }
 
 int
-ordk_dev_close(struct ordk_dev *dev)
+ordk_dev_close(struct ordk_dev *odev)
 {
+	struct verbs_dev *dev = vdev(odev);
+
 	if (dev == NULL)
 		return -EINVAL;
 	if (dev->nqp || dev->ncq || dev->nmr || dev->npd) {
@@ -119,50 +118,34 @@ ordk_dev_close(struct ordk_dev *dev)
 			  dev->nqp, dev->ncq, dev->nmr, dev->npd);
 		return -EBUSY;
 	}
-	blue_dev_close(&dev->hw);
+	dev->ops->close(odev);
 	rte_hash_free(dev->qp_table);
-	mem_keys_fini(&dev->mr_keys);
-	mem_keys_fini(&dev->qp_keys);
-	mem_pgt_fini(&dev->pgt);
-	mem_pins_fini(&dev->pins);
-	rte_free(dev);
+	rte_free(odev);
 	return 0;
 }
 
 int
-ordk_dev_query(const struct ordk_dev *dev, struct ordk_dev_attr *a)
+ordk_dev_query(const struct ordk_dev *odev, struct ordk_dev_attr *a)
 {
+	const struct verbs_dev *dev = vdev(odev);
+
 	if (dev == NULL || a == NULL)
 		return -EINVAL;
-	memset(a, 0, sizeof(*a));
-	snprintf(a->name, sizeof(a->name), "%s", dev->name);
-	a->mac = dev->hw.mac;
-	a->ip = dev->hw.ip;
-	a->max_qp = BLUE_MAX_QP - 1;
-	a->max_qp_wr = ORDK_MAX_QP_WR;
-	a->max_sge = 1;
-	a->max_cq = ORDK_MAX_CQ;
-	a->max_cqe = ORDK_MAX_CQE;
-	a->max_mr = BLUE_MAX_MR;
-	a->max_pd = ORDK_MAX_PD;
-	a->max_mr_size = 0x7FFFFFFFull;
-	a->max_msg_sz = 1u << 31;
-	a->pgt_entries = BLUE_PGT_ENTRIES;
+	*a = dev->attr;
 	return 0;
 }
 
 unsigned int
-ordk_dev_poll(struct ordk_dev *dev, unsigned int budget)
+ordk_dev_poll(struct ordk_dev *odev, unsigned int budget)
 {
+	struct verbs_dev *dev = vdev(odev);
 	unsigned int work;
 
 	if (dev == NULL || budget == 0)
 		return 0;
-	work = blue_backend_poll(&dev->hw, budget);
-	work += blue_cmd_poll(&dev->hw);
-	work += rc_poll(dev, budget);
+	work = dev->ops->poll(odev, budget);
 	if (unlikely(dev->cq_error || (dev->ev_cb != NULL && dev->ev_count > 0)))
-		verbs_event_run(dev);
+		verbs_event_run(odev);
 	return work;
 }
 
@@ -171,7 +154,7 @@ ordk_dev_stats(const struct ordk_dev *dev, struct ordk_stats *st)
 {
 	if (dev == NULL || st == NULL)
 		return -EINVAL;
-	*st = dev->st;
+	*st = vdev(dev)->st;
 	return 0;
 }
 
@@ -180,7 +163,7 @@ ordk_qp_stats(const struct ordk_qp *qp, struct ordk_stats *st)
 {
 	if (!qp_live(qp) || st == NULL)
 		return -EINVAL;
-	*st = qp->st;
+	*st = vqp(qp)->st;
 	return 0;
 }
 
@@ -189,14 +172,15 @@ ordk_dev_xstats(struct ordk_dev *dev, const char **names, uint64_t *values, unsi
 {
 	if (dev == NULL || (n > 0 && (names == NULL || values == NULL)))
 		return -EINVAL;
-	if (dev->hw.be.ops->xstats == NULL)
+	if (vdev(dev)->ops->xstats == NULL)
 		return 0;
-	return (int)dev->hw.be.ops->xstats(&dev->hw.be, n ? names : NULL, n ? values : NULL, n);
+	return vdev(dev)->ops->xstats(dev, n ? names : NULL, n ? values : NULL, n);
 }
 
 int
-ordk_dev_stats_reset(struct ordk_dev *dev)
+ordk_dev_stats_reset(struct ordk_dev *odev)
 {
+	struct verbs_dev *dev = vdev(odev);
 	const void *key;
 	void *data;
 	uint32_t it = 0;
@@ -205,34 +189,29 @@ ordk_dev_stats_reset(struct ordk_dev *dev)
 		return -EINVAL;
 	memset(&dev->st, 0, sizeof(dev->st));
 	while (rte_hash_iterate(dev->qp_table, &key, &data, &it) >= 0)
-		memset(&((struct ordk_qp *)data)->st, 0, sizeof(((struct ordk_qp *)data)->st));
-	if (dev->hw.be.ops->xstats_reset != NULL)
-		dev->hw.be.ops->xstats_reset(&dev->hw.be);
+		memset(&vqp(data)->st, 0, sizeof(vqp(data)->st));
+	if (dev->ops->xstats_reset != NULL)
+		dev->ops->xstats_reset(odev);
 	return 0;
 }
 
 int
 ordk_dev_set_faults(struct ordk_dev *dev, const char *spec)
 {
-	char err[160] = "";
-	int rc;
-
 	if (dev == NULL || spec == NULL)
 		return -EINVAL;
-	if (dev->hw.be.ops->set_faults == NULL)
+	if (vdev(dev)->ops->set_faults == NULL)
 		return -ENOTSUP;
-	rc = dev->hw.be.ops->set_faults(&dev->hw.be, spec, err, sizeof(err));
-	if (rc != 0)
-		VERBS_LOG(ERR, "%s: faults '%s': %s", dev->name, spec, err);
-	return rc;
+	return vdev(dev)->ops->set_faults(dev, spec);
 }
 
 /* -------------------------------------------------------------------- PD */
 
 struct ordk_pd *
-ordk_pd_alloc(struct ordk_dev *dev)
+ordk_pd_alloc(struct ordk_dev *odev)
 {
 	static uint32_t handles;
+	struct verbs_dev *dev = vdev(odev);
 	struct ordk_pd *pd;
 
 	if (dev == NULL) {
@@ -250,7 +229,7 @@ ordk_pd_alloc(struct ordk_dev *dev)
 		return NULL;
 	}
 	pd->magic = VERBS_MAGIC_PD;
-	pd->dev = dev;
+	pd->dev = odev;
 	pd->handle = ++handles;
 	dev->npd++;
 	return pd;
@@ -263,7 +242,7 @@ ordk_pd_free(struct ordk_pd *pd)
 		return -EINVAL;
 	if (pd->refs)
 		return -EBUSY;
-	pd->dev->npd--;
+	vdev(pd->dev)->npd--;
 	verbs_handle_free(pd, sizeof(*pd));
 	return 0;
 }
@@ -271,8 +250,9 @@ ordk_pd_free(struct ordk_pd *pd)
 /* -------------------------------------------------------------------- CQ */
 
 struct ordk_cq *
-ordk_cq_create(struct ordk_dev *dev, uint32_t cqe)
+ordk_cq_create(struct ordk_dev *odev, uint32_t cqe)
 {
+	struct verbs_dev *dev = vdev(odev);
 	struct ordk_cq *cq;
 
 	if (dev == NULL || cqe == 0 || cqe > ORDK_MAX_CQE) {
@@ -297,7 +277,7 @@ ordk_cq_create(struct ordk_dev *dev, uint32_t cqe)
 		return NULL;
 	}
 	cq->magic = VERBS_MAGIC_CQ;
-	cq->dev = dev;
+	cq->dev = odev;
 	cq->size = cqe;
 	dev->ncq++;
 	return cq;
@@ -310,7 +290,7 @@ ordk_cq_destroy(struct ordk_cq *cq)
 		return -EINVAL;
 	if (cq->refs)
 		return -EBUSY;
-	cq->dev->ncq--;
+	vdev(cq->dev)->ncq--;
 	rte_free(cq->wc);
 	verbs_handle_free(cq, sizeof(*cq));
 	return 0;
@@ -325,13 +305,13 @@ verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc)
 		 * As in ibverbs, it is in error from now on and its QPs go to ERR
 		 * (verbs_event_run(), after the transport's work).
 		 */
-		cq->dev->st.cq_overflow++;
+		vdev(cq->dev)->st.cq_overflow++;
 		if (!cq->error) {
-			RC_LOG(ERR, "CQ overflow (%u entries): completion of wr_id %" PRIu64
+			VERBS_LOG(ERR, "CQ overflow (%u entries): completion of wr_id %" PRIu64
 				    " lost; the CQ is in error, its QPs go to ERR",
 			       cq->size, wc->wr_id);
 			cq->error = true;
-			cq->dev->cq_error = true;
+			vdev(cq->dev)->cq_error = true;
 			verbs_event_raise(cq->dev, ORDK_EVENT_CQ_ERR, NULL, cq);
 		}
 		return;

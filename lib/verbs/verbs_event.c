@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_hash.h>
 
 #include "verbs_internal.h"
 
@@ -32,9 +33,10 @@ ordk_event_type_str(enum ordk_event_type type)
 }
 
 void
-verbs_event_raise(struct ordk_dev *dev, enum ordk_event_type type, struct ordk_qp *qp,
+verbs_event_raise(struct ordk_dev *odev, enum ordk_event_type type, struct ordk_qp *qp,
 		  struct ordk_cq *cq)
 {
+	struct verbs_dev *dev = vdev(odev);
 	struct ordk_async_event *e;
 
 	if (dev->ev_count == VERBS_EVENTS) {
@@ -47,7 +49,7 @@ verbs_event_raise(struct ordk_dev *dev, enum ordk_event_type type, struct ordk_q
 	*e = (struct ordk_async_event){ .event_type = type };
 	if (qp != NULL) {
 		e->element.qp = qp;
-		e->qp_num = qp->qpn;
+		e->qp_num = vqp(qp)->qpn;
 	} else {
 		e->element.cq = cq;
 	}
@@ -56,8 +58,10 @@ verbs_event_raise(struct ordk_dev *dev, enum ordk_event_type type, struct ordk_q
 }
 
 int
-ordk_dev_get_async_event(struct ordk_dev *dev, struct ordk_async_event *ev)
+ordk_dev_get_async_event(struct ordk_dev *odev, struct ordk_async_event *ev)
 {
+	struct verbs_dev *dev = vdev(odev);
+
 	if (dev == NULL || ev == NULL)
 		return -EINVAL;
 	if (dev->ev_count == 0)
@@ -69,11 +73,13 @@ ordk_dev_get_async_event(struct ordk_dev *dev, struct ordk_async_event *ev)
 }
 
 int
-ordk_dev_set_async_cb(struct ordk_dev *dev,
+ordk_dev_set_async_cb(struct ordk_dev *odev,
 		      void (*cb)(struct ordk_dev *dev, const struct ordk_async_event *ev,
 				 void *arg),
 		      void *arg)
 {
+	struct verbs_dev *dev = vdev(odev);
+
 	if (dev == NULL)
 		return -EINVAL;
 	dev->ev_cb = cb;
@@ -83,16 +89,17 @@ ordk_dev_set_async_cb(struct ordk_dev *dev,
 
 /* Every QP on a CQ in error goes to ERR (its WRs flushed) and says so. */
 static void
-cq_errors_to_qps(struct ordk_dev *dev)
+cq_errors_to_qps(struct ordk_dev *odev)
 {
 	const struct ordk_qp_attr err = { .qp_state = ORDK_QPS_ERR };
+	struct verbs_dev *dev = vdev(odev);
 	const void *key;
 	void *data;
 	uint32_t it = 0;
 
 	dev->cq_error = false;
 	while (rte_hash_iterate(dev->qp_table, &key, &data, &it) >= 0) {
-		struct ordk_qp *qp = data;
+		struct verbs_qp *qp = data;
 		enum ordk_qp_state s = qp->attr.qp_state;
 
 		if ((!qp->scq->error && !qp->rcq->error) || s == ORDK_QPS_RESET ||
@@ -101,26 +108,28 @@ cq_errors_to_qps(struct ordk_dev *dev)
 		VERBS_LOG(ERR, "%s: qp 0x%06x: its %s CQ is in error (overflow); QP to ERR",
 			  dev->name, qp->qpn, qp->scq->error ? "send" : "receive");
 		/* modify never adds or removes QPs: the iteration stays valid */
-		if (ordk_qp_modify(qp, &err, ORDK_QP_STATE) != 0) {
-			/* the card did not confirm: the transport stops the QP anyway */
-			rc_qp_flush(qp);
+		if (ordk_qp_modify(data, &err, ORDK_QP_STATE) != 0) {
+			/* the device did not confirm: the driver stops the QP anyway */
+			dev->ops->qp_flush(data);
 			qp->attr.qp_state = ORDK_QPS_ERR;
 		}
-		verbs_event_raise(dev, ORDK_EVENT_QP_FATAL, qp, NULL);
+		verbs_event_raise(odev, ORDK_EVENT_QP_FATAL, data, NULL);
 	}
 }
 
 void
-verbs_event_run(struct ordk_dev *dev)
+verbs_event_run(struct ordk_dev *odev)
 {
+	struct verbs_dev *dev = vdev(odev);
+
 	if (unlikely(dev->cq_error))
-		cq_errors_to_qps(dev);
+		cq_errors_to_qps(odev);
 	if (dev->ev_cb == NULL)
 		return;
 	while (dev->ev_count > 0 && dev->ev_cb != NULL) {
 		struct ordk_async_event e;
 
-		ordk_dev_get_async_event(dev, &e);
-		dev->ev_cb(dev, &e, dev->ev_arg);
+		ordk_dev_get_async_event(odev, &e);
+		dev->ev_cb(odev, &e, dev->ev_arg);
 	}
 }

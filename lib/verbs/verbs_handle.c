@@ -11,6 +11,7 @@
  * Only pages holding live objects cost memory.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>

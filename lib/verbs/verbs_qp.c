@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * RC queue pairs: creation (qpn = index << 8 | rand8, looked up through an
- * rte_hash), the RESET -> INIT -> RTR -> RTS state machine with ibverbs' RC
- * attribute masks, ManageQp on every transition, and the post entry points.
+ * RC queue pairs, the library's part: creation and destruction (the driver
+ * numbers the QP; lib/verbs finds it by number through an rte_hash), the
+ * RESET -> INIT -> RTR -> RTS state machine with ibverbs' RC attribute masks
+ * and value ranges, and the post entry points. The driver tells its device
+ * and runs its transport (ops->qp_modify, ops->post_send, ...).
  */
 #include <errno.h>
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_hash.h>
 #include <rte_malloc.h>
 
 #include "verbs_internal.h"
@@ -28,85 +31,62 @@ verbs_qp_lookup(struct ordk_dev *dev, uint32_t qpn)
 {
 	void *qp = NULL;
 
-	if (rte_hash_lookup_data(dev->qp_table, &qpn, &qp) < 0)
+	if (rte_hash_lookup_data(vdev(dev)->qp_table, &qpn, &qp) < 0)
 		return NULL;
 	return qp;
 }
 
-int
-verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
+static int
+qp_create_check(const struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 {
-	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_MANAGE_QP, .valid = 1 } };
+	uint32_t max_wr;
 
-	c.qp = (struct blue_cmd_manage_qp){
-		.is_valid = valid, .is_error = error, .qpn = qp->qpn,
-		.peer_qpn = qp->attr.dest_qp_num, .peer_ip = qp->attr.dest_ip,
-		.peer_mac = qp->attr.dest_mac, .pmtu = (uint8_t)qp->attr.path_mtu,
-		/*
-		 * The card accepts SEND packets only with REMOTE_WRITE in the QPC and
-		 * READ responses only with LOCAL_WRITE (HW-INTERFACE.md 5.1), where an
-		 * ibverbs QP receives SENDs with no remote access at all. So the card
-		 * always gets both; incoming WRITEs are still gated by the MR's access.
-		 */
-		.rq_access_flags = (uint8_t)(qp->attr.qp_access_flags | BLUE_ACC_LOCAL_WRITE |
-					     BLUE_ACC_REMOTE_WRITE),
-		.qp_type = BLUE_QPT_RC,
-		/* UDP source port of the card's own ACKs for this QP */
-		.local_udp_port = 0x100 };
-	return blue_cmd_exec(&qp->dev->hw, &c);
+	if (!pd_live(pd) || ia == NULL || !cq_live(ia->send_cq) || !cq_live(ia->recv_cq) ||
+	    ia->send_cq->dev != pd->dev || ia->recv_cq->dev != pd->dev)
+		return -EINVAL;
+	max_wr = vdev(pd->dev)->attr.max_qp_wr;
+	if (ia->max_send_wr == 0 || ia->max_recv_wr == 0 || ia->max_send_wr > max_wr ||
+	    ia->max_recv_wr > max_wr) {
+		VERBS_LOG(ERR, "qp_create: max_send_wr %u or max_recv_wr %u "
+			       "not in 1..max_qp_wr (%u)",
+			  ia->max_send_wr, ia->max_recv_wr, max_wr);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 struct ordk_qp *
 ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 {
-	struct ordk_dev *dev;
-	struct ordk_qp *qp;
-	int64_t qpn;
-	int rc;
+	struct verbs_dev *dev;
+	struct verbs_qp *qp;
+	int rc = qp_create_check(pd, ia);
 
-	if (!pd_live(pd) || ia == NULL || !cq_live(ia->send_cq) || !cq_live(ia->recv_cq) ||
-	    ia->send_cq->dev != pd->dev || ia->recv_cq->dev != pd->dev) {
-		rte_errno = EINVAL;
+	if (rc != 0) {
+		rte_errno = -rc;
 		return NULL;
 	}
-	if (ia->max_send_wr == 0 || ia->max_recv_wr == 0 || ia->max_send_wr > ORDK_MAX_QP_WR ||
-	    ia->max_recv_wr > ORDK_MAX_QP_WR) {
-		VERBS_LOG(ERR, "qp_create: max_send_wr %u or max_recv_wr %u "
-			       "not in 1..max_qp_wr (%u)",
-			  ia->max_send_wr, ia->max_recv_wr, ORDK_MAX_QP_WR);
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	dev = pd->dev;
-	qp = verbs_handle_alloc(sizeof(*qp), RTE_CACHE_LINE_SIZE);
+	dev = vdev(pd->dev);
+	qp = verbs_handle_alloc(dev->ops->qp_size, RTE_CACHE_LINE_SIZE);
 	if (qp == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
 	qp->magic = VERBS_MAGIC_QP;
-	qp->dev = dev;
+	qp->dev = pd->dev;
 	qp->pd = pd;
 	qp->scq = ia->send_cq;
 	qp->rcq = ia->recv_cq;
 	qp->ctx = ia->qp_context;
 	qp->init = *ia;
 	qp->attr.qp_state = ORDK_QPS_RESET;
-	qp->attr.path_mtu = ORDK_MTU_4096;
-	qpn = mem_keys_alloc(&dev->qp_keys);
-	if (qpn < 0) {
-		verbs_handle_free(qp, sizeof(*qp));
-		VERBS_LOG(ERR, "qp_create: max_qp (%u QPs) reached", BLUE_MAX_QP - 1);
-		rte_errno = ENOSPC;
-		return NULL;
-	}
-	qp->qpn = (uint32_t)qpn;
-	rc = rc_qp_init(qp);
-	if (rc == 0 && rte_hash_add_key_data(dev->qp_table, &qp->qpn, qp) != 0)
+	rc = dev->ops->qp_create((struct ordk_qp *)qp);
+	if (rc == 0 && rte_hash_add_key_data(dev->qp_table, &qp->qpn, qp) != 0) {
+		dev->ops->qp_destroy((struct ordk_qp *)qp);
 		rc = -ENOMEM;
+	}
 	if (rc != 0) {
-		rc_qp_fini(qp);
-		mem_keys_free(&dev->qp_keys, qp->qpn);
-		verbs_handle_free(qp, sizeof(*qp));
+		verbs_handle_free(qp, dev->ops->qp_size);
 		rte_errno = -rc;
 		return NULL;
 	}
@@ -114,38 +94,33 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	qp->scq->refs++;
 	qp->rcq->refs++;
 	dev->nqp++;
-	return qp;
+	return (struct ordk_qp *)qp;
 }
 
 int
-ordk_qp_destroy(struct ordk_qp *qp)
+ordk_qp_destroy(struct ordk_qp *oqp)
 {
-	struct ordk_dev *dev;
-	int rc = 0;
+	struct verbs_qp *qp = vqp(oqp);
+	struct verbs_dev *dev;
+	int rc;
 
 	if (!qp_live(qp))
 		return -EINVAL;
-	dev = qp->dev;
-	if (qp->attr.qp_state != ORDK_QPS_RESET)
-		rc = verbs_manage_qp(qp, false, false); /* the card's QPC is cleared */
-	if (qp->sched.on_active)
-		TAILQ_REMOVE(&dev->rc.active, qp, sched.link);
-	rc_timer_set(qp, 0); /* off the wheel */
+	dev = vdev(qp->dev);
+	rc = dev->ops->qp_destroy(oqp);
 	rte_hash_del_key(dev->qp_table, &qp->qpn);
-	mem_keys_free(&dev->qp_keys, qp->qpn); /* the QPN is stale from now on */
-	rc_qp_fini(qp);
 	qp->pd->refs--;
 	qp->scq->refs--;
 	qp->rcq->refs--;
 	dev->nqp--;
-	verbs_handle_free(qp, sizeof(*qp));
+	verbs_handle_free(qp, dev->ops->qp_size);
 	return rc;
 }
 
 uint32_t
 ordk_qp_num(const struct ordk_qp *qp)
 {
-	return qp_live(qp) ? qp->qpn : 0;
+	return qp_live(qp) ? vqp(qp)->qpn : 0;
 }
 
 int
@@ -154,9 +129,9 @@ ordk_qp_query(const struct ordk_qp *qp, struct ordk_qp_attr *attr, struct ordk_q
 	if (!qp_live(qp))
 		return -EINVAL;
 	if (attr != NULL)
-		*attr = qp->attr;
+		*attr = vqp(qp)->attr;
 	if (init != NULL)
-		*init = qp->init;
+		*init = vqp(qp)->init;
 	return 0;
 }
 
@@ -165,16 +140,9 @@ ordk_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
 {
 	if (!qp_live(qp) || info == NULL)
 		return -EINVAL;
-	*info = (struct ordk_qp_info){
-		.state = qp->attr.qp_state,
-		.next_psn = qp->req.next_psn,
-		.acked_psn = qp->comp.acked_psn,
-		.expected_psn = qp->resp.epsn,
-		.send_outstanding = qp->req.sq_user,
-		.recv_posted = qp->resp.rq_count,
-		.reads_outstanding = qp->req.rd_count,
-		.retries = qp->comp.rtx_retries,
-	};
+	memset(info, 0, sizeof(*info));
+	vdev(vqp(qp)->dev)->ops->qp_info(qp, info);
+	info->state = vqp(qp)->attr.qp_state;
 	return 0;
 }
 
@@ -226,18 +194,13 @@ transition(enum ordk_qp_state cur, enum ordk_qp_state next)
 	return t;
 }
 
-int
-ordk_qp_modify(struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int mask)
+/* The transition from cur to next with attribute bits @p mask: legal, with what it needs. */
+static int
+check_transition(const struct verbs_qp *qp, enum ordk_qp_state cur, enum ordk_qp_state next,
+		 unsigned int mask)
 {
-	enum ordk_qp_state cur, next;
 	struct qp_transition t;
-	struct ordk_qp_attr old;
-	int rc;
 
-	if (!qp_live(qp) || a == NULL)
-		return -EINVAL;
-	cur = qp->attr.qp_state;
-	next = (mask & ORDK_QP_STATE) ? a->qp_state : cur;
 	if ((unsigned int)next >= ORDK_QPS_COUNT) {
 		VERBS_LOG(ERR, "qp 0x%06x: unknown state %d", qp->qpn, (int)next);
 		return -EINVAL;
@@ -260,78 +223,92 @@ ordk_qp_modify(struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int ma
 			  mask & ~(t.required | t.optional | ORDK_QP_STATE));
 		return -EINVAL;
 	}
-	if (((mask & ORDK_QP_ACCESS_FLAGS) && (a->qp_access_flags & ~(unsigned int)BLUE_ACC_ALL)) ||
-	    ((mask & ORDK_QP_PATH_MTU) && !blue_pmtu_valid(a->path_mtu)) ||
-	    ((mask & ORDK_QP_DEST_QPN) && a->dest_qp_num > BLUE_QPN_MASK) ||
-	    ((mask & ORDK_QP_RQ_PSN) && a->rq_psn > BLUE_PSN_MASK) ||
-	    ((mask & ORDK_QP_SQ_PSN) && a->sq_psn > BLUE_PSN_MASK) ||
+	return 0;
+}
+
+#define QPN_PSN_MASK 0xFFFFFFu /* 24 bits (IBA 9.2) */
+
+/* Value ranges of IBA and ibverbs; the driver judges its own limits (ops->qp_check). */
+static int
+check_values(const struct verbs_qp *qp, const struct ordk_qp_attr *a, unsigned int mask)
+{
+	if (((mask & ORDK_QP_ACCESS_FLAGS) && (a->qp_access_flags & ~(unsigned int)VERBS_ACCESS_ALL)) ||
+	    ((mask & ORDK_QP_PATH_MTU) &&
+	     (a->path_mtu < ORDK_MTU_256 || a->path_mtu > ORDK_MTU_4096)) ||
+	    ((mask & ORDK_QP_DEST_QPN) && a->dest_qp_num > QPN_PSN_MASK) ||
+	    ((mask & ORDK_QP_RQ_PSN) && a->rq_psn > QPN_PSN_MASK) ||
+	    ((mask & ORDK_QP_SQ_PSN) && a->sq_psn > QPN_PSN_MASK) ||
 	    ((mask & ORDK_QP_RETRY_CNT) && a->retry_cnt > 7) ||
 	    ((mask & ORDK_QP_RNR_RETRY) && a->rnr_retry > 7) ||
 	    ((mask & ORDK_QP_TIMEOUT) && a->timeout > 31) ||
-	    ((mask & ORDK_QP_MAX_QP_RD_ATOMIC) && a->max_rd_atomic > ORDK_MAX_RD_ATOMIC) ||
-	    ((mask & ORDK_QP_MAX_DEST_RD_ATOMIC) && a->max_dest_rd_atomic > ORDK_MAX_RD_ATOMIC) ||
 	    ((mask & ORDK_QP_AV) && (a->dest_mac == 0 || a->dest_mac >> 48 || a->dest_ip == 0))) {
 		VERBS_LOG(ERR, "qp 0x%06x: an attribute value is out of range", qp->qpn);
 		return -EINVAL;
 	}
-	if (((mask & ORDK_QP_RQ_PSN) && !blue_psn_first_ok(a->rq_psn)) ||
-	    ((mask & ORDK_QP_SQ_PSN) && !blue_psn_first_ok(a->sq_psn))) {
-		VERBS_LOG(ERR, "qp 0x%06x: a first PSN in 0x7ffff0..0xffff7f (rq_psn 0x%06x, sq_psn "
-			  "0x%06x) would lock the card's PSN bitmap unit on its first packet "
-			  "(open-rdma RTL: it starts 2^23 PSNs away); choose one outside", qp->qpn,
-			  a->rq_psn, a->sq_psn);
-		return -EINVAL;
-	}
+	return 0;
+}
 
-	old = qp->attr;
+/* The attributes @p mask names, from @p a into @p attr. */
+static void
+apply_attrs(struct ordk_qp_attr *attr, const struct ordk_qp_attr *a, unsigned int mask)
+{
 	if (mask & ORDK_QP_ACCESS_FLAGS)
-		qp->attr.qp_access_flags = a->qp_access_flags;
+		attr->qp_access_flags = a->qp_access_flags;
 	if (mask & ORDK_QP_PATH_MTU)
-		qp->attr.path_mtu = a->path_mtu;
+		attr->path_mtu = a->path_mtu;
 	if (mask & ORDK_QP_DEST_QPN)
-		qp->attr.dest_qp_num = a->dest_qp_num;
+		attr->dest_qp_num = a->dest_qp_num;
 	if (mask & ORDK_QP_RQ_PSN)
-		qp->attr.rq_psn = a->rq_psn;
+		attr->rq_psn = a->rq_psn;
 	if (mask & ORDK_QP_SQ_PSN)
-		qp->attr.sq_psn = a->sq_psn;
+		attr->sq_psn = a->sq_psn;
 	if (mask & ORDK_QP_AV) {
-		qp->attr.dest_ip = a->dest_ip;
-		qp->attr.dest_mac = a->dest_mac;
+		attr->dest_ip = a->dest_ip;
+		attr->dest_mac = a->dest_mac;
 	}
 	if (mask & ORDK_QP_TIMEOUT)
-		qp->attr.timeout = a->timeout;
+		attr->timeout = a->timeout;
 	if (mask & ORDK_QP_RETRY_CNT)
-		qp->attr.retry_cnt = a->retry_cnt;
+		attr->retry_cnt = a->retry_cnt;
 	if (mask & ORDK_QP_RNR_RETRY)
-		qp->attr.rnr_retry = a->rnr_retry;
+		attr->rnr_retry = a->rnr_retry;
 	if (mask & ORDK_QP_MIN_RNR_TIMER)
-		qp->attr.min_rnr_timer = a->min_rnr_timer;
+		attr->min_rnr_timer = a->min_rnr_timer;
 	if (mask & ORDK_QP_MAX_QP_RD_ATOMIC)
-		qp->attr.max_rd_atomic = a->max_rd_atomic;
+		attr->max_rd_atomic = a->max_rd_atomic;
 	if (mask & ORDK_QP_MAX_DEST_RD_ATOMIC)
-		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
+		attr->max_dest_rd_atomic = a->max_dest_rd_atomic;
+}
 
-	/*
-	 * The card learns every transition (ManageQp; it also resets its PSN
-	 * bitmap). Its context is valid only in RTR and RTS: the card checks no
-	 * QP state, so in RESET, INIT and ERR nothing may land through the QP.
-	 */
-	rc = verbs_manage_qp(qp, next == ORDK_QPS_RTR || next == ORDK_QPS_RTS,
-			     next == ORDK_QPS_ERR);
+int
+ordk_qp_modify(struct ordk_qp *oqp, const struct ordk_qp_attr *a, unsigned int mask)
+{
+	struct verbs_qp *qp = vqp(oqp);
+	const struct ordk_dev_ops *ops;
+	enum ordk_qp_state cur, next;
+	struct ordk_qp_attr old;
+	int rc;
+
+	if (!qp_live(qp) || a == NULL)
+		return -EINVAL;
+	ops = vdev(qp->dev)->ops;
+	cur = qp->attr.qp_state;
+	next = (mask & ORDK_QP_STATE) ? a->qp_state : cur;
+	rc = check_transition(qp, cur, next, mask);
+	if (rc == 0)
+		rc = check_values(qp, a, mask);
+	if (rc == 0)
+		rc = ops->qp_check(oqp, a, mask);
+	if (rc != 0)
+		return rc;
+	old = qp->attr;
+	apply_attrs(&qp->attr, a, mask);
+	rc = ops->qp_modify(oqp, cur, next);
 	if (rc != 0) {
 		qp->attr = old;
 		return rc;
 	}
 	qp->attr.qp_state = next;
-	rc_qp_set_timeout(qp);
-	if (next == ORDK_QPS_RESET)
-		rc_qp_reset(qp);
-	else if (next == ORDK_QPS_ERR)
-		rc_qp_flush(qp);
-	else if (next == ORDK_QPS_RTR && cur == ORDK_QPS_INIT)
-		rc_qp_to_rtr(qp);
-	else if (next == ORDK_QPS_RTS && cur == ORDK_QPS_RTR)
-		rc_qp_to_rts(qp);
 	return 0;
 }
 
@@ -339,9 +316,10 @@ ordk_qp_modify(struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int ma
 
 /* Post WRs one by one until one is refused; @return how many went in. */
 static int
-post_many(struct ordk_qp *qp, const void *wrs, size_t wr_size, int n,
+post_many(struct ordk_qp *oqp, const void *wrs, size_t wr_size, int n,
 	  int (*post_one)(struct ordk_qp *, const void *))
 {
+	struct verbs_qp *qp = vqp(oqp);
 	int i;
 
 	if (qp == NULL || wrs == NULL || n < 0) {
@@ -349,7 +327,7 @@ post_many(struct ordk_qp *qp, const void *wrs, size_t wr_size, int n,
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
-		int rc = post_one(qp, (const uint8_t *)wrs + (size_t)i * wr_size);
+		int rc = post_one(oqp, (const uint8_t *)wrs + (size_t)i * wr_size);
 
 		if (rc != 0) {
 			rte_errno = -rc;
@@ -357,20 +335,20 @@ post_many(struct ordk_qp *qp, const void *wrs, size_t wr_size, int n,
 		}
 	}
 	if (i > 0)
-		rc_activate(qp);
+		vdev(qp->dev)->ops->post_done(oqp);
 	return i;
 }
 
 static int
 post_send_one(struct ordk_qp *qp, const void *wr)
 {
-	return rc_post_send(qp, wr);
+	return vdev(vqp(qp)->dev)->ops->post_send(qp, wr);
 }
 
 static int
 post_recv_one(struct ordk_qp *qp, const void *wr)
 {
-	return rc_post_recv(qp, wr);
+	return vdev(vqp(qp)->dev)->ops->post_recv(qp, wr);
 }
 
 int

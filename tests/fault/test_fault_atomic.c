@@ -12,7 +12,7 @@
 
 #include "func_common.h"
 #include "sim_host.h"
-#include "verbs_internal.h"
+#include "blue_verbs.h" /* the transport's active list (white box) */
 
 #define NREQ 4
 #define ADDS 150
@@ -67,8 +67,8 @@ Test(fault_atomic, many_requesters_add_exactly_once, .timeout = 300)
 	}
 	cr_assert_eq(total, NREQ * ADDS);
 	cr_assert_eq(*target, NREQ * ADDS, "the sum of the adds: none lost, none twice");
-	cr_assert_gt(p.s[1].dev->st.atomics_replayed, 0, "duplicates and resends were replayed");
-	cr_assert_eq(p.s[1].dev->st.atomics_executed, NREQ * ADDS);
+	cr_assert_gt(FUNC_DEV_STAT(p.s[1].dev, atomics_replayed), 0, "duplicates and resends were replayed");
+	cr_assert_eq(FUNC_DEV_STAT(p.s[1].dev, atomics_executed), NREQ * ADDS);
 	for (int i = 0; i < NREQ; i++) {
 		cr_assert_eq(ordk_qp_destroy(qa[i]), 0);
 		cr_assert_eq(ordk_qp_destroy(qb[i]), 0);
@@ -121,8 +121,8 @@ Test(fault_atomic, the_peer_vanishes, .timeout = 120)
 	/* timeout 10 = 4.2 ms; 7 retries with backoff 2..64: about 0.8 s */
 	cr_assert_lt(t, 5.0, "gave up in %.2f s", t);
 	cr_assert_gt(t, 0.1, "gave up too early: %.2f s", t);
-	cr_assert_eq(p.s[0].dev->st.retry_exceeded, 1);
-	cr_assert_geq(p.s[0].dev->st.timeouts, 8);
+	cr_assert_eq(FUNC_DEV_STAT(p.s[0].dev, retry_exceeded), 1);
+	cr_assert_geq(FUNC_DEV_STAT(p.s[0].dev, timeouts), 8);
 	func_pair_close(&p);
 }
 

@@ -12,7 +12,6 @@
 
 #include "func_common.h"
 #include "sim_host.h"
-#include "verbs_internal.h"
 
 /*
  * Each WR uses its own 4 MiB region (15 rotate): the card places late
@@ -148,13 +147,13 @@ run(const char *faults, bool expect_rtx)
 	func_idle(&p, 0.05);
 	cr_assert_eq(ordk_cq_poll(p.s[0].cq, &extra, 1), 0, "no WR completed twice");
 	cr_assert_eq(ordk_cq_poll(p.s[1].cq, &extra, 1), 0);
-	rtx = p.s[0].dev->st.retransmits + p.s[1].dev->st.retransmits;
+	rtx = FUNC_DEV_STAT(p.s[0].dev, retransmits) + FUNC_DEV_STAT(p.s[1].dev, retransmits);
 	if (expect_rtx)
 		cr_assert_gt(rtx, 0, "%s: frames were dropped, nothing was retransmitted", faults);
 	printf("%s: %lu retransmissions, %lu atomics replayed, %lu timeouts, %lu NAKs\n", faults,
-	       (unsigned long)rtx, (unsigned long)p.s[1].dev->st.atomics_replayed,
-	       (unsigned long)(p.s[0].dev->st.timeouts + p.s[1].dev->st.timeouts),
-	       (unsigned long)(p.s[0].dev->st.naks_received + p.s[1].dev->st.naks_received));
+	       (unsigned long)rtx, (unsigned long)FUNC_DEV_STAT(p.s[1].dev, atomics_replayed),
+	       (unsigned long)(FUNC_DEV_STAT(p.s[0].dev, timeouts) + FUNC_DEV_STAT(p.s[1].dev, timeouts)),
+	       (unsigned long)(FUNC_DEV_STAT(p.s[0].dev, naks_received) + FUNC_DEV_STAT(p.s[1].dev, naks_received)));
 	func_pair_close(&p);
 }
 
@@ -278,7 +277,7 @@ Test(fault_loss, read_after_write_sees_it, .timeout = 300)
 		cr_assert(memcmp(a->buf + off + back, a->buf + off, len) == 0,
 			  "round %u: the READ did not see the WRITE posted before it", i);
 	}
-	cr_assert_gt(p.s[0].dev->st.retransmits, 0, "frames were dropped");
+	cr_assert_gt(FUNC_DEV_STAT(p.s[0].dev, retransmits), 0, "frames were dropped");
 	func_pair_close(&p);
 }
 
@@ -363,7 +362,7 @@ Test(fault_loss, pipelined_recvs_in_order_once, .timeout = 300)
 	cr_assert_eq(done_r, n, "every RECV completed");
 	func_idle(&p, 0.05);
 	cr_assert_eq(ordk_cq_poll(b->cq, wc, 1), 0, "no RECV completed twice");
-	cr_assert_gt(a->dev->st.retransmits, 0);
+	cr_assert_gt(FUNC_DEV_STAT(a->dev, retransmits), 0);
 	func_pair_close(&p);
 }
 

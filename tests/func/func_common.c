@@ -96,6 +96,7 @@ func_pair_open_guarded(struct func_pair *p, size_t len, const char *extra, size_
 }
 
 unsigned int func_qp_timeout = 10;
+unsigned int func_max_dest_rd_atomic = 16;
 
 bool
 func_pair_canaries_ok(const struct func_pair *p)
@@ -135,7 +136,8 @@ func_connect(struct func_side *a, struct ordk_qp *qa, struct func_side *b, struc
 		at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTR, .path_mtu = mtu,
 					    .dest_qp_num = ordk_qp_num(qps[1 - i]), .rq_psn = 0,
 					    .dest_ip = peer->attr.ip, .dest_mac = peer->attr.mac,
-					    .max_dest_rd_atomic = 16, .min_rnr_timer = 12 };
+					    .max_dest_rd_atomic = (uint8_t)func_max_dest_rd_atomic,
+					    .min_rnr_timer = 12 };
 		cr_assert_eq(ordk_qp_modify(qps[i], &at,
 					    ORDK_QP_STATE | ORDK_QP_AV | ORDK_QP_PATH_MTU |
 						    ORDK_QP_DEST_QPN | ORDK_QP_RQ_PSN |

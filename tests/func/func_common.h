@@ -48,6 +48,24 @@ void func_pair_open_guarded(struct func_pair *p, size_t len, const char *extra_d
 bool func_pair_canaries_ok(const struct func_pair *p);
 /** The ACK timeout func_connect() gives QPs (IBA encoding; default 10, about 4 ms). */
 extern unsigned int func_qp_timeout;
+/** max_dest_rd_atomic both QPs get at RTR (default 16). */
+extern unsigned int func_max_dest_rd_atomic;
+
+/** One of the device's counters (ordk_dev_stats()). */
+#define FUNC_DEV_STAT(dev, field)                                    \
+	({                                                           \
+		struct ordk_stats st_;                               \
+		cr_assert_eq(ordk_dev_stats((dev), &st_), 0);        \
+		st_.field;                                           \
+	})
+
+/** A QP's progress (ordk_qp_info()). */
+#define FUNC_QP_INFO(qp, field)                                      \
+	({                                                           \
+		struct ordk_qp_info i_;                              \
+		cr_assert_eq(ordk_qp_info((qp), &i_), 0);            \
+		i_.field;                                            \
+	})
 /** QPs on both sides connected RESET -> RTS with path MTU @p mtu. */
 void func_pair_qps(struct func_pair *p, enum ordk_mtu mtu, uint32_t wr);
 void func_pair_close(struct func_pair *p);

@@ -7,7 +7,6 @@
 #include <rte_errno.h>
 
 #include "func_common.h"
-#include "verbs_internal.h"
 
 static struct func_pair p;
 
@@ -78,7 +77,7 @@ Test(verbs_atomic, cmp_and_swp_and_fetch_and_add)
 	cr_assert_eq(*target, 7, "swap when it matches");
 	wc = atomic(ORDK_WR_ATOMIC_FETCH_AND_ADD, raddr, rkey, (uint64_t)-8, 0);
 	cr_assert_eq(*target, UINT64_MAX, "wraps as 64-bit arithmetic");
-	cr_assert_eq(p.s[1].dev->st.atomics_executed, 4);
+	cr_assert_eq(FUNC_DEV_STAT(p.s[1].dev, atomics_executed), 4);
 }
 
 Test(verbs_atomic, ordered_after_earlier_writes)

@@ -13,7 +13,7 @@
 
 #include "func_common.h"
 #include "sim_host.h"
-#include "verbs_internal.h"
+#include "ordk_driver.h" /* verbs_qp_lookup(): the table drivers find QPs in */
 
 static struct func_pair p;
 
@@ -195,13 +195,14 @@ Test(verbs_errors, mr_slots_exhausted) /* PGT exhaustion: tests/unit/mem */
 {
 	struct ordk_pd *pd = p.s[0].pd;
 	uint8_t *m = test_aligned(4096, 4096);
-	static struct ordk_mr *mrs[BLUE_MAX_MR];
-	uint32_t n = 0;
+	static struct ordk_mr *mrs[8192];
+	uint32_t n = 0, max = p.s[0].attr.max_mr;
 
 	/* the pair's two MRs hold 1 slot each per device: 8191 more fit on side 0 */
-	while (n < BLUE_MAX_MR && (mrs[n] = ordk_mr_reg(pd, m, 64, 1)) != NULL)
+	cr_assert_eq(max, 8192);
+	while (n < max && (mrs[n] = ordk_mr_reg(pd, m, 64, 1)) != NULL)
 		n++;
-	cr_assert_eq(n, BLUE_MAX_MR - 1);
+	cr_assert_eq(n, max - 1);
 	cr_assert_eq(rte_errno, ENOSPC, "MR slots exhausted");
 	cr_assert_eq(ordk_mr_dereg(mrs[--n]), 0);
 	mrs[n] = ordk_mr_reg(pd, m, 64, 1);
@@ -360,14 +361,15 @@ Test(verbs_errors, stale_qpn_and_busy_objects)
 
 Test(verbs_errors, qp_slots_exhausted)
 {
-	static struct ordk_qp *qps[BLUE_MAX_QP];
+	static struct ordk_qp *qps[1024];
 	struct ordk_qp_init_attr ia = { .send_cq = p.s[0].cq, .recv_cq = p.s[0].cq,
 					.max_send_wr = 1, .max_recv_wr = 1 };
 	uint32_t n = 0;
 
-	while (n < BLUE_MAX_QP && (qps[n] = ordk_qp_create(p.s[0].pd, &ia)) != NULL)
+	cr_assert_eq(p.s[0].attr.max_qp, 1023, "1023 QPs: index 0 is reserved");
+	while (n < 1024 && (qps[n] = ordk_qp_create(p.s[0].pd, &ia)) != NULL)
 		n++;
-	cr_assert_eq(n, BLUE_MAX_QP - 1, "1023 QPs: index 0 is reserved");
+	cr_assert_eq(n, p.s[0].attr.max_qp);
 	cr_assert_eq(rte_errno, ENOSPC);
 	while (n > 0)
 		cr_assert_eq(ordk_qp_destroy(qps[--n]), 0);

@@ -5,7 +5,6 @@
 
 #include "func_common.h"
 #include "sim_host.h"
-#include "verbs_internal.h"
 
 static void
 connect_rnr(struct func_pair *p, uint8_t rnr_retry, uint8_t min_rnr_timer)
@@ -61,7 +60,7 @@ Test(verbs_rnr, a_send_waits_for_the_recv, .timeout = 60)
 	post_send(&p, 1);
 	func_idle(&p, 0.05); /* 50 ms: thousands of RNR periods */
 	cr_assert_eq(ordk_cq_poll(p.s[0].cq, &wc, 1), 0, "nothing completes without a RECV");
-	cr_assert_eq(p.s[0].dev->st.rnr_waits, 1);
+	cr_assert_eq(FUNC_DEV_STAT(p.s[0].dev, rnr_waits), 1);
 	r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[1].buf, 4096, p.s[1].mr->lkey };
 	cr_assert_eq(ordk_qp_post_recv(p.s[1].qp, &r, 1), 1);
 	func_wait(&p, 0, &wc, 1, 5);
@@ -114,6 +113,6 @@ Test(verbs_rnr, a_silent_peer_ends_the_wait, .timeout = 60)
 	t = test_now_s() - t0;
 	cr_assert_eq(wc.status, ORDK_WC_RETRY_EXC_ERR, "%s", ordk_wc_status_str(wc.status));
 	cr_assert_geq(t, 1.0, "gave up after %.4f s, before 255 ACK timeouts", t);
-	cr_assert_eq(p.s[0].dev->st.retry_exceeded, 1);
+	cr_assert_eq(FUNC_DEV_STAT(p.s[0].dev, retry_exceeded), 1);
 	func_pair_close(&p);
 }

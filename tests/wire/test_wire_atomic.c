@@ -7,7 +7,6 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "verbs_internal.h"
 #include "wire_common.h"
 
 #define LEN (1u << 20)

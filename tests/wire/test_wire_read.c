@@ -7,7 +7,6 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "verbs_internal.h"
 #include "wire_common.h"
 
 #define LEN	 (8u << 20)
@@ -266,8 +265,9 @@ Test(read_resources, beyond_the_peer_resources_fails, .timeout = 60)
 	struct ordk_wc wc[32];
 	int got = 0, inv = 0;
 
+	func_max_dest_rd_atomic = 2; /* the responder takes 2; the requester says 16 */
 	wire_open(&w, LEN, NULL, 64);
-	w.p.s[1].qp->attr.max_dest_rd_atomic = 2; /* as if connected so; the requester says 16 */
+	func_max_dest_rd_atomic = 16;
 	cr_assert_eq(ordk_dev_set_faults(w.p.s[0].dev, "drop-tx:1"), 0);
 	cr_assert_eq(wire_post(&w, 0, ORDK_WR_RDMA_WRITE, 0, 0, 4096, 100, 0), 1);
 	for (int i = 0; i < 50; i++)
@@ -293,6 +293,6 @@ Test(read_resources, beyond_the_peer_resources_fails, .timeout = 60)
 	}
 	cr_assert_eq(inv, 1, "one READ refused, the later ones flushed");
 	cr_assert_geq(wire_qp_stats(&w, 1).read_req_rejected, 1);
-	cr_assert_eq(w.p.s[0].qp->attr.qp_state, ORDK_QPS_ERR);
+	cr_assert_eq(FUNC_QP_INFO(w.p.s[0].qp, state), ORDK_QPS_ERR);
 	wire_close(&w);
 }

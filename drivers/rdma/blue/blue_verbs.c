@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The Blue driver under lib/verbs: devices "bluesim[,args]" (the model on a
+ * DPDK port) and "blue:<bdf>[,args]" (the card through VFIO), one ops table.
+ * Open: the driver's devargs (mac=, ip=), the backend, the MR-table keys, the
+ * PGT, the QP numbers, the rings (blue_dev_start()), the transport's engine.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "blue_verbs.h"
+#include "blue_vfio.h"
+#include "bluesim.h"
+
+RTE_LOG_REGISTER(blue_verbs_logtype, ordk.blue.verbs, NOTICE);
+#define BV_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, blue_verbs_logtype, "blue: " fmt "\n", ##__VA_ARGS__)
+
+static unsigned int dev_count; /* default addresses: 02:00:00:00:00:<n>, 10.0.0.<n> */
+
+/* The backend behind BAR0, after the driver's own keys (mac=, ip=) are parsed. */
+static int
+backend_open(const char *args, bool vfio, struct blue_backend *be, struct blue_net_args *net)
+{
+	char err[256] = "";
+	int rc;
+
+	rc = vfio ? blue_net_args_parse(blue_vfio_keys(args), blue_vfio_devargs,
+					BLUE_VFIO_DEVARGS_COUNT, net, err, sizeof(err)) :
+		    blue_net_args_parse(args, bluesim_devargs, BLUESIM_DEVARGS_COUNT, net, err,
+					sizeof(err));
+	if (rc == 0)
+		rc = vfio ? blue_vfio_backend_open(args, be, err, sizeof(err)) :
+			    blue_sim_backend_open(args, be, err, sizeof(err));
+	if (rc != 0)
+		BV_LOG(ERR, "%s%s: %s", vfio ? "blue:" : "bluesim,", args, err);
+	return rc;
+}
+
+static void
+tables_fini(struct ordk_dev *dev)
+{
+	mem_keys_fini(&dev->mr_keys);
+	mem_keys_fini(&dev->qp_keys);
+	mem_pgt_fini(&dev->pgt);
+	mem_pins_fini(&dev->pins);
+}
+
+static int
+dev_open(struct ordk_dev *dev, const char *args, bool vfio)
+{
+	unsigned int n = dev_count;
+	struct blue_net_args net = { 0x020000000000ull | (n + 1), 0x0A000000u | ((n + 1) & 0xFF) };
+	int rc = backend_open(args, vfio, &dev->hw.be, &net);
+
+	if (rc != 0)
+		return rc; /* the errno of where it failed: EINVAL, ENODEV, ENOMEM, ... */
+	snprintf(dev->name, sizeof(dev->name), "%s", dev->hw.be.name);
+	if (mem_keys_init(&dev->mr_keys, BLUE_MAX_MR, 0, rte_rdtsc()) ||
+	    mem_keys_init(&dev->qp_keys, BLUE_MAX_QP, 1, rte_rdtsc() ^ 0x5555) ||
+	    mem_pgt_init(&dev->pgt, BLUE_PGT_ENTRIES))
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = blue_dev_start(&dev->hw, net.mac, net.ip);
+	if (rc != 0) {
+		blue_dev_close(&dev->hw);
+		tables_fini(dev);
+		return rc;
+	}
+	TAILQ_INIT(&dev->rc.active);
+	dev->rc.tsc_hz = rte_get_tsc_hz();
+	rc_wheel_init(dev);
+	dev_count++;
+	BV_LOG(INFO, "%s: open, MAC %012" PRIx64 ", IP %u.%u.%u.%u", dev->name, net.mac,
+	       net.ip >> 24, (net.ip >> 16) & 0xFF, (net.ip >> 8) & 0xFF, net.ip & 0xFF);
+	return 0;
+}
+
+static int
+sim_open(struct ordk_dev *dev, const char *args)
+{
+	return dev_open(dev, args, false);
+}
+
+static int
+vfio_open(struct ordk_dev *dev, const char *args)
+{
+	return dev_open(dev, args, true);
+}
+
+static void
+dev_close(struct ordk_dev *dev)
+{
+	blue_dev_close(&dev->hw);
+	tables_fini(dev);
+}
+
+static void
+dev_query(const struct ordk_dev *dev, struct ordk_dev_attr *a)
+{
+	a->mac = dev->hw.mac;
+	a->ip = dev->hw.ip;
+	a->max_qp = BLUE_MAX_QP - 1; /* index 0 is reserved */
+	a->max_qp_wr = ORDK_MAX_QP_WR;
+	a->max_sge = 1;
+	a->max_mr = BLUE_MAX_MR;
+	a->max_mr_size = 0x7FFFFFFFull; /* the MR length is 32 bits */
+	a->max_msg_sz = 1u << 31;
+	a->pgt_entries = BLUE_PGT_ENTRIES;
+}
+
+static unsigned int
+dev_poll(struct ordk_dev *dev, unsigned int budget)
+{
+	unsigned int work = blue_backend_poll(&dev->hw, budget);
+
+	work += blue_cmd_poll(&dev->hw);
+	return work + rc_poll(dev, budget);
+}
+
+static int
+dev_xstats(struct ordk_dev *dev, const char **names, uint64_t *values, unsigned int n)
+{
+	if (dev->hw.be.ops->xstats == NULL)
+		return 0;
+	return (int)dev->hw.be.ops->xstats(&dev->hw.be, names, values, n);
+}
+
+static void
+dev_xstats_reset(struct ordk_dev *dev)
+{
+	if (dev->hw.be.ops->xstats_reset != NULL)
+		dev->hw.be.ops->xstats_reset(&dev->hw.be);
+}
+
+static int
+dev_set_faults(struct ordk_dev *dev, const char *spec)
+{
+	char err[160] = "";
+	int rc;
+
+	if (dev->hw.be.ops->set_faults == NULL)
+		return -ENOTSUP;
+	rc = dev->hw.be.ops->set_faults(&dev->hw.be, spec, err, sizeof(err));
+	if (rc != 0)
+		BV_LOG(ERR, "%s: faults '%s': %s", dev->name, spec, err);
+	return rc;
+}
+
+#define BLUE_OPS(open_fn)                                                                   \
+	{                                                                                    \
+		.dev_size = sizeof(struct ordk_dev), .qp_size = sizeof(struct ordk_qp),      \
+		.mr_size = sizeof(struct ordk_mr_int), .open = open_fn, .close = dev_close,  \
+		.query = dev_query, .poll = dev_poll, .xstats = dev_xstats,                 \
+		.xstats_reset = dev_xstats_reset, .set_faults = dev_set_faults,             \
+		.mr_reg = blue_mr_reg, .mr_dereg = blue_mr_dereg, .qp_create = blue_qp_create, \
+		.qp_destroy = blue_qp_destroy, .qp_check = blue_qp_check,                   \
+		.qp_modify = blue_qp_modify, .qp_flush = blue_qp_flush,                     \
+		.qp_info = blue_qp_info, .post_send = blue_post_send,                       \
+		.post_recv = blue_post_recv, .post_done = blue_post_done,                   \
+	}
+
+static const struct ordk_dev_ops sim_ops = BLUE_OPS(sim_open);
+static const struct ordk_dev_ops vfio_ops = BLUE_OPS(vfio_open);
+
+/* In the build's driver table (ordk_drivers.c, from drivers/rdma/blue/meson.build). */
+const struct ordk_driver ordk_driver_bluesim = { "bluesim", &sim_ops };
+const struct ordk_driver ordk_driver_blue = { "blue", &vfio_ops };

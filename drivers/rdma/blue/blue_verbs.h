@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The Blue driver's verbs objects: its device (the card's rings and command
+ * queue, the MR table and PGT, the QP numbers, the RC transport's engine) and
+ * its QPs and MRs, each after lib/verbs' part (ordk_driver.h). The driver
+ * completes the public handle types struct ordk_dev and struct ordk_qp with
+ * them; lib/verbs never sees these definitions.
+ */
+#ifndef BLUE_VERBS_H
+#define BLUE_VERBS_H
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_hash.h>
+#include <rte_log.h>
+
+#include "blue_dev.h"
+#include "mem_internal.h"
+#include "ordk_driver.h"
+#include "rc.h"
+
+#define ORDK_MAX_QP_WR 4096u
+
+struct ordk_mr_int;
+
+struct ordk_dev {
+	struct verbs_dev;	/* lib/verbs' part: name, counters, events, QP table */
+	struct blue_dev hw;
+	struct mem_keys mr_keys;
+	struct mem_pgt pgt;
+	struct mem_pins pins;
+	struct mem_keys qp_keys;
+	struct ordk_mr_int *mr_by_slot[BLUE_MAX_MR]; /* responder-side rkey checks */
+	struct rc_engine rc;	/* the transport's engine (rc.h) */
+};
+
+struct ordk_mr_int {
+	struct verbs_mr;	/* pub: what the application holds */
+	uint32_t pgt_start;
+	uint32_t pgt_n;
+	uint64_t iova;		/* where the device sees addr (identity with the model) */
+};
+
+struct ordk_qp {
+	struct verbs_qp;	/* lib/verbs' part: pd, CQs, attributes, counters */
+	/* the transport (rc.h), in rxe's parts */
+	struct rc_sched sched;
+	struct rc_req req;
+	struct rc_comp comp;
+	struct rc_resp resp;
+};
+
+/* blue_verbs_mr.c */
+/** The MR of key @p key (lkey or rkey), or NULL. */
+struct ordk_mr_int *verbs_mr_lookup(struct ordk_dev *dev, uint32_t key);
+int blue_mr_reg(struct ordk_dev *dev, struct verbs_mr *mr);
+int blue_mr_dereg(struct ordk_dev *dev, struct verbs_mr *mr);
+
+/* blue_verbs_qp.c */
+/** ManageQp for @p qp: its context valid (RTR, RTS) or not, in error or not. */
+int verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error);
+int blue_qp_create(struct ordk_qp *qp);
+int blue_qp_destroy(struct ordk_qp *qp);
+int blue_qp_check(const struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int mask);
+int blue_qp_modify(struct ordk_qp *qp, enum ordk_qp_state cur, enum ordk_qp_state next);
+void blue_qp_flush(struct ordk_qp *qp);
+void blue_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info);
+int blue_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr);
+int blue_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr);
+void blue_post_done(struct ordk_qp *qp);
+
+/* The QP's ACK timeout and reordering hold in TSC cycles (rc_qp_set_timeout()). */
+static inline uint64_t
+rc_timeout_tsc(const struct ordk_qp *qp)
+{
+	return qp->comp.timeout_tsc;
+}
+
+static inline uint64_t
+rc_hold_tsc(const struct ordk_qp *qp)
+{
+	return qp->comp.hold_tsc;
+}
+
+#endif /* BLUE_VERBS_H */

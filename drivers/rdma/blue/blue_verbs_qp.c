@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The Blue driver's QPs: numbers (qpn = index << 8 | rand8, an MR-table-like
+ * key over the card's QPC slots), ManageQp on every transition, and the RC
+ * transport (rc.h) behind the post and modify calls of lib/verbs.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_log.h>
+
+#include "blue_verbs.h"
+
+RTE_LOG_REGISTER(blue_qp_logtype, ordk.blue.qp, NOTICE);
+#define QP_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, blue_qp_logtype, "blue: " fmt "\n", ##__VA_ARGS__)
+
+int
+verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
+{
+	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_MANAGE_QP, .valid = 1 } };
+
+	c.qp = (struct blue_cmd_manage_qp){
+		.is_valid = valid, .is_error = error, .qpn = qp->qpn,
+		.peer_qpn = qp->attr.dest_qp_num, .peer_ip = qp->attr.dest_ip,
+		.peer_mac = qp->attr.dest_mac, .pmtu = (uint8_t)qp->attr.path_mtu,
+		/*
+		 * The card accepts SEND packets only with REMOTE_WRITE in the QPC and
+		 * READ responses only with LOCAL_WRITE (HW-INTERFACE.md 5.1), where an
+		 * ibverbs QP receives SENDs with no remote access at all. So the card
+		 * always gets both; incoming WRITEs are still gated by the MR's access.
+		 */
+		.rq_access_flags = (uint8_t)(qp->attr.qp_access_flags | BLUE_ACC_LOCAL_WRITE |
+					     BLUE_ACC_REMOTE_WRITE),
+		.qp_type = BLUE_QPT_RC,
+		/* UDP source port of the card's own ACKs for this QP */
+		.local_udp_port = 0x100 };
+	return blue_cmd_exec(&qp->dev->hw, &c);
+}
+
+int
+blue_qp_create(struct ordk_qp *qp)
+{
+	struct ordk_dev *dev = qp->dev;
+	int64_t qpn = mem_keys_alloc(&dev->qp_keys);
+	int rc;
+
+	if (qpn < 0) {
+		QP_LOG(ERR, "qp_create: max_qp (%u QPs) reached", BLUE_MAX_QP - 1);
+		return -ENOSPC;
+	}
+	qp->qpn = (uint32_t)qpn;
+	qp->attr.path_mtu = ORDK_MTU_4096;
+	rc = rc_qp_init(qp);
+	if (rc != 0) {
+		rc_qp_fini(qp);
+		mem_keys_free(&dev->qp_keys, qp->qpn);
+	}
+	return rc;
+}
+
+int
+blue_qp_destroy(struct ordk_qp *qp)
+{
+	struct ordk_dev *dev = qp->dev;
+	int rc = 0;
+
+	if (qp->attr.qp_state != ORDK_QPS_RESET)
+		rc = verbs_manage_qp(qp, false, false); /* the card's QPC is cleared */
+	if (qp->sched.on_active)
+		TAILQ_REMOVE(&dev->rc.active, qp, sched.link);
+	rc_timer_set(qp, 0); /* off the wheel */
+	mem_keys_free(&dev->qp_keys, qp->qpn); /* the QPN is stale from now on */
+	rc_qp_fini(qp);
+	return rc;
+}
+
+/* What only the card judges: read/atomic depth, first PSNs its bitmap unit takes. */
+int
+blue_qp_check(const struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int mask)
+{
+	if (((mask & ORDK_QP_ACCESS_FLAGS) && (a->qp_access_flags & ~(unsigned int)BLUE_ACC_ALL)) ||
+	    ((mask & ORDK_QP_PATH_MTU) && !blue_pmtu_valid(a->path_mtu)) ||
+	    ((mask & ORDK_QP_MAX_QP_RD_ATOMIC) && a->max_rd_atomic > ORDK_MAX_RD_ATOMIC) ||
+	    ((mask & ORDK_QP_MAX_DEST_RD_ATOMIC) && a->max_dest_rd_atomic > ORDK_MAX_RD_ATOMIC)) {
+		QP_LOG(ERR, "qp 0x%06x: an attribute value is out of range", qp->qpn);
+		return -EINVAL;
+	}
+	if (((mask & ORDK_QP_RQ_PSN) && !blue_psn_first_ok(a->rq_psn)) ||
+	    ((mask & ORDK_QP_SQ_PSN) && !blue_psn_first_ok(a->sq_psn))) {
+		QP_LOG(ERR, "qp 0x%06x: a first PSN in 0x7ffff0..0xffff7f (rq_psn 0x%06x, sq_psn "
+		       "0x%06x) would lock the card's PSN bitmap unit on its first packet "
+		       "(open-rdma RTL: it starts 2^23 PSNs away); choose one outside", qp->qpn,
+		       a->rq_psn, a->sq_psn);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+blue_qp_modify(struct ordk_qp *qp, enum ordk_qp_state cur, enum ordk_qp_state next)
+{
+	/*
+	 * The card learns every transition (ManageQp; it also resets its PSN
+	 * bitmap). Its context is valid only in RTR and RTS: the card checks no
+	 * QP state, so in RESET, INIT and ERR nothing may land through the QP.
+	 */
+	int rc = verbs_manage_qp(qp, next == ORDK_QPS_RTR || next == ORDK_QPS_RTS,
+				 next == ORDK_QPS_ERR);
+
+	if (rc != 0)
+		return rc;
+	qp->attr.qp_state = next;
+	rc_qp_set_timeout(qp);
+	if (next == ORDK_QPS_RESET)
+		rc_qp_reset(qp);
+	else if (next == ORDK_QPS_ERR)
+		rc_qp_flush(qp);
+	else if (next == ORDK_QPS_RTR && cur == ORDK_QPS_INIT)
+		rc_qp_to_rtr(qp);
+	else if (next == ORDK_QPS_RTS && cur == ORDK_QPS_RTR)
+		rc_qp_to_rts(qp);
+	return 0;
+}
+
+void
+blue_qp_flush(struct ordk_qp *qp)
+{
+	rc_qp_flush(qp);
+}
+
+void
+blue_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
+{
+	info->next_psn = qp->req.next_psn;
+	info->acked_psn = qp->comp.acked_psn;
+	info->expected_psn = qp->resp.epsn;
+	info->send_outstanding = qp->req.sq_user;
+	info->recv_posted = qp->resp.rq_count;
+	info->reads_outstanding = qp->req.rd_count;
+	info->retries = qp->comp.rtx_retries;
+	info->recv_adverts = qp->req.adv_count;
+}
+
+int
+blue_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
+{
+	return rc_post_send(qp, wr);
+}
+
+int
+blue_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
+{
+	return rc_post_recv(qp, wr);
+}
+
+void
+blue_post_done(struct ordk_qp *qp)
+{
+	rc_activate(qp);
+}

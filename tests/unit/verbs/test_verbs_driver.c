@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/verbs over a second driver: a tiny pure-software one ("fake": RDMA
+ * WRITE as a memcpy between two QPs of one device), registered through this
+ * build's driver table, with lib/verbs unchanged and no Blue code linked.
+ * It drives every object through the public API and checks that the library
+ * does its part (handles, argument checks, the transition table, CQs, QP
+ * table, counters) and hands the rest to the driver's ops.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "ordk_driver.h"
+#include "ordk_verbs.h"
+
+struct fake_dev {
+	struct verbs_dev v;
+	unsigned int polls;
+	uint32_t next_key, next_qpn;
+};
+
+struct fake_qp {
+	struct verbs_qp v;
+	struct ordk_wc done[8];
+	uint32_t ndone;
+	uint32_t modifies;
+};
+
+struct fake_mr {
+	struct verbs_mr v;
+};
+
+static struct fake_dev *
+fdev(struct ordk_dev *dev)
+{
+	return (struct fake_dev *)dev;
+}
+
+static struct fake_qp *
+fqp(struct ordk_qp *qp)
+{
+	return (struct fake_qp *)qp;
+}
+
+static int
+fake_open(struct ordk_dev *dev, const char *args)
+{
+	if (strcmp(args, "ok") != 0)
+		return -ENODEV;
+	snprintf(fdev(dev)->v.name, sizeof(fdev(dev)->v.name), "fake0");
+	fdev(dev)->next_key = 0x100;
+	fdev(dev)->next_qpn = 1;
+	return 0;
+}
+
+static void
+fake_close(struct ordk_dev *dev)
+{
+	(void)dev;
+}
+
+static void
+fake_query(const struct ordk_dev *dev, struct ordk_dev_attr *a)
+{
+	(void)dev;
+	a->max_qp = 4;
+	a->max_qp_wr = 8;
+	a->max_mr = 4;
+	a->max_mr_size = 1 << 20;
+	a->max_sge = 1;
+}
+
+/* completions wait in the QP until the device is polled */
+static unsigned int
+fake_poll(struct ordk_dev *dev, unsigned int budget)
+{
+	unsigned int work = 0;
+
+	(void)budget;
+	fdev(dev)->polls++;
+	for (uint32_t n = 1; n < fdev(dev)->next_qpn; n++) {
+		struct ordk_qp *qp = verbs_qp_lookup(dev, n);
+
+		for (uint32_t i = 0; qp != NULL && i < fqp(qp)->ndone; i++, work++)
+			verbs_cq_push(fqp(qp)->v.scq, &fqp(qp)->done[i]);
+		if (qp != NULL)
+			fqp(qp)->ndone = 0;
+	}
+	return work;
+}
+
+static int
+fake_mr_reg(struct ordk_dev *dev, struct verbs_mr *mr)
+{
+	mr->pub.lkey = mr->pub.rkey = fdev(dev)->next_key++;
+	return 0;
+}
+
+static int
+fake_mr_dereg(struct ordk_dev *dev, struct verbs_mr *mr)
+{
+	(void)dev;
+	(void)mr;
+	return 0;
+}
+
+static int
+fake_qp_create(struct ordk_qp *qp)
+{
+	struct fake_dev *d = fdev(fqp(qp)->v.dev);
+
+	if (d->next_qpn > 4)
+		return -ENOSPC;
+	fqp(qp)->v.qpn = d->next_qpn++;
+	return 0;
+}
+
+static int
+fake_qp_destroy(struct ordk_qp *qp)
+{
+	(void)qp;
+	return 0;
+}
+
+static int
+fake_qp_check(const struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int mask)
+{
+	(void)qp;
+	return (mask & ORDK_QP_TIMEOUT) && a->timeout == 13 ? -ENOTSUP : 0; /* its own limit */
+}
+
+static int
+fake_qp_modify(struct ordk_qp *qp, enum ordk_qp_state cur, enum ordk_qp_state next)
+{
+	(void)cur;
+	(void)next;
+	fqp(qp)->modifies++;
+	return 0;
+}
+
+static void
+fake_qp_flush(struct ordk_qp *qp)
+{
+	fqp(qp)->ndone = 0;
+}
+
+static void
+fake_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
+{
+	info->send_outstanding = ((const struct fake_qp *)qp)->ndone;
+}
+
+/* RDMA WRITE: a memcpy to the peer QP's memory, completed at the next poll */
+static int
+fake_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
+{
+	struct fake_qp *q = fqp(qp);
+
+	if (wr->opcode != ORDK_WR_RDMA_WRITE || q->ndone == 8)
+		return -EINVAL;
+	memcpy((void *)(uintptr_t)wr->rdma.remote_addr, (void *)(uintptr_t)wr->sge.addr,
+	       wr->sge.length);
+	q->done[q->ndone++] = (struct ordk_wc){ .wr_id = wr->wr_id, .status = ORDK_WC_SUCCESS,
+						.opcode = ORDK_WC_RDMA_WRITE,
+						.byte_len = wr->sge.length, .qp_num = q->v.qpn };
+	q->v.st.wr_posted++;
+	return 0;
+}
+
+static int
+fake_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
+{
+	(void)qp;
+	(void)wr;
+	return -ENOTSUP;
+}
+
+static void
+fake_post_done(struct ordk_qp *qp)
+{
+	(void)qp;
+}
+
+static const struct ordk_dev_ops fake_ops = {
+	.dev_size = sizeof(struct fake_dev), .qp_size = sizeof(struct fake_qp),
+	.mr_size = sizeof(struct fake_mr), .open = fake_open, .close = fake_close,
+	.query = fake_query, .poll = fake_poll, .mr_reg = fake_mr_reg,
+	.mr_dereg = fake_mr_dereg, .qp_create = fake_qp_create, .qp_destroy = fake_qp_destroy,
+	.qp_check = fake_qp_check, .qp_modify = fake_qp_modify, .qp_flush = fake_qp_flush,
+	.qp_info = fake_qp_info, .post_send = fake_post_send, .post_recv = fake_post_recv,
+	.post_done = fake_post_done,
+};
+
+static const struct ordk_driver fake_driver = { "fake", &fake_ops };
+
+/* This build's driver table: the fake driver only. */
+const struct ordk_driver *const ordk_drivers[] = { &fake_driver, NULL };
+
+static void
+eal(void)
+{
+	static bool done;
+	char prefix[64];
+	char *argv[] = { "test", "--no-huge", "-m", "64", "--no-pci", "--no-shconf",
+			 "--no-telemetry", "--log-level=*:4", prefix, NULL };
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=ordk-fake-%d", (int)getpid());
+	if (!done)
+		cr_assert_geq(rte_eal_init(9, argv), 0);
+	done = true;
+}
+
+static void
+to_rts(struct ordk_qp *qp, uint32_t peer)
+{
+	struct ordk_qp_attr a = { .qp_state = ORDK_QPS_INIT, .qp_access_flags = 3 };
+
+	cr_assert_eq(ordk_qp_modify(qp, &a, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS), 0);
+	a = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTR, .path_mtu = ORDK_MTU_1024,
+				   .dest_qp_num = peer, .dest_ip = 1, .dest_mac = 2 };
+	cr_assert_eq(ordk_qp_modify(qp, &a, ORDK_QP_STATE | ORDK_QP_AV | ORDK_QP_PATH_MTU |
+						    ORDK_QP_DEST_QPN | ORDK_QP_RQ_PSN |
+						    ORDK_QP_MAX_DEST_RD_ATOMIC | ORDK_QP_MIN_RNR_TIMER),
+		     0);
+	a = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .timeout = 13 };
+	cr_assert_eq(ordk_qp_modify(qp, &a, ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT |
+						    ORDK_QP_RETRY_CNT | ORDK_QP_RNR_RETRY |
+						    ORDK_QP_MAX_QP_RD_ATOMIC),
+		     -ENOTSUP, "the driver's own check runs");
+	a.timeout = 14;
+	cr_assert_eq(ordk_qp_modify(qp, &a, ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT |
+						    ORDK_QP_RETRY_CNT | ORDK_QP_RNR_RETRY |
+						    ORDK_QP_MAX_QP_RD_ATOMIC),
+		     0);
+}
+
+Test(verbs_driver, a_second_driver_under_the_same_library)
+{
+	static uint8_t src[64], dst[64];
+	struct ordk_dev_attr attr;
+	struct ordk_qp_info info;
+	struct ordk_stats st;
+	struct ordk_wc wc[4];
+
+	eal();
+	cr_assert_null(ordk_dev_open("bluesim,port=0"), "no Blue driver in this build");
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(ordk_dev_open("fake:bad"));
+	cr_assert_eq(rte_errno, ENODEV, "the driver's errno, as a value");
+
+	struct ordk_dev *dev = ordk_dev_open("fake:ok");
+
+	cr_assert_not_null(dev);
+	cr_assert_eq(ordk_dev_query(dev, &attr), 0);
+	cr_assert_str_eq(attr.name, "fake0");
+	cr_assert_eq(attr.max_qp_wr, 8);
+
+	struct ordk_pd *pd = ordk_pd_alloc(dev);
+	struct ordk_cq *cq = ordk_cq_create(dev, 16);
+
+	cr_assert_not_null(pd);
+	cr_assert_not_null(cq);
+	cr_assert_null(ordk_mr_reg(pd, src, 0, 0), "the library checks the length");
+	cr_assert_null(ordk_mr_reg(pd, src, 2 << 20, 0), "... against the driver's max_mr_size");
+
+	struct ordk_mr *ms = ordk_mr_reg(pd, src, sizeof(src), ORDK_ACCESS_LOCAL_WRITE);
+	struct ordk_mr *md = ordk_mr_reg(pd, dst, sizeof(dst),
+					 ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE);
+
+	cr_assert_not_null(ms);
+	cr_assert_not_null(md);
+	cr_assert_eq(ms->lkey, 0x100, "the driver's key");
+
+	struct ordk_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq, .max_send_wr = 9,
+					.max_recv_wr = 1 };
+
+	cr_assert_null(ordk_qp_create(pd, &ia), "max_qp_wr comes from the driver");
+	ia.max_send_wr = 8;
+
+	struct ordk_qp *a = ordk_qp_create(pd, &ia), *b = ordk_qp_create(pd, &ia);
+
+	cr_assert_not_null(a);
+	cr_assert_not_null(b);
+	cr_assert_eq(ordk_qp_num(b), 2);
+	cr_assert_eq(verbs_qp_lookup(dev, 2), b);
+	cr_assert_eq(ordk_qp_modify(a, &(struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS },
+				    ORDK_QP_STATE),
+		     -EINVAL, "RESET -> RTS: the library's transition table");
+	to_rts(a, ordk_qp_num(b));
+	to_rts(b, ordk_qp_num(a));
+	cr_assert_eq(fqp(a)->modifies, 3, "the driver saw the three legal transitions only");
+
+	memset(src, 0x5A, sizeof(src));
+	struct ordk_send_wr wr = { .wr_id = 77, .opcode = ORDK_WR_RDMA_WRITE,
+				   .sge = { (uint64_t)(uintptr_t)src, sizeof(src), ms->lkey },
+				   .rdma = { (uint64_t)(uintptr_t)dst, md->rkey } };
+
+	cr_assert_eq(ordk_qp_post_send(a, &wr, 1), 1);
+	cr_assert_eq(ordk_qp_info(a, &info), 0);
+	cr_assert_eq(info.state, ORDK_QPS_RTS);
+	cr_assert_eq(info.send_outstanding, 1);
+	cr_assert_eq(ordk_cq_poll(cq, wc, 4), 1, "ordk_cq_poll() polls the driver");
+	cr_assert_eq(wc[0].wr_id, 77);
+	cr_assert_eq(memcmp(src, dst, sizeof(dst)), 0);
+	cr_assert_eq(ordk_qp_stats(a, &st), 0);
+	cr_assert_eq(st.wr_posted, 1);
+
+	cr_assert_eq(ordk_dev_close(dev), -EBUSY, "objects alive");
+	cr_assert_eq(ordk_qp_destroy(a), 0);
+	cr_assert_eq(ordk_qp_destroy(a), -EINVAL, "a stale handle");
+	cr_assert_null(verbs_qp_lookup(dev, 1));
+	cr_assert_eq(ordk_qp_destroy(b), 0);
+	cr_assert_eq(ordk_mr_dereg(ms), 0);
+	cr_assert_eq(ordk_mr_dereg(md), 0);
+	cr_assert_eq(ordk_cq_destroy(cq), 0);
+	cr_assert_eq(ordk_pd_free(pd), 0);
+	cr_assert_eq(ordk_dev_close(dev), 0);
+}
