@@ -245,26 +245,19 @@ app_now_s(void)
 	return (double)rte_get_tsc_cycles() / (double)rte_get_tsc_hz();
 }
 
-/* The counters' names, in struct ordk_stats' order (both from ORDK_STATS). */
-static const char *const stat_names[] = {
-#define STAT_NAME(n) #n,
-	ORDK_STATS(STAT_NAME)
-#undef STAT_NAME
-};
-
 void
 app_print_stats(FILE *f, const struct ordk_stats *st, bool all)
 {
-	uint64_t v[sizeof(stat_names) / sizeof(stat_names[0])];
+	for (unsigned int i = 0; i < ORDK_STATS_COUNT; i++) {
+		uint64_t v = ordk_stats_value(st, i);
 
-	memcpy(v, st, sizeof(v));
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		if (all || v[i]) {
+		if (all || v) {
 			char name[40];
 
-			snprintf(name, sizeof(name), "%s:", stat_names[i]);
-			fprintf(f, "  %-22s %" PRIu64 "\n", name, v[i]);
+			snprintf(name, sizeof(name), "%s:", ordk_stats_name(i));
+			fprintf(f, "  %-22s %" PRIu64 "\n", name, v);
 		}
+	}
 }
 
 void

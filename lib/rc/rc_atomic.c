@@ -72,7 +72,6 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 	if (c->valid && c->req_id == m->atomic_req.req_id) {
 		/* a resent request: the saved result, never a second execution */
 		qp->st.atomics_replayed++;
-		qp->dev->st.atomics_replayed++;
 	} else if (m->atomic_req.req_id != qp->resp.atomic_expect) {
 		/*
 		 * Outside the window: the requester issues one atomic at a time, so a
@@ -83,7 +82,6 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 		RC_LOG(DEBUG, "qp 0x%06x: atomic request id %u ignored (expected %u)", qp->qpn,
 		       m->atomic_req.req_id, qp->resp.atomic_expect);
 		qp->st.atomics_ignored++;
-		qp->dev->st.atomics_ignored++;
 		return;
 	} else {
 		uint8_t st = check_target(qp, m->atomic_req.raddr, m->atomic_req.rkey);
@@ -96,10 +94,8 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 			st = ORDK_CTRL_ATOMIC_REM_ACCESS_ERR; /* the memory is gone */
 		if (st == ORDK_CTRL_ATOMIC_OK) {
 			qp->st.atomics_executed++;
-			qp->dev->st.atomics_executed++;
 		} else {
 			qp->st.atomics_rejected++;
-			qp->dev->st.atomics_rejected++;
 		}
 		*c = (struct rc_atomic_saved){ .req_id = m->atomic_req.req_id, .valid = 1,
 					       .status = st, .orig = orig };

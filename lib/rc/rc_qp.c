@@ -293,7 +293,6 @@ rc_send_adverts(struct ordk_qp *qp)
 			return false;
 		qp->resp.rq_advertised += n;
 		qp->st.adverts_sent += n;
-		dev->st.adverts_sent += n;
 		qp->resp.adv_tsc = rte_get_tsc_cycles();
 	}
 	return true;

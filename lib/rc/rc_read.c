@@ -139,7 +139,6 @@ read_refuse(struct ordk_qp *qp, uint32_t psn, uint8_t status)
 	RC_LOG(DEBUG, "qp 0x%06x: READ request psn 0x%06x refused (%s)", qp->qpn, psn,
 	       status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR ? "access" : "beyond max_dest_rd_atomic");
 	qp->st.read_req_rejected++;
-	qp->dev->st.read_req_rejected++;
 	(void)rc_send_ctrl(qp, &m);
 }
 
@@ -178,7 +177,6 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 	if (d >= 0 && (d >= (int32_t)ORDK_RECV_WINDOW || !rc_rx_seen(qp, b->psn)) &&
 	    qp->resp.ans_tail - qp->resp.ans_head >= ORDK_ANS_RING && qp->resp.ans_tail - qp->resp.ans_next < dest_max) {
 		qp->st.read_req_deferred++;
-		qp->dev->st.read_req_deferred++;
 		return;
 	}
 	if (!rc_rx_mark(qp, b->psn)) {
@@ -247,7 +245,6 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 			      .rkey = r->read_ext.lkey, .req_psn = b->psn };
 	qp->resp.ans_tail++;
 	qp->st.read_resp_posted++;
-	qp->dev->st.read_resp_posted++;
 }
 
 /*
@@ -277,6 +274,5 @@ rc_read_nak_rx(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 			qp->req.reads[(qp->req.rd_head + i + 1) % qp->req.sq_size];
 	qp->req.rd_count--;
 	qp->st.naks_received++;
-	qp->dev->st.naks_received++;
 	rc_complete_sends(qp);
 }

@@ -66,7 +66,6 @@ rc_recv_key_ready(struct ordk_qp *qp, struct rc_rwqe *r)
 
 		if (key < 0) {
 			qp->st.recv_keys_short++; /* every MR-table slot in use: the advert waits */
-			dev->st.recv_keys_short++;
 			return false;
 		}
 		r->key = (uint32_t)key;

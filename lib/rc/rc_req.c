@@ -107,7 +107,6 @@ rc_complete_sends(struct ordk_qp *qp)
 			}
 			qp->req.sq_user--;
 			qp->st.wr_completed++;
-			qp->dev->st.wr_completed++;
 		}
 		qp->req.sq_head++;
 		if ((w->flags & (RC_WQE_ERROR | RC_WQE_FATAL)) == (RC_WQE_ERROR | RC_WQE_FATAL)) {
@@ -188,12 +187,10 @@ rnr_wait(struct ordk_qp *qp, struct rc_wqe *w)
 	if (w->rnr_tsc == 0) {
 		w->rnr_tsc = now;
 		qp->st.rnr_waits++;
-		qp->dev->st.rnr_waits++;
 		return false;
 	}
 	if (peer_silent(qp, w, now)) {
 		qp->st.retry_exceeded++;
-		qp->dev->st.retry_exceeded++;
 		rc_qp_fail(qp, ORDK_WC_RETRY_EXC_ERR);
 		return true;
 	}

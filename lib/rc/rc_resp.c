@@ -118,7 +118,6 @@ recv_len_error(struct ordk_qp *qp)
 {
 	RC_LOG(WARNING, "qp 0x%06x: a SEND longer than its RECV; QP to ERR", qp->qpn);
 	qp->st.recv_len_errors++;
-	qp->dev->st.recv_len_errors++;
 	(void)send_ack_frame(qp, false, qp->resp.epsn);
 	(void)send_ack_frame(qp, false, qp->resp.epsn);
 	blue_snic_tx_flush(&qp->dev->hw);
@@ -155,7 +154,6 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 		wc.status = ORDK_WC_LOC_LEN_ERR;
 	rc_recv_done(qp, r, &wc); /* reported once the card forgot the RECV's key */
 	qp->st.recv_completed++;
-	qp->dev->st.recv_completed++;
 	if (too_long)
 		recv_len_error(qp);
 }
@@ -378,7 +376,6 @@ send_ack(struct ordk_qp *qp)
 	       qp->attr.dest_qp_num);
 	qp->resp.ack_due = false;
 	qp->st.acks_sent++;
-	qp->dev->st.acks_sent++;
 	return true;
 }
 
@@ -450,12 +447,10 @@ maybe_nak(struct ordk_qp *qp, bool report)
 				qp->resp.nak_epsn = qp->resp.epsn;
 				qp->resp.nak_tsc = now;
 				qp->st.naks_sent++;
-				qp->dev->st.naks_sent++;
 				if (++qp->resp.nak_count == RC_NAK_MAX) {
 					RC_LOG(DEBUG, "qp 0x%06x: hole at 0x%06x NAKed %u times: given up",
 					       qp->qpn, qp->resp.epsn, RC_NAK_MAX);
 					qp->st.naks_given_up++;
-					qp->dev->st.naks_given_up++;
 				}
 			}
 			return;
@@ -576,7 +571,6 @@ rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 		qp->req.adv_count++;
 		qp->req.adv_expect++;
 		qp->st.adverts_received++;
-		dev->st.adverts_received++;
 	}
 	rc_activate(qp);
 }
@@ -641,7 +635,6 @@ answer_probe(struct ordk_qp *qp)
 		(void)send_ack_frame(qp, true, to);
 		RC_LOG(DEBUG, "qp 0x%06x: probe answered: NAK 0x%06x..0x%06x", qp->qpn, qp->resp.epsn, to);
 		qp->st.naks_sent++;
-		qp->dev->st.naks_sent++;
 	} else {
 		qp->resp.ack_due = true;
 	}
@@ -678,7 +671,6 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 		break;
 	case BLUE_META_ACK_REMOTE_DRIVER:
 		qp->st.acks_received++;
-		dev->st.acks_received++;
 		rc_ack(qp, r->ack.psn_now);
 		break;
 	case BLUE_META_NAK_REMOTE_HW:
@@ -691,17 +683,14 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 		 */
 		if (nak_holes(qp, &r->ack) > 0) {
 			qp->st.naks_received++;
-			dev->st.naks_received++;
 		} else {
 			qp->st.card_naks_untracked++;
-			dev->st.card_naks_untracked++;
 		}
 		break;
 	case BLUE_META_NAK_REMOTE_DRIVER:
 		/* the peer driver: everything before psn_before_slide arrived,
 		 * [psn_before_slide, psn_now) did not */
 		qp->st.naks_received++;
-		dev->st.naks_received++;
 		rc_ack(qp, r->ack.psn_before_slide);
 		rc_retransmit(qp, r->ack.psn_before_slide, r->ack.psn_now);
 		break;

@@ -318,7 +318,6 @@ push_packet(struct ordk_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 		qp->req.late_tsc = now + (uint64_t)ORDK_LATE_COPY_US * qp->dev->rc.tsc_hz / 1000000;
 	}
 	qp->st.retransmits++;
-	qp->dev->st.retransmits++;
 	return 0;
 }
 
@@ -476,10 +475,8 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 	if (rc_timer_gap_shift(qp))
 		return;
 	qp->st.timeouts++;
-	qp->dev->st.timeouts++;
 	if (qp->comp.rtx_retries >= qp->attr.retry_cnt) {
 		qp->st.retry_exceeded++;
-		qp->dev->st.retry_exceeded++;
 		rc_qp_fail(qp, ORDK_WC_RETRY_EXC_ERR);
 		return;
 	}

@@ -40,7 +40,12 @@ struct verbs_dev {
 	struct ordk_dev_attr attr;	/* the driver's limits (ops->query at open) */
 	uint32_t npd, nmr, ncq, nqp;
 	struct rte_hash *qp_table;	/* qpn -> QP (verbs_qp_lookup()) */
-	struct ordk_stats st;		/* counters of no QP, and of QPs destroyed */
+	/*
+	 * Events of no QP (a control frame for no QP, a CQ overflow), and the
+	 * counts of the QPs destroyed. A driver counts an event once: on the QP
+	 * (qp->st) when there is one, here otherwise; ordk_dev_stats() adds them.
+	 */
+	struct ordk_stats st;
 	/* asynchronous events (verbs_event.c) */
 	bool cq_error;			/* a CQ went to error: its QPs go to ERR at the next poll */
 	struct ordk_async_event ev[VERBS_EVENTS];

@@ -81,12 +81,11 @@ int ordk_dev_query(const struct ordk_dev *dev, struct ordk_dev_attr *attr);
 unsigned int ordk_dev_poll(struct ordk_dev *dev, unsigned int budget);
 
 /**
- * Transport counters, per device (ordk_dev_stats()) and per QP
- * (ordk_qp_stats()); a QP counts what concerns it, the device everything.
- */
-/**
- * Every transport counter, once (X-macro): it defines struct ordk_stats and
- * lets tools name the counters in order (`#define N(n) #n,` ORDK_STATS(N)).
+ * Every transport counter, once (X-macro): it defines struct ordk_stats, the
+ * counter indexes (enum ordk_stat), their names (ordk_stats_name()) and the
+ * device totals. A QP counts what concerns it (ordk_qp_stats()); the device's
+ * total of a counter (ordk_dev_stats()) is what concerned no QP plus every
+ * QP's count, destroyed QPs included.
  */
 #define ORDK_STATS(X)                                                                          \
 	X(wr_posted) X(wr_completed) X(recv_completed) X(acks_sent) X(acks_received)           \
@@ -117,7 +116,20 @@ struct ordk_stats {
 #undef ORDK_STATS_FIELD
 };
 
-/** Copy the device's counters. @return 0 or -EINVAL. */
+/** A counter's index in ORDK_STATS order: ORDK_STAT_wr_posted, ... */
+enum ordk_stat {
+#define ORDK_STATS_ENUM(n) ORDK_STAT_##n,
+	ORDK_STATS(ORDK_STATS_ENUM)
+#undef ORDK_STATS_ENUM
+	ORDK_STATS_COUNT
+};
+
+/** The name of counter @p i ("wr_posted"), or NULL past ORDK_STATS_COUNT. */
+const char *ordk_stats_name(unsigned int i);
+/** The value of counter @p i in @p st (0 past ORDK_STATS_COUNT). */
+uint64_t ordk_stats_value(const struct ordk_stats *st, unsigned int i);
+
+/** The device's totals (see ORDK_STATS). @return 0 or -EINVAL. */
 int ordk_dev_stats(const struct ordk_dev *dev, struct ordk_stats *st);
 /** Copy a QP's counters. @return 0 or -EINVAL. */
 int ordk_qp_stats(const struct ordk_qp *qp, struct ordk_stats *st);

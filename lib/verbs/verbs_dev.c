@@ -150,24 +150,6 @@ ordk_dev_poll(struct ordk_dev *odev, unsigned int budget)
 }
 
 int
-ordk_dev_stats(const struct ordk_dev *dev, struct ordk_stats *st)
-{
-	if (dev == NULL || st == NULL)
-		return -EINVAL;
-	*st = vdev(dev)->st;
-	return 0;
-}
-
-int
-ordk_qp_stats(const struct ordk_qp *qp, struct ordk_stats *st)
-{
-	if (!qp_live(qp) || st == NULL)
-		return -EINVAL;
-	*st = vqp(qp)->st;
-	return 0;
-}
-
-int
 ordk_dev_xstats(struct ordk_dev *dev, const char **names, uint64_t *values, unsigned int n)
 {
 	if (dev == NULL || (n > 0 && (names == NULL || values == NULL)))
@@ -175,24 +157,6 @@ ordk_dev_xstats(struct ordk_dev *dev, const char **names, uint64_t *values, unsi
 	if (vdev(dev)->ops->xstats == NULL)
 		return 0;
 	return vdev(dev)->ops->xstats(dev, n ? names : NULL, n ? values : NULL, n);
-}
-
-int
-ordk_dev_stats_reset(struct ordk_dev *odev)
-{
-	struct verbs_dev *dev = vdev(odev);
-	const void *key;
-	void *data;
-	uint32_t it = 0;
-
-	if (dev == NULL)
-		return -EINVAL;
-	memset(&dev->st, 0, sizeof(dev->st));
-	while (rte_hash_iterate(dev->qp_table, &key, &data, &it) >= 0)
-		memset(&vqp(data)->st, 0, sizeof(vqp(data)->st));
-	if (dev->ops->xstats_reset != NULL)
-		dev->ops->xstats_reset(odev);
-	return 0;
 }
 
 int

@@ -43,6 +43,9 @@ bool verbs_handle_live(const void *h, size_t magic_off, uint32_t magic);
 #define cq_live(cq) VERBS_LIVE(cq, struct ordk_cq, VERBS_MAGIC_CQ)
 #define qp_live(qp) VERBS_LIVE(qp, struct verbs_qp, VERBS_MAGIC_QP)
 
+/** @p from's counters added to @p to's. */
+void verbs_stats_add(struct ordk_stats *to, const struct ordk_stats *from);
+
 /** After the driver's work: QPs of CQs in error to ERR, events to the callback. */
 void verbs_event_run(struct ordk_dev *dev);
 

@@ -113,6 +113,7 @@ ordk_qp_destroy(struct ordk_qp *oqp)
 	qp->scq->refs--;
 	qp->rcq->refs--;
 	dev->nqp--;
+	verbs_stats_add(&dev->st, &qp->st); /* the device's totals keep its counts */
 	verbs_handle_free(qp, dev->ops->qp_size);
 	return rc;
 }

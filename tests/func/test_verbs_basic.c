@@ -92,6 +92,50 @@ Test(verbs_basic, send_recv_rtl_simplenic_at_iova0_128b_slots, .timeout = 60)
 	ping_pong("rtl=1,snic_slot=128");
 }
 
+/*
+ * The device's totals are its QPs' counts (one table, ORDK_STATS): duplicates,
+ * out_of_window, adverts_unexpected and wr_posted were counted on QPs only and
+ * read 0 at device level before.
+ */
+Test(verbs_basic, device_totals_are_the_qps_counts, .timeout = 60)
+{
+	struct func_pair p;
+	struct ordk_stats d, q;
+	struct ordk_wc wc[20];
+	struct ordk_send_wr wr = { .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1,
+				   .send_flags = ORDK_SEND_SIGNALED };
+
+	func_pair_open(&p, 1 << 20, "fault=[dup:0.2],seed=11");
+	func_pair_qps(&p, ORDK_MTU_1024, 32);
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf, 3000, p.s[0].mr->lkey };
+	wr.rdma.remote_addr = (uint64_t)(uintptr_t)p.s[1].buf;
+	wr.rdma.rkey = p.s[1].mr->rkey;
+	for (int i = 0; i < 20; i++) {
+		wr.wr_id = (uint64_t)i;
+		cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 1);
+	}
+	func_wait(&p, 0, wc, 20, 10);
+	for (int s = 0; s < 2; s++) {
+		cr_assert_eq(ordk_dev_stats(p.s[s].dev, &d), 0);
+		cr_assert_eq(ordk_qp_stats(p.s[s].qp, &q), 0);
+		cr_assert_eq(d.wr_posted, q.wr_posted, "side %d", s);
+		cr_assert_eq(d.duplicates, q.duplicates, "side %d", s);
+		cr_assert_eq(d.out_of_window, q.out_of_window, "side %d", s);
+		cr_assert_eq(d.adverts_unexpected, q.adverts_unexpected, "side %d", s);
+		cr_assert_eq(d.wr_completed, q.wr_completed, "side %d: counted once", s);
+		cr_assert_eq(d.acks_sent, q.acks_sent, "side %d: counted once", s);
+		for (unsigned int i = 0; i < ORDK_STATS_COUNT; i++)
+			cr_assert_geq(ordk_stats_value(&d, i), ordk_stats_value(&q, i), "%s",
+				      ordk_stats_name(i));
+	}
+	cr_assert_eq(ordk_dev_stats(p.s[0].dev, &d), 0);
+	cr_assert_eq(d.wr_posted, 20);
+	cr_assert_str_eq(ordk_stats_name(ORDK_STAT_wr_posted), "wr_posted");
+	cr_assert_eq(ordk_stats_value(&d, ORDK_STAT_wr_posted), 20);
+	cr_assert_null(ordk_stats_name(ORDK_STATS_COUNT));
+	func_pair_close(&p);
+}
+
 Test(verbs_basic, counters_through_the_api, .timeout = 60)
 {
 	struct func_pair p;

@@ -310,11 +310,15 @@ Test(verbs_driver, a_second_driver_under_the_same_library)
 	cr_assert_eq(memcmp(src, dst, sizeof(dst)), 0);
 	cr_assert_eq(ordk_qp_stats(a, &st), 0);
 	cr_assert_eq(st.wr_posted, 1);
+	cr_assert_eq(ordk_dev_stats(dev, &st), 0);
+	cr_assert_eq(st.wr_posted, 1, "the device's total: its QPs' counts");
 
 	cr_assert_eq(ordk_dev_close(dev), -EBUSY, "objects alive");
 	cr_assert_eq(ordk_qp_destroy(a), 0);
 	cr_assert_eq(ordk_qp_destroy(a), -EINVAL, "a stale handle");
 	cr_assert_null(verbs_qp_lookup(dev, 1));
+	cr_assert_eq(ordk_dev_stats(dev, &st), 0);
+	cr_assert_eq(st.wr_posted, 1, "a destroyed QP's counts stay in the device's total");
 	cr_assert_eq(ordk_qp_destroy(b), 0);
 	cr_assert_eq(ordk_mr_dereg(ms), 0);
 	cr_assert_eq(ordk_mr_dereg(md), 0);

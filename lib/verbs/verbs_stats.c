@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Counters: one table (ORDK_STATS in ordk_verbs.h) gives the struct, the
+ * names and the device totals. A driver counts an event once: on the QP it
+ * concerns, or on the device when there is none. The device's total of a
+ * counter is then its own count, plus every live QP's, plus those of the QPs
+ * destroyed (added to the device's at destroy).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_hash.h>
+
+#include "verbs_internal.h"
+
+static const char *const names[ORDK_STATS_COUNT] = {
+#define NAME(n) #n,
+	ORDK_STATS(NAME)
+#undef NAME
+};
+
+const char *
+ordk_stats_name(unsigned int i)
+{
+	return i < ORDK_STATS_COUNT ? names[i] : NULL;
+}
+
+uint64_t
+ordk_stats_value(const struct ordk_stats *st, unsigned int i)
+{
+	switch (i) {
+#define VALUE(n) case ORDK_STAT_##n: return st->n;
+	ORDK_STATS(VALUE)
+#undef VALUE
+	default:
+		return 0;
+	}
+}
+
+void
+verbs_stats_add(struct ordk_stats *to, const struct ordk_stats *from)
+{
+#define ADD(n) to->n += from->n;
+	ORDK_STATS(ADD)
+#undef ADD
+}
+
+int
+ordk_dev_stats(const struct ordk_dev *odev, struct ordk_stats *st)
+{
+	const struct verbs_dev *dev = vdev(odev);
+	const void *key;
+	void *data;
+	uint32_t it = 0;
+
+	if (dev == NULL || st == NULL)
+		return -EINVAL;
+	*st = dev->st;
+	while (rte_hash_iterate(dev->qp_table, &key, &data, &it) >= 0)
+		verbs_stats_add(st, &vqp(data)->st);
+	return 0;
+}
+
+int
+ordk_qp_stats(const struct ordk_qp *qp, struct ordk_stats *st)
+{
+	if (!qp_live(qp) || st == NULL)
+		return -EINVAL;
+	*st = vqp(qp)->st;
+	return 0;
+}
+
+int
+ordk_dev_stats_reset(struct ordk_dev *odev)
+{
+	struct verbs_dev *dev = vdev(odev);
+	const void *key;
+	void *data;
+	uint32_t it = 0;
+
+	if (dev == NULL)
+		return -EINVAL;
+	memset(&dev->st, 0, sizeof(dev->st));
+	while (rte_hash_iterate(dev->qp_table, &key, &data, &it) >= 0)
+		memset(&vqp(data)->st, 0, sizeof(vqp(data)->st));
+	if (dev->ops->xstats_reset != NULL)
+		dev->ops->xstats_reset(odev);
+	return 0;
+}
