@@ -64,51 +64,10 @@ ordk_ctrl_body_len(const struct ordk_ctrl_msg *msg)
 	}
 }
 
-int
-ordk_wire_ctrl_build(void *buf, uint32_t cap, const struct ordk_wire_l3 *l3,
-		     const struct ordk_ctrl_msg *msg)
+/* The body of @p msg at @p body (zeroed, long enough): 0 or ORDK_WIRE_E_CTRL_FIELD. */
+static int
+body_build(uint8_t *body, const struct ordk_ctrl_msg *msg)
 {
-	struct ordk_wire_l3 a;
-	uint8_t *f = buf, *h, *body;
-	uint32_t total;
-	int blen;
-
-	if (buf == NULL || l3 == NULL || msg == NULL)
-		return ORDK_WIRE_E_ARG;
-	blen = ordk_ctrl_body_len(msg);
-	if (blen < 0)
-		return blen;
-	if (msg->src_qpn > BLUE_QPN_MASK || msg->dst_qpn > BLUE_QPN_MASK)
-		return ORDK_WIRE_E_CTRL_FIELD;
-	if (msg->type == ORDK_CTRL_ATOMIC_REQ &&
-	    msg->atomic_req.op != ORDK_CTRL_ATOMIC_CMP_AND_SWP &&
-	    msg->atomic_req.op != ORDK_CTRL_ATOMIC_FETCH_AND_ADD)
-		return ORDK_WIRE_E_CTRL_FIELD;
-	if (msg->type == ORDK_CTRL_ATOMIC_RESP &&
-	    msg->atomic_resp.status > ORDK_CTRL_ATOMIC_STATUS_MAX)
-		return ORDK_WIRE_E_CTRL_FIELD;
-	total = WIRE_L4_PAYLOAD_OFF + ORDK_CTRL_HLEN + (uint32_t)blen;
-	if (cap < total)
-		return ORDK_WIRE_E_NOSPACE;
-
-	memset(f, 0, total);
-	a = *l3;
-	a.src_port = ORDK_WIRE_CTRL_UDP_PORT;
-	a.dst_port = ORDK_WIRE_CTRL_UDP_PORT;
-	wire_l3_build(f, &a, ORDK_CTRL_HLEN + (uint32_t)blen);
-
-	h = f + WIRE_L4_PAYLOAD_OFF;
-	wire_put_be16(h, ORDK_CTRL_MAGIC);
-	h[2] = ORDK_CTRL_VERSION;
-	h[3] = msg->type;
-	h[4] = msg->flags;
-	wire_put_be16(h + 6, (uint16_t)blen);
-	wire_put_be32(h + 8, msg->src_qpn);
-	wire_put_be32(h + 12, msg->dst_qpn);
-	wire_put_be32(h + 16, msg->seq);
-	wire_put_be32(h + 20, msg->ack);
-
-	body = h + ORDK_CTRL_HLEN;
 	switch (msg->type) {
 	case ORDK_CTRL_RECV_ADVERT:
 		wire_put_be16(body, msg->advert.count);
@@ -150,7 +109,54 @@ ordk_wire_ctrl_build(void *buf, uint32_t cap, const struct ordk_wire_l3 *l3,
 		wire_put_be64(body + 8, msg->atomic_resp.orig);
 		break;
 	}
-	return (int)total;
+	return 0;
+}
+
+int
+ordk_wire_ctrl_build(void *buf, uint32_t cap, const struct ordk_wire_l3 *l3,
+		     const struct ordk_ctrl_msg *msg)
+{
+	struct ordk_wire_l3 a;
+	uint8_t *f = buf, *h;
+	uint32_t total;
+	int blen, rc;
+
+	if (buf == NULL || l3 == NULL || msg == NULL)
+		return ORDK_WIRE_E_ARG;
+	blen = ordk_ctrl_body_len(msg);
+	if (blen < 0)
+		return blen;
+	if (msg->src_qpn > BLUE_QPN_MASK || msg->dst_qpn > BLUE_QPN_MASK)
+		return ORDK_WIRE_E_CTRL_FIELD;
+	if (msg->type == ORDK_CTRL_ATOMIC_REQ &&
+	    msg->atomic_req.op != ORDK_CTRL_ATOMIC_CMP_AND_SWP &&
+	    msg->atomic_req.op != ORDK_CTRL_ATOMIC_FETCH_AND_ADD)
+		return ORDK_WIRE_E_CTRL_FIELD;
+	if (msg->type == ORDK_CTRL_ATOMIC_RESP &&
+	    msg->atomic_resp.status > ORDK_CTRL_ATOMIC_STATUS_MAX)
+		return ORDK_WIRE_E_CTRL_FIELD;
+	total = WIRE_L4_PAYLOAD_OFF + ORDK_CTRL_HLEN + (uint32_t)blen;
+	if (cap < total)
+		return ORDK_WIRE_E_NOSPACE;
+
+	memset(f, 0, total);
+	a = *l3;
+	a.src_port = ORDK_WIRE_CTRL_UDP_PORT;
+	a.dst_port = ORDK_WIRE_CTRL_UDP_PORT;
+	wire_l3_build(f, &a, ORDK_CTRL_HLEN + (uint32_t)blen);
+
+	h = f + WIRE_L4_PAYLOAD_OFF;
+	wire_put_be16(h, ORDK_CTRL_MAGIC);
+	h[2] = ORDK_CTRL_VERSION;
+	h[3] = msg->type;
+	h[4] = msg->flags;
+	wire_put_be16(h + 6, (uint16_t)blen);
+	wire_put_be32(h + 8, msg->src_qpn);
+	wire_put_be32(h + 12, msg->dst_qpn);
+	wire_put_be32(h + 16, msg->seq);
+	wire_put_be32(h + 20, msg->ack);
+	rc = body_build(h + ORDK_CTRL_HLEN, msg);
+	return rc != 0 ? rc : (int)total;
 }
 
 static bool
@@ -162,31 +168,10 @@ zero(const uint8_t *p, unsigned int n)
 	return true;
 }
 
-int
-ordk_wire_ctrl_parse(const void *frame, uint32_t len, struct ordk_wire_l3 *l3,
-		     struct ordk_ctrl_msg *msg)
+/* The 24-byte header at @p h of a UDP payload of @p udp_payload bytes; *blen its body length. */
+static int
+hdr_parse(const uint8_t *h, uint32_t udp_payload, struct ordk_ctrl_msg *msg, uint32_t *blen)
 {
-	const uint8_t *f = frame, *h, *body;
-	uint32_t udp_payload, frame_end, blen;
-	int rc, want;
-
-	if (frame == NULL || l3 == NULL || msg == NULL)
-		return ORDK_WIRE_E_ARG;
-	memset(msg, 0, sizeof(*msg));
-	memset(l3, 0, sizeof(*l3));
-	rc = wire_l3_parse(f, len, l3, &udp_payload, &frame_end);
-	if (rc != 0)
-		return rc;
-	/* both ports are 4792: the builder writes them so, and a parse must round-trip */
-	if (l3->dst_port != ORDK_WIRE_CTRL_UDP_PORT || l3->src_port != ORDK_WIRE_CTRL_UDP_PORT)
-		return ORDK_WIRE_E_NOT_CTRL_PORT;
-	rc = wire_check_trailer(f, len, frame_end, 0);
-	if (rc != 0)
-		return rc;
-	if (udp_payload < ORDK_CTRL_HLEN)
-		return ORDK_WIRE_E_TRUNCATED;
-
-	h = f + WIRE_L4_PAYLOAD_OFF;
 	if (wire_get_be16(h) != ORDK_CTRL_MAGIC)
 		return ORDK_WIRE_E_CTRL_MAGIC;
 	if (h[2] != ORDK_CTRL_VERSION)
@@ -195,8 +180,8 @@ ordk_wire_ctrl_parse(const void *frame, uint32_t len, struct ordk_wire_l3 *l3,
 	msg->flags = h[4];
 	if (h[5] != 0)
 		return ORDK_WIRE_E_CTRL_FIELD;
-	blen = wire_get_be16(h + 6);
-	if (blen != udp_payload - ORDK_CTRL_HLEN)
+	*blen = wire_get_be16(h + 6);
+	if (*blen != udp_payload - ORDK_CTRL_HLEN)
 		return ORDK_WIRE_E_CTRL_LEN;
 	msg->src_qpn = wire_get_be32(h + 8);
 	msg->dst_qpn = wire_get_be32(h + 12);
@@ -204,31 +189,13 @@ ordk_wire_ctrl_parse(const void *frame, uint32_t len, struct ordk_wire_l3 *l3,
 	msg->ack = wire_get_be32(h + 20);
 	if (msg->src_qpn > BLUE_QPN_MASK || msg->dst_qpn > BLUE_QPN_MASK)
 		return ORDK_WIRE_E_CTRL_FIELD;
+	return 0;
+}
 
-	body = h + ORDK_CTRL_HLEN;
-	switch (msg->type) {
-	case ORDK_CTRL_RECV_ADVERT:
-		if (blen < ADVERT_HDR_LEN)
-			return ORDK_WIRE_E_CTRL_LEN;
-		msg->advert.count = wire_get_be16(body);
-		if (!zero(body + 2, 2))
-			return ORDK_WIRE_E_CTRL_FIELD;
-		break;
-	case ORDK_CTRL_ATOMIC_REQ:
-	case ORDK_CTRL_RECV_ADVERT_ACK:
-	case ORDK_CTRL_ATOMIC_RESP:
-	case ORDK_CTRL_ACK_REQ:
-	case ORDK_CTRL_READ_NAK:
-		break;
-	default:
-		return ORDK_WIRE_E_CTRL_TYPE;
-	}
-	want = ordk_ctrl_body_len(msg);
-	if (want < 0)
-		return want;
-	if ((uint32_t)want != blen)
-		return ORDK_WIRE_E_CTRL_LEN;
-
+/* The body at @p body, its length checked against the type: 0 or a reason. */
+static int
+body_parse(const uint8_t *body, struct ordk_ctrl_msg *msg)
+{
 	switch (msg->type) {
 	case ORDK_CTRL_RECV_ADVERT:
 		for (unsigned int i = 0; i < msg->advert.count; i++) {
@@ -284,4 +251,57 @@ ordk_wire_ctrl_parse(const void *frame, uint32_t len, struct ordk_wire_l3 *l3,
 		break;
 	}
 	return ORDK_WIRE_OK;
+}
+
+int
+ordk_wire_ctrl_parse(const void *frame, uint32_t len, struct ordk_wire_l3 *l3,
+		     struct ordk_ctrl_msg *msg)
+{
+	const uint8_t *f = frame, *body;
+	uint32_t udp_payload, frame_end, blen;
+	int rc, want;
+
+	if (frame == NULL || l3 == NULL || msg == NULL)
+		return ORDK_WIRE_E_ARG;
+	memset(msg, 0, sizeof(*msg));
+	memset(l3, 0, sizeof(*l3));
+	rc = wire_l3_parse(f, len, l3, &udp_payload, &frame_end);
+	if (rc != 0)
+		return rc;
+	/* both ports are 4792: the builder writes them so, and a parse must round-trip */
+	if (l3->dst_port != ORDK_WIRE_CTRL_UDP_PORT || l3->src_port != ORDK_WIRE_CTRL_UDP_PORT)
+		return ORDK_WIRE_E_NOT_CTRL_PORT;
+	rc = wire_check_trailer(f, len, frame_end, 0);
+	if (rc != 0)
+		return rc;
+	if (udp_payload < ORDK_CTRL_HLEN)
+		return ORDK_WIRE_E_TRUNCATED;
+
+	rc = hdr_parse(f + WIRE_L4_PAYLOAD_OFF, udp_payload, msg, &blen);
+	if (rc != 0)
+		return rc;
+	body = f + WIRE_L4_PAYLOAD_OFF + ORDK_CTRL_HLEN;
+	switch (msg->type) {
+	case ORDK_CTRL_RECV_ADVERT:
+		if (blen < ADVERT_HDR_LEN)
+			return ORDK_WIRE_E_CTRL_LEN;
+		msg->advert.count = wire_get_be16(body);
+		if (!zero(body + 2, 2))
+			return ORDK_WIRE_E_CTRL_FIELD;
+		break;
+	case ORDK_CTRL_ATOMIC_REQ:
+	case ORDK_CTRL_RECV_ADVERT_ACK:
+	case ORDK_CTRL_ATOMIC_RESP:
+	case ORDK_CTRL_ACK_REQ:
+	case ORDK_CTRL_READ_NAK:
+		break;
+	default:
+		return ORDK_WIRE_E_CTRL_TYPE;
+	}
+	want = ordk_ctrl_body_len(msg);
+	if (want < 0)
+		return want;
+	if ((uint32_t)want != blen)
+		return ORDK_WIRE_E_CTRL_LEN;
+	return body_parse(body, msg);
 }

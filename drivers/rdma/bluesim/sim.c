@@ -76,40 +76,26 @@ bluesim_destroy(struct bluesim *sim)
 	rte_free(sim);
 }
 
-struct bluesim *
-bluesim_create(const struct bluesim_config *cfg)
+static int
+config_check(const struct bluesim_config *cfg)
 {
-	struct bluesim *sim;
-
 	if (cfg == NULL || (cfg->port_id != BLUESIM_PORT_LOOPBACK &&
-			    !rte_eth_dev_is_valid_port(cfg->port_id))) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
+			    !rte_eth_dev_is_valid_port(cfg->port_id)))
+		return -EINVAL;
 	if (cfg->pool != NULL && rte_pktmbuf_data_room_size(cfg->pool) <
 					 RTE_PKTMBUF_HEADROOM + ORDK_WIRE_MAX_FRAME) {
 		RTE_LOG(ERR, USER1, "bluesim: mbuf pool data room %u < %u (a PMTU-4096 frame)\n",
 			rte_pktmbuf_data_room_size(cfg->pool),
 			RTE_PKTMBUF_HEADROOM + ORDK_WIRE_MAX_FRAME);
-		rte_errno = EINVAL;
-		return NULL;
+		return -EINVAL;
 	}
-	mem_guard_init(); /* MR copies: see sim_dma.c */
-	sim = zalloc(cfg, sizeof(*sim));
-	if (sim == NULL) {
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	sim->cfg = *cfg;
-	snprintf(sim->name, sizeof(sim->name), "%s", cfg->name ? cfg->name : "bluesim");
-	sim->cfg.name = sim->name;
-	sim->cfg.pcap_path = NULL;
-	if (sim->cfg.fault.reorder_depth == 0)
-		sim->cfg.fault.reorder_depth = 3;
-	sim->tsc_hz = rte_get_tsc_hz();
-	sim->ns_per_tsc_q32 = (uint64_t)(((unsigned __int128)1000000000u << 32) / sim->tsc_hz);
-	sim->rng = cfg->fault.seed ? cfg->fault.seed : 0x9E3779B97F4A7C15ull;
+	return 0;
+}
 
+/* The card's tables and the model's queues; @return 0 or -ENOMEM. */
+static int
+tables_alloc(struct bluesim *sim, const struct bluesim_config *cfg)
+{
 	if (cfg->bar != NULL) { /* served where the host (or a VM) put it */
 		sim->bar = (uint8_t *)(uintptr_t)cfg->bar;
 		memset(sim->bar, 0, BLUE_BAR0_SIZE);
@@ -126,52 +112,97 @@ bluesim_create(const struct bluesim_config *cfg)
 	sim->cnp_last_ns = zalloc(cfg, sizeof(*sim->cnp_last_ns) * BLUE_MAX_QP);
 	if (!sim->bar || !sim->mrs || !sim->pgt || !sim->qpcs || !sim->dirty || !sim->meta_q ||
 	    !sim->lb || !sim->cnp_last_ns)
-		goto nomem;
+		return -ENOMEM;
+	for (uint32_t i = 0; i < BLUE_MAX_QP; i++)
+		sim_qpc_reset_bitmap(&sim->qpcs[i]);
+	return 0;
+}
+
+/* The caller's mbuf pool, or one of the model's own; @return 0 or -ENOMEM. */
+static int
+pool_get(struct bluesim *sim, const struct bluesim_config *cfg)
+{
+	char pname[RTE_MEMPOOL_NAMESIZE];
+
+	if (cfg->pool != NULL) {
+		sim->pool = cfg->pool;
+		return 0;
+	}
+	snprintf(pname, sizeof(pname), "bsim_%p", (void *)sim);
+	sim->pool = rte_pktmbuf_pool_create(pname, 4095, 128, 0,
+					    RTE_PKTMBUF_HEADROOM + BLUESIM_MBUF_DATA_ROOM,
+					    cfg->socket_id);
+	if (sim->pool == NULL)
+		return -ENOMEM;
+	sim->own_pool = true;
+	return 0;
+}
+
+/* pcap=: @return 0 or a negative errno (logged). */
+static int
+capture_open(struct bluesim *sim, const char *path)
+{
+	int e;
+
+	if (path == NULL)
+		return 0;
+	sim->pcap = ordk_pcapng_open(path, "ORDK bluesim");
+	if (sim->pcap != NULL &&
+	    ordk_pcapng_add_interface(sim->pcap, sim->name, "bluesim port") >= 0)
+		return 0;
+	e = errno ? errno : EIO;
+	SIM_LOG(ERR, sim, "cannot write capture %s: %s", path, strerror(e));
+	return -e;
+}
+
+struct bluesim *
+bluesim_create(const struct bluesim_config *cfg)
+{
+	struct bluesim *sim;
+	int rc = config_check(cfg);
+
+	if (rc != 0) {
+		rte_errno = -rc;
+		return NULL;
+	}
+	mem_guard_init(); /* MR copies: see sim_dma.c */
+	sim = zalloc(cfg, sizeof(*sim));
+	if (sim == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	sim->cfg = *cfg;
+	snprintf(sim->name, sizeof(sim->name), "%s", cfg->name ? cfg->name : "bluesim");
+	sim->cfg.name = sim->name;
+	sim->cfg.pcap_path = NULL;
+	if (sim->cfg.fault.reorder_depth == 0)
+		sim->cfg.fault.reorder_depth = 3;
 	if (sim->cfg.snic_slot == 0)
 		sim->cfg.snic_slot = BLUE_SIMPLE_NIC_RX_SLOT_SIZE;
+	sim->tsc_hz = rte_get_tsc_hz();
+	sim->ns_per_tsc_q32 = (uint64_t)(((unsigned __int128)1000000000u << 32) / sim->tsc_hz);
+	sim->rng = cfg->fault.seed ? cfg->fault.seed : 0x9E3779B97F4A7C15ull;
 	if (sim->cfg.rtl) {
 		/* SimpleNic's base register resets to 0 and nothing writes it */
 		sim->raw_ready = true;
 		sim->raw_base = 0;
 	}
-	for (uint32_t i = 0; i < BLUE_MAX_QP; i++)
-		sim_qpc_reset_bitmap(&sim->qpcs[i]);
-	sim_rings_init(sim);
-
-	if (cfg->pool != NULL) {
-		sim->pool = cfg->pool;
-	} else {
-		char pname[RTE_MEMPOOL_NAMESIZE];
-
-		snprintf(pname, sizeof(pname), "bsim_%p", (void *)sim);
-		sim->pool = rte_pktmbuf_pool_create(pname, 4095, 128, 0,
-						    RTE_PKTMBUF_HEADROOM + BLUESIM_MBUF_DATA_ROOM,
-						    cfg->socket_id);
-		if (sim->pool == NULL)
-			goto nomem;
-		sim->own_pool = true;
+	rc = tables_alloc(sim, cfg);
+	if (rc == 0) {
+		sim_rings_init(sim);
+		rc = pool_get(sim, cfg);
 	}
-	if (cfg->pcap_path != NULL) {
-		sim->pcap = ordk_pcapng_open(cfg->pcap_path, "ORDK bluesim");
-		if (sim->pcap == NULL || ordk_pcapng_add_interface(sim->pcap, sim->name,
-								   "bluesim port") < 0) {
-			int e = errno ? errno : EIO;
-
-			SIM_LOG(ERR, sim, "cannot write capture %s: %s", cfg->pcap_path,
-				strerror(e));
-			bluesim_destroy(sim);
-			rte_errno = e;
-			return NULL;
-		}
+	if (rc == 0)
+		rc = capture_open(sim, cfg->pcap_path);
+	if (rc != 0) {
+		bluesim_destroy(sim);
+		rte_errno = -rc;
+		return NULL;
 	}
 	SIM_LOG(INFO, sim, "created on %s%s%s",
 		cfg->port_id == BLUESIM_PORT_LOOPBACK ? "loopback" : "port",
 		sim->cfg.fcs ? ", FCS trailer" : "", sim->cfg.rtl ? ", as the RTL (rtl=1)" : "");
 	return sim;
-nomem:
-	bluesim_destroy(sim);
-	rte_errno = ENOMEM;
-	return NULL;
 }
 
 volatile void *
