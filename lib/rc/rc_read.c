@@ -9,8 +9,6 @@
  * earlier PSN arrived (rc_push); a request it cannot serve is refused with
  * a READ_NAK control frame.
  */
-#include <rte_cycles.h>
-
 #include "verbs_internal.h"
 
 /* ------------------------------------------------------------ requester */
@@ -88,7 +86,7 @@ rc_read_progress(struct ordk_qp *qp)
 	/* progress, as an ACK is: the retry count starts again (an answer paced by
 	 * the card window, rc_req.c, may take several timeouts) */
 	qp->comp.rtx_retries = 0;
-	read_timer_extend(qp, rte_get_tsc_cycles() + rc_timeout_tsc(qp) *
+	read_timer_extend(qp, rc_now(&qp->dev->rc) + rc_timeout_tsc(qp) *
 							     (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
 }
 
@@ -118,7 +116,7 @@ rc_read_done(struct ordk_qp *qp, uint16_t msn)
 	rc_timer_arm(qp);
 	/* the next READ's answer may be streaming already */
 	if (qp->req.rd_count > 0 && (qp->req.sq[qp->req.reads[qp->req.rd_head]].flags & RC_WQE_ANS_SEEN))
-		read_answer_timer(qp, &qp->req.sq[qp->req.reads[qp->req.rd_head]], rte_get_tsc_cycles());
+		read_answer_timer(qp, &qp->req.sq[qp->req.reads[qp->req.rd_head]], rc_now(&qp->dev->rc));
 }
 
 /* ------------------------------------------------------------ responder */
@@ -131,8 +129,7 @@ rc_read_done(struct ordk_qp *qp, uint16_t msn)
 static void
 read_refuse(struct ordk_qp *qp, uint32_t psn, uint8_t status)
 {
-	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_READ_NAK, .src_qpn = qp->qpn,
-				   .dst_qpn = qp->attr.dest_qp_num };
+	struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_READ_NAK);
 
 	m.read_nak.psn = psn;
 	m.read_nak.status = status;
@@ -147,13 +144,8 @@ read_refuse(struct ordk_qp *qp, uint32_t psn, uint8_t status)
 static bool
 read_source_ok(const struct ordk_qp *qp, const struct blue_meta_report *r)
 {
-	const struct blue_meta_basic *b = &r->basic;
-	const struct ordk_mr_int *m = verbs_mr_lookup(qp->dev, b->rkey);
-	uint64_t base = m != NULL ? (uint64_t)(uintptr_t)m->pub.addr : 0;
-
-	return m != NULL && m->pub.pd == qp->pd && (m->pub.access & ORDK_ACCESS_REMOTE_READ) &&
-	       b->raddr >= base && b->raddr - base <= m->pub.length &&
-	       r->read_ext.total_len <= m->pub.length - (b->raddr - base);
+	return rc_mr_check(qp, r->basic.rkey, r->basic.raddr, r->read_ext.total_len,
+			   ORDK_ACCESS_REMOTE_READ) == 0;
 }
 
 /*
@@ -167,7 +159,7 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 	uint32_t dest_max = qp->attr.max_dest_rd_atomic ? qp->attr.max_dest_rd_atomic : 1;
 	int32_t d = blue_psn_diff(b->psn, qp->resp.epsn);
 	struct rc_wqe *w;
-	uint64_t now = rte_get_tsc_cycles();
+	uint64_t now = rc_now(&qp->dev->rc);
 
 	/*
 	 * The ring also keeps answers sent and not acknowledged yet: full of
@@ -175,13 +167,13 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 	 * again, and the ACKs free the ring meanwhile); never refused, as the
 	 * requester kept to its limit.
 	 */
-	if (d >= 0 && (d >= (int32_t)ORDK_RECV_WINDOW || !rc_rx_seen(qp, b->psn)) &&
+	if (d >= 0 && (d >= (int32_t)ORDK_RECV_WINDOW || !rc_rx_seen(&qp->resp, b->psn)) &&
 	    qp->resp.ans_tail - qp->resp.ans_head >= ORDK_ANS_RING && qp->resp.ans_tail - qp->resp.ans_next < dest_max) {
 		qp->st.read_req_deferred++;
 		qp->dev->st.read_req_deferred++;
 		return;
 	}
-	if (!rc_rx_mark(qp, b->psn)) {
+	if (rc_resp_mark(qp, b->psn) == RC_RX_DUP) {
 		/*
 		 * A duplicate (the wire repeated it): it was answered. Answering again
 		 * could land after the requester completed the READ, as the card
@@ -206,11 +198,10 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 	 * its next report: NAKing them on time resent what had arrived (issue 12
 	 * item 14), so the reports decide.
 	 */
-	if (blue_psn_diff(b->psn, qp->resp.epsn) > 0 && !rc_rx_seen(qp, blue_psn_add(b->psn, BLUE_PSN_MASK)) &&
-	    (qp->resp.hole_psn != qp->resp.epsn || qp->resp.hole_tsc == 0)) {
-		qp->resp.hole_psn = qp->resp.epsn;
-		qp->resp.hole_tsc = now;
-		qp->resp.hole_settled = true;
+	if (blue_psn_diff(b->psn, qp->resp.epsn) > 0 && !rc_rx_seen(&qp->resp, blue_psn_add(b->psn, BLUE_PSN_MASK)) &&
+	    (rc_hole_state(&qp->resp) == RC_HOLE_NONE ||
+	     rc_hole_state(&qp->resp) == RC_HOLE_GIVEN_UP)) {
+		rc_hole_open(&qp->resp, RC_HOLE_SETTLED, now);
 		rc_activate(qp);
 	}
 	if (!read_source_ok(qp, r)) {
