@@ -163,7 +163,8 @@ enum rc_req_state { RC_REQ_STATES(RC_ENUM_ITEM) RC_REQ_NSTATES };
 	X(RC_COMP_, IDLE, "idle")		/* nothing outstanding */ \
 	X(RC_COMP_, WAIT_ACK, "wait-ack")	/* timer armed */         \
 	X(RC_COMP_, RETRY, "retry")		/* timed out, asking the peer */ \
-	X(RC_COMP_, ERROR, "error")		/* the QP failed */
+	X(RC_COMP_, FLUSH, "flush")		/* failed: the card is told, then flush */ \
+	X(RC_COMP_, ERROR, "error")		/* failed and flushed */
 enum rc_comp_state { RC_COMP_STATES(RC_ENUM_ITEM) RC_COMP_NSTATES };
 
 /*
@@ -245,6 +246,11 @@ struct rc_req {
 /* Completer: what the peer acknowledged, and the timer that asks when it says nothing. */
 struct rc_comp {
 	enum rc_comp_state state;
+	/* FLUSH: the ManageQp (error) submitted with sequence err_seq (if
+	 * err_submitted), reaped by the engine, given up at err_deadline */
+	bool err_submitted;
+	uint32_t err_seq;
+	uint64_t err_deadline;
 	uint32_t acked_psn;	   /* every PSN before this one is acknowledged */
 	uint64_t rtx_deadline;	   /* TSC; 0 when nothing is outstanding */
 	uint64_t rtx_set_tsc;	   /* when rtx_deadline was set (polling gaps move it) */
@@ -375,8 +381,14 @@ int rc_mr_check(const struct ordk_qp *qp, uint32_t key, uint64_t addr, uint64_t 
 int rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr);
 int rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr);
 void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
-/** The QP to ERR: timers and resends stop, every WR left is flushed, the card is told. */
+/**
+ * The QP to ERR: timers and resends stop, and the card is told without
+ * waiting (ManageQp submitted); once it confirmed, rc_qp_error_reap() flushes
+ * every WR left and raises QP_FATAL.
+ */
 void rc_qp_error(struct ordk_qp *qp);
+/** For a QP in RC_COMP_FLUSH: @return RC_MORE while the card has not confirmed. */
+enum rc_step rc_qp_error_reap(struct ordk_qp *qp);
 void rc_ack(struct ordk_qp *qp, uint32_t psn);
 void rc_complete_sends(struct ordk_qp *qp);
 /* requester (rc_req.c) */

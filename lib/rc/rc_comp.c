@@ -188,7 +188,8 @@ outstanding(const struct ordk_qp *qp)
 void
 rc_timer_arm(struct ordk_qp *qp)
 {
-	if (!outstanding(qp)) {
+	if (!outstanding(qp) || qp->comp.state == RC_COMP_FLUSH ||
+	    qp->comp.state == RC_COMP_ERROR) {
 		rc_timer_set(qp, 0);
 		return;
 	}

@@ -61,7 +61,7 @@ rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
 	struct ordk_dev *dev = qp->dev;
 
 	wheel_remove(qp);
-	if (qp->comp.state != RC_COMP_ERROR)
+	if (qp->comp.state != RC_COMP_ERROR && qp->comp.state != RC_COMP_FLUSH)
 		qp->comp.state = deadline == 0		 ? RC_COMP_IDLE
 				 : qp->comp.rtx_retries > 0 ? RC_COMP_RETRY
 							    : RC_COMP_WAIT_ACK;
@@ -249,6 +249,8 @@ qp_step(struct ordk_qp *qp, uint64_t now, unsigned int *items)
 {
 	enum rc_step more = RC_DONE;
 
+	if (qp->comp.state == RC_COMP_FLUSH)
+		return rc_qp_error_reap(qp);
 	if (connected(qp)) {
 		/* unacknowledged adverts rewind after a timeout ... */
 		rc_advert_rewind(qp, now);
@@ -269,6 +271,8 @@ qp_step(struct ordk_qp *qp, uint64_t now, unsigned int *items)
 		    qp->req.rtx_count != 0 || (qp->comp.rtx_deadline != 0 && !qp->sched.on_wheel))
 			more = RC_MORE;
 	}
+	if (qp->comp.state == RC_COMP_FLUSH)
+		return RC_MORE; /* it failed in this step: the next poll reaps it */
 	more |= rc_ack_step(qp, now);
 	return more;
 }

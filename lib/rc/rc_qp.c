@@ -58,9 +58,17 @@ rc_qp_fini(struct ordk_qp *qp)
 	qp->resp.msgs = NULL;
 }
 
+static void flush_wrs(struct ordk_qp *qp);
+
 void
 rc_qp_reset(struct ordk_qp *qp)
 {
+	if (qp->comp.state == RC_COMP_FLUSH) {
+		/* left ERR before the card confirmed it: what was owed completes now */
+		qp->comp.state = RC_COMP_ERROR;
+		flush_wrs(qp);
+		verbs_event_raise(qp->dev, ORDK_EVENT_QP_FATAL, qp, NULL);
+	}
 	rc_recv_keys_release(qp, true); /* the card's QP context is invalid already */
 	qp->req.sq_head = qp->req.sq_next = qp->req.sq_tail = qp->req.sq_user = 0;
 	qp->resp.ans_head = qp->resp.ans_next = qp->resp.ans_tail = 0; /* answers of a QP in error: dropped */
@@ -110,9 +118,9 @@ flush_cqe(struct ordk_cq *cq, uint64_t wr_id, enum ordk_wc_opcode op, uint32_t q
 	verbs_cq_push(cq, &wc);
 }
 
-/* QP to ERR: every outstanding WR completes with WR_FLUSH_ERR. */
-void
-rc_qp_flush(struct ordk_qp *qp)
+/* Every outstanding WR completes with WR_FLUSH_ERR. */
+static void
+flush_wrs(struct ordk_qp *qp)
 {
 	rc_recv_retire(qp, true); /* RECVs completed before come first */
 	for (uint32_t i = qp->req.sq_head; i != qp->req.sq_tail; i++) {
@@ -124,7 +132,20 @@ rc_qp_flush(struct ordk_qp *qp)
 	for (uint32_t i = 0; i < qp->resp.rq_count; i++)
 		flush_cqe(qp->rcq, qp->resp.rq[(qp->resp.rq_head + i) % qp->resp.rq_size].wr_id, ORDK_WC_RECV,
 			  qp->qpn);
+}
+
+/* QP to ERR: every outstanding WR completes with WR_FLUSH_ERR. */
+void
+rc_qp_flush(struct ordk_qp *qp)
+{
+	bool owed = qp->comp.state == RC_COMP_FLUSH; /* rc_qp_error() raises QP_FATAL here */
+
+	qp->comp.state = RC_COMP_ERROR;
+	flush_wrs(qp);
 	rc_qp_reset(qp);
+	qp->comp.state = RC_COMP_ERROR;
+	if (owed)
+		verbs_event_raise(qp->dev, ORDK_EVENT_QP_FATAL, qp, NULL);
 }
 
 int
@@ -257,6 +278,19 @@ rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 	rc_qp_error(qp);
 }
 
+/* Submit the ManageQp that invalidates the QP's context on the card (no wait). */
+static void
+error_submit(struct ordk_qp *qp)
+{
+	struct blue_cmd c = verbs_manage_qp_cmd(qp, false, true);
+	int64_t seq = blue_cmd_submit(&qp->dev->hw, &c);
+
+	if (seq < 0)
+		return; /* the command ring is full: the engine tries again */
+	qp->comp.err_seq = (uint32_t)seq;
+	qp->comp.err_submitted = true;
+}
+
 void
 rc_qp_error(struct ordk_qp *qp)
 {
@@ -265,10 +299,35 @@ rc_qp_error(struct ordk_qp *qp)
 	rc_timer_set(qp, 0);
 	memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
 	qp->req.rtx_count = 0;
-	/* the card's context goes invalid first: nothing lands through it from
-	 * now on, so the RECVs can be flushed (best effort: the QP is in error
-	 * whatever the card answers) */
-	verbs_manage_qp(qp, false, true);
+	/*
+	 * The card's context goes invalid first: nothing lands through it from
+	 * then on, so the RECVs can be flushed. The engine reaps the command
+	 * (rc_qp_error_reap()) instead of this poll waiting for it.
+	 */
+	qp->comp.state = RC_COMP_FLUSH;
+	qp->comp.err_submitted = false;
+	qp->comp.err_deadline = rc_now(&qp->dev->rc) + qp->dev->hw.cmd_timeout_tsc;
+	error_submit(qp);
+	rc_activate(qp);
+}
+
+enum rc_step
+rc_qp_error_reap(struct ordk_qp *qp)
+{
+	struct rc_comp *c = &qp->comp;
+	bool done = false, ok = false;
+
+	if (!c->err_submitted)
+		error_submit(qp);
+	if (c->err_submitted)
+		done = blue_cmd_done(&qp->dev->hw, c->err_seq, &ok);
+	if (!done && rc_now(&qp->dev->rc) < c->err_deadline)
+		return RC_MORE;
+	/* best effort: the QP is in error whatever the card answers */
+	if (!ok)
+		RC_LOG(ERR, "qp 0x%06x: the card did not confirm ManageQp (error): flushed anyway",
+		       qp->qpn);
+	rc_timer_set(qp, 0);
 	rc_qp_flush(qp);
-	verbs_event_raise(qp->dev, ORDK_EVENT_QP_FATAL, qp, NULL);
+	return RC_DONE;
 }

@@ -366,9 +366,12 @@ start_atomic(struct ordk_qp *qp, struct rc_wqe *w)
 unsigned int
 rc_push(struct ordk_qp *qp)
 {
-	unsigned int items = rc_push_retries(qp); /* retransmissions first */
+	unsigned int items;
 	bool more;
 
+	if (qp->attr.qp_state == ORDK_QPS_ERR)
+		return 0; /* failed in this poll: the engine flushes it (rc_qp_error_reap()) */
+	items = rc_push_retries(qp); /* retransmissions first */
 	items += push_answers(qp, &more);
 	if (more)
 		return items;

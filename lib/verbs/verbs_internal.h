@@ -123,6 +123,9 @@ struct ordk_mr_int *verbs_mr_lookup(struct ordk_dev *dev, uint32_t key);
  */
 int verbs_mr_atomic(uint64_t *p, bool cas, uint64_t compare_add, uint64_t swap, uint64_t *orig);
 void verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc);
+/** The ManageQp command telling the card @p qp's context (valid, error). */
+struct blue_cmd verbs_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error);
+/** Execute it and wait (control path only). @return 0 or blue_cmd_exec()'s error. */
 int verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error);
 /** Queue an asynchronous event about @p qp (QP events) or @p cq (CQ_ERR). */
 void verbs_event_raise(struct ordk_dev *dev, enum ordk_event_type type, struct ordk_qp *qp,

@@ -33,8 +33,8 @@ verbs_qp_lookup(struct ordk_dev *dev, uint32_t qpn)
 	return qp;
 }
 
-int
-verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
+struct blue_cmd
+verbs_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
 {
 	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_MANAGE_QP, .valid = 1 } };
 
@@ -53,6 +53,14 @@ verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
 		.qp_type = BLUE_QPT_RC,
 		/* UDP source port of the card's own ACKs for this QP */
 		.local_udp_port = 0x100 };
+	return c;
+}
+
+int
+verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
+{
+	struct blue_cmd c = verbs_manage_qp_cmd(qp, valid, error);
+
 	return blue_cmd_exec(&qp->dev->hw, &c);
 }
 
