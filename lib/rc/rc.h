@@ -393,6 +393,13 @@ void rc_ack(struct ordk_qp *qp, uint32_t psn);
 void rc_complete_sends(struct ordk_qp *qp);
 /* requester (rc_req.c) */
 unsigned int rc_push(struct ordk_qp *qp);
+/**
+ * The Send item for bytes [off, off + len) of @p w from PSN @p psn, asking
+ * for an ACK if @p signaled; @p last: it ends the message.
+ */
+struct blue_send_item rc_send_item(const struct ordk_qp *qp, const struct rc_wqe *w,
+				   uint32_t off, uint32_t len, uint32_t psn, bool signaled,
+				   bool last);
 /* retransmission (rc_rtx.c) */
 void rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to);
 /**
@@ -513,6 +520,20 @@ rc_pkts(uint64_t raddr, uint32_t len, uint32_t pmtu)
 	if (len <= first)
 		return 1;
 	return 1 + (len - first + pmtu - 1) / pmtu;
+}
+
+/*
+ * Packet @p k of a message of @p len bytes to @p raddr: bytes [*off, *off +
+ * *n). The first packet ends on the first PMTU boundary of the remote
+ * address, as the card splits it.
+ */
+static inline void
+rc_pkt_span(uint64_t raddr, uint32_t len, uint32_t pmtu, uint32_t k, uint32_t *off, uint32_t *n)
+{
+	uint32_t first = pmtu - (uint32_t)(raddr % pmtu), cap = k == 0 ? first : pmtu;
+
+	*off = k == 0 ? 0 : first + (k - 1) * pmtu;
+	*n = len - *off < cap ? len - *off : cap;
 }
 
 #endif /* RC_H */

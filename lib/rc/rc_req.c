@@ -227,6 +227,22 @@ next_item(struct ordk_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n
 	return false;
 }
 
+struct blue_send_item
+rc_send_item(const struct ordk_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,
+	     uint32_t psn, bool signaled, bool last)
+{
+	return (struct blue_send_item){
+		.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
+		.valid = 1, .msn = w->msn, .total_len = (w->flags & RC_WQE_LEN_ERR) ? 0 : w->len,
+		.rkey = w->rkey, .dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off, .psn = psn,
+		.qp_type = BLUE_QPT_RC, .dqpn = qp->attr.dest_qp_num,
+		.flags = (uint8_t)((signaled ? BLUE_SEND_SIGNALED : 0) |
+				   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
+		.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = off == 0, .is_last = last,
+		.sqpn = qp->qpn, .imm = w->imm, .dst_mac = qp->attr.dest_mac, .lkey = w->lkey,
+		.len = len, .laddr = w->laddr + off };
+}
+
 /*
  * Push the items of started WQE @p w (from w->sent on) while the Send ring
  * has room and the peer card's window allows. @return items pushed;
@@ -254,19 +270,10 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 			req_hold(qp, RC_REQ_WAIT_WINDOW);
 			return items; /* the ACKs move acked_psn; the timer asks for them */
 		}
-		it = (struct blue_send_item){
-			.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
-			.valid = 1, .msn = w->msn, .total_len = lerr ? 0 : w->len, .rkey = w->rkey,
-			.dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off,
-			.psn = psn, .qp_type = BLUE_QPT_RC, .dqpn = qp->attr.dest_qp_num,
-			/* an ACK is asked for, too, before the peer card's window fills */
-			.flags = (uint8_t)((want_ack || !card_window_fits(qp, blue_psn_add(psn, pk + 63))
-						    ? BLUE_SEND_SIGNALED : 0) |
-					   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
-			.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = off == 0,
-			.is_last = lerr || off + n == w->len, .sqpn = qp->qpn, .imm = w->imm,
-			.dst_mac = qp->attr.dest_mac, .lkey = w->lkey, .len = n,
-			.laddr = w->laddr + off };
+		/* an ACK is asked for, too, before the peer card's window fills */
+		it = rc_send_item(qp, w, off, n, psn,
+				  want_ack || !card_window_fits(qp, blue_psn_add(psn, pk + 63)),
+				  lerr || off + n == w->len);
 		if (blue_send_item_put(&dev->hw, &it) != 0) {
 			w->flags |= RC_WQE_ERROR;
 			w->status = ORDK_WC_LOC_QP_OP_ERR;

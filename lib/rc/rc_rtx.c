@@ -130,46 +130,28 @@ wqe_of_psn(struct ordk_qp *qp, uint32_t psn)
 static int
 push_packet(struct ordk_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 {
-	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu), first, off, len;
+	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu), off, len;
+	uint64_t now = rc_now(&qp->dev->rc);
 	struct blue_send_item it;
 
 	if (w->opcode == BLUE_WR_RDMA_READ) {
 		off = 0;
 		len = w->len; /* the READ request covers the whole length */
 	} else {
-		first = pmtu - (uint32_t)(w->raddr % pmtu);
-		off = k == 0 ? 0 : first + (k - 1) * pmtu;
-		len = w->len - off;
-		if (len > (k == 0 ? first : pmtu))
-			len = k == 0 ? first : pmtu;
+		rc_pkt_span(w->raddr, w->len, pmtu, k, &off, &len);
 		if (w->flags & RC_WQE_LEN_ERR)
 			len = 0; /* the announcement of a too small RECV (rc_req.c) */
 	}
-	it = (struct blue_send_item){
-		.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
-		.valid = 1, .msn = w->msn,
-		.total_len = (w->flags & RC_WQE_LEN_ERR) ? 0 : w->len, .rkey = w->rkey,
-		.dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off,
-		.psn = blue_psn_add(w->psn, k), .qp_type = BLUE_QPT_RC,
-		.dqpn = qp->attr.dest_qp_num,
-		.flags = (uint8_t)((ack ? BLUE_SEND_SIGNALED : 0) |
-				   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
-		.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = k == 0,
-		.is_last = k + 1 == w->npkts, .is_retry = 1, .sqpn = qp->qpn, .imm = w->imm,
-		.dst_mac = qp->attr.dest_mac, .lkey = w->lkey, .len = len,
-		.laddr = w->laddr + off };
+	it = rc_send_item(qp, w, off, len, blue_psn_add(w->psn, k), ack, k + 1 == w->npkts);
+	it.is_retry = 1;
 	if (blue_send_item_put(&qp->dev->hw, &it) != 0)
 		return -1;
-	qp->req.rtx_stamp[it.psn % ORDK_RECV_WINDOW] = (uint32_t)(rc_now(&qp->dev->rc) >> 16) | 1;
+	qp->req.rtx_stamp[it.psn % ORDK_RECV_WINDOW] = (uint32_t)(now >> 16) | 1;
 	/* the first copy was late, not lost, perhaps: keep the peer card's window on it */
-	{
-		uint64_t now = rc_now(&qp->dev->rc);
-
-		if (qp->req.late_tsc == 0 || now >= qp->req.late_tsc ||
-		    blue_psn_diff(it.psn, qp->req.late_psn) < 0)
-			qp->req.late_psn = it.psn;
-		qp->req.late_tsc = now + (uint64_t)ORDK_LATE_COPY_US * qp->dev->rc.tsc_hz / 1000000;
-	}
+	if (qp->req.late_tsc == 0 || now >= qp->req.late_tsc ||
+	    blue_psn_diff(it.psn, qp->req.late_psn) < 0)
+		qp->req.late_psn = it.psn;
+	qp->req.late_tsc = now + (uint64_t)ORDK_LATE_COPY_US * qp->dev->rc.tsc_hz / 1000000;
 	qp->st.retransmits++;
 	qp->dev->st.retransmits++;
 	return 0;
