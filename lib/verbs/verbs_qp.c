@@ -182,6 +182,14 @@ ordk_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
 		.recv_posted = qp->resp.rq_count,
 		.reads_outstanding = qp->req.rd_count,
 		.retries = qp->comp.rtx_retries,
+		.req_state = rc_state_name(RC_SM_REQ, qp->req.state),
+		.comp_state = rc_state_name(RC_SM_COMP, qp->comp.state),
+		/* a hole is one with PSNs beyond it (a report opens one at any epsn) */
+		.hole_state = rc_state_name(RC_SM_HOLE,
+					    blue_psn_diff(qp->resp.rx_top, qp->resp.epsn) > 0
+						    ? rc_hole_state(&qp->resp)
+						    : RC_HOLE_NONE),
+		.probe_state = rc_state_name(RC_SM_PROBE, qp->resp.probe),
 	};
 	return 0;
 }
