@@ -134,6 +134,81 @@ struct rc_msg {
 	uint32_t len;
 };
 
+/* ------------------------------------------------------------ states */
+
+/*
+ * Each state machine of the transport: an X-macro list gives the enum and
+ * its name table (rc_state_name(), used in logs and in testpmd's show qp).
+ */
+#define RC_ENUM_ITEM(pfx, s, name) pfx##s,
+#define RC_NAME_ITEM(pfx, s, name) [pfx##s] = name,
+
+/*
+ * Requester: why rc_push() stopped (rc_req.c). LEN_ERR is sticky: a SEND
+ * longer than the peer's RECV was announced, nothing after it starts.
+ */
+#define RC_REQ_STATES(X)                                                  \
+	X(RC_REQ_, IDLE, "idle")		/* nothing queued */      \
+	X(RC_REQ_, RING_FULL, "ring-full")	/* the Send ring */       \
+	X(RC_REQ_, WAIT_WINDOW, "wait-window")	/* PSN window or card window */ \
+	X(RC_REQ_, WAIT_ADVERT, "wait-advert")	/* RNR: no RECV advertised */ \
+	X(RC_REQ_, WAIT_READS, "wait-reads")	/* max_rd_atomic READs out */ \
+	X(RC_REQ_, WAIT_FENCE, "wait-fence")	/* a fenced WR, READs out */ \
+	X(RC_REQ_, WAIT_ATOMIC, "wait-atomic")	/* an atomic's fence */   \
+	X(RC_REQ_, LEN_ERR, "len-err")
+enum rc_req_state { RC_REQ_STATES(RC_ENUM_ITEM) RC_REQ_NSTATES };
+
+/* Completer: the retransmission timer (rc_comp.c). */
+#define RC_COMP_STATES(X)                                                 \
+	X(RC_COMP_, IDLE, "idle")		/* nothing outstanding */ \
+	X(RC_COMP_, WAIT_ACK, "wait-ack")	/* timer armed */         \
+	X(RC_COMP_, RETRY, "retry")		/* timed out, asking the peer */ \
+	X(RC_COMP_, FLUSH, "flush")		/* failed: the card is told, then flush */ \
+	X(RC_COMP_, ERROR, "error")		/* failed and flushed */
+enum rc_comp_state { RC_COMP_STATES(RC_ENUM_ITEM) RC_COMP_NSTATES };
+
+/*
+ * Responder: the hole at the expected PSN (rc_ack.c). REPORTED: a bitmap
+ * report showed PSNs beyond it (MIDDLE packets not reported yet look the
+ * same, so while our READs are answered only reports decide); SETTLED: a
+ * resend or a late READ request left it, so it is judged on time too;
+ * GIVEN_UP: NAKed RC_NAK_MAX times, left to the sender's timers until a
+ * report opens it again. The state holds for hole_psn only: once epsn moves
+ * past it, there is no hole (rc_hole_state()).
+ */
+#define RC_HOLE_STATES(X)                                                 \
+	X(RC_HOLE_, NONE, "none")                                         \
+	X(RC_HOLE_, REPORTED, "reported")                                 \
+	X(RC_HOLE_, SETTLED, "settled")                                   \
+	X(RC_HOLE_, GIVEN_UP, "given-up")
+enum rc_hole_state { RC_HOLE_STATES(RC_ENUM_ITEM) RC_HOLE_NSTATES };
+
+/* Responder: the peer's question (ACK_REQ), answered once the tracker is up to date (rc_ack.c). */
+#define RC_PROBE_STATES(X)                                                \
+	X(RC_PROBE_, NONE, "none")                                        \
+	X(RC_PROBE_, ASKED, "asked")		/* waiting for a report or the hold */ \
+	X(RC_PROBE_, REPORTED, "reported")	/* a report came: answer now */
+enum rc_probe_state { RC_PROBE_STATES(RC_ENUM_ITEM) RC_PROBE_NSTATES };
+
+/* The state machines, for rc_state_name(). */
+enum rc_sm { RC_SM_REQ, RC_SM_COMP, RC_SM_HOLE, RC_SM_PROBE };
+
+/** The name of state @p s of machine @p sm ("?" when out of range). */
+const char *rc_state_name(enum rc_sm sm, unsigned int s);
+
+/*
+ * What a step of a QP's work left: the engine keeps a QP on its active list
+ * while any step says RC_MORE (values combine with |).
+ */
+enum rc_step { RC_DONE = 0, RC_MORE = 1 };
+
+/* What rc_rx_mark() found. */
+enum rc_rx_result {
+	RC_RX_NEW,    /* recorded */
+	RC_RX_DUP,    /* before epsn, or recorded before: a duplicate */
+	RC_RX_BEYOND, /* past the tracked window: implied later by a bitmap report */
+};
+
 /* ------------------------------------------------------------ QP parts */
 
 /* Requester: what this QP sends. */
@@ -148,7 +223,7 @@ struct rc_req {
 	uint64_t late_tsc;	   /* ... until then (0: none); see rc_req.c */
 	uint16_t next_msn;
 	uint32_t since_ack_req;
-	bool len_err_sent;	   /* a RC_WQE_LEN_ERR went out: nothing after it starts */
+	enum rc_req_state state;   /* why the last rc_push() stopped */
 	/* retransmission: PSNs marked in rtx_bits (by psn % ORDK_RECV_WINDOW) go out again */
 	uint64_t rtx_bits[ORDK_RECV_WINDOW / 64];
 	uint32_t rtx_count;
@@ -170,6 +245,12 @@ struct rc_req {
 
 /* Completer: what the peer acknowledged, and the timer that asks when it says nothing. */
 struct rc_comp {
+	enum rc_comp_state state;
+	/* FLUSH: the ManageQp (error) submitted with sequence err_seq (if
+	 * err_submitted), reaped by the engine, given up at err_deadline */
+	bool err_submitted;
+	uint32_t err_seq;
+	uint64_t err_deadline;
 	uint32_t acked_psn;	   /* every PSN before this one is acknowledged */
 	uint64_t rtx_deadline;	   /* TSC; 0 when nothing is outstanding */
 	uint64_t rtx_set_tsc;	   /* when rtx_deadline was set (polling gaps move it) */
@@ -192,17 +273,16 @@ struct rc_resp {
 	uint32_t first_len[ORDK_FIRST_LEN_SLOTS]; /* total_len of a FIRST packet, by MSN */
 	bool ack_due;
 	/* the hole at epsn and the NAKs asking for it */
-	uint32_t hole_psn;	   /* the hole at epsn seen since hole_tsc */
-	uint64_t hole_tsc;
-	bool hole_settled;	   /* left by a resend, or by a late READ request */
+	enum rc_hole_state hole;   /* of the hole at hole_psn */
+	uint32_t hole_psn;
+	uint64_t hole_tsc;	   /* when it opened */
 	uint64_t nak_tsc;	   /* when the last NAK went out */
 	uint32_t nak_epsn;	   /* the epsn it asked from */
 	uint32_t nak_count;	   /* NAKs sent for the hole at nak_epsn */
 	/* the peer asked what arrived (ACK_REQ) */
-	bool probe_pending;
-	bool probe_report;	   /* a bitmap report came after the question */
-	uint32_t probe_psn;
-	uint64_t probe_tsc;
+	enum rc_probe_state probe;
+	uint32_t probe_psn;	   /* the PSN it asked about */
+	uint64_t probe_tsc;	   /* when it asked */
 	/* READ answers, apart from the application's send queue: [ans_head, ans_next)
 	 * sent and not acknowledged, [ans_next, ans_tail) queued in request PSN order,
 	 * at most max_dest_rd_atomic of them */
@@ -263,13 +343,20 @@ struct rc_engine {
 
 /* ------------------------------------------------------------ calls */
 
-/* engine (rc_resp.c today) */
+/* engine (rc_engine.c) */
 unsigned int rc_poll(struct ordk_dev *dev, unsigned int budget);
 void rc_activate(struct ordk_qp *qp);
-/* timers (rc_rtx.c) */
+/** The engine's time: the clock read at the start of the current poll. */
+static inline uint64_t rc_now(const struct rc_engine *e)
+{
+	return e->now;
+}
+/* timer wheel (rc_engine.c) */
 void rc_wheel_init(struct ordk_dev *dev);
 unsigned int rc_wheel_run(struct ordk_dev *dev, uint64_t now);
 void rc_timer_set(struct ordk_qp *qp, uint64_t deadline);
+/* the completer (rc_comp.c) */
+void rc_comp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r);
 void rc_timer_arm(struct ordk_qp *qp);
 void rc_timer_check(struct ordk_qp *qp, uint64_t now);
 /**
@@ -285,15 +372,34 @@ void rc_qp_reset(struct ordk_qp *qp);
 void rc_qp_to_rtr(struct ordk_qp *qp);
 void rc_qp_to_rts(struct ordk_qp *qp);
 void rc_qp_flush(struct ordk_qp *qp);
+/**
+ * Is [addr, addr + len) inside the MR of @p key, of @p qp's PD, with @p access?
+ * @return 0, -EPERM (no such MR, another PD, missing access), -ERANGE (bounds).
+ */
+int rc_mr_check(const struct ordk_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
+		unsigned int access);
 int rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr);
 int rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr);
 void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
-/** The QP to ERR: timers and resends stop, every WR left is flushed, the card is told. */
+/**
+ * The QP to ERR: timers and resends stop, and the card is told without
+ * waiting (ManageQp submitted); once it confirmed, rc_qp_error_reap() flushes
+ * every WR left and raises QP_FATAL.
+ */
 void rc_qp_error(struct ordk_qp *qp);
-/* requester and completer (rc_req.c) */
-unsigned int rc_push(struct ordk_qp *qp);
+/** For a QP in RC_COMP_FLUSH: @return RC_MORE while the card has not confirmed. */
+enum rc_step rc_qp_error_reap(struct ordk_qp *qp);
 void rc_ack(struct ordk_qp *qp, uint32_t psn);
 void rc_complete_sends(struct ordk_qp *qp);
+/* requester (rc_req.c) */
+unsigned int rc_push(struct ordk_qp *qp);
+/**
+ * The Send item for bytes [off, off + len) of @p w from PSN @p psn, asking
+ * for an ACK if @p signaled; @p last: it ends the message.
+ */
+struct blue_send_item rc_send_item(const struct ordk_qp *qp, const struct rc_wqe *w,
+				   uint32_t off, uint32_t len, uint32_t psn, bool signaled,
+				   bool last);
 /* retransmission (rc_rtx.c) */
 void rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to);
 /**
@@ -304,14 +410,65 @@ uint32_t rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to);
 unsigned int rc_push_retries(struct ordk_qp *qp);
 /** Ask the peer what arrived (an ACK_REQ): any answer shows it is there. */
 bool rc_probe(struct ordk_qp *qp);
-/* control frames, RECV adverts (rc_qp.c, rc_atomic.c) */
+/* control frames and RECV adverts (rc_ctrl.c) */
+/** A control message of @p type from @p qp to its peer, to fill in. */
+struct ordk_ctrl_msg rc_ctrl_msg(const struct ordk_qp *qp, enum ordk_ctrl_type type);
+/** Build and queue @p m on SimpleNic TX. @return true if it went. */
 bool rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
-bool rc_send_adverts(struct ordk_qp *qp);
-bool rc_send_advert_ack(struct ordk_qp *qp);
-bool rc_advert_resend(struct ordk_qp *qp, uint64_t now, uint64_t timeout);
-/* receive tracker (rc_resp.c) */
-bool rc_rx_seen(const struct ordk_qp *qp, uint32_t psn);
-bool rc_rx_mark(struct ordk_qp *qp, uint32_t psn);
+void rc_ctrl_rx(struct ordk_dev *dev, const uint8_t *f, uint32_t len);
+/** Advertise posted RECVs not advertised yet. @return RC_MORE when some could not go. */
+enum rc_step rc_send_adverts(struct ordk_qp *qp);
+/** Tell the peer which of its adverts arrived. @return RC_MORE when it could not go. */
+enum rc_step rc_send_advert_ack(struct ordk_qp *qp);
+/** Adverts the peer has not acknowledged within the QP's timeout go out again. */
+void rc_advert_rewind(struct ordk_qp *qp, uint64_t now);
+/** @return RC_MORE while the peer has not acknowledged every advert. */
+enum rc_step rc_advert_pending(const struct ordk_qp *qp);
+/* receive tracker (rc_track.c): the peer's PSNs, modulo 2^24 */
+/** Start at @p epsn with nothing seen. */
+void rc_rx_reset(struct rc_resp *rs, uint32_t epsn);
+/** Has @p psn (at or after epsn, inside the window) arrived? */
+bool rc_rx_seen(const struct rc_resp *rs, uint32_t psn);
+/** @p psn arrived: recorded, epsn moved over what is contiguous. */
+enum rc_rx_result rc_rx_mark(struct rc_resp *rs, uint32_t psn);
+/** The PSNs of a card bitmap (bit i: @p base + i) arrived. @return those beyond the window. */
+uint32_t rc_rx_merge_window(struct rc_resp *rs, uint32_t base, const struct blue_bitmap128 *b);
+/** PSNs [from, to) arrived (only those at or after epsn count). @return those beyond the window. */
+uint32_t rc_rx_mark_range(struct rc_resp *rs, uint32_t from, uint32_t to);
+/** The first PSN after epsn that arrived, before @p limit; @p limit if none. */
+uint32_t rc_rx_first_seen_after(const struct rc_resp *rs, uint32_t limit);
+/*
+ * The card's bitmap window (HW-INTERFACE.md 5.1): 8 strides of 16 PSNs; a
+ * report names its newest stride's PSN, and bit 0 stands for the PSN
+ * (BLUE_BITMAP_STRIDES - 1) strides before it.
+ */
+#define RC_CARD_WINDOW_BEHIND ((BLUE_BITMAP_STRIDES - 1u) * 16u)
+static inline uint32_t
+rc_card_window_base(uint32_t psn)
+{
+	return blue_psn_add(psn, BLUE_PSN_MASK + 1 - RC_CARD_WINDOW_BEHIND);
+}
+/* responder (rc_resp.c) */
+void rc_resp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r);
+/** @p psn arrived (header reports, READ requests): rc_rx_mark() with its counters. */
+enum rc_rx_result rc_resp_mark(struct ordk_qp *qp, uint32_t psn);
+/* ACK/NAK generation (rc_ack.c) */
+/** The hole at epsn: its state now (NONE once epsn moved past hole_psn). */
+static inline enum rc_hole_state
+rc_hole_state(const struct rc_resp *rs)
+{
+	return rs->hole_psn == rs->epsn ? rs->hole : RC_HOLE_NONE;
+}
+/** A hole opens (or opens again) at epsn in state @p s, at @p now. */
+void rc_hole_open(struct rc_resp *rs, enum rc_hole_state s, uint64_t now);
+void rc_hole_check(struct ordk_qp *qp, bool report);
+/** The card's ACK frame (a NAK of [epsn, @p psn) if @p nak). @return true if it went. */
+bool rc_ack_frame(struct ordk_qp *qp, bool nak, uint32_t psn);
+/** The responder's turn in a poll: probe answers, NAKs, the ACK due. @return RC_MORE if left. */
+enum rc_step rc_ack_step(struct ordk_qp *qp, uint64_t now);
+/** The peer asked what arrived before @p psn (an ACK_REQ), at @p now. */
+void rc_probe_asked(struct rc_resp *rs, uint32_t psn, uint64_t now);
+void rc_probe_answer(struct ordk_qp *qp);
 /* READ, both ends (rc_read.c) */
 void rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now);
 void rc_read_progress(struct ordk_qp *qp);
@@ -325,7 +482,8 @@ void rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
 /* RECV keys (rc_recv.c) */
 bool rc_recv_key_ready(struct ordk_qp *qp, struct rc_rwqe *r);
 void rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc);
-bool rc_recv_retire(struct ordk_qp *qp, bool force);
+/** Report RECV completions whose keys are revoked (all: @p force). @return RC_MORE while some wait. */
+enum rc_step rc_recv_retire(struct ordk_qp *qp, bool force);
 void rc_recv_keys_release(struct ordk_qp *qp, bool push);
 
 /* Completion opcode of a send WQE's opcode (ordk_wr_opcode == blue WR 0-4, 5, 6). */
@@ -362,6 +520,20 @@ rc_pkts(uint64_t raddr, uint32_t len, uint32_t pmtu)
 	if (len <= first)
 		return 1;
 	return 1 + (len - first + pmtu - 1) / pmtu;
+}
+
+/*
+ * Packet @p k of a message of @p len bytes to @p raddr: bytes [*off, *off +
+ * *n). The first packet ends on the first PMTU boundary of the remote
+ * address, as the card splits it.
+ */
+static inline void
+rc_pkt_span(uint64_t raddr, uint32_t len, uint32_t pmtu, uint32_t k, uint32_t *off, uint32_t *n)
+{
+	uint32_t first = pmtu - (uint32_t)(raddr % pmtu), cap = k == 0 ? first : pmtu;
+
+	*off = k == 0 ? 0 : first + (k - 1) * pmtu;
+	*n = len - *off < cap ? len - *off : cap;
 }
 
 #endif /* RC_H */

@@ -12,30 +12,15 @@
  *   and is never executed twice. Only the expected request id executes; any
  *   other id not in the cache is ignored and counted (atomics_ignored).
  */
+#include <errno.h>
 #include <string.h>
 
 #include "blue_verbs.h"
 
-/* An ORDK control frame to the QP's peer through SimpleNic TX. */
-bool
-rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
-{
-	struct ordk_dev *dev = qp->dev;
-	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
-				   .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip, .df = 1,
-				   .ttl = 64 };
-	uint8_t frame[BLUE_SNIC_TX_SLOT];
-	int len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, m);
-
-	return len > 0 && blue_snic_tx_room(&dev->hw) &&
-	       blue_snic_tx(&dev->hw, frame, (uint32_t)len) == 0;
-}
-
 bool
 rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
 {
-	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_ATOMIC_REQ, .src_qpn = qp->qpn,
-				   .dst_qpn = qp->attr.dest_qp_num };
+	struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_ATOMIC_REQ);
 
 	m.atomic_req.req_id = w->atomic_id;
 	m.atomic_req.op = w->opcode == ORDK_WR_ATOMIC_CMP_AND_SWP ? ORDK_CTRL_ATOMIC_CMP_AND_SWP
@@ -50,14 +35,11 @@ rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
 static uint8_t
 check_target(struct ordk_qp *qp, uint64_t raddr, uint32_t rkey)
 {
-	struct ordk_mr_int *m = verbs_mr_lookup(qp->dev, rkey);
-	uint64_t base;
+	int rc = rc_mr_check(qp, rkey, raddr, 8, ORDK_ACCESS_REMOTE_ATOMIC);
 
-	if (m == NULL || m->pub.pd != qp->pd || !(m->pub.access & ORDK_ACCESS_REMOTE_ATOMIC))
+	if (rc == -EPERM)
 		return ORDK_CTRL_ATOMIC_REM_ACCESS_ERR;
-	base = (uint64_t)(uintptr_t)m->pub.addr;
-	if (raddr % 8 != 0 || raddr < base || raddr - base > m->pub.length ||
-	    m->pub.length - (raddr - base) < 8)
+	if (rc != 0 || raddr % 8 != 0)
 		return ORDK_CTRL_ATOMIC_REM_INV_REQ;
 	return ORDK_CTRL_ATOMIC_OK;
 }
@@ -66,8 +48,7 @@ void
 rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 {
 	struct rc_atomic_saved *c = &qp->resp.atomic_cache[m->atomic_req.req_id % ORDK_ATOMIC_CACHE];
-	struct ordk_ctrl_msg r = { .type = ORDK_CTRL_ATOMIC_RESP, .src_qpn = qp->qpn,
-				   .dst_qpn = qp->attr.dest_qp_num };
+	struct ordk_ctrl_msg r = rc_ctrl_msg(qp, ORDK_CTRL_ATOMIC_RESP);
 
 	if (c->valid && c->req_id == m->atomic_req.req_id) {
 		/* a resent request: the saved result, never a second execution */

@@ -58,9 +58,17 @@ rc_qp_fini(struct ordk_qp *qp)
 	qp->resp.msgs = NULL;
 }
 
+static void flush_wrs(struct ordk_qp *qp);
+
 void
 rc_qp_reset(struct ordk_qp *qp)
 {
+	if (qp->comp.state == RC_COMP_FLUSH) {
+		/* left ERR before the card confirmed it: what was owed completes now */
+		qp->comp.state = RC_COMP_ERROR;
+		flush_wrs(qp);
+		verbs_event_raise(qp->dev, ORDK_EVENT_QP_FATAL, qp, NULL);
+	}
 	rc_recv_keys_release(qp, true); /* the card's QP context is invalid already */
 	qp->req.sq_head = qp->req.sq_next = qp->req.sq_tail = qp->req.sq_user = 0;
 	qp->resp.ans_head = qp->resp.ans_next = qp->resp.ans_tail = 0; /* answers of a QP in error: dropped */
@@ -71,20 +79,12 @@ rc_qp_reset(struct ordk_qp *qp)
 	qp->req.adv_ack_due = false;
 	qp->resp.msg_head = qp->resp.msg_count = 0;
 	qp->resp.ack_due = false;
-	qp->req.len_err_sent = false;
+	qp->req.state = RC_REQ_IDLE;
+	qp->comp.state = RC_COMP_IDLE;
 	qp->req.atomic_wqe = NULL;
 	qp->req.next_atomic_id = qp->resp.atomic_expect = 0;
 	memset(qp->resp.atomic_cache, 0, sizeof(qp->resp.atomic_cache));
 	memset(qp->resp.rbits, 0, sizeof(qp->resp.rbits));
-}
-
-void
-rc_activate(struct ordk_qp *qp)
-{
-	if (!qp->sched.on_active) {
-		TAILQ_INSERT_TAIL(&qp->dev->rc.active, qp, sched.link);
-		qp->sched.on_active = true;
-	}
 }
 
 void
@@ -97,10 +97,7 @@ rc_qp_to_rtr(struct ordk_qp *qp)
 		qp->st.adverts_unexpected += qp->req.adv_count;
 		qp->req.adv_head = qp->req.adv_count = qp->req.adv_expect = 0;
 	}
-	qp->resp.epsn = qp->attr.rq_psn;
-	qp->resp.card_base = qp->resp.epsn;
-	qp->resp.rx_top = qp->resp.epsn;
-	memset(qp->resp.rbits, 0, sizeof(qp->resp.rbits));
+	rc_rx_reset(&qp->resp, qp->attr.rq_psn);
 	rc_activate(qp); /* RECVs posted in INIT are advertised now */
 }
 
@@ -121,9 +118,9 @@ flush_cqe(struct ordk_cq *cq, uint64_t wr_id, enum ordk_wc_opcode op, uint32_t q
 	verbs_cq_push(cq, &wc);
 }
 
-/* QP to ERR: every outstanding WR completes with WR_FLUSH_ERR. */
-void
-rc_qp_flush(struct ordk_qp *qp)
+/* Every outstanding WR completes with WR_FLUSH_ERR. */
+static void
+flush_wrs(struct ordk_qp *qp)
 {
 	rc_recv_retire(qp, true); /* RECVs completed before come first */
 	for (uint32_t i = qp->req.sq_head; i != qp->req.sq_tail; i++) {
@@ -135,23 +132,42 @@ rc_qp_flush(struct ordk_qp *qp)
 	for (uint32_t i = 0; i < qp->resp.rq_count; i++)
 		flush_cqe(qp->rcq, qp->resp.rq[(qp->resp.rq_head + i) % qp->resp.rq_size].wr_id, ORDK_WC_RECV,
 			  qp->qpn);
+}
+
+/* QP to ERR: every outstanding WR completes with WR_FLUSH_ERR. */
+void
+rc_qp_flush(struct ordk_qp *qp)
+{
+	bool owed = qp->comp.state == RC_COMP_FLUSH; /* rc_qp_error() raises QP_FATAL here */
+
+	qp->comp.state = RC_COMP_ERROR;
+	flush_wrs(qp);
 	rc_qp_reset(qp);
+	qp->comp.state = RC_COMP_ERROR;
+	if (owed)
+		verbs_event_raise(qp->dev, ORDK_EVENT_QP_FATAL, qp, NULL);
+}
+
+int
+rc_mr_check(const struct ordk_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
+	    unsigned int access)
+{
+	const struct ordk_mr_int *m = verbs_mr_lookup(qp->dev, key);
+	uint64_t base;
+
+	if (m == NULL || m->pub.pd != qp->pd || (m->pub.access & access) != access)
+		return -EPERM;
+	base = (uint64_t)(uintptr_t)m->pub.addr;
+	if (addr < base || addr - base > m->pub.length || len > m->pub.length - (addr - base))
+		return -ERANGE;
+	return 0;
 }
 
 /* The SGE must lie inside an MR of this device with the access the operation needs. */
 static int
 check_sge(struct ordk_qp *qp, const struct ordk_sge *sge, unsigned int need)
 {
-	struct ordk_mr_int *m = verbs_mr_lookup(qp->dev, sge->lkey);
-	uint64_t base;
-
-	if (m == NULL || m->pub.pd != qp->pd)
-		return -EPERM;
-	base = (uint64_t)(uintptr_t)m->pub.addr;
-	if (sge->addr < base || sge->addr - base > m->pub.length ||
-	    sge->length > m->pub.length - (sge->addr - base) || (m->pub.access & need) != need)
-		return -EPERM;
-	return 0;
+	return rc_mr_check(qp, sge->lkey, sge->addr, sge->length, need) == 0 ? 0 : -EPERM;
 }
 
 int
@@ -241,104 +257,77 @@ rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
 	return 0;
 }
 
-/* Advertise posted RECVs not advertised yet, up to 7 per control frame (fewer
- * when the card's SimpleNic RX slots are smaller than 256 bytes). */
-bool
-rc_send_adverts(struct ordk_qp *qp)
+void
+rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 {
-	struct ordk_dev *dev = qp->dev;
-	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
-				   .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip, .df = 1,
-				   .ttl = 64 };
-	uint8_t frame[BLUE_SNIC_TX_SLOT];
+	/* the oldest user WR carries the error; everything else is flushed */
+	while (qp->req.sq_head != qp->req.sq_tail) {
+		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
 
-	if (qp->attr.qp_state != ORDK_QPS_RTR && qp->attr.qp_state != ORDK_QPS_RTS)
-		return true;
-	/* ask the card for every new RECV's key at once (pipelined commands) */
-	for (uint32_t i = qp->resp.rq_advertised; i < qp->resp.rq_count; i++) {
-		struct rc_rwqe *r = &qp->resp.rq[(qp->resp.rq_head + i) % qp->resp.rq_size];
+		qp->req.sq_head++;
+		if (w->flags & RC_WQE_INTERNAL)
+			continue;
+		struct ordk_wc wc = { .wr_id = w->wr_id, .status = status, .qp_num = qp->qpn,
+				      .opcode = rc_wc_opcode(w->opcode) };
 
-		if (r->kstate == RC_KEY_NONE && !rc_recv_key_ready(qp, r) && r->kstate == RC_KEY_NONE)
-			break; /* no slot, or the command ring is full: the next poll goes on */
+		verbs_cq_push(qp->scq, &wc);
+		qp->req.sq_user--;
+		break;
 	}
-	while (qp->resp.rq_advertised < qp->resp.rq_count) {
-		struct ordk_ctrl_msg m = { .type = ORDK_CTRL_RECV_ADVERT, .src_qpn = qp->qpn,
-					   .dst_qpn = qp->attr.dest_qp_num };
-		/* 42 + 24 + 4 + 24 n bytes must fit a 256-byte SimpleNic TX slot (n <= 7)
-		 * and an RX slot (snic_slot=, the same on both cards): 128 B, n <= 2 */
-		uint32_t slot = dev->hw.snic_slot < 256u ? dev->hw.snic_slot : 256u;
-		uint32_t n = RTE_MIN(qp->resp.rq_count - qp->resp.rq_advertised, (slot - 70u) / 24u), ready = 0;
-		int len;
-
-		/* adverts go in order, each once its RECV's card key is known */
-		while (ready < n &&
-		       rc_recv_key_ready(qp, &qp->resp.rq[(qp->resp.rq_head + qp->resp.rq_advertised + ready) %
-						     qp->resp.rq_size]))
-			ready++;
-		n = ready;
-		if (n == 0 || !blue_snic_tx_room(&dev->hw))
-			return false;
-		for (uint32_t i = 0; i < n; i++) {
-			const struct rc_rwqe *r =
-				&qp->resp.rq[(qp->resp.rq_head + qp->resp.rq_advertised + i) % qp->resp.rq_size];
-
-			m.advert.e[i] = (struct ordk_ctrl_advert){ .recv_seq = r->recv_seq,
-								   .length = r->len, .addr = r->addr,
-								   .rkey = r->key };
-		}
-		m.advert.count = (uint16_t)n;
-		m.seq = m.advert.e[0].recv_seq;
-		len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, &m);
-		if (len < 0 || blue_snic_tx(&dev->hw, frame, (uint32_t)len) != 0)
-			return false;
-		qp->resp.rq_advertised += n;
-		qp->st.adverts_sent += n;
-		qp->resp.adv_tsc = rte_get_tsc_cycles();
-	}
-	return true;
+	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn, ordk_wc_status_str(status));
+	rc_qp_error(qp);
 }
 
-/* Sender side: acknowledge the adverts that arrived (every one before adv_expect). */
-bool
-rc_send_advert_ack(struct ordk_qp *qp)
+/* Submit the ManageQp that invalidates the QP's context on the card (no wait). */
+static void
+error_submit(struct ordk_qp *qp)
 {
-	struct ordk_dev *dev = qp->dev;
-	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
-				   .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip, .df = 1,
-				   .ttl = 64 };
-	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_RECV_ADVERT_ACK, .src_qpn = qp->qpn,
-				   .dst_qpn = qp->attr.dest_qp_num };
-	uint8_t frame[BLUE_SNIC_TX_SLOT];
-	int len;
+	struct blue_cmd c = verbs_manage_qp_cmd(qp, false, true);
+	int64_t seq = blue_cmd_submit(&qp->dev->hw, &c);
 
-	if (!blue_snic_tx_room(&dev->hw))
-		return false;
-	m.advert_ack.recv_seq = qp->req.adv_expect;
-	len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, &m);
-	if (len < 0 || blue_snic_tx(&dev->hw, frame, (uint32_t)len) != 0)
-		return false;
-	qp->req.adv_ack_due = false;
-	return true;
+	if (seq < 0)
+		return; /* the command ring is full: the engine tries again */
+	qp->comp.err_seq = (uint32_t)seq;
+	qp->comp.err_submitted = true;
 }
 
-/*
- * Receiver side: adverts the peer has not acknowledged within the QP's
- * timeout go out again (the peer drops the ones it already has by sequence).
- * @return true while some are still unacknowledged.
- */
-bool
-rc_advert_resend(struct ordk_qp *qp, uint64_t now, uint64_t timeout)
+void
+rc_qp_error(struct ordk_qp *qp)
 {
-	uint32_t seq_head = qp->resp.rq_count ? qp->resp.rq[qp->resp.rq_head].recv_seq : qp->resp.next_recv_seq;
-	uint32_t adv_end = seq_head + qp->resp.rq_advertised;
+	qp->attr.qp_state = ORDK_QPS_ERR;
+	qp->req.atomic_wqe = NULL;
+	rc_timer_set(qp, 0);
+	memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
+	qp->req.rtx_count = 0;
+	/*
+	 * The card's context goes invalid first: nothing lands through it from
+	 * then on, so the RECVs can be flushed. The engine reaps the command
+	 * (rc_qp_error_reap()) instead of this poll waiting for it.
+	 */
+	qp->comp.state = RC_COMP_FLUSH;
+	qp->comp.err_submitted = false;
+	qp->comp.err_deadline = rc_now(&qp->dev->rc) + qp->dev->hw.cmd_timeout_tsc;
+	error_submit(qp);
+	rc_activate(qp);
+}
 
-	if ((int32_t)(adv_end - qp->resp.rq_acked) <= 0)
-		return false;
-	if (timeout != UINT64_MAX && now - qp->resp.adv_tsc >= timeout) {
-		uint32_t from = (int32_t)(qp->resp.rq_acked - seq_head) > 0 ? qp->resp.rq_acked - seq_head : 0;
+enum rc_step
+rc_qp_error_reap(struct ordk_qp *qp)
+{
+	struct rc_comp *c = &qp->comp;
+	bool done = false, ok = false;
 
-		qp->st.retransmits += qp->resp.rq_advertised - from;
-		qp->resp.rq_advertised = from; /* rc_send_adverts() sends them again */
-	}
-	return true;
+	if (!c->err_submitted)
+		error_submit(qp);
+	if (c->err_submitted)
+		done = blue_cmd_done(&qp->dev->hw, c->err_seq, &ok);
+	if (!done && rc_now(&qp->dev->rc) < c->err_deadline)
+		return RC_MORE;
+	/* best effort: the QP is in error whatever the card answers */
+	if (!ok)
+		RC_LOG(ERR, "qp 0x%06x: the card did not confirm ManageQp (error): flushed anyway",
+		       qp->qpn);
+	rc_timer_set(qp, 0);
+	rc_qp_flush(qp);
+	return RC_DONE;
 }

@@ -27,10 +27,10 @@
 static int64_t
 submit(struct ordk_dev *dev, const struct blue_cmd *c)
 {
-	uint64_t deadline = rte_get_tsc_cycles() + dev->hw.cmd_timeout_tsc;
+	uint64_t deadline = dev->rc.clock() + dev->hw.cmd_timeout_tsc;
 	int64_t seq;
 
-	while ((seq = blue_cmd_submit(&dev->hw, c)) == -EAGAIN && rte_get_tsc_cycles() < deadline) {
+	while ((seq = blue_cmd_submit(&dev->hw, c)) == -EAGAIN && dev->rc.clock() < deadline) {
 		blue_backend_poll(&dev->hw, 64);
 		blue_cmd_poll(&dev->hw);
 	}
@@ -122,21 +122,21 @@ rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
 /*
  * Report the completions whose keys the card no longer knows, in order;
  * @p force: all of them (the QP's context on the card is invalid already).
- * @return true while some still wait.
+ * @return RC_MORE while some still wait.
  */
-bool
+enum rc_step
 rc_recv_retire(struct ordk_qp *qp, bool force)
 {
 	while (qp->resp.rdone_count > 0) {
 		struct rc_rdone *d = &qp->resp.rdone[qp->resp.rdone_head];
 
 		if (!force && d->wait && !blue_cmd_done(&qp->dev->hw, d->seq, NULL))
-			return true;
+			return RC_MORE;
 		verbs_cq_push(qp->rcq, &d->wc);
 		qp->resp.rdone_head = (qp->resp.rdone_head + 1) % qp->resp.rq_size;
 		qp->resp.rdone_count--;
 	}
-	return false;
+	return RC_DONE;
 }
 
 /*

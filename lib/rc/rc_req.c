@@ -1,19 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Requester and completer.
  * Requester: a WR gets its MSN and PSN range when it starts, then goes to the
  * Send ring as items of at most 64 KiB whose boundaries fall on PMTU
  * boundaries of the remote address (so the card segments each item exactly as
  * it would the whole message). SEND, SEND_IMM and WRITE_IMM wait for one of
  * the peer's RECV adverts. The outstanding PSN range is bounded, and so are
  * the READs in flight (max_rd_atomic). READ answers (the responder's) go
- * first, from their own ring.
- * Completer: a cumulative ACK (the peer driver's AckRemoteDriver) retires WRs
- * in order; a READ also needs its response; completions are in posting order.
+ * first, from their own ring. enum rc_req_state says why it stopped.
  */
 #include <errno.h>
-
-#include <rte_cycles.h>
 
 #include "blue_verbs.h"
 
@@ -52,7 +47,7 @@ card_window_fits(struct ordk_qp *qp, uint32_t last_psn)
 	if (!qp->dev->hw.be.window_locks)
 		return true;
 	if (qp->req.late_tsc != 0) {
-		if (rte_get_tsc_cycles() >= qp->req.late_tsc)
+		if (rc_now(&qp->dev->rc) >= qp->req.late_tsc)
 			qp->req.late_tsc = 0;
 		else if (!blue_psn_in_card_window(qp->req.late_psn, last_psn))
 			return false;
@@ -60,78 +55,18 @@ card_window_fits(struct ordk_qp *qp, uint32_t last_psn)
 	return blue_psn_in_card_window(qp->comp.acked_psn, last_psn);
 }
 
+/* The requester stops in state @p s (a SEND announced as too long stays so). */
+static void
+req_hold(struct ordk_qp *qp, enum rc_req_state s)
+{
+	if (qp->req.state != RC_REQ_LEN_ERR)
+		qp->req.state = s;
+}
+
 static bool
 needs_advert(uint8_t op)
 {
 	return op == BLUE_WR_SEND || op == BLUE_WR_SEND_WITH_IMM || op == BLUE_WR_RDMA_WRITE_WITH_IMM;
-}
-
-/* Retire, in order, every WR the ACKs (and READ responses) have finished. */
-void
-rc_complete_sends(struct ordk_qp *qp)
-{
-	/* READ answers: retired once acknowledged (their own order, their own ring) */
-	while (qp->resp.ans_head != qp->resp.ans_next) {
-		const struct rc_wqe *a = &qp->resp.ans[qp->resp.ans_head % ORDK_ANS_RING];
-
-		if (blue_psn_diff(qp->comp.acked_psn, blue_psn_add(a->psn, a->npkts)) < 0)
-			break;
-		qp->resp.ans_head++;
-	}
-	while (qp->req.sq_head != qp->req.sq_next) {
-		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
-
-		if (!(w->flags & RC_WQE_ERROR)) {
-			if (blue_psn_diff(qp->comp.acked_psn, blue_psn_add(w->psn, w->npkts)) < 0)
-				break;
-			/* the peer has the announcement of its too small RECV: both QPs fail */
-			if (w->flags & RC_WQE_LEN_ERR) {
-				rc_qp_fail(qp, ORDK_WC_REM_INV_REQ_ERR);
-				return;
-			}
-			if (w->opcode == BLUE_WR_RDMA_READ && !(w->flags & RC_WQE_READ_DONE))
-				break;
-			if (rc_is_atomic(w->opcode) && !(w->flags & RC_WQE_ATOMIC_DONE))
-				break;
-		}
-		if (!(w->flags & RC_WQE_INTERNAL)) {
-			if (w->signaled || (w->flags & RC_WQE_ERROR)) {
-				struct ordk_wc wc = {
-					.wr_id = w->wr_id, .opcode = rc_wc_opcode(w->opcode),
-					.status = (w->flags & RC_WQE_ERROR) ? w->status
-									    : ORDK_WC_SUCCESS,
-					.byte_len = w->len, .qp_num = qp->qpn };
-				/* ibverbs: an atomic's byte_len is 8 */
-
-				verbs_cq_push(qp->scq, &wc);
-			}
-			qp->req.sq_user--;
-			qp->st.wr_completed++;
-		}
-		qp->req.sq_head++;
-		if ((w->flags & (RC_WQE_ERROR | RC_WQE_FATAL)) == (RC_WQE_ERROR | RC_WQE_FATAL)) {
-			/* the responder refused it (READ_NAK): IBA's NAK ends the QP */
-			RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn,
-			       ordk_wc_status_str((enum ordk_wc_status)w->status));
-			rc_qp_error(qp);
-			return;
-		}
-	}
-}
-
-/* Everything before @p psn is acknowledged. */
-void
-rc_ack(struct ordk_qp *qp, uint32_t psn)
-{
-	/* only forward, and never past what was sent */
-	if (blue_psn_diff(psn, qp->comp.acked_psn) <= 0 || blue_psn_diff(psn, qp->req.next_psn) > 0)
-		return;
-	qp->comp.acked_psn = psn;
-	/* progress: the retry count and the backoff start again */
-	qp->comp.rtx_retries = 0;
-	qp->comp.rtx_backoff = 1;
-	rc_complete_sends(qp);
-	rc_timer_arm(qp);
 }
 
 /* IBA's min_rnr_timer encoding, in microseconds (0 means the longest, 655.36 ms). */
@@ -181,7 +116,7 @@ peer_silent(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
 static bool
 rnr_wait(struct ordk_qp *qp, struct rc_wqe *w)
 {
-	uint64_t now = rte_get_tsc_cycles();
+	uint64_t now = rc_now(&qp->dev->rc);
 	uint64_t period = (uint64_t)rnr_us[qp->attr.min_rnr_timer & 31] * qp->dev->rc.tsc_hz / 1000000;
 
 	if (w->rnr_tsc == 0) {
@@ -210,6 +145,7 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 		const struct ordk_ctrl_advert *a;
 
 		if (qp->req.adv_count == 0) {
+			req_hold(qp, RC_REQ_WAIT_ADVERT);
 			rnr_wait(qp, w); /* no RECV posted at the peer yet: wait */
 			return false;
 		}
@@ -240,12 +176,14 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 		      : rc_pkts(w->raddr, w->len, pmtu);
 	/* a WR longer than the window goes once everything before it is acknowledged */
 	if (blue_psn_diff(qp->req.next_psn, qp->comp.acked_psn) > 0 &&
-	    blue_psn_diff(qp->req.next_psn, qp->comp.acked_psn) + (int32_t)npk > (int32_t)RC_MAX_OUTSTANDING_PSN)
+	    blue_psn_diff(qp->req.next_psn, qp->comp.acked_psn) + (int32_t)npk > (int32_t)RC_MAX_OUTSTANDING_PSN) {
+		req_hold(qp, RC_REQ_WAIT_WINDOW);
 		return false;
+	}
 	w->npkts = npk;
 	w->psn = qp->req.next_psn;
 	if (w->flags & RC_WQE_LEN_ERR)
-		qp->req.len_err_sent = true;
+		qp->req.state = RC_REQ_LEN_ERR;
 	if (!(w->flags & RC_WQE_INTERNAL))
 		w->msn = qp->req.next_msn++; /* a READ response keeps its request's MSN */
 	qp->req.next_psn = blue_psn_add(qp->req.next_psn, w->npkts);
@@ -287,6 +225,22 @@ next_item(struct ordk_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n
 	return false;
 }
 
+struct blue_send_item
+rc_send_item(const struct ordk_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,
+	     uint32_t psn, bool signaled, bool last)
+{
+	return (struct blue_send_item){
+		.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
+		.valid = 1, .msn = w->msn, .total_len = (w->flags & RC_WQE_LEN_ERR) ? 0 : w->len,
+		.rkey = w->rkey, .dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off, .psn = psn,
+		.qp_type = BLUE_QPT_RC, .dqpn = qp->attr.dest_qp_num,
+		.flags = (uint8_t)((signaled ? BLUE_SEND_SIGNALED : 0) |
+				   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
+		.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = off == 0, .is_last = last,
+		.sqpn = qp->qpn, .imm = w->imm, .dst_mac = qp->attr.dest_mac, .lkey = w->lkey,
+		.len = len, .laddr = w->laddr + off };
+}
+
 /*
  * Push the items of started WQE @p w (from w->sent on) while the Send ring
  * has room and the peer card's window allows. @return items pushed;
@@ -307,23 +261,17 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 
 		if (blue_send_free(&dev->hw, 2) < 2) {
 			dev->hw.st.send_ring_full++;
+			req_hold(qp, RC_REQ_RING_FULL);
 			return items;
 		}
-		if (!next_item(qp, w, pmtu, &n, &psn, &pk))
+		if (!next_item(qp, w, pmtu, &n, &psn, &pk)) {
+			req_hold(qp, RC_REQ_WAIT_WINDOW);
 			return items; /* the ACKs move acked_psn; the timer asks for them */
-		it = (struct blue_send_item){
-			.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
-			.valid = 1, .msn = w->msn, .total_len = lerr ? 0 : w->len, .rkey = w->rkey,
-			.dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off,
-			.psn = psn, .qp_type = BLUE_QPT_RC, .dqpn = qp->attr.dest_qp_num,
-			/* an ACK is asked for, too, before the peer card's window fills */
-			.flags = (uint8_t)((want_ack || !card_window_fits(qp, blue_psn_add(psn, pk + 63))
-						    ? BLUE_SEND_SIGNALED : 0) |
-					   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
-			.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = off == 0,
-			.is_last = lerr || off + n == w->len, .sqpn = qp->qpn, .imm = w->imm,
-			.dst_mac = qp->attr.dest_mac, .lkey = w->lkey, .len = n,
-			.laddr = w->laddr + off };
+		}
+		/* an ACK is asked for, too, before the peer card's window fills */
+		it = rc_send_item(qp, w, off, n, psn,
+				  want_ack || !card_window_fits(qp, blue_psn_add(psn, pk + 63)),
+				  lerr || off + n == w->len);
 		if (blue_send_item_put(&dev->hw, &it) != 0) {
 			w->flags |= RC_WQE_ERROR;
 			w->status = ORDK_WC_LOC_QP_OP_ERR;
@@ -381,45 +329,72 @@ push_answers(struct ordk_qp *qp, bool *more)
 	return items;
 }
 
+/*
+ * What holds the queued WR @p w back, RC_REQ_IDLE if nothing: atomics are a
+ * fence both ways (rc_atomic.c), IBV_SEND_FENCE waits for every earlier
+ * READ, and READs in flight stay within max_rd_atomic (the peer's
+ * max_dest_rd_atomic).
+ */
+static enum rc_req_state
+wqe_hold(const struct ordk_qp *qp, const struct rc_wqe *w)
+{
+	uint32_t rd_max = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+
+	if (qp->req.atomic_wqe != NULL || qp->req.state == RC_REQ_LEN_ERR)
+		return qp->req.atomic_wqe != NULL ? RC_REQ_WAIT_ATOMIC : RC_REQ_LEN_ERR;
+	if (rc_is_atomic(w->opcode))
+		return qp->req.sq_head != qp->req.sq_next ? RC_REQ_WAIT_ATOMIC : RC_REQ_IDLE;
+	if (w->started)
+		return RC_REQ_IDLE;
+	if ((w->flags & RC_WQE_FENCE) && qp->req.rd_count > 0)
+		return RC_REQ_WAIT_FENCE;
+	if (w->opcode == BLUE_WR_RDMA_READ && qp->req.rd_count >= rd_max)
+		return RC_REQ_WAIT_READS;
+	return RC_REQ_IDLE;
+}
+
+/* An atomic goes once every earlier WR is acknowledged; later WRs wait for its answer. */
+static void
+start_atomic(struct ordk_qp *qp, struct rc_wqe *w)
+{
+	w->atomic_id = qp->req.next_atomic_id++;
+	w->psn = qp->req.next_psn;
+	w->npkts = 0;
+	w->started = true;
+	qp->req.atomic_wqe = w;
+	rc_atomic_send(qp, w); /* if it cannot go now, the timer resends it */
+	qp->req.sq_next++;
+	rc_timer_arm(qp);
+}
+
 /* Push items of queued WRs while the Send ring has room; @return items pushed. */
 unsigned int
 rc_push(struct ordk_qp *qp)
 {
-	unsigned int items = rc_push_retries(qp); /* retransmissions first */
-	/* READs in flight: never beyond max_rd_atomic (the peer's max_dest_rd_atomic) */
-	uint32_t rd_max = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+	unsigned int items;
 	bool more;
 
+	if (qp->attr.qp_state == ORDK_QPS_ERR)
+		return 0; /* failed in this poll: the engine flushes it (rc_qp_error_reap()) */
+	items = rc_push_retries(qp); /* retransmissions first */
 	items += push_answers(qp, &more);
 	if (more)
 		return items;
-
+	req_hold(qp, RC_REQ_IDLE);
 	while (qp->req.sq_next != qp->req.sq_tail) {
 		struct rc_wqe *w = &qp->req.sq[qp->req.sq_next % qp->req.sq_size];
 		bool last_queued = qp->req.sq_next + 1 == qp->req.sq_tail;
+		enum rc_req_state hold = wqe_hold(qp, w);
 		bool want_ack;
 
-		/* atomics: a fence both ways (see rc_atomic.c) */
-		if (qp->req.atomic_wqe != NULL || qp->req.len_err_sent)
+		if (hold != RC_REQ_IDLE) {
+			req_hold(qp, hold);
 			break;
+		}
 		if (rc_is_atomic(w->opcode)) {
-			if (qp->req.sq_head != qp->req.sq_next)
-				break; /* earlier WRs not all acknowledged yet */
-			w->atomic_id = qp->req.next_atomic_id++;
-			w->psn = qp->req.next_psn;
-			w->npkts = 0;
-			w->started = true;
-			qp->req.atomic_wqe = w;
-			rc_atomic_send(qp, w); /* if it cannot go now, the timer resends it */
-			qp->req.sq_next++;
-			rc_timer_arm(qp);
+			start_atomic(qp, w);
 			continue;
 		}
-		/* IBV_SEND_FENCE: not sent while an earlier READ is outstanding */
-		if (!w->started && (w->flags & RC_WQE_FENCE) && qp->req.rd_count > 0)
-			break;
-		if (!w->started && w->opcode == BLUE_WR_RDMA_READ && qp->req.rd_count >= rd_max)
-			break; /* it waits for an earlier READ's answer */
 		if (!w->started && !start_wqe(qp, w))
 			break;
 		if (qp->attr.qp_state == ORDK_QPS_ERR)

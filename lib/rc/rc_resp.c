@@ -1,109 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Responder and the progress engine.
+ * Responder: what the peer sends us.
  *
- * The card reports FIRST, LAST and ONLY packets, READ requests, and bitmaps of
- * its 128-PSN window (HW-INTERFACE.md section 5.1). The receive tracker keeps
- * the expected PSN (epsn: every PSN before it arrived) and a bitmap of PSNs
- * seen after it. A local AckLocalHw whose window starts at B implies every PSN
- * before B arrived: a gap sliding out of the card's window would have made a
- * loss report instead. A message completes when epsn passes its last PSN;
- * then RECVs are consumed, READs finish (rc_read.c), and an ACK goes back through
- * SimpleNic TX as the card's ACK frame with is_send_by_driver = 1.
+ * Header reports (FIRST, LAST, ONLY) and the card's bitmap reports feed the
+ * receive tracker (rc_track.c). A local AckLocalHw whose window starts at B
+ * implies every PSN before B arrived: a gap sliding out of the card's window
+ * would have made a loss report instead. A message completes when epsn passes
+ * its last PSN; then RECVs are consumed, READs finish (rc_read.c), and an ACK
+ * is due (rc_ack.c sends it). READ requests are rc_read.c's, atomics
+ * rc_atomic.c's.
  */
-#include <stdlib.h>
 #include <string.h>
 
-#include <rte_cycles.h>
-
 #include "blue_verbs.h"
-
-/* ------------------------------------------------------ receive tracker */
-
-bool
-rc_rx_seen(const struct ordk_qp *qp, uint32_t psn)
-{
-	uint32_t i = psn % ORDK_RECV_WINDOW;
-
-	return (qp->resp.rbits[i / 64] >> (i % 64)) & 1;
-}
-
-static void
-rbit_set(struct ordk_qp *qp, uint32_t psn, bool v)
-{
-	uint32_t i = psn % ORDK_RECV_WINDOW;
-
-	if (v)
-		qp->resp.rbits[i / 64] |= 1ull << (i % 64);
-	else
-		qp->resp.rbits[i / 64] &= ~(1ull << (i % 64));
-}
-
-static void
-advance(struct ordk_qp *qp)
-{
-	while (rc_rx_seen(qp, qp->resp.epsn)) {
-		rbit_set(qp, qp->resp.epsn, false);
-		qp->resp.epsn = blue_psn_add(qp->resp.epsn, 1);
-	}
-}
-
-/* Every PSN before @p psn arrived. */
-static void
-advance_to(struct ordk_qp *qp, uint32_t psn)
-{
-	int32_t d = blue_psn_diff(psn, qp->resp.epsn);
-
-	if (d <= 0)
-		return;
-	if (d >= (int32_t)ORDK_RECV_WINDOW) {
-		memset(qp->resp.rbits, 0, sizeof(qp->resp.rbits));
-	} else {
-		for (int32_t i = 0; i < d; i++)
-			rbit_set(qp, blue_psn_add(qp->resp.epsn, (uint32_t)i), false);
-	}
-	qp->resp.epsn = psn;
-	advance(qp);
-}
-
-/* @return false for a PSN that arrived before (a duplicate). */
-bool
-rc_rx_mark(struct ordk_qp *qp, uint32_t psn)
-{
-	int32_t d = blue_psn_diff(psn, qp->resp.epsn);
-
-	if (d < 0)
-		return false;
-	if (d >= (int32_t)ORDK_RECV_WINDOW) {
-		qp->st.out_of_window++; /* implied later by a bitmap report */
-		return true;
-	}
-	rbit_set(qp, psn, true);
-	if (blue_psn_diff(psn, qp->resp.rx_top) >= 0)
-		qp->resp.rx_top = blue_psn_add(psn, 1);
-	advance(qp);
-	return true;
-}
-
-static void
-merge_window(struct ordk_qp *qp, uint32_t base, const struct blue_bitmap128 *b)
-{
-	for (unsigned int w = 0; w < 2; w++) {
-		uint64_t bits = w ? b->hi : b->lo;
-
-		while (bits) {
-			unsigned int i = (unsigned int)__builtin_ctzll(bits);
-			uint32_t psn = blue_psn_add(base, w * 64 + i);
-
-			bits &= bits - 1;
-			if (blue_psn_diff(psn, qp->resp.epsn) >= 0)
-				rc_rx_mark(qp, psn);
-		}
-	}
-}
-
-static void maybe_nak(struct ordk_qp *qp, bool report);
-static bool send_ack_frame(struct ordk_qp *qp, bool nak, uint32_t psn);
 
 /* ------------------------------------------------------------- messages */
 
@@ -118,8 +27,8 @@ recv_len_error(struct ordk_qp *qp)
 {
 	RC_LOG(WARNING, "qp 0x%06x: a SEND longer than its RECV; QP to ERR", qp->qpn);
 	qp->st.recv_len_errors++;
-	(void)send_ack_frame(qp, false, qp->resp.epsn);
-	(void)send_ack_frame(qp, false, qp->resp.epsn);
+	(void)rc_ack_frame(qp, false, qp->resp.epsn);
+	(void)rc_ack_frame(qp, false, qp->resp.epsn);
 	blue_snic_tx_flush(&qp->dev->hw);
 	rc_qp_error(qp);
 }
@@ -200,14 +109,68 @@ complete_msgs(struct ordk_qp *qp)
 	}
 }
 
+enum rc_rx_result
+rc_resp_mark(struct ordk_qp *qp, uint32_t psn)
+{
+	enum rc_rx_result res = rc_rx_mark(&qp->resp, psn);
+
+	if (res == RC_RX_BEYOND)
+		qp->st.out_of_window++;
+	return res;
+}
+
+/*
+ * Queue the message a LAST or ONLY packet ends, in PSN order: a retransmitted
+ * LAST arrives after the LASTs of later messages, and completions go in
+ * message order. @return false when it cannot be queued (counted).
+ */
+static bool
+msg_queue(struct ordk_qp *qp, const struct blue_meta_basic *b, uint8_t op, enum blue_pkt_pos pos)
+{
+	struct rc_resp *rs = &qp->resp;
+	uint32_t at = rs->msg_count;
+
+	if (rs->msg_count == ORDK_MSG_QUEUE) {
+		qp->st.reports_unexpected++;
+		return false;
+	}
+	while (at > 0) {
+		const struct rc_msg *prev = &rs->msgs[(rs->msg_head + at - 1) % ORDK_MSG_QUEUE];
+
+		if (prev->end_psn == b->psn) {
+			/* arrived before, beyond a hole still open: never twice */
+			qp->st.duplicates++;
+			return false;
+		}
+		if (blue_psn_diff(prev->end_psn, b->psn) < 0)
+			break;
+		at--;
+	}
+	for (uint32_t i = rs->msg_count; i > at; i--)
+		rs->msgs[(rs->msg_head + i) % ORDK_MSG_QUEUE] =
+			rs->msgs[(rs->msg_head + i - 1) % ORDK_MSG_QUEUE];
+	rs->msgs[(rs->msg_head + at) % ORDK_MSG_QUEUE] = (struct rc_msg){
+		.end_psn = b->psn, .opcode = op, .ack_req = b->ack_req, .msn = b->msn,
+		.imm = b->imm_data,
+		/* a LAST may come before its FIRST: its length is read at completion;
+		 * a too small RECV's announcement carries the SEND's length in raddr */
+		.len = pos != BLUE_POS_ONLY ? RC_MSG_LEN_AT_FIRST
+		       : blue_op_is_send(op) && b->total_len == 0 && b->rkey == ORDK_WIRE_RKEY_LEN_ERR
+			       ? (uint32_t)RTE_MIN(b->raddr, (uint64_t)UINT32_MAX)
+			       : b->total_len };
+	rs->msg_count++;
+	return true;
+}
+
+/* A FIRST, LAST or ONLY packet's report (HeaderWrite). */
 static void
 rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 {
 	uint8_t op = BLUE_BTH_OP(r->opcode);
 	const struct blue_meta_basic *b = &r->basic;
 	enum blue_pkt_pos pos = blue_op_pos(op);
-
-	uint64_t now = rte_get_tsc_cycles();
+	uint64_t now = rc_now(&qp->dev->rc);
+	uint32_t epsn_before = qp->resp.epsn;
 
 	/*
 	 * A FIRST's length is kept by MSN, even when a bitmap report already
@@ -219,9 +182,7 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	/* the first packet of the answer to one of our READs: where its answer starts */
 	if (pos == BLUE_POS_FIRST && blue_op_is_read_resp(op))
 		rc_read_answer_seen(qp, b->msn, b->psn, now);
-	uint32_t epsn_before = qp->resp.epsn;
-
-	if (!rc_rx_mark(qp, b->psn)) {
+	if (rc_resp_mark(qp, b->psn) == RC_RX_DUP) {
 		RC_LOG(DEBUG, "qp 0x%06x: header psn 0x%06x op 0x%x msn %u seen before (epsn 0x%06x)",
 		       qp->qpn, b->psn, op, b->msn, qp->resp.epsn);
 		/* a duplicate: placed again by the card; ACK again, never complete twice */
@@ -234,72 +195,17 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	 * A resend filled the hole and the expected PSN stopped again short of
 	 * what arrived: that gap was sent before, so it is a hole too (or MIDDLE
 	 * packets a report has not named yet). Start its clock; the engine asks
-	 * for it after the hold unless a report fills it first. Without this, a
-	 * lost ACK left it to the sender's timer (67 ms at timeout 14).
+	 * for it after the hold unless a report fills it first. A recovery
+	 * round: the stream that left it has been reported: a real hole.
 	 */
-	if (b->is_retry && qp->resp.epsn != epsn_before && blue_psn_diff(qp->resp.rx_top, qp->resp.epsn) > 0) {
-		qp->resp.hole_psn = qp->resp.epsn;
-		qp->resp.hole_tsc = now;
-		/* a recovery round: the stream that left it has been reported: a real hole */
-		qp->resp.hole_settled = true;
+	if (b->is_retry && qp->resp.epsn != epsn_before &&
+	    blue_psn_diff(qp->resp.rx_top, qp->resp.epsn) > 0) {
+		rc_hole_open(&qp->resp, RC_HOLE_SETTLED, now);
 		rc_activate(qp);
 	}
-	if (pos == BLUE_POS_LAST || pos == BLUE_POS_ONLY) {
-		uint32_t at = qp->resp.msg_count;
-
-		if (qp->resp.msg_count == ORDK_MSG_QUEUE) {
-			qp->st.reports_unexpected++;
-			return;
-		}
-		/*
-		 * Keep the queue in PSN order: a retransmitted LAST arrives after
-		 * the LASTs of later messages, and completions go in message order.
-		 */
-		while (at > 0) {
-			const struct rc_msg *prev = &qp->resp.msgs[(qp->resp.msg_head + at - 1) % ORDK_MSG_QUEUE];
-
-			if (prev->end_psn == b->psn) {
-				/* arrived before, beyond a hole still open: never twice */
-				qp->st.duplicates++;
-				return;
-			}
-			if (blue_psn_diff(prev->end_psn, b->psn) < 0)
-				break;
-			at--;
-		}
-		for (uint32_t i = qp->resp.msg_count; i > at; i--)
-			qp->resp.msgs[(qp->resp.msg_head + i) % ORDK_MSG_QUEUE] =
-				qp->resp.msgs[(qp->resp.msg_head + i - 1) % ORDK_MSG_QUEUE];
-		qp->resp.msgs[(qp->resp.msg_head + at) % ORDK_MSG_QUEUE] = (struct rc_msg){
-			.end_psn = b->psn, .opcode = op, .ack_req = b->ack_req, .msn = b->msn,
-			.imm = b->imm_data,
-			/* a LAST may come before its FIRST: its length is read at completion;
-			 * a too small RECV's announcement carries the SEND's length in raddr */
-			.len = pos != BLUE_POS_ONLY ? RC_MSG_LEN_AT_FIRST
-			       : blue_op_is_send(op) && b->total_len == 0 &&
-					 b->rkey == ORDK_WIRE_RKEY_LEN_ERR
-				       ? (uint32_t)RTE_MIN(b->raddr, (uint64_t)UINT32_MAX)
-				       : b->total_len };
-		qp->resp.msg_count++;
-	}
+	if ((pos == BLUE_POS_LAST || pos == BLUE_POS_ONLY) && !msg_queue(qp, b, op, pos))
+		return;
 	complete_msgs(qp);
-}
-
-/* PSNs [from, to) arrived (only those at or after epsn are recorded). */
-static void
-mark_range(struct ordk_qp *qp, uint32_t from, uint32_t to)
-{
-	if (blue_psn_diff(from, qp->resp.epsn) < 0)
-		from = qp->resp.epsn;
-	if (blue_psn_diff(to, from) <= 0)
-		return;
-	if (from == qp->resp.epsn) {
-		advance_to(qp, to);
-		return;
-	}
-	for (uint32_t p = from; p != to; p = blue_psn_add(p, 1))
-		if (!rc_rx_mark(qp, p))
-			continue;
 }
 
 /*
@@ -313,499 +219,37 @@ static void
 rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
 {
 	const struct blue_meta_ack *a = &r->ack;
-	uint32_t base = blue_psn_add(a->psn_now, BLUE_PSN_MASK + 1 - 112);
-
+	struct rc_resp *rs = &qp->resp;
+	uint32_t base = rc_card_window_base(a->psn_now), beyond = 0;
 
 	if (r->kind == BLUE_META_NAK_LOCAL_HW) {
-		uint32_t pre = blue_psn_add(a->psn_before_slide, BLUE_PSN_MASK + 1 - 112);
+		uint32_t pre = rc_card_window_base(a->psn_before_slide);
 
-		if (blue_psn_diff(pre, qp->resp.card_base) > 0)
-			mark_range(qp, qp->resp.card_base, pre);
-		merge_window(qp, pre, &a->pre_bitmap);
-	} else if (blue_psn_diff(base, qp->resp.card_base) > 0) {
-		mark_range(qp, qp->resp.card_base, base);
+		if (blue_psn_diff(pre, rs->card_base) > 0)
+			beyond += rc_rx_mark_range(rs, rs->card_base, pre);
+		beyond += rc_rx_merge_window(rs, pre, &a->pre_bitmap);
+	} else if (blue_psn_diff(base, rs->card_base) > 0) {
+		beyond += rc_rx_mark_range(rs, rs->card_base, base);
 	}
-	merge_window(qp, base, &a->now_bitmap);
-	if (blue_psn_diff(base, qp->resp.card_base) > 0)
-		qp->resp.card_base = base;
+	beyond += rc_rx_merge_window(rs, base, &a->now_bitmap);
+	qp->st.out_of_window += beyond;
+	if (blue_psn_diff(base, rs->card_base) > 0)
+		rs->card_base = base;
 	complete_msgs(qp);
 	if (qp->attr.qp_state == ORDK_QPS_ERR)
 		return;
-	qp->resp.ack_due = true; /* bitmap reports come after quiet: ACK now */
-	qp->resp.probe_report = true;
-	maybe_nak(qp, true);
+	rs->ack_due = true; /* bitmap reports come after quiet: ACK now */
+	if (rs->probe == RC_PROBE_ASKED)
+		rs->probe = RC_PROBE_REPORTED; /* the tracker is up to date: answer now */
+	rc_hole_check(qp, true);
 }
 
-/* ----------------------------------------------------------------- ACKs */
-
-/*
- * The card's ACK frame, sent by the driver (is_send_by_driver = 1):
- * ACK: psn = epsn (everything before it arrived);
- * NAK: lost = slided = 1, pre_psn = epsn (the first missing PSN) and
- *      psn = the first PSN after the hole that did arrive.
- */
-static bool
-send_ack_frame(struct ordk_qp *qp, bool nak, uint32_t psn)
+/* A report about the peer's packets: a header (FIRST, LAST, ONLY) or a bitmap. */
+void
+rc_resp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r)
 {
-	struct ordk_dev *dev = qp->dev;
-	struct ordk_wire_rdma p = { 0 };
-	uint8_t frame[ORDK_WIRE_RDMA_HLEN];
-	int n;
-
-	if (!blue_snic_tx_room(&dev->hw))
-		return false;
-	p.l3 = (struct ordk_wire_l3){ .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
-				      .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip,
-				      .src_port = ORDK_WIRE_ROCE_UDP_PORT,
-				      .dst_port = ORDK_WIRE_ROCE_UDP_PORT, .df = 1, .ttl = 64 };
-	p.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_ACKNOWLEDGE,
-					.dqpn = qp->attr.dest_qp_num, .psn = psn };
-	p.aeth = (struct ordk_wire_aeth){ .now_bitmap = { ~0ull, ~0ull }, .is_send_by_driver = 1,
-					  .is_packet_lost = nak, .is_window_slided = nak,
-					  .pre_psn = qp->resp.epsn };
-	n = ordk_wire_rdma_build_hdr(frame, sizeof(frame), &p, 0);
-	return n > 0 && blue_snic_tx(&dev->hw, frame, (uint32_t)n) == 0;
-}
-
-static bool
-send_ack(struct ordk_qp *qp)
-{
-	if (!send_ack_frame(qp, false, qp->resp.epsn))
-		return false;
-	RC_LOG(DEBUG, "qp 0x%06x: ACK psn 0x%06x to 0x%06x", qp->qpn, qp->resp.epsn,
-	       qp->attr.dest_qp_num);
-	qp->resp.ack_due = false;
-	qp->st.acks_sent++;
-	return true;
-}
-
-/*
- * PSNs arrived beyond a hole at epsn: ask for the hole, but only once it has
- * lasted half the QP's timeout. A frame merely delayed or reordered fills it
- * first; a resend of it could otherwise be overtaken by the original, which
- * the card would place after the WR completed (it has no duplicate filter).
- */
-static void
-maybe_nak(struct ordk_qp *qp, bool report)
-{
-	uint64_t now = rte_get_tsc_cycles();
-
-	if (qp->resp.hole_psn != qp->resp.epsn || qp->resp.hole_tsc == 0) {
-		/*
-		 * Only a bitmap report opens a hole: between header reports,
-		 * MIDDLE packets (never reported one by one) look like holes.
-		 */
-		if (!report)
-			return;
-		qp->resp.hole_psn = qp->resp.epsn;
-		qp->resp.hole_tsc = now;
-		/*
-		 * Not settled even when an idle report shows it: the sender may
-		 * only have paused (a polling gap, a full window), and MIDDLE
-		 * packets of the resumed stream go unreported (verbs_tools_gap).
-		 */
-		qp->resp.hole_settled = false;
-		return;
-	}
-	/*
-	 * No time-only verdicts while our READs are answered: the hole is then
-	 * most likely MIDDLE response packets no report named yet (the card
-	 * reports none while a stream flows), and a resent response packet that
-	 * lands after the READ completed overwrites memory the application owns
-	 * again (the card places every response packet). Reports still decide,
-	 * and the card's own loss reports and the READ's timer cover the rest.
-	 */
-	if (!report && qp->req.rd_count > 0 && !qp->resp.hole_settled)
-		return;
-	/*
-	 * (A hole a resend left behind is judged on time even then: a probe's
-	 * answer names only the first hole, and the next ones would each wait
-	 * for the peer's timer: 67 ms a round at timeout 14.)
-	 */
-	/* a hole is judged on what was seen while polling (see resume_tsc) */
-	if (now - RTE_MAX(qp->resp.hole_tsc, qp->dev->rc.resume_tsc) < rc_hold_tsc(qp))
-		return;
-	if (qp->resp.nak_epsn != qp->resp.epsn)
-		qp->resp.nak_count = 0;
-	/*
-	 * NAKs for one hole are bounded and back off: the hold, then twice
-	 * that, and so on. A hole nobody fills (a forged PSN beyond the
-	 * expected one, or a sender that is gone) is given up after
-	 * RC_NAK_MAX: the sender's own timers decide what follows.
-	 */
-	if (qp->resp.nak_count >= RC_NAK_MAX) {
-		qp->resp.hole_tsc = 0; /* the QP may sleep; a report opens it again */
-		return;
-	}
-	if (qp->resp.nak_count > 0 && now - qp->resp.nak_tsc < rc_hold_tsc(qp) << (qp->resp.nak_count - 1))
-		return;
-	for (uint32_t d = 1; d < ORDK_RECV_WINDOW; d++) {
-		uint32_t psn = blue_psn_add(qp->resp.epsn, d);
-
-		if (rc_rx_seen(qp, psn)) {
-			if (send_ack_frame(qp, true, psn)) {
-				qp->resp.nak_epsn = qp->resp.epsn;
-				qp->resp.nak_tsc = now;
-				qp->st.naks_sent++;
-				if (++qp->resp.nak_count == RC_NAK_MAX) {
-					RC_LOG(DEBUG, "qp 0x%06x: hole at 0x%06x NAKed %u times: given up",
-					       qp->qpn, qp->resp.epsn, RC_NAK_MAX);
-					qp->st.naks_given_up++;
-				}
-			}
-			return;
-		}
-	}
-}
-
-/* ------------------------------------------------------- control frames */
-
-static void
-rx_ctrl(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
-{
-	struct ordk_wire_l3 l3;
-	struct ordk_ctrl_msg m;
-	struct ordk_qp *qp;
-
-	if (ordk_wire_classify(f, len) == ORDK_WIRE_CLASS_RDMA)
-		return; /* not ours */
-	if (ordk_wire_ctrl_parse(f, len, &l3, &m) != 0) {
-		RC_LOG(DEBUG, "SimpleNic frame of %u B is not an ORDK control frame", len);
-		dev->st.ctrl_bad++; /* ARP and friends are for lib/cm; counted for now */
-		return;
-	}
-	qp = verbs_qp_lookup(dev, m.dst_qpn);
-	if (qp != NULL && qp->attr.qp_state == ORDK_QPS_ERR && m.type == ORDK_CTRL_ACK_REQ &&
-	    m.src_qpn == qp->attr.dest_qp_num) {
-		/*
-		 * In ERR still say what arrived before: a requester whose SEND made
-		 * this QP fail (recv_len_error) learns it though both ACKs were lost.
-		 */
-		(void)send_ack_frame(qp, false, qp->resp.epsn);
-		return;
-	}
-	if (qp == NULL || qp->attr.qp_state == ORDK_QPS_ERR) {
-		dev->st.ctrl_bad++;
-		return;
-	}
-	if (qp->attr.qp_state < ORDK_QPS_RTR) {
-		/*
-		 * The peer may connect and advertise before this QP knows it (both
-		 * sides move to RTR after the out-of-band exchange): keep the adverts
-		 * of one sender, checked against the peer's QPN at RTR.
-		 */
-		if (qp->req.adv_count > 0 && m.src_qpn != qp->req.adv_src) {
-			dev->st.ctrl_bad++;
-			return;
-		}
-		qp->req.adv_src = m.src_qpn;
-	} else if (m.src_qpn != qp->attr.dest_qp_num) {
-		dev->st.ctrl_bad++;
-		return;
-	}
-	qp->comp.heard_tsc = dev->rc.last_poll_tsc; /* the peer is there (an RNR wait asks) */
-	if (m.type == ORDK_CTRL_ACK_REQ) {
-		/*
-		 * The peer's timer asks what arrived. The answer waits until this
-		 * tracker is up to date: the card reports MIDDLE packets only in its
-		 * next bitmap report (after 20 us of quiet), and NAKing PSNs that did
-		 * arrive would send resends that land after completion.
-		 */
-		RC_LOG(DEBUG, "qp 0x%06x: the peer asks about PSNs before 0x%06x (epsn 0x%06x)",
-		       qp->qpn, m.ack_req.psn, qp->resp.epsn);
-		if (qp->attr.qp_state < ORDK_QPS_RTR)
-			return;
-		if (!qp->resp.probe_pending || blue_psn_diff(m.ack_req.psn, qp->resp.probe_psn) > 0)
-			qp->resp.probe_psn = m.ack_req.psn;
-		if (!qp->resp.probe_pending) {
-			qp->resp.probe_pending = true;
-			qp->resp.probe_report = false;
-			qp->resp.probe_tsc = rte_get_tsc_cycles();
-		}
-		rc_activate(qp);
-		return;
-	}
-	if (m.type == ORDK_CTRL_READ_NAK) {
-		if (qp->attr.qp_state >= ORDK_QPS_RTR)
-			rc_read_nak_rx(qp, &m);
-		rc_activate(qp);
-		return;
-	}
-	if (m.type == ORDK_CTRL_ATOMIC_REQ || m.type == ORDK_CTRL_ATOMIC_RESP) {
-		if (qp->attr.qp_state < ORDK_QPS_RTR)
-			return;
-		if (m.type == ORDK_CTRL_ATOMIC_REQ)
-			rc_atomic_rx_req(qp, &m);
-		else
-			rc_atomic_rx_resp(qp, &m);
-		rc_activate(qp);
-		return;
-	}
-	if (m.type == ORDK_CTRL_RECV_ADVERT_ACK) {
-		if ((int32_t)(m.advert_ack.recv_seq - qp->resp.rq_acked) > 0 &&
-		    (int32_t)(m.advert_ack.recv_seq - qp->resp.next_recv_seq) <= 0)
-			qp->resp.rq_acked = m.advert_ack.recv_seq;
-		return;
-	}
-	if (m.type != ORDK_CTRL_RECV_ADVERT) {
-		dev->st.ctrl_bad++;
-		return;
-	}
-	qp->req.adv_ack_due = true; /* even for duplicates: our last ACK may be lost */
-	for (unsigned int i = 0; i < m.advert.count; i++) {
-		const struct ordk_ctrl_advert *a = &m.advert.e[i];
-
-		if ((int32_t)(a->recv_seq - qp->req.adv_expect) < 0) {
-			qp->st.duplicates++; /* a re-sent advert we already have */
-			continue;
-		}
-		if (a->recv_seq != qp->req.adv_expect || qp->req.adv_count == ORDK_ADVERT_RING) {
-			RC_LOG(DEBUG, "qp 0x%06x: advert %u unexpected (want %u)", qp->qpn,
-			       a->recv_seq, qp->req.adv_expect);
-			qp->st.adverts_unexpected++;
-			continue; /* duplicates and gaps: reliability comes with issue 5 */
-		}
-		RC_LOG(DEBUG, "qp 0x%06x: advert %u (%u B at 0x%" PRIx64 ")", qp->qpn, a->recv_seq,
-		       a->length, a->addr);
-		qp->req.adv[(qp->req.adv_head + qp->req.adv_count) % ORDK_ADVERT_RING] = *a;
-		qp->req.adv_count++;
-		qp->req.adv_expect++;
-		qp->st.adverts_received++;
-	}
-	rc_activate(qp);
-}
-
-/*
- * Resend the PSNs the peer card's old window misses (zero bits of pre_bitmap),
- * after half the QP's timeout: the card reports a hole as soon as it slides
- * out of its window, and a delayed original overtaking the resend would be
- * placed after completion (see maybe_nak()).
- */
-static uint32_t
-nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
-{
-	if (qp->req.rtx_count == 0)
-		qp->req.rtx_not_before = rte_get_tsc_cycles() + rc_hold_tsc(qp);
-	uint32_t base = blue_psn_add(a->psn_before_slide, BLUE_PSN_MASK + 1 - 112);
-	uint32_t named = 0;
-	int start = -1;
-
-	for (int i = 0; i <= 128; i++) {
-		bool have = i == 128 || ((i < 64 ? a->pre_bitmap.lo >> i : a->pre_bitmap.hi >> (i - 64)) & 1);
-
-		if (!have && start < 0)
-			start = i;
-		if (have && start >= 0) {
-			named += rc_retransmit_card(qp, blue_psn_add(base, (uint32_t)start),
-						    blue_psn_add(base, (uint32_t)i));
-			start = -1;
-		}
-	}
-	if (named > 0)
-		qp->comp.rtx_retries = 0;
-	return named;
-}
-
-/*
- * ACK what arrived, or NAK the first hole: [epsn, the first PSN after it that
- * arrived, or the probe's PSN). Exactly the hole: a resent packet that had
- * arrived is placed again by the card, and for a READ response that can be
- * after the READ completed, in memory the application owns again. Later
- * holes are asked for once this one is filled.
- */
-static void
-answer_probe(struct ordk_qp *qp)
-{
-	if (blue_psn_diff(qp->resp.probe_psn, qp->resp.epsn) > 0) {
-		uint32_t to = qp->resp.probe_psn;
-
-		for (uint32_t d = 1; d < ORDK_RECV_WINDOW; d++) {
-			uint32_t psn = blue_psn_add(qp->resp.epsn, d);
-
-			if (blue_psn_diff(to, psn) <= 0)
-				break;
-			if (rc_rx_seen(qp, psn)) {
-				to = psn;
-				break;
-			}
-		}
-		if (!send_ack_frame(qp, true, to))
-			return;
-		/* a second copy: the peer asks because frames are being lost (see rc_timer_check) */
-		(void)send_ack_frame(qp, true, to);
-		RC_LOG(DEBUG, "qp 0x%06x: probe answered: NAK 0x%06x..0x%06x", qp->qpn, qp->resp.epsn, to);
-		qp->st.naks_sent++;
-	} else {
-		qp->resp.ack_due = true;
-	}
-	qp->resp.probe_pending = false;
-}
-
-/* --------------------------------------------------------- the engine */
-
-static void
-dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
-{
-	uint32_t qpn = r->kind <= BLUE_META_HEADER_READ ? r->basic.dqpn : r->ack.qpn;
-	struct ordk_qp *qp = verbs_qp_lookup(dev, qpn);
-
-	if (qp == NULL || (qp->attr.qp_state != ORDK_QPS_RTR && qp->attr.qp_state != ORDK_QPS_RTS)) {
-		RC_LOG(DEBUG, "%s report for an unknown QPN or one not in RTR/RTS 0x%06x",
-		       blue_meta_kind_name(r->kind), qpn);
-		dev->st.reports_unexpected++; /* a stale QPN, a QP not connected or in ERR */
-		return;
-	}
-	RC_LOG(DEBUG, "qp 0x%06x: %s psn 0x%06x", qpn, blue_meta_kind_name(r->kind),
-	       r->kind <= BLUE_META_HEADER_READ ? r->basic.psn : r->ack.psn_now);
-	qp->comp.heard_tsc = dev->rc.last_poll_tsc; /* every report comes from the peer's frames */
-	switch (r->kind) {
-	case BLUE_META_HEADER_WRITE:
+	if (r->kind == BLUE_META_HEADER_WRITE)
 		rx_header(qp, r);
-		break;
-	case BLUE_META_HEADER_READ:
-		rc_rx_read(qp, r);
-		break;
-	case BLUE_META_ACK_LOCAL_HW:
-	case BLUE_META_NAK_LOCAL_HW:
+	else
 		rx_bitmap(qp, r);
-		break;
-	case BLUE_META_ACK_REMOTE_DRIVER:
-		qp->st.acks_received++;
-		rc_ack(qp, r->ack.psn_now);
-		break;
-	case BLUE_META_NAK_REMOTE_HW:
-		/*
-		 * The peer card's loss ACK: its old window's holes are lost PSNs,
-		 * except those it never tracks (READ requests, zero-length SENDs:
-		 * no payload) and those acknowledged meanwhile. A report naming no
-		 * other is no NAK: on a clean wire, every window that held a READ
-		 * request made one (issue 12 item 14).
-		 */
-		if (nak_holes(qp, &r->ack) > 0) {
-			qp->st.naks_received++;
-		} else {
-			qp->st.card_naks_untracked++;
-		}
-		break;
-	case BLUE_META_NAK_REMOTE_DRIVER:
-		/* the peer driver: everything before psn_before_slide arrived,
-		 * [psn_before_slide, psn_now) did not */
-		qp->st.naks_received++;
-		rc_ack(qp, r->ack.psn_before_slide);
-		rc_retransmit(qp, r->ack.psn_before_slide, r->ack.psn_now);
-		break;
-	default:
-		dev->st.cnps++;
-		break;
-	}
-	rc_activate(qp);
-}
-
-unsigned int
-rc_poll(struct ordk_dev *dev, unsigned int budget)
-{
-	struct blue_meta_report rep;
-	unsigned int work = 0, items = 0;
-	const uint8_t *f;
-	uint32_t len;
-	struct ordk_qp *qp, *tmp;
-	uint64_t now;
-
-	now = rte_get_tsc_cycles();
-	if (now - dev->rc.last_poll_tsc > dev->rc.stall_tsc) {
-		/* a polling gap: input may have piled up (see resume_tsc) */
-		dev->rc.resume_tsc = now;
-		dev->rc.gap_tsc = now - dev->rc.last_poll_tsc;
-	}
-	dev->rc.last_poll_tsc = now;
-	for (unsigned int i = 0; i < budget; i++) {
-		int rc = blue_meta_next(&dev->hw, &rep);
-
-		if (rc == 0)
-			break;
-		work++;
-		if (rc < 0) {
-			dev->st.reports_unexpected++;
-			continue;
-		}
-		dispatch(dev, &rep);
-	}
-	blue_meta_commit(&dev->hw);
-
-	for (unsigned int i = 0; i < budget && (f = blue_snic_rx_next(&dev->hw, &len)) != NULL; i++) {
-		rx_ctrl(dev, f, len);
-		blue_snic_rx_done(&dev->hw);
-		work++;
-	}
-	blue_snic_rx_commit(&dev->hw);
-
-	/* now: read once at the start of this poll */
-	{
-		/* is the card still fetching our Send items? (timers wait for it) */
-		struct blue_hring *sr = &dev->hw.ring[BLUE_RING_SEND0];
-		uint32_t t = *sr->tail_reg;
-
-		if (t != dev->rc.send_tail_seen || blue_ring_ptr(sr->head) != blue_ring_ptr(t)) {
-			dev->rc.send_tail_seen = t;
-			dev->rc.send_busy_tsc = now;
-		}
-	}
-	rc_wheel_run(dev, now);
-	for (qp = TAILQ_FIRST(&dev->rc.active); qp != NULL; qp = tmp) {
-		bool idle = true;
-
-		tmp = TAILQ_NEXT(qp, sched.link);
-		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR) {
-			/* unacknowledged adverts rewind after a timeout ... */
-			rc_advert_resend(qp, now, rc_timeout_tsc(qp));
-			if (qp->req.adv_ack_due) {
-				idle &= rc_send_advert_ack(qp);
-			}
-		}
-		if (qp->resp.rq_advertised < qp->resp.rq_count) {
-			idle &= rc_send_adverts(qp);
-		}
-		if (qp->resp.rdone_count > 0)
-			idle &= !rc_recv_retire(qp, false);
-		/* ... and keep the QP polled until the peer has them all */
-		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR)
-			idle &= !rc_advert_resend(qp, now, UINT64_MAX);
-		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR) {
-			rc_timer_check(qp, now);
-			items += rc_push(qp);
-			/* a QP that only waits for an ACK sleeps on the wheel */
-			idle &= qp->req.sq_next == qp->req.sq_tail && qp->resp.ans_next == qp->resp.ans_tail &&
-				qp->req.rtx_count == 0 &&
-				(qp->comp.rtx_deadline == 0 || qp->sched.on_wheel);
-		}
-		if (qp->resp.probe_pending) {
-			idle = false;
-			if (qp->resp.probe_report ||
-			    now - RTE_MAX(qp->resp.probe_tsc, dev->rc.resume_tsc) >= rc_hold_tsc(qp)) {
-				answer_probe(qp);
-			}
-		}
-		/*
-		 * A hole a bitmap report showed, with PSNs beyond it: when the
-		 * sender has stopped (a full queue, or the tail of a burst), no
-		 * later report comes to ask for it; the engine does, after the hold.
-		 */
-		if (qp->resp.hole_tsc != 0 && qp->resp.hole_psn == qp->resp.epsn &&
-		    blue_psn_diff(qp->resp.rx_top, qp->resp.epsn) > 0 &&
-		    (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR)) {
-			idle = false;
-			maybe_nak(qp, false);
-		}
-		if (qp->resp.ack_due) {
-			idle &= send_ack(qp);
-		}
-		if (idle) {
-			TAILQ_REMOVE(&dev->rc.active, qp, sched.link);
-			qp->sched.on_active = false;
-		}
-	}
-	/* every frame and item queued anywhere in this poll is published once */
-	blue_send_doorbell(&dev->hw);
-	blue_snic_tx_flush(&dev->hw);
-	return work + items;
 }

@@ -1,160 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Retransmission. The card leaves it to the driver (HW-INTERFACE.md 5.1/5.2):
- * - the peer card's loss ACK (NakRemoteHw) names the holes of its old window:
- *   exactly those PSNs go out again;
- * - the peer driver's NAK (NakRemoteDriver) names [first missing, next received);
- * - a per-QP timer (IBA: 4.096 us << timeout; ~1 ms when timeout is 0) with
- *   exponential backoff asks the peer what arrived (see send_probe()); after
- *   retry_cnt timeouts without progress the oldest WR fails with
- *   RETRY_EXC_ERR, the QP goes to ERR and every other WR is flushed.
- * Retransmitted packets go one per item with is_retry = 1, so the card reports
- * even MIDDLE packets and the responder can fill its holes.
+ * the completer (rc_comp.c) marks the PSNs a loss report or a NAK names, and
+ * exactly those go out again, one packet per item with is_retry = 1, so the
+ * card reports even MIDDLE packets and the responder can fill its holes.
  */
 #include <string.h>
 
-#include <rte_cycles.h>
-
 #include "blue_verbs.h"
-
-#define RC_MAX_BACKOFF 64u
-
-/*
- * Derive the QP's timer lengths from attr.timeout, once per change (the
- * progress engine reads them for every active QP on every poll):
- * - the ACK timeout, IBA's 4.096 us << timeout (0: 8, about 1.05 ms);
- * - the hold: how long a hole may be a reordering before it is asked for,
- *   and how long a resent PSN is not resent again. Half the ACK timeout, but
- *   at most ORDK_HOLD_MAX_US: the timeout is for a silent peer; perftest-style
- *   QPs use timeout 14 (67 ms), and waiting 33 ms on every lost frame cut
- *   goodput under 1% loss to a few percent (bench_loss showed 0.02).
- */
-void
-rc_qp_set_timeout(struct ordk_qp *qp)
-{
-	unsigned int t = qp->attr.timeout ? qp->attr.timeout : 8;
-	uint64_t max = (uint64_t)ORDK_HOLD_MAX_US * qp->dev->rc.tsc_hz / 1000000;
-
-	if (t > 24)
-		t = 24; /* 68 s: longer waits look like a hang to every user */
-	qp->comp.timeout_tsc = (4096ull << t) * qp->dev->rc.tsc_hz / 1000000000ull;
-	qp->comp.hold_tsc = qp->comp.timeout_tsc / 2 < max ? qp->comp.timeout_tsc / 2 : max;
-}
-
-/* ------------------------------------------------------------ the wheel */
-
-static uint64_t
-tsc_clock(void)
-{
-	return rte_get_tsc_cycles();
-}
-
-void
-rc_wheel_init(struct ordk_dev *dev)
-{
-	uint64_t tick = dev->rc.tsc_hz / 65536; /* about 15 us */
-
-	for (unsigned int i = 0; i < RC_WHEEL_SLOTS; i++)
-		TAILQ_INIT(&dev->rc.wheel[i]);
-	dev->rc.wheel_shift = 0;
-	while ((1ull << dev->rc.wheel_shift) < tick)
-		dev->rc.wheel_shift++;
-	if (dev->rc.clock == NULL)
-		dev->rc.clock = tsc_clock;
-	dev->rc.now = dev->rc.clock();
-	dev->rc.wheel_tick = dev->rc.now >> dev->rc.wheel_shift;
-	dev->rc.wheel_count = 0;
-	dev->rc.stall_tsc = dev->rc.tsc_hz / 5000; /* 200 us without a poll is a gap */
-	dev->rc.last_poll_tsc = dev->rc.now;
-	dev->rc.resume_tsc = 0;
-}
-
-static void
-wheel_remove(struct ordk_qp *qp)
-{
-	struct ordk_dev *dev = qp->dev;
-
-	if (!qp->sched.on_wheel)
-		return;
-	TAILQ_REMOVE(&dev->rc.wheel[(qp->comp.rtx_deadline >> dev->rc.wheel_shift) & (RC_WHEEL_SLOTS - 1)],
-		     qp, sched.tlink);
-	qp->sched.on_wheel = false;
-	dev->rc.wheel_count--;
-}
-
-/* Set (or with 0 clear) the QP's retransmission deadline, on the wheel. */
-void
-rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
-{
-	struct ordk_dev *dev = qp->dev;
-
-	wheel_remove(qp);
-	qp->comp.rtx_deadline = deadline;
-	qp->comp.rtx_set_tsc = qp->dev->rc.last_poll_tsc; /* the poll it was set in (no clock read) */
-	if (deadline == 0)
-		return;
-	TAILQ_INSERT_TAIL(&dev->rc.wheel[(deadline >> dev->rc.wheel_shift) & (RC_WHEEL_SLOTS - 1)], qp,
-			  sched.tlink);
-	qp->sched.on_wheel = true;
-	dev->rc.wheel_count++;
-}
-
-/*
- * Visit the slots of the ticks since the last run (at most one turn; the
- * last run's slot again, as deadlines later in that tick may sit in it). A
- * QP whose deadline is due leaves the wheel and goes back on the active
- * list, where rc_timer_check() acts; a deadline a turn or more away stays
- * for a later turn. @return QPs woken.
- */
-unsigned int
-rc_wheel_run(struct ordk_dev *dev, uint64_t now)
-{
-	uint64_t t = now >> dev->rc.wheel_shift, from = dev->rc.wheel_tick;
-	unsigned int woken = 0;
-
-	if (dev->rc.wheel_count == 0) {
-		dev->rc.wheel_tick = t;
-		return 0;
-	}
-	if (t - from >= RC_WHEEL_SLOTS)
-		from = t - RC_WHEEL_SLOTS + 1;
-	for (uint64_t k = from; k <= t; k++) {
-		struct rc_wheel_slot *slot = &dev->rc.wheel[k & (RC_WHEEL_SLOTS - 1)];
-		struct ordk_qp *qp, *next;
-
-		for (qp = TAILQ_FIRST(slot); qp != NULL; qp = next) {
-			next = TAILQ_NEXT(qp, sched.tlink);
-			if (qp->comp.rtx_deadline > now)
-				continue;
-			TAILQ_REMOVE(slot, qp, sched.tlink);
-			qp->sched.on_wheel = false;
-			dev->rc.wheel_count--;
-			rc_activate(qp);
-			woken++;
-		}
-	}
-	dev->rc.wheel_tick = t;
-	return woken;
-}
-
-/* WRs pushed, or a WR partly pushed (it waits for the card window, rc_req.c) */
-static bool
-outstanding(const struct ordk_qp *qp)
-{
-	return qp->req.sq_head != qp->req.sq_next || qp->resp.ans_head != qp->resp.ans_next ||
-	       qp->req.pushed_psn != qp->comp.acked_psn;
-}
-
-void
-rc_timer_arm(struct ordk_qp *qp)
-{
-	if (!outstanding(qp)) {
-		rc_timer_set(qp, 0);
-		return;
-	}
-	rc_timer_set(qp, rte_get_tsc_cycles() +
-			     rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
-}
 
 static bool
 rtx_bit(const struct ordk_qp *qp, uint32_t psn)
@@ -193,7 +46,7 @@ retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to, bool card)
 		from = qp->comp.acked_psn;
 	if (blue_psn_diff(to, qp->req.pushed_psn) > 0)
 		to = qp->req.pushed_psn;
-	uint32_t now16 = (uint32_t)(rte_get_tsc_cycles() >> 16);
+	uint32_t now16 = (uint32_t)(rc_now(&qp->dev->rc) >> 16);
 	uint32_t hold16 = (uint32_t)((rc_hold_tsc(qp)) >> 16);
 	uint32_t wi = qp->req.sq_head; /* card: the WQE cursor, moving along with p */
 
@@ -277,46 +130,28 @@ wqe_of_psn(struct ordk_qp *qp, uint32_t psn)
 static int
 push_packet(struct ordk_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 {
-	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu), first, off, len;
+	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu), off, len;
+	uint64_t now = rc_now(&qp->dev->rc);
 	struct blue_send_item it;
 
 	if (w->opcode == BLUE_WR_RDMA_READ) {
 		off = 0;
 		len = w->len; /* the READ request covers the whole length */
 	} else {
-		first = pmtu - (uint32_t)(w->raddr % pmtu);
-		off = k == 0 ? 0 : first + (k - 1) * pmtu;
-		len = w->len - off;
-		if (len > (k == 0 ? first : pmtu))
-			len = k == 0 ? first : pmtu;
+		rc_pkt_span(w->raddr, w->len, pmtu, k, &off, &len);
 		if (w->flags & RC_WQE_LEN_ERR)
 			len = 0; /* the announcement of a too small RECV (rc_req.c) */
 	}
-	it = (struct blue_send_item){
-		.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
-		.valid = 1, .msn = w->msn,
-		.total_len = (w->flags & RC_WQE_LEN_ERR) ? 0 : w->len, .rkey = w->rkey,
-		.dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off,
-		.psn = blue_psn_add(w->psn, k), .qp_type = BLUE_QPT_RC,
-		.dqpn = qp->attr.dest_qp_num,
-		.flags = (uint8_t)((ack ? BLUE_SEND_SIGNALED : 0) |
-				   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
-		.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = k == 0,
-		.is_last = k + 1 == w->npkts, .is_retry = 1, .sqpn = qp->qpn, .imm = w->imm,
-		.dst_mac = qp->attr.dest_mac, .lkey = w->lkey, .len = len,
-		.laddr = w->laddr + off };
+	it = rc_send_item(qp, w, off, len, blue_psn_add(w->psn, k), ack, k + 1 == w->npkts);
+	it.is_retry = 1;
 	if (blue_send_item_put(&qp->dev->hw, &it) != 0)
 		return -1;
-	qp->req.rtx_stamp[it.psn % ORDK_RECV_WINDOW] = (uint32_t)(rte_get_tsc_cycles() >> 16) | 1;
+	qp->req.rtx_stamp[it.psn % ORDK_RECV_WINDOW] = (uint32_t)(now >> 16) | 1;
 	/* the first copy was late, not lost, perhaps: keep the peer card's window on it */
-	{
-		uint64_t now = rte_get_tsc_cycles();
-
-		if (qp->req.late_tsc == 0 || now >= qp->req.late_tsc ||
-		    blue_psn_diff(it.psn, qp->req.late_psn) < 0)
-			qp->req.late_psn = it.psn;
-		qp->req.late_tsc = now + (uint64_t)ORDK_LATE_COPY_US * qp->dev->rc.tsc_hz / 1000000;
-	}
+	if (qp->req.late_tsc == 0 || now >= qp->req.late_tsc ||
+	    blue_psn_diff(it.psn, qp->req.late_psn) < 0)
+		qp->req.late_psn = it.psn;
+	qp->req.late_tsc = now + (uint64_t)ORDK_LATE_COPY_US * qp->dev->rc.tsc_hz / 1000000;
 	qp->st.retransmits++;
 	return 0;
 }
@@ -338,7 +173,7 @@ rc_push_retries(struct ordk_qp *qp)
 	if (blue_hring_free(r, BLUE_RING_DEPTH) < BLUE_RING_DEPTH)
 		return 0;
 	if (qp->req.rtx_not_before != 0) {
-		if (rte_get_tsc_cycles() < qp->req.rtx_not_before)
+		if (rc_now(&qp->dev->rc) < qp->req.rtx_not_before)
 			return 0;
 		qp->req.rtx_not_before = 0;
 	}
@@ -367,142 +202,4 @@ rc_push_retries(struct ordk_qp *qp)
 		qp->req.rtx_count = 0;
 	}
 	return items;
-}
-
-/*
- * Ask the peer's driver what arrived (an ORDK ACK_REQ control frame). It
- * answers with an ACK of its expected PSN, or a NAK [expected, psn) when
- * something is missing, and exactly that goes out again. Anything at or
- * after the peer's expected PSN cannot have completed there (completion is
- * in PSN order), so a retry can never land in memory the peer's application
- * already took back: a blind resend on timeout could, because the card
- * places duplicates with no PSN check (READ responses read the responder's
- * memory as it is now).
- */
-static bool
-send_probe(struct ordk_qp *qp)
-{
-	struct ordk_dev *dev = qp->dev;
-	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
-				   .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip, .df = 1,
-				   .ttl = 64 };
-	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_ACK_REQ, .src_qpn = qp->qpn,
-				   .dst_qpn = qp->attr.dest_qp_num };
-	uint8_t frame[BLUE_SNIC_TX_SLOT];
-	int len;
-
-	m.ack_req.psn = qp->req.next_psn;
-	len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, &m);
-	if (len < 0 || !blue_snic_tx_room(&dev->hw) ||
-	    blue_snic_tx(&dev->hw, frame, (uint32_t)len) != 0)
-		return false;
-	blue_snic_tx_flush(&dev->hw);
-	return true;
-}
-
-void
-rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
-{
-	/* the oldest user WR carries the error; everything else is flushed */
-	while (qp->req.sq_head != qp->req.sq_tail) {
-		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
-
-		qp->req.sq_head++;
-		if (w->flags & RC_WQE_INTERNAL)
-			continue;
-		struct ordk_wc wc = { .wr_id = w->wr_id, .status = status, .qp_num = qp->qpn,
-				      .opcode = rc_wc_opcode(w->opcode) };
-
-		verbs_cq_push(qp->scq, &wc);
-		qp->req.sq_user--;
-		break;
-	}
-	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn, ordk_wc_status_str(status));
-	rc_qp_error(qp);
-}
-
-void
-rc_qp_error(struct ordk_qp *qp)
-{
-	qp->attr.qp_state = ORDK_QPS_ERR;
-	qp->req.atomic_wqe = NULL;
-	rc_timer_set(qp, 0);
-	memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
-	qp->req.rtx_count = 0;
-	/* the card's context goes invalid first: nothing lands through it from
-	 * now on, so the RECVs can be flushed (best effort: the QP is in error
-	 * whatever the card answers) */
-	verbs_manage_qp(qp, false, true);
-	rc_qp_flush(qp);
-	verbs_event_raise(qp->dev, ORDK_EVENT_QP_FATAL, qp, NULL);
-}
-
-bool
-rc_timer_gap_shift(struct ordk_qp *qp)
-{
-	const struct ordk_dev *dev = qp->dev;
-
-	/* the peer may have been stopped too (one process, two devices) */
-	if (qp->comp.rtx_deadline == 0 || qp->comp.rtx_set_tsc >= dev->rc.resume_tsc ||
-	    qp->comp.rtx_deadline <= dev->rc.resume_tsc - dev->rc.gap_tsc)
-		return false;
-	rc_timer_set(qp, qp->comp.rtx_deadline + dev->rc.gap_tsc);
-	return true;
-}
-
-bool
-rc_probe(struct ordk_qp *qp)
-{
-	return send_probe(qp);
-}
-
-void
-rc_timer_check(struct ordk_qp *qp, uint64_t now)
-{
-	if (qp->comp.rtx_deadline == 0 || now < qp->comp.rtx_deadline)
-		return;
-	/*
-	 * While the card is still fetching items from the Send ring it is still
-	 * transmitting, and the peer cannot have acknowledged what it has not
-	 * received: the timeout counts from when the ring drained.
-	 */
-	if (qp->dev->rc.send_busy_tsc + rc_timeout_tsc(qp) > now) {
-		rc_timer_set(qp, qp->dev->rc.send_busy_tsc +
-				     rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
-		return;
-	}
-	/* what the peer said during a polling gap is still unread */
-	if (rc_timer_gap_shift(qp))
-		return;
-	qp->st.timeouts++;
-	if (qp->comp.rtx_retries >= qp->attr.retry_cnt) {
-		qp->st.retry_exceeded++;
-		rc_qp_fail(qp, ORDK_WC_RETRY_EXC_ERR);
-		return;
-	}
-	qp->comp.rtx_retries++;
-	qp->comp.rtx_backoff = qp->comp.rtx_backoff ? qp->comp.rtx_backoff * 2 : 2;
-	if (qp->comp.rtx_backoff > RC_MAX_BACKOFF)
-		qp->comp.rtx_backoff = RC_MAX_BACKOFF;
-	/* an atomic in flight is asked again (same id: the peer replays, never re-executes);
-	 * otherwise nothing said what is missing: ask the peer */
-	/*
-	 * Twice: a timeout means frames are being lost, and one round of
-	 * recovery needs the question, the answer and the resend to arrive.
-	 * Two copies of the small control frames cost nothing on a quiet link
-	 * and make a round fail far less often (both are idempotent: the peer
-	 * replays atomics from its cache, and a resend is never doubled within
-	 * the hold).
-	 */
-	for (int copy = 0; copy < 2; copy++) {
-		if (qp->req.atomic_wqe != NULL)
-			rc_atomic_send(qp, qp->req.atomic_wqe);
-		else
-			send_probe(qp);
-	}
-	rc_timer_set(qp, now + rc_timeout_tsc(qp) * qp->comp.rtx_backoff);
-	RC_LOG(DEBUG, "qp 0x%06x: timeout %u, asking the peer about 0x%06x..0x%06x (head %u next %u tail %u op %u psn 0x%06x npkts %u flags %x)", qp->qpn,
-	       qp->comp.rtx_retries, qp->comp.acked_psn, qp->req.next_psn, qp->req.sq_head, qp->req.sq_next, qp->req.sq_tail,
-	       qp->req.sq[qp->req.sq_head % qp->req.sq_size].opcode, qp->req.sq[qp->req.sq_head % qp->req.sq_size].psn,
-	       qp->req.sq[qp->req.sq_head % qp->req.sq_size].npkts, qp->req.sq[qp->req.sq_head % qp->req.sq_size].flags);
 }

@@ -59,7 +59,9 @@ int blue_mr_reg(struct ordk_dev *dev, struct verbs_mr *mr);
 int blue_mr_dereg(struct ordk_dev *dev, struct verbs_mr *mr);
 
 /* blue_verbs_qp.c */
-/** ManageQp for @p qp: its context valid (RTR, RTS) or not, in error or not. */
+/** The ManageQp command telling the card @p qp's context (valid, error). */
+struct blue_cmd verbs_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error);
+/** Execute it and wait (control path only). @return 0 or blue_cmd_exec()'s error. */
 int verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error);
 int blue_qp_create(struct ordk_qp *qp);
 int blue_qp_destroy(struct ordk_qp *qp);

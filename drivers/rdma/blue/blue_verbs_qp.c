@@ -15,8 +15,8 @@ RTE_LOG_REGISTER(blue_qp_logtype, ordk.blue.qp, NOTICE);
 #define QP_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, blue_qp_logtype, "blue: " fmt "\n", ##__VA_ARGS__)
 
-int
-verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
+struct blue_cmd
+verbs_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
 {
 	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_MANAGE_QP, .valid = 1 } };
 
@@ -35,6 +35,14 @@ verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
 		.qp_type = BLUE_QPT_RC,
 		/* UDP source port of the card's own ACKs for this QP */
 		.local_udp_port = 0x100 };
+	return c;
+}
+
+int
+verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
+{
+	struct blue_cmd c = verbs_manage_qp_cmd(qp, valid, error);
+
 	return blue_cmd_exec(&qp->dev->hw, &c);
 }
 
@@ -140,6 +148,13 @@ blue_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
 	info->reads_outstanding = qp->req.rd_count;
 	info->retries = qp->comp.rtx_retries;
 	info->recv_adverts = qp->req.adv_count;
+	info->req_state = rc_state_name(RC_SM_REQ, qp->req.state);
+	info->comp_state = rc_state_name(RC_SM_COMP, qp->comp.state);
+	/* a hole is one with PSNs beyond it (a report opens one at any epsn) */
+	info->hole_state = rc_state_name(RC_SM_HOLE, blue_psn_diff(qp->resp.rx_top, qp->resp.epsn) > 0 ?
+							     rc_hole_state(&qp->resp) :
+							     RC_HOLE_NONE);
+	info->probe_state = rc_state_name(RC_SM_PROBE, qp->resp.probe);
 }
 
 int

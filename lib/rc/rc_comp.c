@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completer: the peer's ACKs and NAKs, and the retransmission timer.
+ *
+ * A cumulative ACK (the peer driver's AckRemoteDriver) retires WRs in order;
+ * a READ also needs its response, an atomic its answer; completions are in
+ * posting order. The peer card's loss report (NakRemoteHw) and the peer
+ * driver's NAK (NakRemoteDriver) mark PSNs for retransmission (rc_rtx.c).
+ * A per-QP timer (IBA: 4.096 us << timeout; ~1 ms when timeout is 0) with
+ * exponential backoff asks the peer what arrived (rc_probe()); after
+ * retry_cnt timeouts without progress the oldest WR fails with
+ * RETRY_EXC_ERR, the QP goes to ERR and every other WR is flushed.
+ */
+#include "blue_verbs.h"
+
+#define RC_MAX_BACKOFF 64u
+
+/* Retire, in order, every WR the ACKs (and READ responses) have finished. */
+void
+rc_complete_sends(struct ordk_qp *qp)
+{
+	/* READ answers: retired once acknowledged (their own order, their own ring) */
+	while (qp->resp.ans_head != qp->resp.ans_next) {
+		const struct rc_wqe *a = &qp->resp.ans[qp->resp.ans_head % ORDK_ANS_RING];
+
+		if (blue_psn_diff(qp->comp.acked_psn, blue_psn_add(a->psn, a->npkts)) < 0)
+			break;
+		qp->resp.ans_head++;
+	}
+	while (qp->req.sq_head != qp->req.sq_next) {
+		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
+
+		if (!(w->flags & RC_WQE_ERROR)) {
+			if (blue_psn_diff(qp->comp.acked_psn, blue_psn_add(w->psn, w->npkts)) < 0)
+				break;
+			/* the peer has the announcement of its too small RECV: both QPs fail */
+			if (w->flags & RC_WQE_LEN_ERR) {
+				rc_qp_fail(qp, ORDK_WC_REM_INV_REQ_ERR);
+				return;
+			}
+			if (w->opcode == BLUE_WR_RDMA_READ && !(w->flags & RC_WQE_READ_DONE))
+				break;
+			if (rc_is_atomic(w->opcode) && !(w->flags & RC_WQE_ATOMIC_DONE))
+				break;
+		}
+		if (!(w->flags & RC_WQE_INTERNAL)) {
+			if (w->signaled || (w->flags & RC_WQE_ERROR)) {
+				struct ordk_wc wc = {
+					.wr_id = w->wr_id, .opcode = rc_wc_opcode(w->opcode),
+					.status = (w->flags & RC_WQE_ERROR) ? w->status
+									    : ORDK_WC_SUCCESS,
+					.byte_len = w->len, .qp_num = qp->qpn };
+				/* ibverbs: an atomic's byte_len is 8 */
+
+				verbs_cq_push(qp->scq, &wc);
+			}
+			qp->req.sq_user--;
+			qp->st.wr_completed++;
+		}
+		qp->req.sq_head++;
+		if ((w->flags & (RC_WQE_ERROR | RC_WQE_FATAL)) == (RC_WQE_ERROR | RC_WQE_FATAL)) {
+			/* the responder refused it (READ_NAK): IBA's NAK ends the QP */
+			RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn,
+			       ordk_wc_status_str((enum ordk_wc_status)w->status));
+			rc_qp_error(qp);
+			return;
+		}
+	}
+}
+
+/* Everything before @p psn is acknowledged. */
+void
+rc_ack(struct ordk_qp *qp, uint32_t psn)
+{
+	/* only forward, and never past what was sent */
+	if (blue_psn_diff(psn, qp->comp.acked_psn) <= 0 || blue_psn_diff(psn, qp->req.next_psn) > 0)
+		return;
+	qp->comp.acked_psn = psn;
+	/* progress: the retry count and the backoff start again */
+	qp->comp.rtx_retries = 0;
+	qp->comp.rtx_backoff = 1;
+	rc_complete_sends(qp);
+	rc_timer_arm(qp);
+}
+
+/*
+ * Resend the PSNs the peer card's old window misses (zero bits of pre_bitmap),
+ * after half the QP's timeout: the card reports a hole as soon as it slides
+ * out of its window, and a delayed original overtaking the resend would be
+ * placed after completion (see maybe_nak()).
+ */
+static uint32_t
+nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
+{
+	uint32_t base = rc_card_window_base(a->psn_before_slide);
+	uint32_t named = 0;
+	int start = -1;
+
+	if (qp->req.rtx_count == 0)
+		qp->req.rtx_not_before = rc_now(&qp->dev->rc) + rc_hold_tsc(qp);
+
+	for (int i = 0; i <= 128; i++) {
+		bool have = i == 128 || ((i < 64 ? a->pre_bitmap.lo >> i : a->pre_bitmap.hi >> (i - 64)) & 1);
+
+		if (!have && start < 0)
+			start = i;
+		if (have && start >= 0) {
+			named += rc_retransmit_card(qp, blue_psn_add(base, (uint32_t)start),
+						    blue_psn_add(base, (uint32_t)i));
+			start = -1;
+		}
+	}
+	if (named > 0)
+		qp->comp.rtx_retries = 0;
+	return named;
+}
+
+/* The peer's ACKs and NAKs (meta reports of its driver's and its card's frames). */
+void
+rc_comp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r)
+{
+	switch (r->kind) {
+	case BLUE_META_ACK_REMOTE_DRIVER:
+		qp->st.acks_received++;
+		rc_ack(qp, r->ack.psn_now);
+		break;
+	case BLUE_META_NAK_REMOTE_HW:
+		/*
+		 * The peer card's loss ACK: its old window's holes are lost PSNs,
+		 * except those it never tracks (READ requests, zero-length SENDs:
+		 * no payload) and those acknowledged meanwhile. A report naming no
+		 * other is no NAK: on a clean wire, every window that held a READ
+		 * request made one (issue 12 item 14).
+		 */
+		if (nak_holes(qp, &r->ack) > 0) {
+			qp->st.naks_received++;
+		} else {
+			qp->st.card_naks_untracked++;
+		}
+		break;
+	default: /* BLUE_META_NAK_REMOTE_DRIVER */
+		/* the peer driver: everything before psn_before_slide arrived,
+		 * [psn_before_slide, psn_now) did not */
+		qp->st.naks_received++;
+		rc_ack(qp, r->ack.psn_before_slide);
+		rc_retransmit(qp, r->ack.psn_before_slide, r->ack.psn_now);
+		break;
+	}
+}
+
+/*
+ * Derive the QP's timer lengths from attr.timeout, once per change (the
+ * progress engine reads them for every active QP on every poll):
+ * - the ACK timeout, IBA's 4.096 us << timeout (0: 8, about 1.05 ms);
+ * - the hold: how long a hole may be a reordering before it is asked for,
+ *   and how long a resent PSN is not resent again. Half the ACK timeout, but
+ *   at most ORDK_HOLD_MAX_US: the timeout is for a silent peer; perftest-style
+ *   QPs use timeout 14 (67 ms), and waiting 33 ms on every lost frame cut
+ *   goodput under 1% loss to a few percent (bench_loss showed 0.02).
+ */
+void
+rc_qp_set_timeout(struct ordk_qp *qp)
+{
+	unsigned int t = qp->attr.timeout ? qp->attr.timeout : 8;
+	uint64_t max = (uint64_t)ORDK_HOLD_MAX_US * qp->dev->rc.tsc_hz / 1000000;
+
+	if (t > 24)
+		t = 24; /* 68 s: longer waits look like a hang to every user */
+	qp->comp.timeout_tsc = (4096ull << t) * qp->dev->rc.tsc_hz / 1000000000ull;
+	qp->comp.hold_tsc = qp->comp.timeout_tsc / 2 < max ? qp->comp.timeout_tsc / 2 : max;
+}
+
+/* WRs pushed, or a WR partly pushed (it waits for the card window, rc_req.c) */
+static bool
+outstanding(const struct ordk_qp *qp)
+{
+	return qp->req.sq_head != qp->req.sq_next || qp->resp.ans_head != qp->resp.ans_next ||
+	       qp->req.pushed_psn != qp->comp.acked_psn;
+}
+
+void
+rc_timer_arm(struct ordk_qp *qp)
+{
+	if (!outstanding(qp) || qp->comp.state == RC_COMP_FLUSH ||
+	    qp->comp.state == RC_COMP_ERROR) {
+		rc_timer_set(qp, 0);
+		return;
+	}
+	rc_timer_set(qp, rc_now(&qp->dev->rc) +
+			     rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
+}
+
+bool
+rc_timer_gap_shift(struct ordk_qp *qp)
+{
+	const struct ordk_dev *dev = qp->dev;
+
+	/* the peer may have been stopped too (one process, two devices) */
+	if (qp->comp.rtx_deadline == 0 || qp->comp.rtx_set_tsc >= dev->rc.resume_tsc ||
+	    qp->comp.rtx_deadline <= dev->rc.resume_tsc - dev->rc.gap_tsc)
+		return false;
+	rc_timer_set(qp, qp->comp.rtx_deadline + dev->rc.gap_tsc);
+	return true;
+}
+
+void
+rc_timer_check(struct ordk_qp *qp, uint64_t now)
+{
+	if (qp->comp.rtx_deadline == 0 || now < qp->comp.rtx_deadline)
+		return;
+	/*
+	 * While the card is still fetching items from the Send ring it is still
+	 * transmitting, and the peer cannot have acknowledged what it has not
+	 * received: the timeout counts from when the ring drained.
+	 */
+	if (qp->dev->rc.send_busy_tsc + rc_timeout_tsc(qp) > now) {
+		rc_timer_set(qp, qp->dev->rc.send_busy_tsc +
+				     rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
+		return;
+	}
+	/* what the peer said during a polling gap is still unread */
+	if (rc_timer_gap_shift(qp))
+		return;
+	qp->st.timeouts++;
+	if (qp->comp.rtx_retries >= qp->attr.retry_cnt) {
+		qp->st.retry_exceeded++;
+		rc_qp_fail(qp, ORDK_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->comp.rtx_retries++;
+	qp->comp.rtx_backoff = qp->comp.rtx_backoff ? qp->comp.rtx_backoff * 2 : 2;
+	if (qp->comp.rtx_backoff > RC_MAX_BACKOFF)
+		qp->comp.rtx_backoff = RC_MAX_BACKOFF;
+	/* an atomic in flight is asked again (same id: the peer replays, never re-executes);
+	 * otherwise nothing said what is missing: ask the peer */
+	/*
+	 * Twice: a timeout means frames are being lost, and one round of
+	 * recovery needs the question, the answer and the resend to arrive.
+	 * Two copies of the small control frames cost nothing on a quiet link
+	 * and make a round fail far less often (both are idempotent: the peer
+	 * replays atomics from its cache, and a resend is never doubled within
+	 * the hold).
+	 */
+	for (int copy = 0; copy < 2; copy++) {
+		if (qp->req.atomic_wqe != NULL)
+			rc_atomic_send(qp, qp->req.atomic_wqe);
+		else
+			rc_probe(qp);
+	}
+	rc_timer_set(qp, now + rc_timeout_tsc(qp) * qp->comp.rtx_backoff);
+	RC_LOG(DEBUG, "qp 0x%06x: timeout %u, asking the peer about 0x%06x..0x%06x (head %u next %u tail %u op %u psn 0x%06x npkts %u flags %x)", qp->qpn,
+	       qp->comp.rtx_retries, qp->comp.acked_psn, qp->req.next_psn, qp->req.sq_head, qp->req.sq_next, qp->req.sq_tail,
+	       qp->req.sq[qp->req.sq_head % qp->req.sq_size].opcode, qp->req.sq[qp->req.sq_head % qp->req.sq_size].psn,
+	       qp->req.sq[qp->req.sq_head % qp->req.sq_size].npkts, qp->req.sq[qp->req.sq_head % qp->req.sq_size].flags);
+}
