@@ -7,8 +7,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "../../../lib/rc/rc_ack.c"
-#include "../../../lib/rc/rc_track.c"
+#include "../../../drivers/rdma/blue/rc/rc_ack.c"
+#include "../../../drivers/rdma/blue/rc/rc_track.c"
 
 int ordk_rc_logtype;
 

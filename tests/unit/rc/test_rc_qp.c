@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../../../lib/rc/rc_qp.c"
-#include "../../../lib/rc/rc_track.c"
+#include "../../../drivers/rdma/blue/rc/rc_qp.c"
+#include "../../../drivers/rdma/blue/rc/rc_track.c"
 
 /* ------------------------------------------------------------ stubs */
 

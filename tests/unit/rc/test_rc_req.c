@@ -8,7 +8,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "../../../lib/rc/rc_req.c"
+#include "../../../drivers/rdma/blue/rc/rc_req.c"
 
 int ordk_rc_logtype;
 

@@ -7,7 +7,7 @@
 #include <criterion/parameterized.h>
 #include <string.h>
 
-#include "../../../lib/rc/rc_track.c"
+#include "../../../drivers/rdma/blue/rc/rc_track.c"
 
 static struct rc_resp rs;
 
