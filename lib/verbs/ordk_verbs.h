@@ -58,7 +58,8 @@ struct ordk_dev_attr {
  * @param devargs `bluesim,port=<ethdev|loopback>[,mac=..][,ip=..][,fault=..][,seed=..]...`
  *   (a bluesim model on a DPDK port; see doc/guides/drivers/bluesim.md), or
  *   `blue:<pci bdf>[,vendor=..,device=..,bar=..]` (the card through VFIO).
- * @return the device, or NULL with rte_errno: EINVAL (bad devargs), ENODEV
+ * Lists go in brackets (`fault=[drop:0.01,dup:0.001]`); an unknown key is refused, named in the log.
+ * @return the device, or NULL with rte_errno from where it failed: EINVAL (bad devargs), ENODEV
  *   (no such port or device), ENOMEM, ETIMEDOUT (the card did not answer).
  * Call from the lcore that will drive the device.
  */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The PMD's device: rings, command queue, SimpleNic buffers, over a backend.
- * Used by lib/verbs and lib/rc; one lcore at a time.
+ * Used by the driver's verbs objects (blue_verbs*.c) and its RC transport
+ * (rc/); one lcore at a time.
  */
 #ifndef BLUE_DEV_H
 #define BLUE_DEV_H

@@ -10,7 +10,7 @@
  * READ answers, ACK/NAK generation). A device holds one engine (struct
  * rc_engine): the list of QPs with work, the timer wheel, the clock of the
  * current poll, the Send-ring watch and polling-gap bookkeeping.
- * verbs_internal.h embeds these parts in struct ordk_qp and struct ordk_dev.
+ * blue_verbs.h embeds these parts in struct ordk_qp and struct ordk_dev.
  */
 #ifndef RC_H
 #define RC_H
