@@ -166,7 +166,7 @@ rc_hole_check(struct ordk_qp *qp, bool report)
 	uint64_t now = rc_now(&qp->dev->rc);
 	uint32_t limit = blue_psn_add(rs->epsn, ORDK_RECV_WINDOW), psn;
 
-	if (hole_decide(rs, report, qp->req.rd_count > 0, now, rc_hold_tsc(qp),
+	if (hole_decide(rs, report, qp->req.rd_q.count > 0, now, rc_hold_tsc(qp),
 			qp->dev->rc.resume_tsc) != HOLE_NAK)
 		return;
 	psn = rc_rx_first_seen_after(rs, limit);

@@ -111,13 +111,12 @@ rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
 	int64_t seq = key_revoke(qp, r);
 	struct rc_rdone *d;
 
-	if (seq < 0 && qp->resp.rdone_count == 0) {
+	if (seq < 0 && qp->resp.rdone_q.count == 0) {
 		verbs_cq_push(qp->rcq, wc);
 		return;
 	}
-	d = &qp->resp.rdone[(qp->resp.rdone_head + qp->resp.rdone_count) % qp->resp.rq_size];
+	d = &qp->resp.rdone[rc_fifo_push(&qp->resp.rdone_q)];
 	*d = (struct rc_rdone){ .wc = *wc, .seq = seq < 0 ? 0 : (uint32_t)seq, .wait = seq >= 0 };
-	qp->resp.rdone_count++;
 }
 
 /*
@@ -128,14 +127,13 @@ rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
 enum rc_step
 rc_recv_retire(struct ordk_qp *qp, bool force)
 {
-	while (qp->resp.rdone_count > 0) {
-		struct rc_rdone *d = &qp->resp.rdone[qp->resp.rdone_head];
+	while (qp->resp.rdone_q.count > 0) {
+		struct rc_rdone *d = &qp->resp.rdone[qp->resp.rdone_q.head];
 
 		if (!force && d->wait && !blue_cmd_done(&qp->dev->hw, d->seq, NULL))
 			return RC_MORE;
 		verbs_cq_push(qp->rcq, &d->wc);
-		qp->resp.rdone_head = (qp->resp.rdone_head + 1) % qp->resp.rq_size;
-		qp->resp.rdone_count--;
+		rc_fifo_pop(&qp->resp.rdone_q);
 	}
 	return RC_DONE;
 }
@@ -149,7 +147,7 @@ rc_recv_keys_release(struct ordk_qp *qp, bool push)
 {
 	if (push)
 		rc_recv_retire(qp, true);
-	qp->resp.rdone_head = qp->resp.rdone_count = 0;
-	for (uint32_t i = 0; i < qp->resp.rq_count; i++)
-		key_revoke(qp, &qp->resp.rq[(qp->resp.rq_head + i) % qp->resp.rq_size]);
+	rc_fifo_clear(&qp->resp.rdone_q);
+	for (uint32_t i = 0; i < qp->resp.rq_q.count; i++)
+		key_revoke(qp, &qp->resp.rq[rc_fifo_at(&qp->resp.rq_q, i)]);
 }

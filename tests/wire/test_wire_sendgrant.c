@@ -143,9 +143,9 @@ Test(wire_sendgrant, nothing_lands_after_a_recv_completed)
 	memset(b->buf, 0xEE, 8192);
 	post_recv(b, 1, b->buf, 4096);
 	/* the peer has the advert: its SEND will be bound to this RECV */
-	for (double end = test_now_s() + 5; a->qp->req.adv_count == 0 && test_now_s() < end;)
+	for (double end = test_now_s() + 5; a->qp->req.adv_q.count == 0 && test_now_s() < end;)
 		func_idle(&w.p, 0.001);
-	cr_assert_eq(a->qp->req.adv_count, 1, "no advert");
+	cr_assert_eq(a->qp->req.adv_q.count, 1, "no advert");
 	inject_send(&w, 0, 0, 0, 0);
 	func_wait(&w.p, 1, &wc, 1, 5);
 	cr_assert_eq(wc.wr_id, 1);

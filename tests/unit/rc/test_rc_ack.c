@@ -97,7 +97,7 @@ Test(rc_ack, reported_hole_waits_for_reports_while_reads_are_answered)
 
 	rc_rx_mark(rs, blue_psn_add(rs->epsn, 1));
 	rc_hole_check(&qp, true);
-	qp.req.rd_count = 1;
+	qp.req.rd_q.count = 1;
 	at(10000 + 10 * HOLD);
 	rc_hole_check(&qp, false);
 	cr_assert_eq(nsent, 0, "no time-only verdict on a REPORTED hole during READs");
