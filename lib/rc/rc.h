@@ -153,8 +153,6 @@ struct rc_wqe {
 	uint64_t swap;
 };
 
-/* A RECV's own card key (rc_recv.c) */
-enum rc_key_state { RC_KEY_NONE, RC_KEY_PENDING, RC_KEY_READY };
 
 struct rc_rwqe {
 	uint64_t wr_id;
@@ -243,8 +241,15 @@ enum rc_hole_state { RC_HOLE_STATES(RC_ENUM_ITEM) RC_HOLE_NSTATES };
 	X(RC_PROBE_, REPORTED, "reported")	/* a report came: answer now */
 enum rc_probe_state { RC_PROBE_STATES(RC_ENUM_ITEM) RC_PROBE_NSTATES };
 
+/* A RECV's own card key (rc_recv.c): UpdateMrTable submitted, then confirmed. */
+#define RC_KEY_STATES(X)                                                  \
+	X(RC_KEY_, NONE, "none")                                          \
+	X(RC_KEY_, PENDING, "pending")                                    \
+	X(RC_KEY_, READY, "ready")
+enum rc_key_state { RC_KEY_STATES(RC_ENUM_ITEM) RC_KEY_NSTATES };
+
 /* The state machines, for rc_state_name(). */
-enum rc_sm { RC_SM_REQ, RC_SM_COMP, RC_SM_HOLE, RC_SM_PROBE };
+enum rc_sm { RC_SM_REQ, RC_SM_COMP, RC_SM_HOLE, RC_SM_PROBE, RC_SM_KEY };
 
 /** The name of state @p s of machine @p sm ("?" when out of range). */
 const char *rc_state_name(enum rc_sm sm, unsigned int s);

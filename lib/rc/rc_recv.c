@@ -97,8 +97,8 @@ key_revoke(struct ordk_qp *qp, struct rc_rwqe *r)
 	c = key_cmd(qp, r, false);
 	seq = submit(qp->dev, &c);
 	if (seq < 0)
-		RC_LOG(ERR, "qp 0x%06x: the card did not take the revocation of RECV key 0x%x",
-		       qp->qpn, r->key);
+		RC_LOG(ERR, "qp 0x%06x: the card did not take the revocation of RECV key 0x%x (%s)",
+		       qp->qpn, r->key, rc_state_name(RC_SM_KEY, r->kstate));
 	mem_keys_free(&qp->dev->mr_keys, r->key);
 	r->kstate = RC_KEY_NONE;
 	return seq;

@@ -227,7 +227,8 @@ Test(rc_ack, every_state_has_a_name)
 		enum rc_sm sm;
 		unsigned int n;
 	} m[] = { { RC_SM_REQ, RC_REQ_NSTATES }, { RC_SM_COMP, RC_COMP_NSTATES },
-		  { RC_SM_HOLE, RC_HOLE_NSTATES }, { RC_SM_PROBE, RC_PROBE_NSTATES } };
+		  { RC_SM_HOLE, RC_HOLE_NSTATES }, { RC_SM_PROBE, RC_PROBE_NSTATES },
+		  { RC_SM_KEY, RC_KEY_NSTATES } };
 
 	for (unsigned int i = 0; i < RTE_DIM(m); i++) {
 		for (unsigned int s = 0; s < m[i].n; s++) {
