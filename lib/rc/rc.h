@@ -407,7 +407,8 @@ struct rc_engine {
 unsigned int rc_poll(struct ordk_dev *dev, unsigned int budget);
 void rc_activate(struct ordk_qp *qp);
 /** The engine's time: the clock read at the start of the current poll. */
-static inline uint64_t rc_now(const struct rc_engine *e)
+static inline uint64_t
+rc_now(const struct rc_engine *e)
 {
 	return e->now;
 }

@@ -88,7 +88,7 @@ rc_ack(struct ordk_qp *qp, uint32_t psn)
  * Resend the PSNs the peer card's old window misses (zero bits of pre_bitmap),
  * after half the QP's timeout: the card reports a hole as soon as it slides
  * out of its window, and a delayed original overtaking the resend would be
- * placed after completion (see maybe_nak()).
+ * placed after completion (see rc_ack.c hole_decide()).
  */
 static uint32_t
 nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)

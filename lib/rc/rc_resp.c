@@ -20,7 +20,7 @@
  * A SEND longer than the RECV it was matched to (IBA 9.7.5.2.2): the RECV
  * completes with LOC_LEN_ERR and the QP goes to ERR. The ACK of what arrived
  * goes first (twice: nothing resends it), so the requester fails its WR with
- * REM_INV_REQ_ERR; a copy lost is answered later from ERR (see rx_ctrl).
+ * REM_INV_REQ_ERR; a copy lost is answered later from ERR (rc_ctrl.c ctrl_qp()).
  */
 static void
 recv_len_error(struct ordk_qp *qp)
