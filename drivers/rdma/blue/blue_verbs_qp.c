@@ -144,10 +144,10 @@ blue_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
 	info->acked_psn = qp->comp.acked_psn;
 	info->expected_psn = qp->resp.epsn;
 	info->send_outstanding = qp->req.sq_user;
-	info->recv_posted = qp->resp.rq_count;
-	info->reads_outstanding = qp->req.rd_count;
+	info->recv_posted = qp->resp.rq_q.count;
+	info->reads_outstanding = qp->req.rd_q.count;
 	info->retries = qp->comp.rtx_retries;
-	info->recv_adverts = qp->req.adv_count;
+	info->recv_adverts = qp->req.adv_q.count;
 	info->req_state = rc_state_name(RC_SM_REQ, qp->req.state);
 	info->comp_state = rc_state_name(RC_SM_COMP, qp->comp.state);
 	/* a hole is one with PSNs beyond it (a report opens one at any epsn) */

@@ -97,7 +97,7 @@ Test(rc_ack, reported_hole_waits_for_reports_while_reads_are_answered)
 
 	rc_rx_mark(rs, blue_psn_add(rs->epsn, 1));
 	rc_hole_check(&qp, true);
-	qp.req.rd_count = 1;
+	qp.req.rd_q.count = 1;
 	at(10000 + 10 * HOLD);
 	rc_hole_check(&qp, false);
 	cr_assert_eq(nsent, 0, "no time-only verdict on a REPORTED hole during READs");
@@ -227,7 +227,8 @@ Test(rc_ack, every_state_has_a_name)
 		enum rc_sm sm;
 		unsigned int n;
 	} m[] = { { RC_SM_REQ, RC_REQ_NSTATES }, { RC_SM_COMP, RC_COMP_NSTATES },
-		  { RC_SM_HOLE, RC_HOLE_NSTATES }, { RC_SM_PROBE, RC_PROBE_NSTATES } };
+		  { RC_SM_HOLE, RC_HOLE_NSTATES }, { RC_SM_PROBE, RC_PROBE_NSTATES },
+		  { RC_SM_KEY, RC_KEY_NSTATES } };
 
 	for (unsigned int i = 0; i < RTE_DIM(m); i++) {
 		for (unsigned int s = 0; s < m[i].n; s++) {

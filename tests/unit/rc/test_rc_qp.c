@@ -145,12 +145,12 @@ setup(void)
 	qp.req.sq = sq;
 	qp.req.sq_size = 8;
 	qp.resp.rq = rq;
-	qp.resp.rq_size = 8;
+	qp.resp.rq_q.size = qp.resp.rdone_q.size = 8;
 	/* three WRs posted, two RECVs */
 	qp.req.sq_tail = 3;
 	qp.req.sq_user = 3;
 	qp.req.sq_next = 1;
-	qp.resp.rq_count = 2;
+	qp.resp.rq_q.count = 2;
 	qp.req.rtx_count = 5;
 	qp.comp.rtx_deadline = 2000;
 	mr = (struct ordk_mr_int){ .pub = { .pd = &pd, .addr = (void *)(uintptr_t)0x10000,
@@ -184,7 +184,7 @@ Test(rc_qp, error_submits_and_returns_without_waiting)
 	cr_assert_eq(events, 1, "QP_FATAL once");
 	cr_assert_eq(qp.comp.state, RC_COMP_ERROR);
 	cr_assert_eq(qp.req.sq_head, qp.req.sq_tail);
-	cr_assert_eq(qp.resp.rq_count, 0);
+	cr_assert_eq(qp.resp.rq_q.count, 0);
 	cr_assert_eq(submits, 1);
 }
 

@@ -128,6 +128,7 @@ setup(void)
 	qp.req.sq = sq;
 	qp.req.sq_size = 8;
 	qp.req.reads = reads;
+	qp.req.rd_q.size = 8;
 	rc_rx_reset(&qp.resp, E0);
 }
 
@@ -229,7 +230,7 @@ outstanding_reads(unsigned int n)
 					 .psn = 100 + i, .npkts = 1, .len = 4096, .started = 1 };
 		reads[i] = i;
 	}
-	qp.req.rd_count = n;
+	qp.req.rd_q.count = n;
 	qp.req.sq_next = qp.req.sq_tail = n;
 }
 
@@ -237,11 +238,11 @@ Test(rc_read, a_response_finishes_the_oldest_read_only)
 {
 	outstanding_reads(3);
 	rc_read_done(&qp, 11); /* not the oldest's MSN: nobody's */
-	cr_assert_eq(qp.req.rd_count, 3);
+	cr_assert_eq(qp.req.rd_q.count, 3);
 	cr_assert_eq(qp.st.duplicates, 1);
 	rc_read_done(&qp, 10);
-	cr_assert_eq(qp.req.rd_count, 2);
-	cr_assert_eq(qp.req.rd_head, 1);
+	cr_assert_eq(qp.req.rd_q.count, 2);
+	cr_assert_eq(qp.req.rd_q.head, 1);
 	cr_assert(sq[0].flags & RC_WQE_READ_DONE);
 	cr_assert_eq(qp.comp.acked_psn, 101, "the response acknowledges its request");
 }
@@ -254,14 +255,14 @@ Test(rc_read, a_refused_read_leaves_the_fifo_in_order)
 	m.read_nak.psn = 101;
 	m.read_nak.status = ORDK_CTRL_ATOMIC_REM_ACCESS_ERR;
 	rc_read_nak_rx(&qp, &m);
-	cr_assert_eq(qp.req.rd_count, 2);
-	cr_assert_eq(reads[(qp.req.rd_head + 0) % 8], 0);
-	cr_assert_eq(reads[(qp.req.rd_head + 1) % 8], 2);
+	cr_assert_eq(qp.req.rd_q.count, 2);
+	cr_assert_eq(reads[(qp.req.rd_q.head + 0) % 8], 0);
+	cr_assert_eq(reads[(qp.req.rd_q.head + 1) % 8], 2);
 	cr_assert_eq(sq[1].flags & (RC_WQE_ERROR | RC_WQE_FATAL), RC_WQE_ERROR | RC_WQE_FATAL);
 	cr_assert_eq(sq[1].status, ORDK_WC_REM_ACCESS_ERR);
 	cr_assert_eq(completes, 1);
 	m.read_nak.psn = 555; /* no READ there */
 	rc_read_nak_rx(&qp, &m);
-	cr_assert_eq(qp.req.rd_count, 2);
+	cr_assert_eq(qp.req.rd_q.count, 2);
 	cr_assert_eq(qp.st.duplicates, 1);
 }

@@ -95,7 +95,9 @@ setup(void)
 	qp.req.sq = sq;
 	qp.req.sq_size = 16;
 	qp.req.reads = reads;
+	qp.req.rd_q.size = 16;
 	qp.req.adv = adv;
+	qp.req.adv_q.size = 4;
 	qp.req.next_psn = qp.req.pushed_psn = qp.comp.acked_psn = BLUE_PSN_MASK - 10;
 }
 
@@ -203,18 +205,18 @@ Test(rc_req, reads_stay_within_max_rd_atomic)
 		post(BLUE_WR_RDMA_READ, 0x1000 * (i + 1), 8192);
 	rc_push(&qp);
 	cr_assert_eq(nitems, 2, "one READ request item per READ");
-	cr_assert_eq(qp.req.rd_count, 2);
+	cr_assert_eq(qp.req.rd_q.count, 2);
 	cr_assert_eq(reads[0], 0);
 	cr_assert_eq(reads[1], 1);
 	cr_assert_eq(qp.req.state, RC_REQ_WAIT_READS);
 	cr_assert_eq(items[0].len, 8192, "the request covers the whole length");
 	cr_assert_eq(blue_psn_add(items[0].psn, 1), items[1].psn, "a READ request takes one PSN");
 	/* an answer frees one: the third goes */
-	qp.req.rd_head = 1;
-	qp.req.rd_count = 1;
+	qp.req.rd_q.head = 1;
+	qp.req.rd_q.count = 1;
 	rc_push(&qp);
 	cr_assert_eq(nitems, 3);
-	cr_assert_eq(qp.req.rd_count, 2);
+	cr_assert_eq(qp.req.rd_q.count, 2);
 	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
 }
 
@@ -225,7 +227,7 @@ Test(rc_req, a_fenced_wr_waits_for_the_reads)
 	rc_push(&qp);
 	cr_assert_eq(nitems, 1);
 	cr_assert_eq(qp.req.state, RC_REQ_WAIT_FENCE);
-	qp.req.rd_count = 0;
+	qp.req.rd_q.count = 0;
 	rc_push(&qp);
 	cr_assert_eq(nitems, 2);
 	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
@@ -260,12 +262,12 @@ Test(rc_req, a_send_waits_for_an_advert_then_takes_it)
 	cr_assert_eq(nitems, 0);
 	adv[0] = (struct ordk_ctrl_advert){ .recv_seq = 0, .length = 4096, .addr = 0xabc000,
 					    .rkey = 0x77 };
-	qp.req.adv_count = 1;
+	qp.req.adv_q.count = 1;
 	rc_push(&qp);
 	cr_assert_eq(nitems, 1);
 	cr_assert_eq(items[0].raddr, 0xabc000);
 	cr_assert_eq(items[0].rkey, 0x77);
-	cr_assert_eq(qp.req.adv_count, 0);
+	cr_assert_eq(qp.req.adv_q.count, 0);
 	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
 }
 
@@ -274,7 +276,7 @@ Test(rc_req, a_send_longer_than_the_recv_is_announced_and_nothing_follows)
 	post(BLUE_WR_SEND, 0, 5000);
 	post(BLUE_WR_RDMA_WRITE, 0x2000, 64);
 	adv[0] = (struct ordk_ctrl_advert){ .length = 4096, .addr = 0xabc000, .rkey = 0x77 };
-	qp.req.adv_count = 1;
+	qp.req.adv_q.count = 1;
 	rc_push(&qp);
 	cr_assert_eq(nitems, 1, "one announcement");
 	cr_assert_eq(items[0].len, 0);

@@ -138,3 +138,34 @@ Test(rc_track, card_window_base_is_seven_strides_back)
 	cr_assert_eq(rc_card_window_base(0x200), 0x200 - 112);
 	cr_assert_eq(rc_card_window_base(0x10), BLUE_PSN_MASK + 1 + 0x10 - 112, "wraps");
 }
+
+/* rc.h's small FIFO, as the READ FIFO and the message queue use it, across its wrap. */
+Test(rc_fifo, push_pop_insert_remove_across_the_wrap)
+{
+	struct rc_fifo f = { .size = 4 };
+	uint32_t a[4];
+
+	a[rc_fifo_push(&f)] = 10;
+	a[rc_fifo_push(&f)] = 20;
+	rc_fifo_pop(&f);
+	rc_fifo_pop(&f); /* head at 2 */
+	a[rc_fifo_push(&f)] = 1;
+	a[rc_fifo_push(&f)] = 3; /* slots 2, 3 */
+	a[rc_fifo_insert(&f, a, 1)] = 2; /* 1 2 3: the 3 moves to slot 0 */
+	cr_assert_eq(f.count, 3);
+	cr_assert_eq(a[0], 3);
+	for (uint32_t i = 0; i < 3; i++)
+		cr_assert_eq(a[rc_fifo_at(&f, i)], i + 1);
+	a[rc_fifo_insert(&f, a, 3)] = 4; /* at the end: nothing moves */
+	cr_assert_eq(f.count, 4);
+	rc_fifo_remove(&f, a, 1); /* 1 3 4 */
+	cr_assert_eq(f.count, 3);
+	cr_assert_eq(a[rc_fifo_at(&f, 0)], 1);
+	cr_assert_eq(a[rc_fifo_at(&f, 1)], 3);
+	cr_assert_eq(a[rc_fifo_at(&f, 2)], 4);
+	rc_fifo_pop(&f);
+	cr_assert_eq(a[f.head], 3);
+	rc_fifo_clear(&f);
+	cr_assert_eq(f.count, 0);
+	cr_assert_eq(f.size, 4, "the size stays");
+}

@@ -52,6 +52,59 @@ extern int ordk_rc_logtype;
 /* The counters are public: struct ordk_stats in ordk_verbs.h. */
 #define ordk_rc_stats ordk_stats
 
+/* ------------------------------------------------------------ small FIFOs */
+
+/*
+ * The indices of a FIFO over an array its owner keeps: position i (0 is the
+ * oldest) is slot rc_fifo_at(f, i) of the size slots.
+ */
+struct rc_fifo {
+	uint32_t head, count, size;
+};
+
+static inline uint32_t
+rc_fifo_at(const struct rc_fifo *f, uint32_t i)
+{
+	return (f->head + i) % f->size;
+}
+
+/** The slot of a new element at the end (the caller checked there is room). */
+static inline uint32_t
+rc_fifo_push(struct rc_fifo *f)
+{
+	return rc_fifo_at(f, f->count++);
+}
+
+static inline void
+rc_fifo_pop(struct rc_fifo *f)
+{
+	f->head = (f->head + 1) % f->size;
+	f->count--;
+}
+
+static inline void
+rc_fifo_clear(struct rc_fifo *f)
+{
+	f->head = f->count = 0;
+}
+
+/* Open position @p at of FIFO @p f over array @p a (later elements move back one): its slot. */
+#define rc_fifo_insert(f, a, at)                                                         \
+	__extension__({                                                                   \
+		for (uint32_t i_ = (f)->count; i_ > (at); i_--)                           \
+			(a)[rc_fifo_at((f), i_)] = (a)[rc_fifo_at((f), i_ - 1)];          \
+		(f)->count++;                                                             \
+		rc_fifo_at((f), (at));                                                    \
+	})
+
+/* Remove position @p at of FIFO @p f over array @p a (later elements move up one). */
+#define rc_fifo_remove(f, a, at)                                                         \
+	do {                                                                              \
+		for (uint32_t i_ = (at); i_ + 1 < (f)->count; i_++)                       \
+			(a)[rc_fifo_at((f), i_)] = (a)[rc_fifo_at((f), i_ + 1)];          \
+		(f)->count--;                                                             \
+	} while (0)
+
 /* ------------------------------------------------------------ work queues */
 
 /* A send WQE: a user WR, or an internal READ response. */
@@ -100,8 +153,6 @@ struct rc_wqe {
 	uint64_t swap;
 };
 
-/* A RECV's own card key (rc_recv.c) */
-enum rc_key_state { RC_KEY_NONE, RC_KEY_PENDING, RC_KEY_READY };
 
 struct rc_rwqe {
 	uint64_t wr_id;
@@ -190,8 +241,15 @@ enum rc_hole_state { RC_HOLE_STATES(RC_ENUM_ITEM) RC_HOLE_NSTATES };
 	X(RC_PROBE_, REPORTED, "reported")	/* a report came: answer now */
 enum rc_probe_state { RC_PROBE_STATES(RC_ENUM_ITEM) RC_PROBE_NSTATES };
 
+/* A RECV's own card key (rc_recv.c): UpdateMrTable submitted, then confirmed. */
+#define RC_KEY_STATES(X)                                                  \
+	X(RC_KEY_, NONE, "none")                                          \
+	X(RC_KEY_, PENDING, "pending")                                    \
+	X(RC_KEY_, READY, "ready")
+enum rc_key_state { RC_KEY_STATES(RC_ENUM_ITEM) RC_KEY_NSTATES };
+
 /* The state machines, for rc_state_name(). */
-enum rc_sm { RC_SM_REQ, RC_SM_COMP, RC_SM_HOLE, RC_SM_PROBE };
+enum rc_sm { RC_SM_REQ, RC_SM_COMP, RC_SM_HOLE, RC_SM_PROBE, RC_SM_KEY };
 
 /** The name of state @p s of machine @p sm ("?" when out of range). */
 const char *rc_state_name(enum rc_sm sm, unsigned int s);
@@ -232,11 +290,12 @@ struct rc_req {
 	/* software atomics */
 	struct rc_wqe *atomic_wqe; /* the atomic in flight (later WRs wait for it) */
 	uint32_t next_atomic_id;
-	uint32_t *reads;	   /* FIFO of sq indices of outstanding READs (<= max_rd_atomic) */
-	uint32_t rd_head, rd_count;
+	uint32_t *reads;	   /* sq indices of outstanding READs (<= max_rd_atomic) */
+	struct rc_fifo rd_q;
 	/* the peer's RECV adverts, for our SEND / SEND_IMM / WRITE_IMM */
 	struct ordk_ctrl_advert *adv;
-	uint32_t adv_head, adv_count, adv_expect;
+	struct rc_fifo adv_q;
+	uint32_t adv_expect;
 	uint32_t adv_src;	   /* QPN that sent adverts before this QP reached RTR */
 	bool adv_ack_due;	   /* tell the peer which adverts arrived */
 	uint64_t rnr_probe_tsc;	   /* a SEND waiting for an advert asked the peer */
@@ -268,8 +327,8 @@ struct rc_resp {
 	uint32_t card_base;	   /* window base of the card's last bitmap report */
 	uint32_t rx_top;	   /* one past the highest PSN seen */
 	uint64_t rbits[ORDK_RECV_WINDOW / 64]; /* PSNs at or after epsn that arrived */
-	struct rc_msg *msgs;
-	uint32_t msg_head, msg_count;
+	struct rc_msg *msgs;	   /* in PSN order */
+	struct rc_fifo msg_q;
 	uint32_t first_len[ORDK_FIRST_LEN_SLOTS]; /* total_len of a FIRST packet, by MSN */
 	bool ack_due;
 	/* the hole at epsn and the NAKs asking for it */
@@ -293,9 +352,10 @@ struct rc_resp {
 	struct rc_atomic_saved atomic_cache[ORDK_ATOMIC_CACHE];
 	/* receive queue and its adverts to the peer */
 	struct rc_rwqe *rq;
-	uint32_t rq_size, rq_head, rq_count, rq_advertised;
+	struct rc_fifo rq_q;
+	uint32_t rq_advertised;
 	struct rc_rdone *rdone;	   /* completions waiting for their key's revocation */
-	uint32_t rdone_head, rdone_count;
+	struct rc_fifo rdone_q;
 	uint32_t next_recv_seq;
 	uint32_t rq_acked;	   /* first recv_seq the peer has not acknowledged */
 	uint64_t adv_tsc;	   /* when adverts last went out */
@@ -347,7 +407,8 @@ struct rc_engine {
 unsigned int rc_poll(struct ordk_dev *dev, unsigned int budget);
 void rc_activate(struct ordk_qp *qp);
 /** The engine's time: the clock read at the start of the current poll. */
-static inline uint64_t rc_now(const struct rc_engine *e)
+static inline uint64_t
+rc_now(const struct rc_engine *e)
 {
 	return e->now;
 }

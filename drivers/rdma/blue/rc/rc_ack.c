@@ -12,6 +12,7 @@ static const char *const req_names[] = { RC_REQ_STATES(RC_NAME_ITEM) };
 static const char *const comp_names[] = { RC_COMP_STATES(RC_NAME_ITEM) };
 static const char *const hole_names[] = { RC_HOLE_STATES(RC_NAME_ITEM) };
 static const char *const probe_names[] = { RC_PROBE_STATES(RC_NAME_ITEM) };
+static const char *const key_names[] = { RC_KEY_STATES(RC_NAME_ITEM) };
 
 const char *
 rc_state_name(enum rc_sm sm, unsigned int s)
@@ -24,6 +25,7 @@ rc_state_name(enum rc_sm sm, unsigned int s)
 		[RC_SM_COMP] = { comp_names, RC_COMP_NSTATES },
 		[RC_SM_HOLE] = { hole_names, RC_HOLE_NSTATES },
 		[RC_SM_PROBE] = { probe_names, RC_PROBE_NSTATES },
+		[RC_SM_KEY] = { key_names, RC_KEY_NSTATES },
 	};
 
 	if ((unsigned int)sm >= RTE_DIM(t) || s >= t[sm].n)
@@ -165,7 +167,7 @@ rc_hole_check(struct ordk_qp *qp, bool report)
 	uint64_t now = rc_now(&qp->dev->rc);
 	uint32_t limit = blue_psn_add(rs->epsn, ORDK_RECV_WINDOW), psn;
 
-	if (hole_decide(rs, report, qp->req.rd_count > 0, now, rc_hold_tsc(qp),
+	if (hole_decide(rs, report, qp->req.rd_q.count > 0, now, rc_hold_tsc(qp),
 			qp->dev->rc.resume_tsc) != HOLE_NAK)
 		return;
 	psn = rc_rx_first_seen_after(rs, limit);

@@ -87,7 +87,7 @@ rc_ack(struct ordk_qp *qp, uint32_t psn)
  * Resend the PSNs the peer card's old window misses (zero bits of pre_bitmap),
  * after half the QP's timeout: the card reports a hole as soon as it slides
  * out of its window, and a delayed original overtaking the resend would be
- * placed after completion (see maybe_nak()).
+ * placed after completion (see rc_ack.c hole_decide()).
  */
 static uint32_t
 nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
@@ -248,8 +248,14 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 			rc_probe(qp);
 	}
 	rc_timer_set(qp, now + rc_timeout_tsc(qp) * qp->comp.rtx_backoff);
-	RC_LOG(DEBUG, "qp 0x%06x: timeout %u, asking the peer about 0x%06x..0x%06x (head %u next %u tail %u op %u psn 0x%06x npkts %u flags %x)", qp->qpn,
-	       qp->comp.rtx_retries, qp->comp.acked_psn, qp->req.next_psn, qp->req.sq_head, qp->req.sq_next, qp->req.sq_tail,
-	       qp->req.sq[qp->req.sq_head % qp->req.sq_size].opcode, qp->req.sq[qp->req.sq_head % qp->req.sq_size].psn,
-	       qp->req.sq[qp->req.sq_head % qp->req.sq_size].npkts, qp->req.sq[qp->req.sq_head % qp->req.sq_size].flags);
+	{
+		const struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
+
+		RC_LOG(DEBUG, "qp 0x%06x: timeout %u (%s, requester %s), asking the peer about "
+			      "0x%06x..0x%06x (head %u next %u tail %u op %u psn 0x%06x npkts %u flags %x)",
+		       qp->qpn, qp->comp.rtx_retries, rc_state_name(RC_SM_COMP, qp->comp.state),
+		       rc_state_name(RC_SM_REQ, qp->req.state), qp->comp.acked_psn,
+		       qp->req.next_psn, qp->req.sq_head, qp->req.sq_next, qp->req.sq_tail,
+		       w->opcode, w->psn, w->npkts, w->flags);
+	}
 }

@@ -82,7 +82,7 @@ ctrl_qp(struct ordk_dev *dev, const struct ordk_ctrl_msg *m)
 		 * sides move to RTR after the out-of-band exchange): keep the adverts
 		 * of one sender, checked against the peer's QPN at RTR.
 		 */
-		if (qp->req.adv_count > 0 && m->src_qpn != qp->req.adv_src) {
+		if (qp->req.adv_q.count > 0 && m->src_qpn != qp->req.adv_src) {
 			dev->st.ctrl_bad++;
 			return NULL;
 		}
@@ -108,7 +108,7 @@ rx_adverts(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 			qp->st.duplicates++; /* a re-sent advert we already have */
 			continue;
 		}
-		if (a->recv_seq != rq->adv_expect || rq->adv_count == ORDK_ADVERT_RING) {
+		if (a->recv_seq != rq->adv_expect || rq->adv_q.count == rq->adv_q.size) {
 			RC_LOG(DEBUG, "qp 0x%06x: advert %u unexpected (want %u)", qp->qpn,
 			       a->recv_seq, rq->adv_expect);
 			qp->st.adverts_unexpected++;
@@ -116,8 +116,7 @@ rx_adverts(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 		}
 		RC_LOG(DEBUG, "qp 0x%06x: advert %u (%u B at 0x%" PRIx64 ")", qp->qpn, a->recv_seq,
 		       a->length, a->addr);
-		rq->adv[(rq->adv_head + rq->adv_count) % ORDK_ADVERT_RING] = *a;
-		rq->adv_count++;
+		rq->adv[rc_fifo_push(&rq->adv_q)] = *a;
 		rq->adv_expect++;
 		qp->st.adverts_received++;
 	}
@@ -198,8 +197,8 @@ recv_keys_request(struct ordk_qp *qp)
 {
 	struct rc_resp *rs = &qp->resp;
 
-	for (uint32_t i = rs->rq_advertised; i < rs->rq_count; i++) {
-		struct rc_rwqe *r = &rs->rq[(rs->rq_head + i) % rs->rq_size];
+	for (uint32_t i = rs->rq_advertised; i < rs->rq_q.count; i++) {
+		struct rc_rwqe *r = &rs->rq[rc_fifo_at(&rs->rq_q, i)];
 
 		if (r->kstate == RC_KEY_NONE && !rc_recv_key_ready(qp, r) && r->kstate == RC_KEY_NONE)
 			break; /* no slot, or the command ring is full: the next poll goes on */
@@ -220,21 +219,20 @@ rc_send_adverts(struct ordk_qp *qp)
 	if (qp->attr.qp_state != ORDK_QPS_RTR && qp->attr.qp_state != ORDK_QPS_RTS)
 		return RC_DONE;
 	recv_keys_request(qp);
-	while (rs->rq_advertised < rs->rq_count) {
+	while (rs->rq_advertised < rs->rq_q.count) {
 		struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_RECV_ADVERT);
-		uint32_t n = RTE_MIN(rs->rq_count - rs->rq_advertised, (slot - 70u) / 24u), ready = 0;
+		uint32_t n = RTE_MIN(rs->rq_q.count - rs->rq_advertised, (slot - 70u) / 24u), ready = 0;
 
 		/* adverts go in order, each once its RECV's card key is known */
 		while (ready < n &&
-		       rc_recv_key_ready(qp, &rs->rq[(rs->rq_head + rs->rq_advertised + ready) %
-						     rs->rq_size]))
+		       rc_recv_key_ready(qp, &rs->rq[rc_fifo_at(&rs->rq_q, rs->rq_advertised + ready)]))
 			ready++;
 		n = ready;
 		if (n == 0)
 			return RC_MORE;
 		for (uint32_t i = 0; i < n; i++) {
 			const struct rc_rwqe *r =
-				&rs->rq[(rs->rq_head + rs->rq_advertised + i) % rs->rq_size];
+				&rs->rq[rc_fifo_at(&rs->rq_q, rs->rq_advertised + i)];
 
 			m.advert.e[i] = (struct ordk_ctrl_advert){ .recv_seq = r->recv_seq,
 								   .length = r->len, .addr = r->addr,
@@ -268,7 +266,7 @@ rc_send_advert_ack(struct ordk_qp *qp)
 static uint32_t
 adv_seq_head(const struct rc_resp *rs)
 {
-	return rs->rq_count ? rs->rq[rs->rq_head].recv_seq : rs->next_recv_seq;
+	return rs->rq_q.count ? rs->rq[rs->rq_q.head].recv_seq : rs->next_recv_seq;
 }
 
 enum rc_step

@@ -257,9 +257,9 @@ qp_step(struct ordk_qp *qp, uint64_t now, unsigned int *items)
 		if (qp->req.adv_ack_due)
 			more |= rc_send_advert_ack(qp);
 	}
-	if (qp->resp.rq_advertised < qp->resp.rq_count)
+	if (qp->resp.rq_advertised < qp->resp.rq_q.count)
 		more |= rc_send_adverts(qp);
-	if (qp->resp.rdone_count > 0)
+	if (qp->resp.rdone_q.count > 0)
 		more |= rc_recv_retire(qp, false);
 	if (connected(qp)) {
 		/* ... and keep the QP polled until the peer has them all */

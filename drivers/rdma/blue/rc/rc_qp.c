@@ -20,12 +20,15 @@ rc_qp_init(struct ordk_qp *qp)
 {
 	rc_qp_set_timeout(qp);
 	qp->req.sq_size = qp->init.max_send_wr; /* READ answers have their own ring */
-	qp->resp.rq_size = qp->init.max_recv_wr;
+	qp->resp.rq_q.size = qp->resp.rdone_q.size = qp->init.max_recv_wr;
+	qp->req.rd_q.size = qp->req.sq_size;
+	qp->req.adv_q.size = ORDK_ADVERT_RING;
+	qp->resp.msg_q.size = ORDK_MSG_QUEUE;
 	qp->req.sq = rte_zmalloc("ordk_sq", sizeof(*qp->req.sq) * qp->req.sq_size, RTE_CACHE_LINE_SIZE);
 	qp->resp.ans = rte_zmalloc("ordk_ans", sizeof(*qp->resp.ans) * ORDK_ANS_RING, RTE_CACHE_LINE_SIZE);
 	qp->req.reads = rte_zmalloc("ordk_rd", sizeof(*qp->req.reads) * qp->req.sq_size, 0);
-	qp->resp.rq = rte_zmalloc("ordk_rq", sizeof(*qp->resp.rq) * qp->resp.rq_size, RTE_CACHE_LINE_SIZE);
-	qp->resp.rdone = rte_zmalloc("ordk_rdone", sizeof(*qp->resp.rdone) * qp->resp.rq_size, 0);
+	qp->resp.rq = rte_zmalloc("ordk_rq", sizeof(*qp->resp.rq) * qp->resp.rq_q.size, RTE_CACHE_LINE_SIZE);
+	qp->resp.rdone = rte_zmalloc("ordk_rdone", sizeof(*qp->resp.rdone) * qp->resp.rq_q.size, 0);
 	qp->req.adv = rte_zmalloc("ordk_adv", sizeof(*qp->req.adv) * ORDK_ADVERT_RING, 0);
 	qp->resp.msgs = rte_zmalloc("ordk_msg", sizeof(*qp->resp.msgs) * ORDK_MSG_QUEUE, 0);
 	qp->req.rtx_stamp = rte_zmalloc("ordk_rtx", sizeof(*qp->req.rtx_stamp) * ORDK_RECV_WINDOW, 0);
@@ -72,12 +75,14 @@ rc_qp_reset(struct ordk_qp *qp)
 	rc_recv_keys_release(qp, true); /* the card's QP context is invalid already */
 	qp->req.sq_head = qp->req.sq_next = qp->req.sq_tail = qp->req.sq_user = 0;
 	qp->resp.ans_head = qp->resp.ans_next = qp->resp.ans_tail = 0; /* answers of a QP in error: dropped */
-	qp->req.rd_head = qp->req.rd_count = 0;
-	qp->req.adv_head = qp->req.adv_count = qp->req.adv_expect = 0;
-	qp->resp.rq_head = qp->resp.rq_count = qp->resp.rq_advertised = qp->resp.next_recv_seq = 0;
+	rc_fifo_clear(&qp->req.rd_q);
+	rc_fifo_clear(&qp->req.adv_q);
+	qp->req.adv_expect = 0;
+	rc_fifo_clear(&qp->resp.rq_q);
+	qp->resp.rq_advertised = qp->resp.next_recv_seq = 0;
 	qp->resp.rq_acked = 0;
 	qp->req.adv_ack_due = false;
-	qp->resp.msg_head = qp->resp.msg_count = 0;
+	rc_fifo_clear(&qp->resp.msg_q);
 	qp->resp.ack_due = false;
 	qp->req.state = RC_REQ_IDLE;
 	qp->comp.state = RC_COMP_IDLE;
@@ -91,11 +96,12 @@ void
 rc_qp_to_rtr(struct ordk_qp *qp)
 {
 	/* adverts that came before the peer was known must be the peer's */
-	if (qp->req.adv_count > 0 && qp->req.adv_src != qp->attr.dest_qp_num) {
+	if (qp->req.adv_q.count > 0 && qp->req.adv_src != qp->attr.dest_qp_num) {
 		RC_LOG(WARNING, "qp 0x%06x: %u early adverts from 0x%06x, not the peer 0x%06x: dropped",
-		       qp->qpn, qp->req.adv_count, qp->req.adv_src, qp->attr.dest_qp_num);
-		qp->st.adverts_unexpected += qp->req.adv_count;
-		qp->req.adv_head = qp->req.adv_count = qp->req.adv_expect = 0;
+		       qp->qpn, qp->req.adv_q.count, qp->req.adv_src, qp->attr.dest_qp_num);
+		qp->st.adverts_unexpected += qp->req.adv_q.count;
+		rc_fifo_clear(&qp->req.adv_q);
+		qp->req.adv_expect = 0;
 	}
 	rc_rx_reset(&qp->resp, qp->attr.rq_psn);
 	rc_activate(qp); /* RECVs posted in INIT are advertised now */
@@ -129,8 +135,8 @@ flush_wrs(struct ordk_qp *qp)
 		if (!(w->flags & RC_WQE_INTERNAL))
 			flush_cqe(qp->scq, w->wr_id, rc_wc_opcode(w->opcode), qp->qpn);
 	}
-	for (uint32_t i = 0; i < qp->resp.rq_count; i++)
-		flush_cqe(qp->rcq, qp->resp.rq[(qp->resp.rq_head + i) % qp->resp.rq_size].wr_id, ORDK_WC_RECV,
+	for (uint32_t i = 0; i < qp->resp.rq_q.count; i++)
+		flush_cqe(qp->rcq, qp->resp.rq[rc_fifo_at(&qp->resp.rq_q, i)].wr_id, ORDK_WC_RECV,
 			  qp->qpn);
 }
 
@@ -241,9 +247,9 @@ rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
 		m = verbs_mr_lookup(qp->dev, wr->sge.lkey);
 	}
 	/* a completion waiting for its key's revocation still holds its slot */
-	if (qp->resp.rq_count + qp->resp.rdone_count >= qp->resp.rq_size)
+	if (qp->resp.rq_q.count + qp->resp.rdone_q.count >= qp->resp.rq_q.size)
 		return -ENOMEM;
-	r = &qp->resp.rq[(qp->resp.rq_head + qp->resp.rq_count) % qp->resp.rq_size];
+	r = &qp->resp.rq[rc_fifo_push(&qp->resp.rq_q)];
 	*r = (struct rc_rwqe){ .wr_id = wr->wr_id, .recv_seq = qp->resp.next_recv_seq++ };
 	if (m != NULL) {
 		r->addr = wr->sge.addr;
@@ -253,7 +259,6 @@ rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
 		r->pgt_offset = m->pgt_start + (uint32_t)((r->addr >> BLUE_PAGE_SHIFT) -
 							  ((uintptr_t)m->pub.addr >> BLUE_PAGE_SHIFT));
 	}
-	qp->resp.rq_count++;
 	return 0;
 }
 

@@ -48,8 +48,8 @@ read_answer_pkts(const struct ordk_qp *qp, const struct rc_wqe *w)
 void
 rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now)
 {
-	for (uint32_t i = 0; i < qp->req.rd_count; i++) {
-		struct rc_wqe *w = &qp->req.sq[qp->req.reads[(qp->req.rd_head + i) % qp->req.sq_size]];
+	for (uint32_t i = 0; i < qp->req.rd_q.count; i++) {
+		struct rc_wqe *w = &qp->req.sq[qp->req.reads[rc_fifo_at(&qp->req.rd_q, i)]];
 
 		if (w->msn != msn)
 			continue;
@@ -77,9 +77,9 @@ rc_read_progress(struct ordk_qp *qp)
 	const struct rc_wqe *w;
 
 	qp->comp.rd_seen_epsn = qp->resp.epsn;
-	if (qp->req.rd_count == 0 || qp->resp.epsn == before)
+	if (qp->req.rd_q.count == 0 || qp->resp.epsn == before)
 		return;
-	w = &qp->req.sq[qp->req.reads[qp->req.rd_head]];
+	w = &qp->req.sq[qp->req.reads[qp->req.rd_q.head]];
 	if (!(w->flags & RC_WQE_ANS_SEEN) || blue_psn_diff(qp->resp.epsn, w->ans_psn) <= 0 ||
 	    blue_psn_diff(before, blue_psn_add(w->ans_psn, read_answer_pkts(qp, w))) >= 0)
 		return;
@@ -100,23 +100,22 @@ rc_read_done(struct ordk_qp *qp, uint16_t msn)
 {
 	struct rc_wqe *w;
 
-	if (qp->req.rd_count == 0 || (w = &qp->req.sq[qp->req.reads[qp->req.rd_head]])->msn != msn) {
+	if (qp->req.rd_q.count == 0 || (w = &qp->req.sq[qp->req.reads[qp->req.rd_q.head]])->msn != msn) {
 		qp->st.duplicates++; /* a READ response nobody waits for */
 		RC_LOG(DEBUG, "qp 0x%06x: READ response msn %u, oldest READ msn %u (%u outstanding)",
-		       qp->qpn, msn, qp->req.rd_count ? qp->req.sq[qp->req.reads[qp->req.rd_head]].msn : 0,
-		       qp->req.rd_count);
+		       qp->qpn, msn, qp->req.rd_q.count ? qp->req.sq[qp->req.reads[qp->req.rd_q.head]].msn : 0,
+		       qp->req.rd_q.count);
 		return;
 	}
-	qp->req.rd_head = (qp->req.rd_head + 1) % qp->req.sq_size;
-	qp->req.rd_count--;
+	rc_fifo_pop(&qp->req.rd_q);
 	w->flags |= RC_WQE_READ_DONE;
 	/* the response proves the request arrived: an implicit ACK up to it */
 	rc_ack(qp, blue_psn_add(w->psn, 1));
 	rc_complete_sends(qp);
 	rc_timer_arm(qp);
 	/* the next READ's answer may be streaming already */
-	if (qp->req.rd_count > 0 && (qp->req.sq[qp->req.reads[qp->req.rd_head]].flags & RC_WQE_ANS_SEEN))
-		read_answer_timer(qp, &qp->req.sq[qp->req.reads[qp->req.rd_head]], rc_now(&qp->dev->rc));
+	if (qp->req.rd_q.count > 0 && (qp->req.sq[qp->req.reads[qp->req.rd_q.head]].flags & RC_WQE_ANS_SEEN))
+		read_answer_timer(qp, &qp->req.sq[qp->req.reads[qp->req.rd_q.head]], rc_now(&qp->dev->rc));
 }
 
 /* ------------------------------------------------------------ responder */
@@ -271,22 +270,19 @@ rc_read_nak_rx(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 	uint32_t i;
 	struct rc_wqe *w = NULL;
 
-	for (i = 0; i < qp->req.rd_count; i++) {
-		w = &qp->req.sq[qp->req.reads[(qp->req.rd_head + i) % qp->req.sq_size]];
+	for (i = 0; i < qp->req.rd_q.count; i++) {
+		w = &qp->req.sq[qp->req.reads[rc_fifo_at(&qp->req.rd_q, i)]];
 		if (w->psn == m->read_nak.psn)
 			break;
 	}
-	if (i == qp->req.rd_count) {
+	if (i == qp->req.rd_q.count) {
 		qp->st.duplicates++; /* no READ of ours outstanding there */
 		return;
 	}
 	w->flags |= RC_WQE_ERROR | RC_WQE_FATAL;
 	w->status = m->read_nak.status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR ? ORDK_WC_REM_ACCESS_ERR
 									  : ORDK_WC_REM_INV_REQ_ERR;
-	for (; i + 1 < qp->req.rd_count; i++)
-		qp->req.reads[(qp->req.rd_head + i) % qp->req.sq_size] =
-			qp->req.reads[(qp->req.rd_head + i + 1) % qp->req.sq_size];
-	qp->req.rd_count--;
+	rc_fifo_remove(&qp->req.rd_q, qp->req.reads, i);
 	qp->st.naks_received++;
 	rc_complete_sends(qp);
 }

@@ -96,8 +96,8 @@ key_revoke(struct ordk_qp *qp, struct rc_rwqe *r)
 	c = key_cmd(qp, r, false);
 	seq = submit(qp->dev, &c);
 	if (seq < 0)
-		RC_LOG(ERR, "qp 0x%06x: the card did not take the revocation of RECV key 0x%x",
-		       qp->qpn, r->key);
+		RC_LOG(ERR, "qp 0x%06x: the card did not take the revocation of RECV key 0x%x (%s)",
+		       qp->qpn, r->key, rc_state_name(RC_SM_KEY, r->kstate));
 	mem_keys_free(&qp->dev->mr_keys, r->key);
 	r->kstate = RC_KEY_NONE;
 	return seq;
@@ -110,13 +110,12 @@ rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
 	int64_t seq = key_revoke(qp, r);
 	struct rc_rdone *d;
 
-	if (seq < 0 && qp->resp.rdone_count == 0) {
+	if (seq < 0 && qp->resp.rdone_q.count == 0) {
 		verbs_cq_push(qp->rcq, wc);
 		return;
 	}
-	d = &qp->resp.rdone[(qp->resp.rdone_head + qp->resp.rdone_count) % qp->resp.rq_size];
+	d = &qp->resp.rdone[rc_fifo_push(&qp->resp.rdone_q)];
 	*d = (struct rc_rdone){ .wc = *wc, .seq = seq < 0 ? 0 : (uint32_t)seq, .wait = seq >= 0 };
-	qp->resp.rdone_count++;
 }
 
 /*
@@ -127,14 +126,13 @@ rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
 enum rc_step
 rc_recv_retire(struct ordk_qp *qp, bool force)
 {
-	while (qp->resp.rdone_count > 0) {
-		struct rc_rdone *d = &qp->resp.rdone[qp->resp.rdone_head];
+	while (qp->resp.rdone_q.count > 0) {
+		struct rc_rdone *d = &qp->resp.rdone[qp->resp.rdone_q.head];
 
 		if (!force && d->wait && !blue_cmd_done(&qp->dev->hw, d->seq, NULL))
 			return RC_MORE;
 		verbs_cq_push(qp->rcq, &d->wc);
-		qp->resp.rdone_head = (qp->resp.rdone_head + 1) % qp->resp.rq_size;
-		qp->resp.rdone_count--;
+		rc_fifo_pop(&qp->resp.rdone_q);
 	}
 	return RC_DONE;
 }
@@ -148,7 +146,7 @@ rc_recv_keys_release(struct ordk_qp *qp, bool push)
 {
 	if (push)
 		rc_recv_retire(qp, true);
-	qp->resp.rdone_head = qp->resp.rdone_count = 0;
-	for (uint32_t i = 0; i < qp->resp.rq_count; i++)
-		key_revoke(qp, &qp->resp.rq[(qp->resp.rq_head + i) % qp->resp.rq_size]);
+	rc_fifo_clear(&qp->resp.rdone_q);
+	for (uint32_t i = 0; i < qp->resp.rq_q.count; i++)
+		key_revoke(qp, &qp->resp.rq[rc_fifo_at(&qp->resp.rq_q, i)]);
 }

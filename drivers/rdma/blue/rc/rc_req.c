@@ -144,14 +144,13 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 	if (needs_advert(w->opcode) && !(w->flags & RC_WQE_BOUND)) {
 		const struct ordk_ctrl_advert *a;
 
-		if (qp->req.adv_count == 0) {
+		if (qp->req.adv_q.count == 0) {
 			req_hold(qp, RC_REQ_WAIT_ADVERT);
 			rnr_wait(qp, w); /* no RECV posted at the peer yet: wait */
 			return false;
 		}
-		a = &qp->req.adv[qp->req.adv_head];
-		qp->req.adv_head = (qp->req.adv_head + 1) % ORDK_ADVERT_RING;
-		qp->req.adv_count--;
+		a = &qp->req.adv[qp->req.adv_q.head];
+		rc_fifo_pop(&qp->req.adv_q);
 		w->flags |= RC_WQE_BOUND;
 		if (w->opcode != BLUE_WR_RDMA_WRITE_WITH_IMM) {
 			if (w->len > a->length) {
@@ -189,10 +188,8 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 	qp->req.next_psn = blue_psn_add(qp->req.next_psn, w->npkts);
 	w->started = true;
 	w->sent = 0;
-	if (w->opcode == BLUE_WR_RDMA_READ) {
-		qp->req.reads[(qp->req.rd_head + qp->req.rd_count) % qp->req.sq_size] = qp->req.sq_next % qp->req.sq_size;
-		qp->req.rd_count++;
-	}
+	if (w->opcode == BLUE_WR_RDMA_READ)
+		qp->req.reads[rc_fifo_push(&qp->req.rd_q)] = qp->req.sq_next % qp->req.sq_size;
 	return true;
 }
 
@@ -346,9 +343,9 @@ wqe_hold(const struct ordk_qp *qp, const struct rc_wqe *w)
 		return qp->req.sq_head != qp->req.sq_next ? RC_REQ_WAIT_ATOMIC : RC_REQ_IDLE;
 	if (w->started)
 		return RC_REQ_IDLE;
-	if ((w->flags & RC_WQE_FENCE) && qp->req.rd_count > 0)
+	if ((w->flags & RC_WQE_FENCE) && qp->req.rd_q.count > 0)
 		return RC_REQ_WAIT_FENCE;
-	if (w->opcode == BLUE_WR_RDMA_READ && qp->req.rd_count >= rd_max)
+	if (w->opcode == BLUE_WR_RDMA_READ && qp->req.rd_q.count >= rd_max)
 		return RC_REQ_WAIT_READS;
 	return RC_REQ_IDLE;
 }

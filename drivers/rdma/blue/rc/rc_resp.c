@@ -20,7 +20,7 @@
  * A SEND longer than the RECV it was matched to (IBA 9.7.5.2.2): the RECV
  * completes with LOC_LEN_ERR and the QP goes to ERR. The ACK of what arrived
  * goes first (twice: nothing resends it), so the requester fails its WR with
- * REM_INV_REQ_ERR; a copy lost is answered later from ERR (see rx_ctrl).
+ * REM_INV_REQ_ERR; a copy lost is answered later from ERR (rc_ctrl.c ctrl_qp()).
  */
 static void
 recv_len_error(struct ordk_qp *qp)
@@ -40,14 +40,13 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 	bool too_long;
 	struct rc_rwqe *r;
 
-	if (qp->resp.rq_count == 0) {
+	if (qp->resp.rq_q.count == 0) {
 		/* a SEND the peer had no advert for: cannot come from an ORDK peer */
 		qp->st.adverts_unexpected++;
 		return;
 	}
-	r = &qp->resp.rq[qp->resp.rq_head];
-	qp->resp.rq_head = (qp->resp.rq_head + 1) % qp->resp.rq_size;
-	qp->resp.rq_count--;
+	r = &qp->resp.rq[qp->resp.rq_q.head];
+	rc_fifo_pop(&qp->resp.rq_q);
 	if (qp->resp.rq_advertised > 0)
 		qp->resp.rq_advertised--;
 	/* a buffer the peer used was advertised and arrived there: acknowledged */
@@ -71,8 +70,8 @@ static void
 complete_msgs(struct ordk_qp *qp)
 {
 	rc_read_progress(qp);
-	while (qp->resp.msg_count > 0) {
-		struct rc_msg *m = &qp->resp.msgs[qp->resp.msg_head];
+	while (qp->resp.msg_q.count > 0) {
+		struct rc_msg *m = &qp->resp.msgs[qp->resp.msg_q.head];
 
 		if (blue_psn_diff(qp->resp.epsn, m->end_psn) <= 0)
 			break;
@@ -104,8 +103,7 @@ complete_msgs(struct ordk_qp *qp)
 			return;
 		if (m->ack_req)
 			qp->resp.ack_due = true;
-		qp->resp.msg_head = (qp->resp.msg_head + 1) % ORDK_MSG_QUEUE;
-		qp->resp.msg_count--;
+		rc_fifo_pop(&qp->resp.msg_q);
 	}
 }
 
@@ -128,14 +126,14 @@ static bool
 msg_queue(struct ordk_qp *qp, const struct blue_meta_basic *b, uint8_t op, enum blue_pkt_pos pos)
 {
 	struct rc_resp *rs = &qp->resp;
-	uint32_t at = rs->msg_count;
+	uint32_t at = rs->msg_q.count;
 
-	if (rs->msg_count == ORDK_MSG_QUEUE) {
+	if (rs->msg_q.count == rs->msg_q.size) {
 		qp->st.reports_unexpected++;
 		return false;
 	}
 	while (at > 0) {
-		const struct rc_msg *prev = &rs->msgs[(rs->msg_head + at - 1) % ORDK_MSG_QUEUE];
+		const struct rc_msg *prev = &rs->msgs[rc_fifo_at(&rs->msg_q, at - 1)];
 
 		if (prev->end_psn == b->psn) {
 			/* arrived before, beyond a hole still open: never twice */
@@ -146,10 +144,7 @@ msg_queue(struct ordk_qp *qp, const struct blue_meta_basic *b, uint8_t op, enum 
 			break;
 		at--;
 	}
-	for (uint32_t i = rs->msg_count; i > at; i--)
-		rs->msgs[(rs->msg_head + i) % ORDK_MSG_QUEUE] =
-			rs->msgs[(rs->msg_head + i - 1) % ORDK_MSG_QUEUE];
-	rs->msgs[(rs->msg_head + at) % ORDK_MSG_QUEUE] = (struct rc_msg){
+	rs->msgs[rc_fifo_insert(&rs->msg_q, rs->msgs, at)] = (struct rc_msg){
 		.end_psn = b->psn, .opcode = op, .ack_req = b->ack_req, .msn = b->msn,
 		.imm = b->imm_data,
 		/* a LAST may come before its FIRST: its length is read at completion;
@@ -158,7 +153,6 @@ msg_queue(struct ordk_qp *qp, const struct blue_meta_basic *b, uint8_t op, enum 
 		       : blue_op_is_send(op) && b->total_len == 0 && b->rkey == ORDK_WIRE_RKEY_LEN_ERR
 			       ? (uint32_t)RTE_MIN(b->raddr, (uint64_t)UINT32_MAX)
 			       : b->total_len };
-	rs->msg_count++;
 	return true;
 }
 
