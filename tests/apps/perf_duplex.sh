@@ -6,7 +6,8 @@
 # iterations, and both directions carried their -n messages (each side's
 # counters, --stats: completions and bytes its card sent; the row is their
 # sum and cannot show a side that sent nothing); then a -D run (the server
-# drains its own WRs after END), and atomic_bw.
+# drains its own WRs after END), atomic_bw and send_bw (each side receives
+# the other's SENDs).
 #   perf_duplex.sh <ordk-perf>
 set -u
 perf=$1
@@ -14,17 +15,14 @@ out=$(mktemp /tmp/ordk-perf-duplex-XXXXXX)
 trap 'rm -f "$out"' EXIT
 fail() { echo "FAIL: $*"; cat "$out"; exit 1; }
 
-# both_sent <n> <bytes>: the client and the server each completed at least n WRs
-# and their cards sent at least n * bytes (--stats blocks on stderr)
-both_sent() {
+# each_side <counter> <min>: the client's and the server's counter is at least min
+# (--stats on stderr: each side's device block, then its model's)
+each_side() {
+	local side v
 	for side in client server; do
-		read -r wrs tx < <(awk -v s="$side" '
-			/^ordk-perf: / { inb = ($2 == s); model = / model counters:$/ }
-			inb && !model && $1 == "wr_completed:" { w = $2 }
-			inb && model && $1 == "tx_bytes" { t = $2 }
-			END { print w + 0, t + 0 }' "$out")
-		[ "$wrs" -ge "$1" ] && [ "$tx" -ge $(($1 * $2)) ] ||
-			fail "$side: $wrs WRs completed, $tx bytes sent; at least $1 and $(($1 * $2)) expected"
+		v=$(awk -v s="$side" -v c="$1" '/^ordk-perf: / { inb = ($2 == s) }
+			inb && ($1 == c || $1 == c ":") { v = $2 } END { print v + 0 }' "$out")
+		[ "$v" -ge "$2" ] || fail "$side: $1 $v, at least $2 expected"
 	done
 }
 
@@ -37,7 +35,8 @@ grep -qx "                    RDMA_Write Bidirectional BW Test" "$out" || fail "
 row=$(grep -A1 '^ #bytes' "$out" | tail -1)
 [[ $row =~ ^\ 65536\ +300\ +0\.00\ +[0-9]+\.[0-9]{2}[[:space:]]+[0-9]+\.[0-9]{6}$ ]] ||
 	fail "row '$row'"
-both_sent 300 65536
+each_side wr_completed 300
+each_side tx_bytes $((300 * 65536))
 
 timeout 60 "$perf" write_bw --loopback -b -D 1 -s 4096 --no-progress >"$out" 2>&1 ||
 	fail "write_bw -b -D 1 exits $?"
@@ -50,5 +49,15 @@ timeout 60 "$perf" atomic_bw --loopback -b -n 300 --no-progress --stats >"$out" 
 cat "$out"
 grep -qx "                    Atomic FETCH_AND_ADD Bidirectional BW Test" "$out" ||
 	fail "no test name line"
-both_sent 300 0 # atomics travel as control frames (SimpleNic), not in tx_bytes
+each_side wr_completed 300 # atomics travel as control frames, not in tx_bytes
+# send_bw -b: both sides send and receive (perftest's duplex for send tests)
+timeout 60 "$perf" send_bw --loopback -b -n 300 --no-progress --stats >"$out" 2>&1 ||
+	fail "send_bw -b exits $?"
+cat "$out"
+grep -qx "                    Send Bidirectional BW Test" "$out" || fail "no test name line"
+row=$(grep -A1 '^ #bytes' "$out" | tail -1)
+[[ $row =~ ^\ 65536\ +300\ +0\.00\ +[0-9]+\.[0-9]{2} ]] || fail "row '$row'"
+each_side wr_completed 300
+each_side recv_completed 300
+each_side tx_bytes $((300 * 65536))
 echo "ok"
