@@ -9,12 +9,15 @@
  * posts RECVs whose adverts, control frames resent until side 1 acknowledges
  * them, fill side 1's ring. A WRITE sent then does not land (rtl=1). Side 1
  * polls again: the WRITE completes and side 1 SENDs into every RECV, every
- * byte checked.
+ * byte checked. And a SimpleNic frame longer than a slot (the RTL checks no
+ * length: it runs into the next slots) is dropped by the PMD and counted.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <rte_ring.h>
 
 #include "func_common.h"
 #include "sim_host.h"
@@ -176,4 +179,47 @@ Test(verbs_snic, a_full_simplenic_ring_and_rdma_recovers, .timeout = 180)
 		    xstat(p.s[1].dev, "rx_simple_nic"), xstat(p.s[1].dev, "rx_simple_nic_ring_full"),
 		    (ordk_qp_stats(p.s[0].qp, &st), st.retransmits));
 	func_pair_close(&p);
+}
+
+/* A frame longer than a 128-byte slot: the RTL writes it on (rtl=1), the PMD drops it. */
+Test(verbs_snic, a_frame_longer_than_a_slot_is_dropped, .timeout = 60)
+{
+	struct rte_mempool *mp;
+	struct func_pair p;
+	struct ordk_wc wc;
+	uint8_t f[600] = { 0 };
+	uint64_t taken;
+	double end;
+
+	func_pair_open(&p, 1 << 20, "rtl=1,snic_slot=128");
+	func_pair_qps(&p, ORDK_MTU_1024, 16);
+	mp = test_pool("snic_long", 63); /* after the pair: it starts EAL */
+	/* to side 1's MAC, its IP at bytes 30-33 (the RTL's filter), EtherType 0x88b5 */
+	f[0] = 0x02, f[5] = 0x02, f[6] = 0x02, f[11] = 0x09, f[12] = 0x88, f[13] = 0xb5;
+	f[30] = 10, f[33] = 2;
+	taken = p.s[1].dev->hw.st.snic_rx + p.s[1].dev->hw.st.snic_rx_bad;
+	cr_assert_eq(rte_ring_enqueue(p.rx_ring[1], test_frame_mbuf(mp, f, sizeof(f), true)), 0);
+	end = test_now_s() + 10;
+	while (p.s[1].dev->hw.st.snic_rx + p.s[1].dev->hw.st.snic_rx_bad == taken) {
+		cr_assert_lt(test_now_s(), end, "the frame never reached side 1's PMD");
+		ordk_dev_poll(p.s[1].dev, 64);
+	}
+	cr_assert_eq(p.s[1].dev->hw.st.snic_rx_bad, 1, "600 bytes in 128-byte slots: dropped");
+	/* and the QPs still work: a SEND into a RECV */
+	{
+		struct ordk_recv_wr r = { .wr_id = 1, .num_sge = 1 };
+		struct ordk_send_wr w = { .wr_id = 2, .opcode = ORDK_WR_SEND, .num_sge = 1,
+					  .send_flags = ORDK_SEND_SIGNALED };
+
+		memset(p.s[0].buf, 0x3C, 100);
+		r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[1].buf, 100, p.s[1].mr->lkey };
+		w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf, 100, p.s[0].mr->lkey };
+		cr_assert_eq(ordk_qp_post_recv(p.s[1].qp, &r, 1), 1);
+		cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &w, 1), 1);
+		func_wait(&p, 1, &wc, 1, 10);
+		cr_assert_eq(wc.status, ORDK_WC_SUCCESS);
+		cr_assert_eq(memcmp(p.s[1].buf, p.s[0].buf, 100), 0);
+	}
+	func_pair_close(&p);
+	rte_mempool_free(mp);
 }
