@@ -44,9 +44,9 @@ incast_cfg_check(struct incast_cfg *c)
 
 /*
  * The devices' devargs: the notification point (cnp=1) and DCQCN's parameters,
- * the paper's at 40 Gb/s with the rate-valued ones and the byte counter scaled
- * to the bottleneck (R_AI is 1/1000 of the line rate either way), then the
- * caller's keys over them.
+ * the paper's 40 Gb/s network slowed down to the bottleneck by s: rates x s,
+ * times (T, K) / s, bytes (B, and the switch's Kmin/Kmax) unchanged; then the
+ * caller's keys over them. (The card's CNP pause, 32.768 us, cannot be scaled.)
  */
 static void
 cc_devargs(const struct incast_cfg *c, char *out, size_t len)
@@ -56,8 +56,8 @@ cc_devargs(const struct incast_cfg *c, char *out, size_t len)
 
 	n = (size_t)snprintf(out, len,
 			     ",cnp=1,cc_max_rate=%.0f,cc_min_rate=%.0f,cc_rai=%.0f,cc_rhai=%.0f,"
-			     "cc_byte_counter=%.0f",
-			     40e9 * s, 100e6 * s, 40e6 * s, 400e6 * s, 10e6 * s);
+			     "cc_timer_us=%.3f,cc_alpha_us=%.3f",
+			     40e9 * s, 100e6 * s, 40e6 * s, 400e6 * s, 55 / s, 55 / s);
 	for (const char *p = c->cc; *p != '\0' && n + 8 < len;) {
 		size_t k = strcspn(p, ",");
 

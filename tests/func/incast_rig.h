@@ -26,8 +26,8 @@ struct incast_cfg {
 	uint64_t rate;		 /* bottleneck, bytes/s (0: unshaped) */
 	char queue[256];	 /* more sw_queue keys for the bottleneck, "k=v,k=v" */
 	char cc[256];		 /* DCQCN parameters, "k=v,k=v" (cc_params_parse keys), over the
-				    rig's defaults: the rate-valued ones and B scaled to the
-				    bottleneck from the paper's 40 Gb/s */
+				    rig's defaults: the paper's 40 Gb/s network slowed down to
+				    the bottleneck (rates x s, T and K / s, bytes unchanged) */
 	const char *name;	 /* ring and pool names: unique per process */
 };
 
