@@ -39,8 +39,8 @@ set_pace_key(struct cc_params *p, const char *key, const char *val, char *err, s
 		return 0;
 	}
 	if (v > 1e6)
-		return cc_kv_fail(err, errlen, "burst_us: at most 1000000 (got %s)", val);
-	p->burst_ns = (uint64_t)(v * 1e3 + 0.5);
+		return cc_kv_fail(err, errlen, "%s: at most 1000000 (got %s)", key, val);
+	*(strcmp(key, "burst_us") == 0 ? &p->burst_ns : &p->cut_gap_ns) = (uint64_t)(v * 1e3 + 0.5);
 	return 0;
 }
 
@@ -49,7 +49,8 @@ set_key(void *obj, const char *key, const char *val, char *err, size_t errlen)
 {
 	struct cc_params *p = obj;
 
-	if (strcmp(key, "item_pkts") == 0 || strcmp(key, "burst_us") == 0)
+	if (strcmp(key, "item_pkts") == 0 || strcmp(key, "burst_us") == 0 ||
+	    strcmp(key, "cut_gap_us") == 0)
 		return set_pace_key(p, key, val, err, errlen);
 	return cc_dcqcn_params_set(&p->dcqcn, key, val, err, errlen);
 }
@@ -76,11 +77,11 @@ cc_params_format(const struct cc_params *p, char *buf, size_t len)
 	return snprintf(buf, len,
 			"max_rate=%.0f,min_rate=%.0f,rai=%.0f,rhai=%.0f,g=%g,alpha_init=%g,"
 			"alpha_us=%.3f,timer_us=%.3f,byte_counter=%llu,fr_steps=%u,item_pkts=%u,"
-			"burst_us=%.3f",
+			"burst_us=%.3f,cut_gap_us=%.3f",
 			d->max_rate_bps, d->min_rate_bps, d->rai_bps, d->rhai_bps, d->g, d->alpha_init,
 			(double)d->alpha_ns / 1e3, (double)d->timer_ns / 1e3,
 			(unsigned long long)d->byte_counter, d->fr_steps, p->item_pkts,
-			(double)p->burst_ns / 1e3);
+			(double)p->burst_ns / 1e3, (double)p->cut_gap_ns / 1e3);
 }
 
 void
@@ -161,6 +162,13 @@ cc_rp_cnp(struct cc_rp *r, uint64_t now_ns)
 {
 	double before = r->f.rc_bps;
 
+	/* a NIC's rate_reduce_monitor_period: one cut per gap, however many CNPs come */
+	if (r->cut && now_ns - r->last_cut_ns < r->p->cut_gap_ns) {
+		r->cnps_ignored++;
+		return;
+	}
+	r->cut = true;
+	r->last_cut_ns = now_ns;
 	cc_dcqcn_on_cnp(&r->f, now_ns);
 	changed(r, before, now_ns);
 }

@@ -23,6 +23,7 @@ struct cc_params {
 	struct cc_dcqcn_params dcqcn;
 	uint32_t item_pkts; /* packets per send item while the rate is below max_rate */
 	uint64_t burst_ns;  /* sending time an idle QP may bank (a burst at R_C this long) */
+	uint64_t cut_gap_ns; /* CNPs this soon after a cut are counted, not acted on (0: all act) */
 };
 
 /** DCQCN's defaults (cc_dcqcn_params_default()), items of 4 packets, 20 us of burst. */
@@ -30,7 +31,7 @@ void cc_params_default(struct cc_params *p);
 
 /**
  * Parse "key=value[,...]" over @p p: every cc_dcqcn_params_parse() key, and
- * item_pkts (1..64), burst_us. Checked; @p p unchanged on error.
+ * item_pkts (1..64), burst_us, cut_gap_us. Checked; @p p unchanged on error.
  * @return 0 or -EINVAL with the reason (naming the key) in @p err.
  */
 int cc_params_parse(struct cc_params *p, const char *args, char *err, size_t errlen);
@@ -49,6 +50,9 @@ struct cc_rp {
 	bool limited;
 	/* counters */
 	uint64_t rate_changes; /* R_C changed: cuts and increases */
+	uint64_t cnps_ignored; /* within cut_gap_ns of the last cut */
+	uint64_t last_cut_ns;
+	bool cut;	       /* last_cut_ns is set */
 	uint64_t limited_ns;   /* time a QP with an item to send waited on the rate */
 	cc_rp_trace_fn trace;
 	void *trace_arg;

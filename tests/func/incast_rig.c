@@ -56,8 +56,8 @@ cc_devargs(const struct incast_cfg *c, char *out, size_t len)
 
 	n = (size_t)snprintf(out, len,
 			     ",cnp=1,cc_max_rate=%.0f,cc_min_rate=%.0f,cc_rai=%.0f,cc_rhai=%.0f,"
-			     "cc_timer_us=%.3f,cc_alpha_us=%.3f",
-			     40e9 * s, 100e6 * s, 40e6 * s, 400e6 * s, 55 / s, 55 / s);
+			     "cc_timer_us=%.3f,cc_alpha_us=%.3f,cc_cut_gap_us=%.3f",
+			     40e9 * s, 100e6 * s, 40e6 * s, 400e6 * s, 55 / s, 55 / s, 50 / s);
 	for (const char *p = c->cc; *p != '\0' && n + 8 < len;) {
 		size_t k = strcspn(p, ",");
 

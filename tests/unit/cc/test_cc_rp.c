@@ -126,3 +126,23 @@ Test(cc_rp, idle_credit_is_bounded_by_burst)
 	}
 	cr_assert_eq(n, 11, "items at once after idle: %u", n);
 }
+
+Test(cc_rp, cut_gap_acts_on_one_cnp_per_gap)
+{
+	struct cc_rp r;
+
+	P.cut_gap_ns = 50000;
+	cc_rp_init(&r, &P, 0, NULL, NULL);
+	cc_rp_cnp(&r, 1000);  /* 40 -> 20 Gb/s */
+	cc_rp_cnp(&r, 30000); /* 29 us later: counted, not acted on */
+	cr_assert_eq(r.f.rc_bps, 20e9);
+	cr_assert_eq(r.cnps_ignored, 1);
+	cc_rp_cnp(&r, 51000); /* 50 us after the cut: 20 -> 10 */
+	cr_assert_eq(r.f.rc_bps, 10e9);
+	cr_assert_eq(r.f.cnps, 2);
+	P.cut_gap_ns = 0; /* the default: every CNP cuts */
+	cc_rp_init(&r, &P, 0, NULL, NULL);
+	cc_rp_cnp(&r, 0);
+	cc_rp_cnp(&r, 0);
+	cr_assert_eq(r.f.rc_bps, 10e9);
+}
