@@ -16,7 +16,7 @@ Test(incast, cc_on_drops_less_and_queues_less)
 	static struct incast_rig g;
 	struct incast_result off, on;
 	struct incast_cfg c = {.senders = 4, .msg = 65536, .depth = 8, .rate = 200000000,
-			       .queue = "burst=64K", .name = "incf"};
+			       .queue = "burst=64K,pmax=0.1", .name = "incf"};
 
 	cr_assert_eq(incast_open(&g, &c), 0);
 	incast_run(&g, false, 0.6, NULL, &off);

@@ -7,7 +7,7 @@
  *   bench_incast [key=value ...]
  *     seconds=3 (per phase) senders=4 msg=65536 depth=8 rate=200M (bottleneck, bytes/s)
  *     queue=K=V;K=V (more sw_queue keys for the bottleneck, ';' between them; burst=64K
- *     is set first)
+ *     and pmax=0.1 are set first)
  *     cc=K=V;K=V (DCQCN keys over the rig's scaled defaults) phases=both|off|on
  *     trace=PREFIX (PREFIX-off.csv, PREFIX-on.csv: queue depth and rates every 1 ms,
  *     goodput every 10 ms, the trace CSV of doc/guides/congestion.md)
@@ -45,9 +45,10 @@ append_kv(char *dst, size_t len, const char *v)
 static int
 parse(int argc, char **argv, struct incast_cfg *c, struct opts *o)
 {
-	/* burst=64K: the shaper's bucket covers the rig's polling gaps (doc/guides/congestion.md) */
+	/* burst=64K: the shaper's bucket covers the rig's polling gaps; pmax=0.1: RED's
+	 * probability for the rig's 4 KiB packets (doc/guides/congestion.md) */
 	*c = (struct incast_cfg){.senders = 4, .msg = 65536, .depth = 8, .rate = 200000000,
-				 .queue = "burst=64K", .name = "inc"};
+				 .queue = "burst=64K,pmax=0.1", .name = "inc"};
 	*o = (struct opts){.seconds = 3, .phases = "both"};
 	for (int i = 1; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
