@@ -271,6 +271,10 @@ next_item(struct ordk_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n
 {
 	uint32_t off = w->sent, cap = RTE_MIN(ORDK_ITEM_MAX, RC_ITEM_PKTS * pmtu);
 
+	/* congestion control (lib/cc): items leave at the QP's rate, a few packets each */
+	if (qp->cc_on && !verbs_cc_gate(qp, pmtu, &cap))
+		return false; /* the QP stays active: the next poll asks again */
+
 	*psn = off == 0 ? w->psn : blue_psn_add(w->psn, rc_pkts(w->raddr, off, pmtu));
 	if (w->flags & RC_WQE_LEN_ERR)
 		*n = 0; /* the announcement: no payload, the length in raddr */
@@ -326,13 +330,15 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 			.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = off == 0,
 			.is_last = lerr || off + n == w->len, .sqpn = qp->qpn, .imm = w->imm,
 			.dst_mac = qp->attr.dest_mac, .lkey = w->lkey, .len = n,
-			.laddr = w->laddr + off };
+			.laddr = w->laddr + off, .enable_ecn = qp->cc_on };
 		if (blue_send_item_put(&dev->hw, &it) != 0) {
 			w->flags |= RC_WQE_ERROR;
 			w->status = ORDK_WC_LOC_QP_OP_ERR;
 			return items;
 		}
 		w->sent += n;
+		if (qp->cc_on)
+			verbs_cc_sent(qp, n, pk);
 		if (blue_psn_diff(blue_psn_add(psn, pk), qp->pushed_psn) > 0)
 			qp->pushed_psn = blue_psn_add(psn, pk);
 		items++;

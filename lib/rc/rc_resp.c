@@ -705,8 +705,11 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 		rc_ack(qp, r->ack.psn_before_slide);
 		rc_retransmit(qp, r->ack.psn_before_slide, r->ack.psn_now);
 		break;
+	case BLUE_META_CNP:
+		verbs_cc_cnp(qp); /* congestion: DCQCN cuts the QP's rate */
+		break;
 	default:
-		dev->st.cnps++;
+		dev->st.reports_unexpected++;
 		break;
 	}
 	rc_activate(qp);

@@ -297,7 +297,7 @@ push_packet(struct ordk_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 		.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = k == 0,
 		.is_last = k + 1 == w->npkts, .is_retry = 1, .sqpn = qp->qpn, .imm = w->imm,
 		.dst_mac = qp->attr.dest_mac, .lkey = w->lkey, .len = len,
-		.laddr = w->laddr + off };
+		.laddr = w->laddr + off, .enable_ecn = qp->cc_on };
 	if (blue_send_item_put(&qp->dev->hw, &it) != 0)
 		return -1;
 	qp->rtx_stamp[it.psn % ORDK_RECV_WINDOW] = (uint32_t)(rte_get_tsc_cycles() >> 16) | 1;

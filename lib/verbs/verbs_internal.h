@@ -9,12 +9,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/queue.h>
 
 #include <rte_hash.h>
 #include <rte_log.h>
 
 #include "blue_dev.h"
+#include "cc_rp.h"
 #include "mem_internal.h"
 #include "ordk_verbs.h"
 #include "ordk_wire.h"
@@ -93,6 +95,10 @@ struct ordk_dev {
 	uint32_t ev_head, ev_count;
 	void (*ev_cb)(struct ordk_dev *dev, const struct ordk_async_event *ev, void *arg);
 	void *ev_arg;
+	/* congestion control (verbs_cc.c): devargs cc=, cc_*= */
+	struct cc_params cc;
+	bool cc_on;		  /* new QPs start with it on */
+	FILE *cc_trace;		  /* cc_trace=FILE: every QP's rate changes, trace CSV */
 };
 
 /*
@@ -229,6 +235,8 @@ struct ordk_qp {
 	uint32_t qpn;
 	struct ordk_qp_attr attr;
 	struct ordk_qp_init_attr init;
+	bool cc_on;		   /* DCQCN paces this QP, its data goes out ECT(0) */
+	struct cc_rp cc;
 	TAILQ_ENTRY(ordk_qp) link;
 	bool on_active;
 	TAILQ_ENTRY(ordk_qp) tlink; /* in dev->wheel while a deadline is set */
@@ -403,6 +411,13 @@ void rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *w
 bool rc_recv_retire(struct ordk_qp *qp, bool force);
 void rc_recv_keys_release(struct ordk_qp *qp, bool push);
 unsigned int rc_poll(struct ordk_dev *dev, unsigned int budget);
+/* verbs_cc.c: congestion control's glue (lib/cc does the work) */
+int verbs_cc_devargs(struct ordk_dev *dev, const char *devargs);
+void verbs_cc_close(struct ordk_dev *dev);
+void verbs_cc_qp_init(struct ordk_qp *qp, bool on);
+bool verbs_cc_gate(struct ordk_qp *qp, uint32_t pmtu, uint32_t *cap);
+void verbs_cc_sent(struct ordk_qp *qp, uint32_t bytes, uint32_t pkts);
+void verbs_cc_cnp(struct ordk_qp *qp);
 
 /* Completion opcode of a send WQE's opcode (ordk_wr_opcode == blue WR 0-4, 5, 6). */
 static inline enum ordk_wc_opcode
