@@ -119,6 +119,8 @@ recv_len_error(struct ordk_qp *qp)
 	RC_LOG(WARNING, "qp 0x%06x: a SEND longer than its RECV; QP to ERR", qp->qpn);
 	qp->st.recv_len_errors++;
 	qp->dev->st.recv_len_errors++;
+	/* requests before this one were handled: their READ answers go first */
+	rc_push_owed_answers(qp);
 	(void)send_ack_frame(qp, false, qp->epsn);
 	(void)send_ack_frame(qp, false, qp->epsn);
 	blue_snic_tx_flush(&qp->dev->hw);
@@ -213,9 +215,12 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	/*
 	 * A FIRST's length is kept by MSN, even when a bitmap report already
 	 * accounted for its PSN: a retransmitted FIRST may come after a later
-	 * message's, or after the window report that covers it.
+	 * message's, or after the window report that covers it. Only the peer's
+	 * requests: a READ answer carries the MSN of our READ (our numbering),
+	 * and its length overwrote that of the peer's SEND of the same MSN
+	 * (a SEND then taken for too long, or a RECV with a wrong byte_len).
 	 */
-	if (pos == BLUE_POS_FIRST)
+	if (pos == BLUE_POS_FIRST && !blue_op_is_read_resp(op))
 		qp->first_len[b->msn % ORDK_FIRST_LEN_SLOTS] = b->total_len;
 	/* the first packet of the answer to one of our READs: where its answer starts */
 	if (pos == BLUE_POS_FIRST && blue_op_is_read_resp(op))

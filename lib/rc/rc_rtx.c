@@ -468,6 +468,9 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 	/* what the peer said during a polling gap is still unread */
 	if (rc_timer_gap_shift(qp))
 		return;
+	/* the peer took our too long SEND and is in ERR: nothing more will come */
+	if (rc_len_err_settle(qp))
+		return;
 	qp->st.timeouts++;
 	qp->dev->st.timeouts++;
 	if (qp->rtx_retries >= qp->attr.retry_cnt) {
