@@ -309,6 +309,22 @@ mark_range(struct ordk_qp *qp, uint32_t from, uint32_t to)
 }
 
 /*
+ * Whether a report's window shows the PSN at epsn missing: only when the card
+ * had seen a later PSN (a set bit beyond epsn). A loss report comes as the
+ * packet that slid the window arrives, so the PSNs after that one are not
+ * missing but not sent yet: taking them for a hole NAKed the MIDDLE packets
+ * of a stream still flowing (no report names those), on a clean wire
+ * (issue 12 item 14).
+ */
+static bool
+report_shows_hole(const struct ordk_qp *qp, uint32_t base, const struct blue_bitmap128 *b)
+{
+	int top = b->hi ? 127 - __builtin_clzll(b->hi) : b->lo ? 63 - __builtin_clzll(b->lo) : -1;
+
+	return top >= 0 && blue_psn_diff(blue_psn_add(base, (uint32_t)top), qp->epsn) > 0;
+}
+
+/*
  * The card's bitmap reports. Between two reports the card's window slid
  * from the previous base to this one; the PSNs that slid out did arrive,
  * unless the card reported a loss (a NakLocalHw describes the window that
@@ -339,7 +355,7 @@ rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
 		return;
 	qp->ack_due = true; /* bitmap reports come after quiet: ACK now */
 	qp->probe_report = true;
-	maybe_nak(qp, true);
+	maybe_nak(qp, report_shows_hole(qp, base, &a->now_bitmap));
 }
 
 /* ----------------------------------------------------------------- ACKs */
@@ -452,6 +468,8 @@ maybe_nak(struct ordk_qp *qp, bool report)
 
 		if (rc_rx_seen(qp, psn)) {
 			if (send_ack_frame(qp, true, psn)) {
+				RC_LOG(DEBUG, "qp 0x%06x: hole NAK 0x%06x..0x%06x (%s)", qp->qpn,
+				       qp->epsn, psn, report ? "report" : "held");
 				qp->nak_epsn = qp->epsn;
 				qp->nak_tsc = now;
 				qp->st.naks_sent++;

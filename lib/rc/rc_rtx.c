@@ -139,7 +139,14 @@ outstanding(const struct ordk_qp *qp)
 void
 rc_timer_arm(struct ordk_qp *qp)
 {
-	if (!outstanding(qp)) {
+	/*
+	 * A QP that went to ERR in the caller's rc_complete_sends() (rc_ack(),
+	 * rc_read_done()) has nothing outstanding: a deadline set now fired as
+	 * soon as the QP was connected again (a timeout and a probe at the start
+	 * of every new connection, on a clean wire).
+	 */
+	if (!outstanding(qp) || qp->attr.qp_state == ORDK_QPS_ERR ||
+	    qp->attr.qp_state == ORDK_QPS_RESET) {
 		rc_timer_set(qp, 0);
 		return;
 	}
