@@ -220,6 +220,8 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 		qp->adv_head = (qp->adv_head + 1) % ORDK_ADVERT_RING;
 		qp->adv_count--;
 		w->flags |= RC_WQE_BOUND;
+		RC_LOG(DEBUG, "qp 0x%06x: WR of %u B takes advert %u (%u B)", qp->qpn, w->len,
+		       a->recv_seq, a->length);
 		if (w->opcode != BLUE_WR_RDMA_WRITE_WITH_IMM) {
 			if (w->len > a->length) {
 				/*

@@ -136,6 +136,8 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 
 	if (qp->rq_count == 0) {
 		/* a SEND the peer had no advert for: cannot come from an ORDK peer */
+		RC_LOG(DEBUG, "qp 0x%06x: a message ending at 0x%06x finds no RECV", qp->qpn,
+		       m->end_psn);
 		qp->st.adverts_unexpected++;
 		return;
 	}
@@ -153,6 +155,8 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 		wc.wc_flags = ORDK_WC_WITH_IMM;
 	}
 	too_long = op == ORDK_WC_RECV && m->len > r->len;
+	RC_LOG(DEBUG, "qp 0x%06x: RECV %u (%u B) takes the message of %u B ending at 0x%06x",
+	       qp->qpn, r->recv_seq, r->len, m->len, m->end_psn);
 	if (too_long)
 		wc.status = ORDK_WC_LOC_LEN_ERR;
 	rc_recv_done(qp, r, &wc); /* reported once the card forgot the RECV's key */
@@ -685,8 +689,10 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 		dev->st.reports_unexpected++; /* a stale QPN, a QP not connected or in ERR */
 		return;
 	}
-	RC_LOG(DEBUG, "qp 0x%06x: %s psn 0x%06x", qpn, blue_meta_kind_name(r->kind),
-	       r->kind <= BLUE_META_HEADER_READ ? r->basic.psn : r->ack.psn_now);
+	RC_LOG(DEBUG, "qp 0x%06x: %s psn 0x%06x op 0x%x msn %u", qpn, blue_meta_kind_name(r->kind),
+	       r->kind <= BLUE_META_HEADER_READ ? r->basic.psn : r->ack.psn_now,
+	       r->kind <= BLUE_META_HEADER_READ ? BLUE_BTH_OP(r->opcode) : 0,
+	       r->kind <= BLUE_META_HEADER_READ ? r->basic.msn : 0);
 	qp->heard_tsc = dev->last_poll_tsc; /* every report comes from the peer's frames */
 	switch (r->kind) {
 	case BLUE_META_HEADER_WRITE:
@@ -694,6 +700,15 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 		break;
 	case BLUE_META_HEADER_READ:
 		rc_rx_read(qp, r);
+		/*
+		 * A READ request that filled the hole at epsn moves it past
+		 * messages already in: they complete now. Before, they waited for
+		 * the next report, and with both sides idle (everything else
+		 * acknowledged) a READ answer that had arrived never completed
+		 * (RETRY_EXC_ERR at 1% loss).
+		 */
+		if (qp->attr.qp_state == ORDK_QPS_RTR || qp->attr.qp_state == ORDK_QPS_RTS)
+			complete_msgs(qp);
 		break;
 	case BLUE_META_ACK_LOCAL_HW:
 	case BLUE_META_NAK_LOCAL_HW:
