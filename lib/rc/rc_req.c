@@ -220,6 +220,8 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 		qp->adv_head = (qp->adv_head + 1) % ORDK_ADVERT_RING;
 		qp->adv_count--;
 		w->flags |= RC_WQE_BOUND;
+		RC_LOG(DEBUG, "qp 0x%06x: WR of %u B takes advert %u (%u B)", qp->qpn, w->len,
+		       a->recv_seq, a->length);
 		if (w->opcode != BLUE_WR_RDMA_WRITE_WITH_IMM) {
 			if (w->len > a->length) {
 				/*
@@ -388,6 +390,63 @@ push_answers(struct ordk_qp *qp, bool *more)
 			rc_timer_arm(qp);
 	}
 	return items;
+}
+
+/*
+ * The responder is about to go to ERR for a request (recv_len_error): the
+ * READ answers owed for the requests before it go first, as IBA's responder
+ * handles requests in PSN order. Best effort: an answer that cannot go now
+ * (a full ring, the card window) or is lost is settled at the requester
+ * (rc_len_err_settle()).
+ */
+void
+rc_push_owed_answers(struct ordk_qp *qp)
+{
+	bool more;
+
+	if (push_answers(qp, &more) > 0)
+		blue_send_doorbell(&qp->dev->hw);
+}
+
+/*
+ * The peer acknowledged our too long SEND's announcement (RC_WQE_LEN_ERR):
+ * it is in ERR and answers nothing more. A READ before that SEND whose
+ * answer has not completed by the ACK timeout (lost, or never sent) cannot
+ * be answered any more: it completes with WR_FLUSH_ERR instead of waiting
+ * for the retry budget (RETRY_EXC_ERR); then the SEND fails the QP
+ * (rc_complete_sends()). Our card's context goes invalid first, so no late
+ * answer packet lands in a buffer given back. @return true when it settled.
+ */
+bool
+rc_len_err_settle(struct ordk_qp *qp)
+{
+	uint32_t i;
+
+	if (!qp->len_err_sent)
+		return false;
+	for (i = qp->sq_head; i != qp->sq_next; i++) {
+		const struct rc_wqe *w = &qp->sq[i % qp->sq_size];
+
+		if (w->flags & RC_WQE_LEN_ERR)
+			break;
+	}
+	if (i == qp->sq_next ||
+	    blue_psn_diff(qp->acked_psn, blue_psn_add(qp->sq[i % qp->sq_size].psn, 1)) < 0)
+		return false;
+	RC_LOG(DEBUG, "qp 0x%06x: the peer took our length error: %u READs unanswered flushed",
+	       qp->qpn, qp->rd_count);
+	(void)verbs_manage_qp(qp, false, true);
+	for (uint32_t k = qp->sq_head; k != i; k++) {
+		struct rc_wqe *w = &qp->sq[k % qp->sq_size];
+
+		if (w->opcode == BLUE_WR_RDMA_READ && !(w->flags & (RC_WQE_READ_DONE | RC_WQE_ERROR))) {
+			w->flags |= RC_WQE_ERROR;
+			w->status = ORDK_WC_WR_FLUSH_ERR;
+		}
+	}
+	qp->rd_count = 0;
+	rc_complete_sends(qp);
+	return true;
 }
 
 /* Push items of queued WRs while the Send ring has room; @return items pushed. */

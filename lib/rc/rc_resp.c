@@ -119,6 +119,8 @@ recv_len_error(struct ordk_qp *qp)
 	RC_LOG(WARNING, "qp 0x%06x: a SEND longer than its RECV; QP to ERR", qp->qpn);
 	qp->st.recv_len_errors++;
 	qp->dev->st.recv_len_errors++;
+	/* requests before this one were handled: their READ answers go first */
+	rc_push_owed_answers(qp);
 	(void)send_ack_frame(qp, false, qp->epsn);
 	(void)send_ack_frame(qp, false, qp->epsn);
 	blue_snic_tx_flush(&qp->dev->hw);
@@ -134,6 +136,8 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 
 	if (qp->rq_count == 0) {
 		/* a SEND the peer had no advert for: cannot come from an ORDK peer */
+		RC_LOG(DEBUG, "qp 0x%06x: a message ending at 0x%06x finds no RECV", qp->qpn,
+		       m->end_psn);
 		qp->st.adverts_unexpected++;
 		return;
 	}
@@ -151,6 +155,8 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 		wc.wc_flags = ORDK_WC_WITH_IMM;
 	}
 	too_long = op == ORDK_WC_RECV && m->len > r->len;
+	RC_LOG(DEBUG, "qp 0x%06x: RECV %u (%u B) takes the message of %u B ending at 0x%06x",
+	       qp->qpn, r->recv_seq, r->len, m->len, m->end_psn);
 	if (too_long)
 		wc.status = ORDK_WC_LOC_LEN_ERR;
 	rc_recv_done(qp, r, &wc); /* reported once the card forgot the RECV's key */
@@ -213,9 +219,12 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	/*
 	 * A FIRST's length is kept by MSN, even when a bitmap report already
 	 * accounted for its PSN: a retransmitted FIRST may come after a later
-	 * message's, or after the window report that covers it.
+	 * message's, or after the window report that covers it. Only the peer's
+	 * requests: a READ answer carries the MSN of our READ (our numbering),
+	 * and its length overwrote that of the peer's SEND of the same MSN
+	 * (a SEND then taken for too long, or a RECV with a wrong byte_len).
 	 */
-	if (pos == BLUE_POS_FIRST)
+	if (pos == BLUE_POS_FIRST && !blue_op_is_read_resp(op))
 		qp->first_len[b->msn % ORDK_FIRST_LEN_SLOTS] = b->total_len;
 	/* the first packet of the answer to one of our READs: where its answer starts */
 	if (pos == BLUE_POS_FIRST && blue_op_is_read_resp(op))
@@ -304,6 +313,22 @@ mark_range(struct ordk_qp *qp, uint32_t from, uint32_t to)
 }
 
 /*
+ * Whether a report's window shows the PSN at epsn missing: only when the card
+ * had seen a later PSN (a set bit beyond epsn). A loss report comes as the
+ * packet that slid the window arrives, so the PSNs after that one are not
+ * missing but not sent yet: taking them for a hole NAKed the MIDDLE packets
+ * of a stream still flowing (no report names those), on a clean wire
+ * (issue 12 item 14).
+ */
+static bool
+report_shows_hole(const struct ordk_qp *qp, uint32_t base, const struct blue_bitmap128 *b)
+{
+	int top = b->hi ? 127 - __builtin_clzll(b->hi) : b->lo ? 63 - __builtin_clzll(b->lo) : -1;
+
+	return top >= 0 && blue_psn_diff(blue_psn_add(base, (uint32_t)top), qp->epsn) > 0;
+}
+
+/*
  * The card's bitmap reports. Between two reports the card's window slid
  * from the previous base to this one; the PSNs that slid out did arrive,
  * unless the card reported a loss (a NakLocalHw describes the window that
@@ -334,7 +359,7 @@ rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
 		return;
 	qp->ack_due = true; /* bitmap reports come after quiet: ACK now */
 	qp->probe_report = true;
-	maybe_nak(qp, true);
+	maybe_nak(qp, report_shows_hole(qp, base, &a->now_bitmap));
 }
 
 /* ----------------------------------------------------------------- ACKs */
@@ -447,6 +472,8 @@ maybe_nak(struct ordk_qp *qp, bool report)
 
 		if (rc_rx_seen(qp, psn)) {
 			if (send_ack_frame(qp, true, psn)) {
+				RC_LOG(DEBUG, "qp 0x%06x: hole NAK 0x%06x..0x%06x (%s)", qp->qpn,
+				       qp->epsn, psn, report ? "report" : "held");
 				qp->nak_epsn = qp->epsn;
 				qp->nak_tsc = now;
 				qp->st.naks_sent++;
@@ -662,8 +689,10 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 		dev->st.reports_unexpected++; /* a stale QPN, a QP not connected or in ERR */
 		return;
 	}
-	RC_LOG(DEBUG, "qp 0x%06x: %s psn 0x%06x", qpn, blue_meta_kind_name(r->kind),
-	       r->kind <= BLUE_META_HEADER_READ ? r->basic.psn : r->ack.psn_now);
+	RC_LOG(DEBUG, "qp 0x%06x: %s psn 0x%06x op 0x%x msn %u", qpn, blue_meta_kind_name(r->kind),
+	       r->kind <= BLUE_META_HEADER_READ ? r->basic.psn : r->ack.psn_now,
+	       r->kind <= BLUE_META_HEADER_READ ? BLUE_BTH_OP(r->opcode) : 0,
+	       r->kind <= BLUE_META_HEADER_READ ? r->basic.msn : 0);
 	qp->heard_tsc = dev->last_poll_tsc; /* every report comes from the peer's frames */
 	switch (r->kind) {
 	case BLUE_META_HEADER_WRITE:
@@ -671,6 +700,15 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 		break;
 	case BLUE_META_HEADER_READ:
 		rc_rx_read(qp, r);
+		/*
+		 * A READ request that filled the hole at epsn moves it past
+		 * messages already in: they complete now. Before, they waited for
+		 * the next report, and with both sides idle (everything else
+		 * acknowledged) a READ answer that had arrived never completed
+		 * (RETRY_EXC_ERR at 1% loss).
+		 */
+		if (qp->attr.qp_state == ORDK_QPS_RTR || qp->attr.qp_state == ORDK_QPS_RTS)
+			complete_msgs(qp);
 		break;
 	case BLUE_META_ACK_LOCAL_HW:
 	case BLUE_META_NAK_LOCAL_HW:

@@ -139,7 +139,14 @@ outstanding(const struct ordk_qp *qp)
 void
 rc_timer_arm(struct ordk_qp *qp)
 {
-	if (!outstanding(qp)) {
+	/*
+	 * A QP that went to ERR in the caller's rc_complete_sends() (rc_ack(),
+	 * rc_read_done()) has nothing outstanding: a deadline set now fired as
+	 * soon as the QP was connected again (a timeout and a probe at the start
+	 * of every new connection, on a clean wire).
+	 */
+	if (!outstanding(qp) || qp->attr.qp_state == ORDK_QPS_ERR ||
+	    qp->attr.qp_state == ORDK_QPS_RESET) {
 		rc_timer_set(qp, 0);
 		return;
 	}
@@ -456,6 +463,14 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 	if (qp->rtx_deadline == 0 || now < qp->rtx_deadline)
 		return;
 	/*
+	 * What the peer said during a polling gap is still unread. First: the
+	 * send-busy rule below sets a deadline from a time before the gap, and
+	 * as set after the gap it could not be shifted any more (a timeout on
+	 * a clean wire after every 4 ms the process was not scheduled).
+	 */
+	if (rc_timer_gap_shift(qp))
+		return;
+	/*
 	 * While the card is still fetching items from the Send ring it is still
 	 * transmitting, and the peer cannot have acknowledged what it has not
 	 * received: the timeout counts from when the ring drained.
@@ -465,8 +480,8 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 				     rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1));
 		return;
 	}
-	/* what the peer said during a polling gap is still unread */
-	if (rc_timer_gap_shift(qp))
+	/* the peer took our too long SEND and is in ERR: nothing more will come */
+	if (rc_len_err_settle(qp))
 		return;
 	qp->st.timeouts++;
 	qp->dev->st.timeouts++;
@@ -476,6 +491,11 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 		rc_qp_fail(qp, ORDK_WC_RETRY_EXC_ERR);
 		return;
 	}
+	RC_LOG(DEBUG, "qp 0x%06x: timer set %" PRIu64 " us ago, send ring busy %" PRIu64 " us ago, gap %" PRIu64 " us %" PRIu64 " us ago",
+	       qp->qpn, (now - qp->rtx_set_tsc) * 1000000 / qp->dev->tsc_hz,
+	       (now - qp->dev->send_busy_tsc) * 1000000 / qp->dev->tsc_hz,
+	       qp->dev->gap_tsc * 1000000 / qp->dev->tsc_hz,
+	       (now - qp->dev->resume_tsc) * 1000000 / qp->dev->tsc_hz);
 	qp->rtx_retries++;
 	qp->rtx_backoff = qp->rtx_backoff ? qp->rtx_backoff * 2 : 2;
 	if (qp->rtx_backoff > RC_MAX_BACKOFF)

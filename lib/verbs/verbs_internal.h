@@ -345,6 +345,10 @@ void verbs_event_run(struct ordk_dev *dev);
 void rc_ack(struct ordk_qp *qp, uint32_t psn);
 void rc_complete_sends(struct ordk_qp *qp);
 unsigned int rc_push(struct ordk_qp *qp);
+/** Responder going to ERR: the READ answers owed before it go now (best effort). */
+void rc_push_owed_answers(struct ordk_qp *qp);
+/** Requester: READs left unanswered by a peer that took our length error end (WR_FLUSH_ERR). */
+bool rc_len_err_settle(struct ordk_qp *qp);
 bool rc_send_adverts(struct ordk_qp *qp);
 bool rc_send_advert_ack(struct ordk_qp *qp);
 bool rc_advert_resend(struct ordk_qp *qp, uint64_t now, uint64_t timeout);
