@@ -93,6 +93,10 @@ rc_complete_sends(struct ordk_qp *qp)
 				break;
 			if (rc_is_atomic(w->opcode) && !(w->flags & RC_WQE_ATOMIC_DONE))
 				break;
+			/* a resend of it may still be read from its buffer */
+			if (!(w->flags & RC_WQE_INTERNAL) && w->opcode != BLUE_WR_RDMA_READ &&
+			    !rc_is_atomic(w->opcode) && rc_rtx_unfetched(qp))
+				break;
 		}
 		if (!(w->flags & RC_WQE_INTERNAL)) {
 			if (w->signaled || (w->flags & RC_WQE_ERROR)) {

@@ -799,6 +799,9 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 		uint32_t t = *sr->tail_reg;
 
 		if (t != dev->send_tail_seen || blue_ring_ptr(sr->head) != blue_ring_ptr(t)) {
+			/* what the card fetched since (resends wait for it: rc_rtx_unfetched) */
+			if (blue_ring_ptrs_sane(sr->head, t))
+				dev->send_fetched += blue_ring_count(t, dev->send_tail_seen);
 			dev->send_tail_seen = t;
 			dev->send_busy_tsc = now;
 		}
@@ -826,6 +829,14 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR)
 			idle &= !rc_advert_resend(qp, now, UINT64_MAX);
 		if (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR) {
+			/* completions held while the card had resends to fetch */
+			if (qp->rtx_fetch_until != 0) {
+				idle = false;
+				if (!rc_rtx_unfetched(qp))
+					rc_complete_sends(qp);
+				if (qp->attr.qp_state == ORDK_QPS_ERR)
+					continue;
+			}
 			rc_timer_check(qp, now);
 			items += rc_push(qp);
 			/* a QP that only waits for an ACK sleeps on the wheel */

@@ -362,12 +362,31 @@ rc_push_retries(struct ordk_qp *qp)
 					     qp->rtx_count == 0) == 0)
 			items++;
 	}
+	/*
+	 * The card reads each resend's payload when it emits it: until it has
+	 * fetched these items, no WR may complete and give its buffer back
+	 * (rc_complete_sends()), however soon the ACK comes.
+	 */
+	if (items > 0)
+		qp->rtx_fetch_until = qp->dev->send_fetched +
+				      blue_ring_count(r->head, qp->dev->send_tail_seen);
 	/* bits left behind acked_psn (acknowledged meanwhile) are dropped */
 	if (qp->rtx_count > 0 && items == 0 && blue_send_free(&qp->dev->hw, 2) >= 2) {
 		memset(qp->rtx_bits, 0, sizeof(qp->rtx_bits));
 		qp->rtx_count = 0;
 	}
 	return items;
+}
+
+bool
+rc_rtx_unfetched(struct ordk_qp *qp)
+{
+	if (qp->rtx_fetch_until == 0)
+		return false;
+	if ((int64_t)(qp->dev->send_fetched - qp->rtx_fetch_until) < 0)
+		return true;
+	qp->rtx_fetch_until = 0;
+	return false;
 }
 
 /*
@@ -430,6 +449,7 @@ rc_qp_error(struct ordk_qp *qp)
 	rc_timer_set(qp, 0);
 	memset(qp->rtx_bits, 0, sizeof(qp->rtx_bits));
 	qp->rtx_count = 0;
+	qp->rtx_fetch_until = 0;
 	/* the card's context goes invalid first: nothing lands through it from
 	 * now on, so the RECVs can be flushed (best effort: the QP is in error
 	 * whatever the card answers) */

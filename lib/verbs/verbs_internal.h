@@ -77,6 +77,7 @@ struct ordk_dev {
 	uint32_t wheel_shift, wheel_count;
 	uint64_t tsc_hz;
 	uint32_t send_tail_seen;  /* Send ring TAIL at the last look */
+	uint64_t send_fetched;	  /* Send ring descriptors the card has fetched, ever */
 	uint64_t send_busy_tsc;	  /* last time the card was still fetching our items */
 	/*
 	 * Polling gaps: when the application stops polling for longer than
@@ -265,6 +266,9 @@ struct ordk_qp {
 	uint32_t rtx_count;
 	uint32_t rtx_last;	   /* highest PSN marked: the last retry asks for an ACK */
 	uint32_t *rtx_stamp;	   /* per psn % window: (TSC >> 16) | 1 of its last resend */
+	/* dev->send_fetched once the card has fetched the last resend pushed (0: none
+	 * waiting): until then no WR that carries local payload completes */
+	uint64_t rtx_fetch_until;
 	/* software atomics: requester side */
 	struct rc_wqe *atomic_wqe; /* the atomic in flight (later WRs wait for it) */
 	uint32_t next_atomic_id;
@@ -376,6 +380,8 @@ void rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to);
  */
 uint32_t rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to);
 unsigned int rc_push_retries(struct ordk_qp *qp);
+/** Whether the card may still read a resend's payload (the WR must not complete). */
+bool rc_rtx_unfetched(struct ordk_qp *qp);
 void rc_timer_check(struct ordk_qp *qp, uint64_t now);
 /**
  * A polling gap stops the clock: a deadline set before the gap ended and
