@@ -325,13 +325,16 @@ ov_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
 	struct ov_cq *q = (struct ov_cq *)cq;
 	struct ordk_wc o[32];
+	uint32_t sends = 0;
 	int got = 0;
 
 	if (n < 0)
 		return -1;
 	atomic_store_explicit(&q->d->last_call, rte_get_tsc_cycles(), memory_order_relaxed);
 	pthread_mutex_lock(&q->d->lock);
+	ov_linger_enter(q->d);
 	while (got < n && q->nstaged > 0) {
+		sends += q->staged[q->first].opcode < ORDK_WC_RECV;
 		wc_out(&wc[got++], &q->staged[q->first]);
 		q->first = (q->first + 1) % q->cap;
 		q->nstaged--;
@@ -340,11 +343,15 @@ ov_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 		int want = n - got < 32 ? n - got : 32;
 		int k = ordk_cq_poll(q->o, o, want);
 
-		for (int i = 0; i < k; i++)
+		for (int i = 0; i < k; i++) {
+			sends += o[i].opcode < ORDK_WC_RECV;
 			wc_out(&wc[got++], &o[i]);
+		}
 		if (k < want)
 			break;
 	}
+	if (got > 0)
+		ov_linger_leave(q->d, sends);
 	pthread_mutex_unlock(&q->d->lock);
 	return got;
 }

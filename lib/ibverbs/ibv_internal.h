@@ -32,6 +32,21 @@ extern int ov_logtype;
 
 struct ov_cq;
 
+/**
+ * Lingering (ibv_progress.c): the verb that ends a ping-pong's wait keeps
+ * driving the device for a bounded time. Touched by application threads
+ * under the device lock only.
+ */
+struct ov_linger {
+	bool on;		/**< linger when the device goes idle */
+	bool watching;		/**< the application left an idle device, not lingering */
+	uint32_t misses;	/**< lingers in a row that saw nothing */
+	uint32_t credit;	/**< detections still needed before it is on again */
+	uint64_t max;		/**< TSC cycles a linger lasts at most (0: never linger) */
+	uint64_t idle_work;	/**< thread_work when it left */
+	uint64_t n, hits, cycles; /**< lingers, those that saw work, their total length */
+};
+
 /** The process's ORDK device and what drives it. */
 struct ov_dev {
 	pthread_mutex_t lock;	  /**< every ordk_* call of this device */
@@ -47,6 +62,9 @@ struct ov_dev {
 	atomic_uint_fast64_t last_call; /**< TSC of the application's last poll_cq */
 	atomic_uint_fast64_t thread_polls, thread_work; /**< what the thread did */
 	struct ov_cq *cqs;	  /**< CQs with a completion channel */
+	uint32_t sq_out;	  /**< signaled send WRs not yet polled (lock) */
+	uint32_t unsig_tail;	  /**< unsignaled send WRs posted after the last signaled one */
+	struct ov_linger linger;
 };
 
 /** The ibv_context: a verbs_context so the header's inline verbs find their ops. */
@@ -101,6 +119,10 @@ int ov_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a, 
 
 /* ibv_progress.c */
 int ov_progress_start(struct ov_dev *d);
+/** The application calls in (lock held): did the progress thread work while it was away? */
+void ov_linger_enter(struct ov_dev *d);
+/** ibv_poll_cq() leaves with @p sends send completions (lock held): linger when idle. */
+void ov_linger_leave(struct ov_dev *d, uint32_t sends);
 void ov_progress_stop(struct ov_dev *d);
 /** Move completions of armed CQs to their staging and signal their channels (lock held). */
 unsigned int ov_notify_armed(struct ov_dev *d);

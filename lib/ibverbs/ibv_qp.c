@@ -359,6 +359,20 @@ send_wr_in(const struct ov_qp *q, const struct ibv_send_wr *w, struct ordk_send_
 
 #define OV_BATCH 32
 
+/* What ibv_poll_cq() needs to tell an idle device (see ov_linger_leave()). */
+static void
+count_posted(struct ov_dev *d, const struct ordk_send_wr *o, int k)
+{
+	for (int i = 0; i < k; i++) {
+		if (o[i].send_flags & ORDK_SEND_SIGNALED) {
+			d->sq_out++;
+			d->unsig_tail = 0;
+		} else {
+			d->unsig_tail++;
+		}
+	}
+}
+
 int
 ov_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
@@ -368,6 +382,7 @@ ov_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad
 	int rc = 0;
 
 	pthread_mutex_lock(&q->d->lock);
+	ov_linger_enter(q->d);
 	while (wr != NULL && rc == 0) {
 		int n = 0, k;
 
@@ -378,6 +393,7 @@ ov_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad
 				break;
 		}
 		k = n > 0 ? ordk_qp_post_send(q->o, o, n) : 0;
+		count_posted(q->d, o, k);
 		if (k < n) {
 			rc = rte_errno ? rte_errno : ENOMEM;
 			wr = first[k];
