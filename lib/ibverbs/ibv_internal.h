@@ -61,16 +61,24 @@ struct ov_dev {
 	atomic_bool stop;
 	atomic_uint_fast64_t last_call; /**< TSC of the application's last poll_cq */
 	atomic_uint_fast64_t thread_polls, thread_work; /**< what the thread did */
-	struct ov_cq *cqs;	  /**< CQs with a completion channel */
+	struct ov_cq *cqs;	  /**< every CQ */
+	struct ov_ctx *ctxs;	  /**< open contexts (device events go to each) */
 	uint32_t sq_out;	  /**< signaled send WRs not yet polled (lock) */
 	uint32_t unsig_tail;	  /**< unsignaled send WRs posted after the last signaled one */
 	struct ov_linger linger;
 };
 
+#define OV_ASYNC_MAX 64 /* events a context holds until ibv_get_async_event() */
+
 /** The ibv_context: a verbs_context so the header's inline verbs find their ops. */
 struct ov_ctx {
 	struct verbs_context vctx; /* last member is the ibv_context */
 	struct ov_dev *d;
+	struct ov_ctx *next;	   /**< in d->ctxs */
+	/** asynchronous events not yet taken (device lock); async_fd counts them */
+	struct ibv_async_event ev[OV_ASYNC_MAX];
+	uint32_t ev_first, ev_n;
+	uint64_t ev_lost;	   /**< events a full queue could not take */
 };
 
 struct ov_pd {
@@ -91,6 +99,7 @@ struct ov_cq {
 	uint32_t nstaged, first, cap;
 	bool armed;
 	unsigned int pending;	/**< events written to the channel, not yet taken */
+	uint32_t async_reported; /**< async events ibv_get_async_event() returned */
 	struct ov_cq *next;	/**< in d->cqs */
 	struct ov_cq *ev_next;	/**< in the channel's event queue */
 };
@@ -105,6 +114,7 @@ struct ov_qp {
 	struct ordk_qp *o;
 	struct ov_dev *d;
 	uint8_t sq_sig_all;
+	uint32_t async_reported; /**< async events ibv_get_async_event() returned */
 };
 
 static inline struct ov_dev *
@@ -126,6 +136,14 @@ void ov_linger_leave(struct ov_dev *d, uint32_t sends);
 void ov_progress_stop(struct ov_dev *d);
 /** Move completions of armed CQs to their staging and signal their channels (lock held). */
 unsigned int ov_notify_armed(struct ov_dev *d);
+
+/* ibv_async.c: asynchronous events (ORDK's, through its callback) */
+void ov_async_cb(struct ordk_dev *dev, const struct ordk_async_event *ev, void *arg);
+/** Drop the queued events of a CQ or QP being destroyed (lock held). */
+void ov_async_purge(struct ov_dev *d, const void *element);
+/** Wait until the application acked every event returned for an object. */
+void ov_async_wait_acks(pthread_mutex_t *m, pthread_cond_t *cv, const uint32_t *acked,
+			uint32_t reported);
 
 /* ibv_cq.c */
 int ov_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);

@@ -50,6 +50,7 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 		errno = ENOMEM;
 		return NULL;
 	}
+	oa.qp_context = q; /* async events find their ov_qp (ibv_async.c) */
 	pthread_mutex_lock(&d->lock);
 	q->o = ordk_qp_create(((struct ov_pd *)pd)->o, &oa);
 	pthread_mutex_unlock(&d->lock);
@@ -298,9 +299,12 @@ ibv_destroy_qp(struct ibv_qp *qp)
 
 	pthread_mutex_lock(&q->d->lock);
 	rc = ordk_qp_destroy(q->o);
+	if (rc == 0)
+		ov_async_purge(q->d, qp);
 	pthread_mutex_unlock(&q->d->lock);
 	if (rc != 0)
 		return -rc;
+	ov_async_wait_acks(&qp->mutex, &qp->cond, &qp->events_completed, q->async_reported);
 	pthread_mutex_destroy(&qp->mutex);
 	pthread_cond_destroy(&qp->cond);
 	free(q);
