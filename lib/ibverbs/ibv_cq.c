@@ -358,7 +358,7 @@ ov_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 			break;
 	}
 	if (got > 0)
-		ov_linger_leave(q->d, sends);
+		ov_linger_leave(q->d, sends, cq->channel != NULL);
 	pthread_mutex_unlock(&q->d->lock);
 	return got;
 }

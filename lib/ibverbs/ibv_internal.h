@@ -44,6 +44,7 @@ struct ov_linger {
 	uint32_t credit;	/**< detections still needed before it is on again */
 	uint64_t max;		/**< TSC cycles a linger lasts at most (0: never linger) */
 	uint64_t idle_work;	/**< thread_work when it left */
+	uint64_t served;	/**< requests of the peer served, when poll_cq was entered */
 	uint64_t n, hits, cycles; /**< lingers, those that saw work, their total length */
 };
 
@@ -131,8 +132,12 @@ int ov_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a, 
 int ov_progress_start(struct ov_dev *d);
 /** The application calls in (lock held): did the progress thread work while it was away? */
 void ov_linger_enter(struct ov_dev *d);
-/** ibv_poll_cq() leaves with @p sends send completions (lock held): linger when idle. */
-void ov_linger_leave(struct ov_dev *d, uint32_t sends);
+/**
+ * ibv_poll_cq() leaves with @p sends send completions (lock held): linger when
+ * idle, unless the CQ has a completion channel (@p events: the application
+ * sleeps on events by choice).
+ */
+void ov_linger_leave(struct ov_dev *d, uint32_t sends, bool events);
 void ov_progress_stop(struct ov_dev *d);
 /** Move completions of armed CQs to their staging and signal their channels (lock held). */
 unsigned int ov_notify_armed(struct ov_dev *d);

@@ -108,22 +108,6 @@ link_ok(const struct ov_dev *d)
  * detections (at most OV_LINGER_MAX_CREDIT), so a program that is merely idle
  * pays at most one bounded linger now and then.
  */
-void
-ov_linger_enter(struct ov_dev *d)
-{
-	struct ov_linger *l = &d->linger;
-
-	if (likely(!l->watching))
-		return;
-	l->watching = false;
-	if (atomic_load_explicit(&d->thread_work, memory_order_relaxed) == l->idle_work)
-		return; /* the application did not need the thread */
-	if (l->credit > 0)
-		l->credit--;
-	else
-		l->on = l->max > 0;
-}
-
 /* What the peer asked of this device so far: ACKed messages, READs, atomics, RECVs. */
 static uint64_t
 served(const struct ov_dev *d)
@@ -134,11 +118,30 @@ served(const struct ov_dev *d)
 	return st.acks_sent + st.read_resp_posted + st.atomics_executed + st.recv_completed;
 }
 
+void
+ov_linger_enter(struct ov_dev *d)
+{
+	struct ov_linger *l = &d->linger;
+
+	if (unlikely(l->watching)) {
+		l->watching = false;
+		/* did the progress thread work for the application while it was away? */
+		if (atomic_load_explicit(&d->thread_work, memory_order_relaxed) != l->idle_work) {
+			if (l->credit > 0)
+				l->credit--;
+			else
+				l->on = l->max > 0;
+		}
+	}
+	if (l->on) /* the peer's request may be served before this call lingers */
+		l->served = served(d);
+}
+
 static void
 linger(struct ov_dev *d, struct ov_linger *l)
 {
-	uint64_t t0 = rte_get_tsc_cycles(), now = t0, before = served(d);
-	bool seen = false;
+	uint64_t t0 = rte_get_tsc_cycles(), now = t0;
+	bool seen = served(d) != l->served; /* already, in this very call */
 
 	while (now - t0 < l->max) {
 		unsigned int work = 0;
@@ -147,10 +150,10 @@ linger(struct ov_dev *d, struct ov_linger *l)
 			work = ordk_dev_poll(d->dev, OV_BUDGET) + ov_notify_armed(d);
 		now = rte_get_tsc_cycles();
 		atomic_store_explicit(&d->last_call, now, memory_order_relaxed);
-		if (work == 0 && seen)
+		if (seen && work == 0)
 			break; /* the peer's request is done with */
 		if (work > 0 && !seen)
-			seen = served(d) != before;
+			seen = served(d) != l->served;
 	}
 	l->n++;
 	l->cycles += now - t0;
@@ -166,13 +169,13 @@ linger(struct ov_dev *d, struct ov_linger *l)
 }
 
 void
-ov_linger_leave(struct ov_dev *d, uint32_t sends)
+ov_linger_leave(struct ov_dev *d, uint32_t sends, bool events)
 {
 	struct ov_linger *l = &d->linger;
 
 	d->sq_out = d->sq_out > sends ? d->sq_out - sends : 0;
-	if (d->sq_out != 0 || d->unsig_tail != 0)
-		return; /* the device still has work of the application's */
+	if (events || d->sq_out != 0 || d->unsig_tail != 0)
+		return; /* it chose to sleep on events, or the device still has its work */
 	if (l->on) {
 		linger(d, l);
 		return;
