@@ -137,12 +137,16 @@ ordk_dev_open(const char *devargs)
 		goto fail;
 	TAILQ_INIT(&dev->rc.active);
 	dev->rc.tsc_hz = rte_get_tsc_hz();
+	rc = verbs_cc_devargs(dev, devargs);
+	if (rc != 0)
+		goto fail;
 	rc_wheel_init(dev);
 	dev_count++;
 	VERBS_LOG(INFO, "%s: open, MAC %012" PRIx64 ", IP %u.%u.%u.%u", dev->name, mac, ip >> 24,
 		  (ip >> 16) & 0xFF, (ip >> 8) & 0xFF, ip & 0xFF);
 	return dev;
 fail:
+	verbs_cc_close(dev);
 	blue_dev_close(&dev->hw);
 	rte_hash_free(dev->qp_table);
 	mem_keys_fini(&dev->mr_keys);
@@ -163,6 +167,7 @@ ordk_dev_close(struct ordk_dev *dev)
 			  dev->nqp, dev->ncq, dev->nmr, dev->npd);
 		return -EBUSY;
 	}
+	verbs_cc_close(dev);
 	blue_dev_close(&dev->hw);
 	rte_hash_free(dev->qp_table);
 	mem_keys_fini(&dev->mr_keys);
@@ -213,9 +218,20 @@ ordk_dev_poll(struct ordk_dev *dev, unsigned int budget)
 int
 ordk_dev_stats(const struct ordk_dev *dev, struct ordk_stats *st)
 {
+	const char *names[256];
+	uint64_t values[256];
+	unsigned int n;
+
 	if (dev == NULL || st == NULL)
 		return -EINVAL;
 	*st = dev->st;
+	/* the CNPs the card sent: only a model counts them (xstat cnp_sent) */
+	n = dev->hw.be.ops->xstats == NULL
+		    ? 0
+		    : dev->hw.be.ops->xstats((struct blue_backend *)&dev->hw.be, names, values, 256);
+	for (unsigned int i = 0; i < n && i < 256; i++)
+		if (strcmp(names[i], "cnp_sent") == 0)
+			st->cnps_sent = values[i];
 	return 0;
 }
 

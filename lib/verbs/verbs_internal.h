@@ -9,12 +9,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/queue.h>
 
 #include <rte_hash.h>
 #include <rte_log.h>
 
 #include "blue_dev.h"
+#include "cc_rp.h"
 #include "mem_internal.h"
 #include "ordk_verbs.h"
 #include "ordk_wire.h"
@@ -51,6 +53,10 @@ struct ordk_dev {
 	uint32_t ev_head, ev_count;
 	void (*ev_cb)(struct ordk_dev *dev, const struct ordk_async_event *ev, void *arg);
 	void *ev_arg;
+	/* congestion control (verbs_cc.c): devargs cc=, cc_*= */
+	struct cc_params cc;
+	bool cc_on;		  /* new QPs start with it on */
+	FILE *cc_trace;		  /* cc_trace=FILE: every QP's rate changes, trace CSV */
 };
 
 /*
@@ -105,6 +111,8 @@ struct ordk_qp {
 	uint32_t qpn;
 	struct ordk_qp_attr attr;
 	struct ordk_qp_init_attr init;
+	bool cc_on;		   /* DCQCN paces this QP, its data goes out ECT(0) */
+	struct cc_rp cc;
 	/* the transport (lib/rc/rc.h), in rxe's parts */
 	struct rc_sched sched;
 	struct rc_req req;
@@ -132,6 +140,13 @@ void verbs_event_raise(struct ordk_dev *dev, enum ordk_event_type type, struct o
 		       struct ordk_cq *cq);
 /** After the transport's work: QPs of CQs in error to ERR, events to the callback. */
 void verbs_event_run(struct ordk_dev *dev);
+/* verbs_cc.c: congestion control's glue (lib/cc does the work) */
+int verbs_cc_devargs(struct ordk_dev *dev, const char *devargs);
+void verbs_cc_close(struct ordk_dev *dev);
+void verbs_cc_qp_init(struct ordk_qp *qp, bool on);
+bool verbs_cc_gate(struct ordk_qp *qp, uint32_t pmtu, uint32_t *cap);
+void verbs_cc_sent(struct ordk_qp *qp, uint32_t bytes, uint32_t pkts);
+void verbs_cc_cnp(struct ordk_qp *qp);
 
 /* The QP's ACK timeout and reordering hold in TSC cycles (rc_qp_set_timeout()). */
 static inline uint64_t

@@ -100,6 +100,7 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	qp->init = *ia;
 	qp->attr.qp_state = ORDK_QPS_RESET;
 	qp->attr.path_mtu = ORDK_MTU_4096;
+	verbs_cc_qp_init(qp, dev->cc_on);
 	qpn = mem_keys_alloc(&dev->qp_keys);
 	if (qpn < 0) {
 		verbs_handle_free(qp, sizeof(*qp));

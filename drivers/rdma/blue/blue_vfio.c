@@ -96,7 +96,8 @@ parse_args(const char *args, struct blue_vfio_target *t, char *err, uint32_t err
 		}
 		*eq = '\0';
 		v = strtoul(eq + 1, &end, 0);
-		if (strcmp(tok, "mac") == 0 || strcmp(tok, "ip") == 0)
+		if (strcmp(tok, "mac") == 0 || strcmp(tok, "ip") == 0 ||
+		    (strncmp(tok, "cc", 2) == 0 && (tok[2] == '\0' || tok[2] == '_')))
 			continue; /* the driver's (ordk_dev_open) */
 		if (strcmp(tok, "snic_slot") == 0) {
 			if (end == eq + 1 || *end != '\0' || v < 128 || v > 2048 || (v & (v - 1))) {

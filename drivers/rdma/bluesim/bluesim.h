@@ -68,6 +68,8 @@ struct bluesim_config {
 	bool rtl;		     /**< behave as the open-rdma RTL does where it departs from
 					  HW-INTERFACE.md (section 10); false: the spec, strictly */
 	uint32_t snic_slot;	     /**< SimpleNic RX slot size in bytes (default 2048, the RTL's) */
+	bool cnp;		     /**< rtl=0: the notification point: a CE-marked packet makes a
+					  CNP (as the RTL), a received CNP is reported (kind Cnp) */
 };
 
 /** Smallest mbuf data room the model needs for a PMTU-4096 frame with its trailer. */

@@ -423,6 +423,10 @@ bluesim_parse_devargs(const char *args, struct bluesim_config *cfg, char *keep,
 			if (parse_u64(val, 1, &x) != 0)
 				goto bad_number;
 			cfg->rtl = x != 0;
+		} else if (strcmp(key, "cnp") == 0) {
+			if (parse_u64(val, 1, &x) != 0)
+				goto bad_number;
+			cfg->cnp = x != 0;
 		} else if (strcmp(key, "snic_slot") == 0) {
 			/* a driver key too: the PMD reads the same value */
 			if (parse_u64(val, BLUE_SIMPLE_NIC_RX_SLOT_SIZE, &x) != 0 || x < 128 ||
@@ -436,7 +440,12 @@ bluesim_parse_devargs(const char *args, struct bluesim_config *cfg, char *keep,
 			}
 			cfg->pcap_path = val;
 		}
-		/* other keys (mac=, ip=, ...) belong to the driver */
+		/* other keys (mac=, ip=, cc=, ...) belong to the driver */
+	}
+	if (cfg->rtl && cfg->cnp) {
+		/* the RTL sends CNPs anyway; it reports none it receives */
+		snprintf(err, err_len, "cnp=1: a strict-mode key (rtl=1 reports no CNP it receives)");
+		return -EINVAL;
 	}
 	return 0;
 bad_number:
