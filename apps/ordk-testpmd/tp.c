@@ -559,9 +559,9 @@ tp_show_qp(bool one, uint32_t qpn)
 {
 	bool found = false;
 
-	printf("  %-9s %-9s %-5s %-8s %-8s %-8s %6s %5s %6s %6s %6s %5s %8s\n", "device", "QPN",
-	       "state", "next_psn", "acked", "exp_psn", "outst", "recv", "rtx", "nak_rx", "nak_tx",
-	       "rnr", "timeouts");
+	printf("  %-9s %-9s %-5s %-8s %-8s %-8s %6s %5s %6s %6s %6s %5s %8s %-11s %-8s %-8s %s\n",
+	       "device", "QPN", "state", "next_psn", "acked", "exp_psn", "outst", "recv", "rtx",
+	       "nak_rx", "nak_tx", "rnr", "timeouts", "requester", "timer", "hole", "probe");
 	for (int i = 0; i < TP_SIDES; i++)
 		for (uint32_t q = 0; q < tp.nqp; q++) {
 			struct ordk_qp *qp = tp.s[i].qp[q];
@@ -574,10 +574,11 @@ tp_show_qp(bool one, uint32_t qpn)
 			ordk_qp_info(qp, &in);
 			ordk_qp_stats(qp, &st);
 			printf("  %-9s 0x%06x  %-5s 0x%06x 0x%06x 0x%06x %6u %5u %6" PRIu64 " %6" PRIu64
-			       " %6" PRIu64 " %5" PRIu64 " %8" PRIu64 "\n",
+			       " %6" PRIu64 " %5" PRIu64 " %8" PRIu64 " %-11s %-8s %-8s %s\n",
 			       tp.s[i].at.name, ordk_qp_num(qp), ordk_qp_state_str(in.state), in.next_psn,
 			       in.acked_psn, in.expected_psn, in.send_outstanding, in.recv_posted,
-			       st.retransmits, st.naks_received, st.naks_sent, st.rnr_waits, st.timeouts);
+			       st.retransmits, st.naks_received, st.naks_sent, st.rnr_waits, st.timeouts,
+			       in.req_state, in.comp_state, in.hole_state, in.probe_state);
 			tp_show_qp_cc(qp, true);
 			if (one) {
 				printf("  counters:\n");

@@ -12,30 +12,15 @@
  *   and is never executed twice. Only the expected request id executes; any
  *   other id not in the cache is ignored and counted (atomics_ignored).
  */
+#include <errno.h>
 #include <string.h>
 
 #include "verbs_internal.h"
 
-/* An ORDK control frame to the QP's peer through SimpleNic TX. */
-bool
-rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
-{
-	struct ordk_dev *dev = qp->dev;
-	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
-				   .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip, .df = 1,
-				   .ttl = 64 };
-	uint8_t frame[BLUE_SNIC_TX_SLOT];
-	int len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, m);
-
-	return len > 0 && blue_snic_tx_room(&dev->hw) &&
-	       blue_snic_tx(&dev->hw, frame, (uint32_t)len) == 0;
-}
-
 bool
 rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
 {
-	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_ATOMIC_REQ, .src_qpn = qp->qpn,
-				   .dst_qpn = qp->attr.dest_qp_num };
+	struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_ATOMIC_REQ);
 
 	m.atomic_req.req_id = w->atomic_id;
 	m.atomic_req.op = w->opcode == ORDK_WR_ATOMIC_CMP_AND_SWP ? ORDK_CTRL_ATOMIC_CMP_AND_SWP
@@ -50,14 +35,11 @@ rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
 static uint8_t
 check_target(struct ordk_qp *qp, uint64_t raddr, uint32_t rkey)
 {
-	struct ordk_mr_int *m = verbs_mr_lookup(qp->dev, rkey);
-	uint64_t base;
+	int rc = rc_mr_check(qp, rkey, raddr, 8, ORDK_ACCESS_REMOTE_ATOMIC);
 
-	if (m == NULL || m->pub.pd != qp->pd || !(m->pub.access & ORDK_ACCESS_REMOTE_ATOMIC))
+	if (rc == -EPERM)
 		return ORDK_CTRL_ATOMIC_REM_ACCESS_ERR;
-	base = (uint64_t)(uintptr_t)m->pub.addr;
-	if (raddr % 8 != 0 || raddr < base || raddr - base > m->pub.length ||
-	    m->pub.length - (raddr - base) < 8)
+	if (rc != 0 || raddr % 8 != 0)
 		return ORDK_CTRL_ATOMIC_REM_INV_REQ;
 	return ORDK_CTRL_ATOMIC_OK;
 }
@@ -65,15 +47,14 @@ check_target(struct ordk_qp *qp, uint64_t raddr, uint32_t rkey)
 void
 rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 {
-	struct rc_atomic_saved *c = &qp->atomic_cache[m->atomic_req.req_id % ORDK_ATOMIC_CACHE];
-	struct ordk_ctrl_msg r = { .type = ORDK_CTRL_ATOMIC_RESP, .src_qpn = qp->qpn,
-				   .dst_qpn = qp->attr.dest_qp_num };
+	struct rc_atomic_saved *c = &qp->resp.atomic_cache[m->atomic_req.req_id % ORDK_ATOMIC_CACHE];
+	struct ordk_ctrl_msg r = rc_ctrl_msg(qp, ORDK_CTRL_ATOMIC_RESP);
 
 	if (c->valid && c->req_id == m->atomic_req.req_id) {
 		/* a resent request: the saved result, never a second execution */
 		qp->st.atomics_replayed++;
 		qp->dev->st.atomics_replayed++;
-	} else if (m->atomic_req.req_id != qp->atomic_expect) {
+	} else if (m->atomic_req.req_id != qp->resp.atomic_expect) {
 		/*
 		 * Outside the window: the requester issues one atomic at a time, so a
 		 * new request carries exactly the expected id, and a resent one an id
@@ -81,7 +62,7 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 		 * would make every later legitimate request look old.
 		 */
 		RC_LOG(DEBUG, "qp 0x%06x: atomic request id %u ignored (expected %u)", qp->qpn,
-		       m->atomic_req.req_id, qp->atomic_expect);
+		       m->atomic_req.req_id, qp->resp.atomic_expect);
 		qp->st.atomics_ignored++;
 		qp->dev->st.atomics_ignored++;
 		return;
@@ -103,7 +84,7 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 		}
 		*c = (struct rc_atomic_saved){ .req_id = m->atomic_req.req_id, .valid = 1,
 					       .status = st, .orig = orig };
-		qp->atomic_expect = m->atomic_req.req_id + 1;
+		qp->resp.atomic_expect = m->atomic_req.req_id + 1;
 	}
 	r.atomic_resp.req_id = c->req_id;
 	r.atomic_resp.status = c->status;
@@ -114,13 +95,13 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 void
 rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 {
-	struct rc_wqe *w = qp->atomic_wqe;
+	struct rc_wqe *w = qp->req.atomic_wqe;
 
 	if (w == NULL || m->atomic_resp.req_id != w->atomic_id) {
 		qp->st.duplicates++; /* an answer to a request already answered */
 		return;
 	}
-	qp->atomic_wqe = NULL;
+	qp->req.atomic_wqe = NULL;
 	if (m->atomic_resp.status != ORDK_CTRL_ATOMIC_OK) {
 		w->flags |= RC_WQE_ERROR;
 		w->status = m->atomic_resp.status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR
@@ -131,8 +112,8 @@ rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 	/* the original value lands in the requester's local buffer */
 	memcpy((void *)(uintptr_t)w->laddr, &m->atomic_resp.orig, 8);
 	w->flags |= RC_WQE_ATOMIC_DONE;
-	qp->rtx_retries = 0;
-	qp->rtx_backoff = 1;
+	qp->comp.rtx_retries = 0;
+	qp->comp.rtx_backoff = 1;
 	rc_complete_sends(qp);
 	rc_timer_arm(qp);
 	rc_activate(qp); /* later WRs may go now */

@@ -19,18 +19,21 @@ int
 rc_qp_init(struct ordk_qp *qp)
 {
 	rc_qp_set_timeout(qp);
-	qp->sq_size = qp->init.max_send_wr; /* READ answers have their own ring */
-	qp->rq_size = qp->init.max_recv_wr;
-	qp->sq = rte_zmalloc("ordk_sq", sizeof(*qp->sq) * qp->sq_size, RTE_CACHE_LINE_SIZE);
-	qp->ans = rte_zmalloc("ordk_ans", sizeof(*qp->ans) * ORDK_ANS_RING, RTE_CACHE_LINE_SIZE);
-	qp->reads = rte_zmalloc("ordk_rd", sizeof(*qp->reads) * qp->sq_size, 0);
-	qp->rq = rte_zmalloc("ordk_rq", sizeof(*qp->rq) * qp->rq_size, RTE_CACHE_LINE_SIZE);
-	qp->rdone = rte_zmalloc("ordk_rdone", sizeof(*qp->rdone) * qp->rq_size, 0);
-	qp->adv = rte_zmalloc("ordk_adv", sizeof(*qp->adv) * ORDK_ADVERT_RING, 0);
-	qp->msgs = rte_zmalloc("ordk_msg", sizeof(*qp->msgs) * ORDK_MSG_QUEUE, 0);
-	qp->rtx_stamp = rte_zmalloc("ordk_rtx", sizeof(*qp->rtx_stamp) * ORDK_RECV_WINDOW, 0);
-	if (!qp->sq || !qp->ans || !qp->reads || !qp->rq || !qp->rdone || !qp->adv || !qp->msgs ||
-	    !qp->rtx_stamp)
+	qp->req.sq_size = qp->init.max_send_wr; /* READ answers have their own ring */
+	qp->resp.rq_q.size = qp->resp.rdone_q.size = qp->init.max_recv_wr;
+	qp->req.rd_q.size = qp->req.sq_size;
+	qp->req.adv_q.size = ORDK_ADVERT_RING;
+	qp->resp.msg_q.size = ORDK_MSG_QUEUE;
+	qp->req.sq = rte_zmalloc("ordk_sq", sizeof(*qp->req.sq) * qp->req.sq_size, RTE_CACHE_LINE_SIZE);
+	qp->resp.ans = rte_zmalloc("ordk_ans", sizeof(*qp->resp.ans) * ORDK_ANS_RING, RTE_CACHE_LINE_SIZE);
+	qp->req.reads = rte_zmalloc("ordk_rd", sizeof(*qp->req.reads) * qp->req.sq_size, 0);
+	qp->resp.rq = rte_zmalloc("ordk_rq", sizeof(*qp->resp.rq) * qp->resp.rq_q.size, RTE_CACHE_LINE_SIZE);
+	qp->resp.rdone = rte_zmalloc("ordk_rdone", sizeof(*qp->resp.rdone) * qp->resp.rq_q.size, 0);
+	qp->req.adv = rte_zmalloc("ordk_adv", sizeof(*qp->req.adv) * ORDK_ADVERT_RING, 0);
+	qp->resp.msgs = rte_zmalloc("ordk_msg", sizeof(*qp->resp.msgs) * ORDK_MSG_QUEUE, 0);
+	qp->req.rtx_stamp = rte_zmalloc("ordk_rtx", sizeof(*qp->req.rtx_stamp) * ORDK_RECV_WINDOW, 0);
+	if (!qp->req.sq || !qp->resp.ans || !qp->req.reads || !qp->resp.rq || !qp->resp.rdone || !qp->req.adv || !qp->resp.msgs ||
+	    !qp->req.rtx_stamp)
 		return -ENOMEM;
 	return 0;
 }
@@ -38,79 +41,78 @@ rc_qp_init(struct ordk_qp *qp)
 void
 rc_qp_fini(struct ordk_qp *qp)
 {
-	if (qp->rq != NULL && qp->rdone != NULL)
+	if (qp->resp.rq != NULL && qp->resp.rdone != NULL)
 		rc_recv_keys_release(qp, false);
-	rte_free(qp->rdone);
-	qp->rdone = NULL;
-	rte_free(qp->sq);
-	rte_free(qp->ans);
-	rte_free(qp->reads);
-	rte_free(qp->rq);
-	rte_free(qp->adv);
-	rte_free(qp->msgs);
-	rte_free(qp->rtx_stamp);
-	qp->rtx_stamp = NULL;
-	qp->sq = NULL;
-	qp->ans = NULL;
-	qp->reads = NULL;
-	qp->rq = NULL;
-	qp->adv = NULL;
-	qp->msgs = NULL;
+	rte_free(qp->resp.rdone);
+	qp->resp.rdone = NULL;
+	rte_free(qp->req.sq);
+	rte_free(qp->resp.ans);
+	rte_free(qp->req.reads);
+	rte_free(qp->resp.rq);
+	rte_free(qp->req.adv);
+	rte_free(qp->resp.msgs);
+	rte_free(qp->req.rtx_stamp);
+	qp->req.rtx_stamp = NULL;
+	qp->req.sq = NULL;
+	qp->resp.ans = NULL;
+	qp->req.reads = NULL;
+	qp->resp.rq = NULL;
+	qp->req.adv = NULL;
+	qp->resp.msgs = NULL;
 }
+
+static void flush_wrs(struct ordk_qp *qp);
 
 void
 rc_qp_reset(struct ordk_qp *qp)
 {
-	rc_recv_keys_release(qp, true); /* the card's QP context is invalid already */
-	qp->sq_head = qp->sq_next = qp->sq_tail = qp->sq_user = 0;
-	qp->ans_head = qp->ans_next = qp->ans_tail = 0; /* answers of a QP in error: dropped */
-	qp->rd_head = qp->rd_count = 0;
-	qp->adv_head = qp->adv_count = qp->adv_expect = 0;
-	qp->rq_head = qp->rq_count = qp->rq_advertised = qp->next_recv_seq = 0;
-	qp->rq_acked = 0;
-	qp->adv_ack_due = false;
-	qp->msg_head = qp->msg_count = 0;
-	qp->ack_due = false;
-	qp->len_err_sent = false;
-	qp->atomic_wqe = NULL;
-	qp->next_atomic_id = qp->atomic_expect = 0;
-	memset(qp->atomic_cache, 0, sizeof(qp->atomic_cache));
-	memset(qp->rbits, 0, sizeof(qp->rbits));
-}
-
-void
-rc_activate(struct ordk_qp *qp)
-{
-	if (!qp->on_active) {
-		TAILQ_INSERT_TAIL(&qp->dev->active, qp, link);
-		qp->on_active = true;
+	if (qp->comp.state == RC_COMP_FLUSH) {
+		/* left ERR before the card confirmed it: what was owed completes now */
+		qp->comp.state = RC_COMP_ERROR;
+		flush_wrs(qp);
+		verbs_event_raise(qp->dev, ORDK_EVENT_QP_FATAL, qp, NULL);
 	}
+	rc_recv_keys_release(qp, true); /* the card's QP context is invalid already */
+	qp->req.sq_head = qp->req.sq_next = qp->req.sq_tail = qp->req.sq_user = 0;
+	qp->resp.ans_head = qp->resp.ans_next = qp->resp.ans_tail = 0; /* answers of a QP in error: dropped */
+	rc_fifo_clear(&qp->req.rd_q);
+	rc_fifo_clear(&qp->req.adv_q);
+	qp->req.adv_expect = 0;
+	rc_fifo_clear(&qp->resp.rq_q);
+	qp->resp.rq_advertised = qp->resp.next_recv_seq = 0;
+	qp->resp.rq_acked = 0;
+	qp->req.adv_ack_due = false;
+	rc_fifo_clear(&qp->resp.msg_q);
+	qp->resp.ack_due = false;
+	qp->req.state = RC_REQ_IDLE;
+	qp->comp.state = RC_COMP_IDLE;
+	qp->req.atomic_wqe = NULL;
+	qp->req.next_atomic_id = qp->resp.atomic_expect = 0;
+	memset(qp->resp.atomic_cache, 0, sizeof(qp->resp.atomic_cache));
+	memset(qp->resp.rbits, 0, sizeof(qp->resp.rbits));
 }
 
 void
 rc_qp_to_rtr(struct ordk_qp *qp)
 {
 	/* adverts that came before the peer was known must be the peer's */
-	if (qp->adv_count > 0 && qp->adv_src != qp->attr.dest_qp_num) {
+	if (qp->req.adv_q.count > 0 && qp->req.adv_src != qp->attr.dest_qp_num) {
 		RC_LOG(WARNING, "qp 0x%06x: %u early adverts from 0x%06x, not the peer 0x%06x: dropped",
-		       qp->qpn, qp->adv_count, qp->adv_src, qp->attr.dest_qp_num);
-		qp->st.adverts_unexpected += qp->adv_count;
-		qp->adv_head = qp->adv_count = qp->adv_expect = 0;
+		       qp->qpn, qp->req.adv_q.count, qp->req.adv_src, qp->attr.dest_qp_num);
+		qp->st.adverts_unexpected += qp->req.adv_q.count;
+		rc_fifo_clear(&qp->req.adv_q);
+		qp->req.adv_expect = 0;
 	}
-	qp->epsn = qp->attr.rq_psn;
-	qp->card_base = qp->epsn;
-	qp->rx_top = qp->epsn;
-	qp->acked_epsn = qp->epsn;
-	memset(qp->rbits, 0, sizeof(qp->rbits));
+	rc_rx_reset(&qp->resp, qp->attr.rq_psn);
 	rc_activate(qp); /* RECVs posted in INIT are advertised now */
 }
 
 void
 rc_qp_to_rts(struct ordk_qp *qp)
 {
-	qp->next_psn = qp->attr.sq_psn;
-	qp->pushed_psn = qp->next_psn;
-	qp->acked_psn = qp->attr.sq_psn;
+	qp->req.next_psn = qp->attr.sq_psn;
+	qp->req.pushed_psn = qp->req.next_psn;
+	qp->comp.acked_psn = qp->attr.sq_psn;
 }
 
 static void
@@ -122,37 +124,56 @@ flush_cqe(struct ordk_cq *cq, uint64_t wr_id, enum ordk_wc_opcode op, uint32_t q
 	verbs_cq_push(cq, &wc);
 }
 
-/* QP to ERR: every outstanding WR completes with WR_FLUSH_ERR. */
-void
-rc_qp_flush(struct ordk_qp *qp)
+/* Every outstanding WR completes with WR_FLUSH_ERR. */
+static void
+flush_wrs(struct ordk_qp *qp)
 {
 	rc_recv_retire(qp, true); /* RECVs completed before come first */
-	for (uint32_t i = qp->sq_head; i != qp->sq_tail; i++) {
-		struct rc_wqe *w = &qp->sq[i % qp->sq_size];
+	for (uint32_t i = qp->req.sq_head; i != qp->req.sq_tail; i++) {
+		struct rc_wqe *w = &qp->req.sq[i % qp->req.sq_size];
 
 		if (!(w->flags & RC_WQE_INTERNAL))
 			flush_cqe(qp->scq, w->wr_id, rc_wc_opcode(w->opcode), qp->qpn);
 	}
-	for (uint32_t i = 0; i < qp->rq_count; i++)
-		flush_cqe(qp->rcq, qp->rq[(qp->rq_head + i) % qp->rq_size].wr_id, ORDK_WC_RECV,
+	for (uint32_t i = 0; i < qp->resp.rq_q.count; i++)
+		flush_cqe(qp->rcq, qp->resp.rq[rc_fifo_at(&qp->resp.rq_q, i)].wr_id, ORDK_WC_RECV,
 			  qp->qpn);
+}
+
+/* QP to ERR: every outstanding WR completes with WR_FLUSH_ERR. */
+void
+rc_qp_flush(struct ordk_qp *qp)
+{
+	bool owed = qp->comp.state == RC_COMP_FLUSH; /* rc_qp_error() raises QP_FATAL here */
+
+	qp->comp.state = RC_COMP_ERROR;
+	flush_wrs(qp);
 	rc_qp_reset(qp);
+	qp->comp.state = RC_COMP_ERROR;
+	if (owed)
+		verbs_event_raise(qp->dev, ORDK_EVENT_QP_FATAL, qp, NULL);
+}
+
+int
+rc_mr_check(const struct ordk_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
+	    unsigned int access)
+{
+	const struct ordk_mr_int *m = verbs_mr_lookup(qp->dev, key);
+	uint64_t base;
+
+	if (m == NULL || m->pub.pd != qp->pd || (m->pub.access & access) != access)
+		return -EPERM;
+	base = (uint64_t)(uintptr_t)m->pub.addr;
+	if (addr < base || addr - base > m->pub.length || len > m->pub.length - (addr - base))
+		return -ERANGE;
+	return 0;
 }
 
 /* The SGE must lie inside an MR of this device with the access the operation needs. */
 static int
 check_sge(struct ordk_qp *qp, const struct ordk_sge *sge, unsigned int need)
 {
-	struct ordk_mr_int *m = verbs_mr_lookup(qp->dev, sge->lkey);
-	uint64_t base;
-
-	if (m == NULL || m->pub.pd != qp->pd)
-		return -EPERM;
-	base = (uint64_t)(uintptr_t)m->pub.addr;
-	if (sge->addr < base || sge->addr - base > m->pub.length ||
-	    sge->length > m->pub.length - (sge->addr - base) || (m->pub.access & need) != need)
-		return -EPERM;
-	return 0;
+	return rc_mr_check(qp, sge->lkey, sge->addr, sge->length, need) == 0 ? 0 : -EPERM;
 }
 
 int
@@ -189,9 +210,9 @@ rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
 		if (rc != 0)
 			return rc;
 	}
-	if (qp->sq_user >= qp->init.max_send_wr || qp->sq_tail - qp->sq_head >= qp->sq_size)
+	if (qp->req.sq_user >= qp->init.max_send_wr || qp->req.sq_tail - qp->req.sq_head >= qp->req.sq_size)
 		return -ENOMEM;
-	w = &qp->sq[qp->sq_tail % qp->sq_size];
+	w = &qp->req.sq[qp->req.sq_tail % qp->req.sq_size];
 	*w = (struct rc_wqe){
 		.wr_id = wr->wr_id, .opcode = (uint8_t)wr->opcode, /* ordk == blue WR opcodes 0-4 */
 		.flags = (wr->send_flags & ORDK_SEND_FENCE) ? RC_WQE_FENCE : 0,
@@ -202,8 +223,8 @@ rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
 		.rkey = atomic ? wr->atomic.rkey : wr->rdma.rkey,
 		.compare_add = atomic ? wr->atomic.compare_add : 0,
 		.swap = atomic ? wr->atomic.swap : 0 };
-	qp->sq_tail++;
-	qp->sq_user++;
+	qp->req.sq_tail++;
+	qp->req.sq_user++;
 	qp->st.wr_posted++;
 	return 0;
 }
@@ -226,10 +247,10 @@ rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
 		m = verbs_mr_lookup(qp->dev, wr->sge.lkey);
 	}
 	/* a completion waiting for its key's revocation still holds its slot */
-	if (qp->rq_count + qp->rdone_count >= qp->rq_size)
+	if (qp->resp.rq_q.count + qp->resp.rdone_q.count >= qp->resp.rq_q.size)
 		return -ENOMEM;
-	r = &qp->rq[(qp->rq_head + qp->rq_count) % qp->rq_size];
-	*r = (struct rc_rwqe){ .wr_id = wr->wr_id, .recv_seq = qp->next_recv_seq++ };
+	r = &qp->resp.rq[rc_fifo_push(&qp->resp.rq_q)];
+	*r = (struct rc_rwqe){ .wr_id = wr->wr_id, .recv_seq = qp->resp.next_recv_seq++ };
 	if (m != NULL) {
 		r->addr = wr->sge.addr;
 		r->len = wr->sge.length;
@@ -238,109 +259,81 @@ rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
 		r->pgt_offset = m->pgt_start + (uint32_t)((r->addr >> BLUE_PAGE_SHIFT) -
 							  ((uintptr_t)m->pub.addr >> BLUE_PAGE_SHIFT));
 	}
-	qp->rq_count++;
 	return 0;
 }
 
-/* Advertise posted RECVs not advertised yet, up to 7 per control frame (fewer
- * when the card's SimpleNic RX slots are smaller than 256 bytes). */
-bool
-rc_send_adverts(struct ordk_qp *qp)
+void
+rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 {
-	struct ordk_dev *dev = qp->dev;
-	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
-				   .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip, .df = 1,
-				   .ttl = 64 };
-	uint8_t frame[BLUE_SNIC_TX_SLOT];
+	/* the oldest user WR carries the error; everything else is flushed */
+	while (qp->req.sq_head != qp->req.sq_tail) {
+		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
 
-	if (qp->attr.qp_state != ORDK_QPS_RTR && qp->attr.qp_state != ORDK_QPS_RTS)
-		return true;
-	/* ask the card for every new RECV's key at once (pipelined commands) */
-	for (uint32_t i = qp->rq_advertised; i < qp->rq_count; i++) {
-		struct rc_rwqe *r = &qp->rq[(qp->rq_head + i) % qp->rq_size];
+		qp->req.sq_head++;
+		if (w->flags & RC_WQE_INTERNAL)
+			continue;
+		struct ordk_wc wc = { .wr_id = w->wr_id, .status = status, .qp_num = qp->qpn,
+				      .opcode = rc_wc_opcode(w->opcode) };
 
-		if (r->kstate == RC_KEY_NONE && !rc_recv_key_ready(qp, r) && r->kstate == RC_KEY_NONE)
-			break; /* no slot, or the command ring is full: the next poll goes on */
+		verbs_cq_push(qp->scq, &wc);
+		qp->req.sq_user--;
+		break;
 	}
-	while (qp->rq_advertised < qp->rq_count) {
-		struct ordk_ctrl_msg m = { .type = ORDK_CTRL_RECV_ADVERT, .src_qpn = qp->qpn,
-					   .dst_qpn = qp->attr.dest_qp_num };
-		/* 42 + 24 + 4 + 24 n bytes must fit a 256-byte SimpleNic TX slot (n <= 7)
-		 * and an RX slot (snic_slot=, the same on both cards): 128 B, n <= 2 */
-		uint32_t slot = dev->hw.snic_slot < 256u ? dev->hw.snic_slot : 256u;
-		uint32_t n = RTE_MIN(qp->rq_count - qp->rq_advertised, (slot - 70u) / 24u), ready = 0;
-		int len;
-
-		/* adverts go in order, each once its RECV's card key is known */
-		while (ready < n &&
-		       rc_recv_key_ready(qp, &qp->rq[(qp->rq_head + qp->rq_advertised + ready) %
-						     qp->rq_size]))
-			ready++;
-		n = ready;
-		if (n == 0 || !blue_snic_tx_room(&dev->hw))
-			return false;
-		for (uint32_t i = 0; i < n; i++) {
-			const struct rc_rwqe *r =
-				&qp->rq[(qp->rq_head + qp->rq_advertised + i) % qp->rq_size];
-
-			m.advert.e[i] = (struct ordk_ctrl_advert){ .recv_seq = r->recv_seq,
-								   .length = r->len, .addr = r->addr,
-								   .rkey = r->key };
-		}
-		m.advert.count = (uint16_t)n;
-		m.seq = m.advert.e[0].recv_seq;
-		len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, &m);
-		if (len < 0 || blue_snic_tx(&dev->hw, frame, (uint32_t)len) != 0)
-			return false;
-		qp->rq_advertised += n;
-		qp->st.adverts_sent += n;
-		dev->st.adverts_sent += n;
-		qp->adv_tsc = rte_get_tsc_cycles();
-	}
-	return true;
+	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn, ordk_wc_status_str(status));
+	rc_qp_error(qp);
 }
 
-/* Sender side: acknowledge the adverts that arrived (every one before adv_expect). */
-bool
-rc_send_advert_ack(struct ordk_qp *qp)
+/* Submit the ManageQp that invalidates the QP's context on the card (no wait). */
+static void
+error_submit(struct ordk_qp *qp)
 {
-	struct ordk_dev *dev = qp->dev;
-	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
-				   .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip, .df = 1,
-				   .ttl = 64 };
-	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_RECV_ADVERT_ACK, .src_qpn = qp->qpn,
-				   .dst_qpn = qp->attr.dest_qp_num };
-	uint8_t frame[BLUE_SNIC_TX_SLOT];
-	int len;
+	struct blue_cmd c = verbs_manage_qp_cmd(qp, false, true);
+	int64_t seq = blue_cmd_submit(&qp->dev->hw, &c);
 
-	if (!blue_snic_tx_room(&dev->hw))
-		return false;
-	m.advert_ack.recv_seq = qp->adv_expect;
-	len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, &m);
-	if (len < 0 || blue_snic_tx(&dev->hw, frame, (uint32_t)len) != 0)
-		return false;
-	qp->adv_ack_due = false;
-	return true;
+	if (seq < 0)
+		return; /* the command ring is full: the engine tries again */
+	qp->comp.err_seq = (uint32_t)seq;
+	qp->comp.err_submitted = true;
 }
 
-/*
- * Receiver side: adverts the peer has not acknowledged within the QP's
- * timeout go out again (the peer drops the ones it already has by sequence).
- * @return true while some are still unacknowledged.
- */
-bool
-rc_advert_resend(struct ordk_qp *qp, uint64_t now, uint64_t timeout)
+void
+rc_qp_error(struct ordk_qp *qp)
 {
-	uint32_t seq_head = qp->rq_count ? qp->rq[qp->rq_head].recv_seq : qp->next_recv_seq;
-	uint32_t adv_end = seq_head + qp->rq_advertised;
+	qp->attr.qp_state = ORDK_QPS_ERR;
+	qp->req.atomic_wqe = NULL;
+	rc_timer_set(qp, 0);
+	memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
+	qp->req.rtx_count = 0;
+	qp->req.rtx_fetch_until = 0;
+	/*
+	 * The card's context goes invalid first: nothing lands through it from
+	 * then on, so the RECVs can be flushed. The engine reaps the command
+	 * (rc_qp_error_reap()) instead of this poll waiting for it.
+	 */
+	qp->comp.state = RC_COMP_FLUSH;
+	qp->comp.err_submitted = false;
+	qp->comp.err_deadline = rc_now(&qp->dev->rc) + qp->dev->hw.cmd_timeout_tsc;
+	error_submit(qp);
+	rc_activate(qp);
+}
 
-	if ((int32_t)(adv_end - qp->rq_acked) <= 0)
-		return false;
-	if (timeout != UINT64_MAX && now - qp->adv_tsc >= timeout) {
-		uint32_t from = (int32_t)(qp->rq_acked - seq_head) > 0 ? qp->rq_acked - seq_head : 0;
+enum rc_step
+rc_qp_error_reap(struct ordk_qp *qp)
+{
+	struct rc_comp *c = &qp->comp;
+	bool done = false, ok = false;
 
-		qp->st.retransmits += qp->rq_advertised - from;
-		qp->rq_advertised = from; /* rc_send_adverts() sends them again */
-	}
-	return true;
+	if (!c->err_submitted)
+		error_submit(qp);
+	if (c->err_submitted)
+		done = blue_cmd_done(&qp->dev->hw, c->err_seq, &ok);
+	if (!done && rc_now(&qp->dev->rc) < c->err_deadline)
+		return RC_MORE;
+	/* best effort: the QP is in error whatever the card answers */
+	if (!ok)
+		RC_LOG(ERR, "qp 0x%06x: the card did not confirm ManageQp (error): flushed anyway",
+		       qp->qpn);
+	rc_timer_set(qp, 0);
+	rc_qp_flush(qp);
+	return RC_DONE;
 }

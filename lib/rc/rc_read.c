@@ -9,8 +9,6 @@
  * earlier PSN arrived (rc_push); a request it cannot serve is refused with
  * a READ_NAK control frame.
  */
-#include <rte_cycles.h>
-
 #include "verbs_internal.h"
 
 /* ------------------------------------------------------------ requester */
@@ -20,7 +18,7 @@ static void
 read_timer_extend(struct ordk_qp *qp, uint64_t deadline)
 {
 	rc_timer_gap_shift(qp); /* an allowance given before a polling gap stands */
-	if (qp->rtx_deadline != 0 && deadline > qp->rtx_deadline)
+	if (qp->comp.rtx_deadline != 0 && deadline > qp->comp.rtx_deadline)
 		rc_timer_set(qp, deadline);
 }
 
@@ -35,8 +33,8 @@ read_timer_extend(struct ordk_qp *qp, uint64_t deadline)
 static void
 read_answer_timer(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
 {
-	read_timer_extend(qp, now + rc_timeout_tsc(qp) * (qp->rtx_backoff ? qp->rtx_backoff : 1) +
-				      (uint64_t)w->len * qp->dev->tsc_hz / RC_READ_MIN_BPS);
+	read_timer_extend(qp, now + rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1) +
+				      (uint64_t)w->len * qp->dev->rc.tsc_hz / RC_READ_MIN_BPS);
 }
 
 /* PSNs the answer to READ @p w takes in the peer's space (the responder's packets). */
@@ -50,8 +48,8 @@ read_answer_pkts(const struct ordk_qp *qp, const struct rc_wqe *w)
 void
 rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now)
 {
-	for (uint32_t i = 0; i < qp->rd_count; i++) {
-		struct rc_wqe *w = &qp->sq[qp->reads[(qp->rd_head + i) % qp->sq_size]];
+	for (uint32_t i = 0; i < qp->req.rd_q.count; i++) {
+		struct rc_wqe *w = &qp->req.sq[qp->req.reads[rc_fifo_at(&qp->req.rd_q, i)]];
 
 		if (w->msn != msn)
 			continue;
@@ -75,21 +73,21 @@ rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now
 void
 rc_read_progress(struct ordk_qp *qp)
 {
-	uint32_t before = qp->rd_seen_epsn;
+	uint32_t before = qp->comp.rd_seen_epsn;
 	const struct rc_wqe *w;
 
-	qp->rd_seen_epsn = qp->epsn;
-	if (qp->rd_count == 0 || qp->epsn == before)
+	qp->comp.rd_seen_epsn = qp->resp.epsn;
+	if (qp->req.rd_q.count == 0 || qp->resp.epsn == before)
 		return;
-	w = &qp->sq[qp->reads[qp->rd_head]];
-	if (!(w->flags & RC_WQE_ANS_SEEN) || blue_psn_diff(qp->epsn, w->ans_psn) <= 0 ||
+	w = &qp->req.sq[qp->req.reads[qp->req.rd_q.head]];
+	if (!(w->flags & RC_WQE_ANS_SEEN) || blue_psn_diff(qp->resp.epsn, w->ans_psn) <= 0 ||
 	    blue_psn_diff(before, blue_psn_add(w->ans_psn, read_answer_pkts(qp, w))) >= 0)
 		return;
 	/* progress, as an ACK is: the retry count starts again (an answer paced by
 	 * the card window, rc_req.c, may take several timeouts) */
-	qp->rtx_retries = 0;
-	read_timer_extend(qp, rte_get_tsc_cycles() + rc_timeout_tsc(qp) *
-							     (qp->rtx_backoff ? qp->rtx_backoff : 1));
+	qp->comp.rtx_retries = 0;
+	read_timer_extend(qp, rc_now(&qp->dev->rc) + rc_timeout_tsc(qp) *
+							     (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
 }
 
 /*
@@ -102,23 +100,22 @@ rc_read_done(struct ordk_qp *qp, uint16_t msn)
 {
 	struct rc_wqe *w;
 
-	if (qp->rd_count == 0 || (w = &qp->sq[qp->reads[qp->rd_head]])->msn != msn) {
+	if (qp->req.rd_q.count == 0 || (w = &qp->req.sq[qp->req.reads[qp->req.rd_q.head]])->msn != msn) {
 		qp->st.duplicates++; /* a READ response nobody waits for */
 		RC_LOG(DEBUG, "qp 0x%06x: READ response msn %u, oldest READ msn %u (%u outstanding)",
-		       qp->qpn, msn, qp->rd_count ? qp->sq[qp->reads[qp->rd_head]].msn : 0,
-		       qp->rd_count);
+		       qp->qpn, msn, qp->req.rd_q.count ? qp->req.sq[qp->req.reads[qp->req.rd_q.head]].msn : 0,
+		       qp->req.rd_q.count);
 		return;
 	}
-	qp->rd_head = (qp->rd_head + 1) % qp->sq_size;
-	qp->rd_count--;
+	rc_fifo_pop(&qp->req.rd_q);
 	w->flags |= RC_WQE_READ_DONE;
 	/* the response proves the request arrived: an implicit ACK up to it */
 	rc_ack(qp, blue_psn_add(w->psn, 1));
 	rc_complete_sends(qp);
 	rc_timer_arm(qp);
 	/* the next READ's answer may be streaming already */
-	if (qp->rd_count > 0 && (qp->sq[qp->reads[qp->rd_head]].flags & RC_WQE_ANS_SEEN))
-		read_answer_timer(qp, &qp->sq[qp->reads[qp->rd_head]], rte_get_tsc_cycles());
+	if (qp->req.rd_q.count > 0 && (qp->req.sq[qp->req.reads[qp->req.rd_q.head]].flags & RC_WQE_ANS_SEEN))
+		read_answer_timer(qp, &qp->req.sq[qp->req.reads[qp->req.rd_q.head]], rc_now(&qp->dev->rc));
 }
 
 /* ------------------------------------------------------------ responder */
@@ -131,8 +128,7 @@ rc_read_done(struct ordk_qp *qp, uint16_t msn)
 static void
 read_refuse(struct ordk_qp *qp, uint32_t psn, uint8_t status)
 {
-	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_READ_NAK, .src_qpn = qp->qpn,
-				   .dst_qpn = qp->attr.dest_qp_num };
+	struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_READ_NAK);
 
 	m.read_nak.psn = psn;
 	m.read_nak.status = status;
@@ -147,13 +143,85 @@ read_refuse(struct ordk_qp *qp, uint32_t psn, uint8_t status)
 static bool
 read_source_ok(const struct ordk_qp *qp, const struct blue_meta_report *r)
 {
-	const struct blue_meta_basic *b = &r->basic;
-	const struct ordk_mr_int *m = verbs_mr_lookup(qp->dev, b->rkey);
-	uint64_t base = m != NULL ? (uint64_t)(uintptr_t)m->pub.addr : 0;
+	return rc_mr_check(qp, r->basic.rkey, r->basic.raddr, r->read_ext.total_len,
+			   ORDK_ACCESS_REMOTE_READ) == 0;
+}
 
-	return m != NULL && m->pub.pd == qp->pd && (m->pub.access & ORDK_ACCESS_REMOTE_READ) &&
-	       b->raddr >= base && b->raddr - base <= m->pub.length &&
-	       r->read_ext.total_len <= m->pub.length - (b->raddr - base);
+/*
+ * The ring also keeps answers sent and not acknowledged yet: full of those,
+ * a new request is taken as not received (its sender asks again, and the
+ * ACKs free the ring meanwhile); never refused, as the requester kept to its
+ * limit. @return true when @p psn is deferred so.
+ */
+static bool
+read_deferred(struct ordk_qp *qp, uint32_t psn, uint32_t dest_max)
+{
+	const struct rc_resp *rs = &qp->resp;
+	int32_t d = blue_psn_diff(psn, rs->epsn);
+
+	if (d < 0 || (d < (int32_t)ORDK_RECV_WINDOW && rc_rx_seen(rs, psn)) ||
+	    rs->ans_tail - rs->ans_head < ORDK_ANS_RING || rs->ans_tail - rs->ans_next >= dest_max)
+		return false;
+	qp->st.read_req_deferred++;
+	qp->dev->st.read_req_deferred++;
+	return true;
+}
+
+/*
+ * A READ request beyond the expected PSN, and the PSN right before it
+ * missing: that one was a LAST, an ONLY or a READ request (each reported as
+ * it arrives), so it is lost, or late. Requests carry no payload, so no
+ * bitmap report names a lost one: open the hole here, and the engine asks
+ * for it after the hold (it may only be late: items travel on the card's
+ * four channels). With that PSN present, the hole is most likely MIDDLE
+ * packets of a stream that flows, which the card names in its next report:
+ * NAKing them on time resent what had arrived (issue 12 item 14), so the
+ * reports decide.
+ */
+static void
+read_hole(struct ordk_qp *qp, uint32_t psn, uint64_t now)
+{
+	struct rc_resp *rs = &qp->resp;
+	enum rc_hole_state h = rc_hole_state(rs);
+
+	if (blue_psn_diff(psn, rs->epsn) > 0 && !rc_rx_seen(rs, blue_psn_add(psn, BLUE_PSN_MASK)) &&
+	    (h == RC_HOLE_NONE || h == RC_HOLE_GIVEN_UP)) {
+		rc_hole_open(rs, RC_HOLE_SETTLED, now);
+		rc_activate(qp);
+	}
+}
+
+/*
+ * Queue the answer to READ request @p r. Answers go out in request order: a
+ * request that came again (it was lost) is answered before the later ones
+ * already queued, which wait for it (the READ-order gate in rc_push).
+ * Answered out of order, the requester takes the later answers for nobody's
+ * and its READs hang.
+ */
+static void
+answer_queue(struct ordk_qp *qp, const struct blue_meta_report *r)
+{
+	const struct blue_meta_basic *b = &r->basic;
+	struct rc_resp *rs = &qp->resp;
+	uint32_t at = rs->ans_tail;
+
+	for (uint32_t i = rs->ans_next; i != rs->ans_tail; i++) {
+		const struct rc_wqe *q = &rs->ans[i % ORDK_ANS_RING];
+
+		if (!q->started && blue_psn_diff(q->req_psn, b->psn) > 0) {
+			at = i;
+			break;
+		}
+	}
+	for (uint32_t i = rs->ans_tail; i != at; i--)
+		rs->ans[i % ORDK_ANS_RING] = rs->ans[(i - 1) % ORDK_ANS_RING];
+	rs->ans[at % ORDK_ANS_RING] = (struct rc_wqe){
+		.opcode = BLUE_WR_RDMA_READ_RESP, .flags = RC_WQE_INTERNAL, .signaled = 1,
+		.msn = b->msn, .laddr = b->raddr, .lkey = b->rkey, .len = r->read_ext.total_len,
+		.raddr = r->read_ext.laddr, .rkey = r->read_ext.lkey, .req_psn = b->psn };
+	rs->ans_tail++;
+	qp->st.read_resp_posted++;
+	qp->dev->st.read_resp_posted++;
 }
 
 /*
@@ -165,23 +233,10 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 {
 	const struct blue_meta_basic *b = &r->basic;
 	uint32_t dest_max = qp->attr.max_dest_rd_atomic ? qp->attr.max_dest_rd_atomic : 1;
-	int32_t d = blue_psn_diff(b->psn, qp->epsn);
-	struct rc_wqe *w;
 
-	qp->last_rx_tsc = rte_get_tsc_cycles();
-	/*
-	 * The ring also keeps answers sent and not acknowledged yet: full of
-	 * those, a new request is taken as not received (its sender asks
-	 * again, and the ACKs free the ring meanwhile); never refused, as the
-	 * requester kept to its limit.
-	 */
-	if (d >= 0 && (d >= (int32_t)ORDK_RECV_WINDOW || !rc_rx_seen(qp, b->psn)) &&
-	    qp->ans_tail - qp->ans_head >= ORDK_ANS_RING && qp->ans_tail - qp->ans_next < dest_max) {
-		qp->st.read_req_deferred++;
-		qp->dev->st.read_req_deferred++;
+	if (read_deferred(qp, b->psn, dest_max))
 		return;
-	}
-	if (!rc_rx_mark(qp, b->psn)) {
+	if (rc_resp_mark(qp, b->psn) == RC_RX_DUP) {
 		/*
 		 * A duplicate (the wire repeated it): it was answered. Answering again
 		 * could land after the requester completed the READ, as the card
@@ -189,65 +244,23 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 		 * this side's own recovery instead. ACK again.
 		 */
 		qp->st.duplicates++;
-		qp->ack_due = true;
+		qp->resp.ack_due = true;
 		return;
 	}
 	if (b->ack_req)
-		qp->ack_due = true;
-	/*
-	 * A READ request beyond the expected PSN, and the PSN right before it
-	 * missing: that one was a LAST, an ONLY or a READ request (each reported
-	 * as it arrives), so it is lost, or late. Requests carry no payload, so
-	 * no bitmap report names a lost one: open the hole here, and the engine
-	 * asks for it after the hold (it may only be late: items travel on the
-	 * card's four channels). Before, a lost READ request waited for the
-	 * requester's timer, 67 ms. With that PSN present, the hole is most
-	 * likely MIDDLE packets of a stream that flows, which the card names in
-	 * its next report: NAKing them on time resent what had arrived (issue 12
-	 * item 14), so the reports decide.
-	 */
-	if (blue_psn_diff(b->psn, qp->epsn) > 0 && !rc_rx_seen(qp, blue_psn_add(b->psn, BLUE_PSN_MASK)) &&
-	    (qp->hole_psn != qp->epsn || qp->hole_tsc == 0)) {
-		qp->hole_psn = qp->epsn;
-		qp->hole_tsc = qp->last_rx_tsc;
-		qp->hole_settled = true;
-		rc_activate(qp);
-	}
+		qp->resp.ack_due = true;
+	read_hole(qp, b->psn, rc_now(&qp->dev->rc));
 	if (!read_source_ok(qp, r)) {
 		read_refuse(qp, b->psn, ORDK_CTRL_ATOMIC_REM_ACCESS_ERR);
 		return;
 	}
 	/* more READs in progress than max_dest_rd_atomic: the requester overran us */
-	if (qp->ans_tail - qp->ans_next >= dest_max || qp->ans_tail - qp->ans_head >= ORDK_ANS_RING) {
+	if (qp->resp.ans_tail - qp->resp.ans_next >= dest_max ||
+	    qp->resp.ans_tail - qp->resp.ans_head >= ORDK_ANS_RING) {
 		read_refuse(qp, b->psn, ORDK_CTRL_ATOMIC_REM_INV_REQ);
 		return;
 	}
-	/*
-	 * Answers go out in request order: a request that came again (it was
-	 * lost) is answered before the later ones already queued, which wait
-	 * for it (the READ-order gate in rc_push). Answered out of order, the
-	 * requester takes the later answers for nobody's and its READs hang.
-	 */
-	uint32_t at = qp->ans_tail;
-
-	for (uint32_t i = qp->ans_next; i != qp->ans_tail; i++) {
-		const struct rc_wqe *q = &qp->ans[i % ORDK_ANS_RING];
-
-		if (!q->started && blue_psn_diff(q->req_psn, b->psn) > 0) {
-			at = i;
-			break;
-		}
-	}
-	for (uint32_t i = qp->ans_tail; i != at; i--)
-		qp->ans[i % ORDK_ANS_RING] = qp->ans[(i - 1) % ORDK_ANS_RING];
-	w = &qp->ans[at % ORDK_ANS_RING];
-	*w = (struct rc_wqe){ .opcode = BLUE_WR_RDMA_READ_RESP, .flags = RC_WQE_INTERNAL,
-			      .signaled = 1, .msn = b->msn, .laddr = b->raddr, .lkey = b->rkey,
-			      .len = r->read_ext.total_len, .raddr = r->read_ext.laddr,
-			      .rkey = r->read_ext.lkey, .req_psn = b->psn };
-	qp->ans_tail++;
-	qp->st.read_resp_posted++;
-	qp->dev->st.read_resp_posted++;
+	answer_queue(qp, r);
 }
 
 /*
@@ -260,22 +273,19 @@ rc_read_nak_rx(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 	uint32_t i;
 	struct rc_wqe *w = NULL;
 
-	for (i = 0; i < qp->rd_count; i++) {
-		w = &qp->sq[qp->reads[(qp->rd_head + i) % qp->sq_size]];
+	for (i = 0; i < qp->req.rd_q.count; i++) {
+		w = &qp->req.sq[qp->req.reads[rc_fifo_at(&qp->req.rd_q, i)]];
 		if (w->psn == m->read_nak.psn)
 			break;
 	}
-	if (i == qp->rd_count) {
+	if (i == qp->req.rd_q.count) {
 		qp->st.duplicates++; /* no READ of ours outstanding there */
 		return;
 	}
 	w->flags |= RC_WQE_ERROR | RC_WQE_FATAL;
 	w->status = m->read_nak.status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR ? ORDK_WC_REM_ACCESS_ERR
 									  : ORDK_WC_REM_INV_REQ_ERR;
-	for (; i + 1 < qp->rd_count; i++)
-		qp->reads[(qp->rd_head + i) % qp->sq_size] =
-			qp->reads[(qp->rd_head + i + 1) % qp->sq_size];
-	qp->rd_count--;
+	rc_fifo_remove(&qp->req.rd_q, qp->req.reads, i);
 	qp->st.naks_received++;
 	qp->dev->st.naks_received++;
 	rc_complete_sends(qp);

@@ -27,10 +27,10 @@
 static int64_t
 submit(struct ordk_dev *dev, const struct blue_cmd *c)
 {
-	uint64_t deadline = rte_get_tsc_cycles() + dev->hw.cmd_timeout_tsc;
+	uint64_t deadline = dev->rc.clock() + dev->hw.cmd_timeout_tsc;
 	int64_t seq;
 
-	while ((seq = blue_cmd_submit(&dev->hw, c)) == -EAGAIN && rte_get_tsc_cycles() < deadline) {
+	while ((seq = blue_cmd_submit(&dev->hw, c)) == -EAGAIN && dev->rc.clock() < deadline) {
 		blue_backend_poll(&dev->hw, 64);
 		blue_cmd_poll(&dev->hw);
 	}
@@ -97,8 +97,8 @@ key_revoke(struct ordk_qp *qp, struct rc_rwqe *r)
 	c = key_cmd(qp, r, false);
 	seq = submit(qp->dev, &c);
 	if (seq < 0)
-		RC_LOG(ERR, "qp 0x%06x: the card did not take the revocation of RECV key 0x%x",
-		       qp->qpn, r->key);
+		RC_LOG(ERR, "qp 0x%06x: the card did not take the revocation of RECV key 0x%x (%s)",
+		       qp->qpn, r->key, rc_state_name(RC_SM_KEY, r->kstate));
 	mem_keys_free(&qp->dev->mr_keys, r->key);
 	r->kstate = RC_KEY_NONE;
 	return seq;
@@ -111,33 +111,31 @@ rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
 	int64_t seq = key_revoke(qp, r);
 	struct rc_rdone *d;
 
-	if (seq < 0 && qp->rdone_count == 0) {
+	if (seq < 0 && qp->resp.rdone_q.count == 0) {
 		verbs_cq_push(qp->rcq, wc);
 		return;
 	}
-	d = &qp->rdone[(qp->rdone_head + qp->rdone_count) % qp->rq_size];
+	d = &qp->resp.rdone[rc_fifo_push(&qp->resp.rdone_q)];
 	*d = (struct rc_rdone){ .wc = *wc, .seq = seq < 0 ? 0 : (uint32_t)seq, .wait = seq >= 0 };
-	qp->rdone_count++;
 }
 
 /*
  * Report the completions whose keys the card no longer knows, in order;
  * @p force: all of them (the QP's context on the card is invalid already).
- * @return true while some still wait.
+ * @return RC_MORE while some still wait.
  */
-bool
+enum rc_step
 rc_recv_retire(struct ordk_qp *qp, bool force)
 {
-	while (qp->rdone_count > 0) {
-		struct rc_rdone *d = &qp->rdone[qp->rdone_head];
+	while (qp->resp.rdone_q.count > 0) {
+		struct rc_rdone *d = &qp->resp.rdone[qp->resp.rdone_q.head];
 
 		if (!force && d->wait && !blue_cmd_done(&qp->dev->hw, d->seq, NULL))
-			return true;
+			return RC_MORE;
 		verbs_cq_push(qp->rcq, &d->wc);
-		qp->rdone_head = (qp->rdone_head + 1) % qp->rq_size;
-		qp->rdone_count--;
+		rc_fifo_pop(&qp->resp.rdone_q);
 	}
-	return false;
+	return RC_DONE;
 }
 
 /*
@@ -149,7 +147,7 @@ rc_recv_keys_release(struct ordk_qp *qp, bool push)
 {
 	if (push)
 		rc_recv_retire(qp, true);
-	qp->rdone_head = qp->rdone_count = 0;
-	for (uint32_t i = 0; i < qp->rq_count; i++)
-		key_revoke(qp, &qp->rq[(qp->rq_head + i) % qp->rq_size]);
+	rc_fifo_clear(&qp->resp.rdone_q);
+	for (uint32_t i = 0; i < qp->resp.rq_q.count; i++)
+		key_revoke(qp, &qp->resp.rq[rc_fifo_at(&qp->resp.rq_q, i)]);
 }

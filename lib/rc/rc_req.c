@@ -1,19 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Requester and completer.
  * Requester: a WR gets its MSN and PSN range when it starts, then goes to the
  * Send ring as items of at most 64 KiB whose boundaries fall on PMTU
  * boundaries of the remote address (so the card segments each item exactly as
  * it would the whole message). SEND, SEND_IMM and WRITE_IMM wait for one of
  * the peer's RECV adverts. The outstanding PSN range is bounded, and so are
  * the READs in flight (max_rd_atomic). READ answers (the responder's) go
- * first, from their own ring.
- * Completer: a cumulative ACK (the peer driver's AckRemoteDriver) retires WRs
- * in order; a READ also needs its response; completions are in posting order.
+ * first, from their own ring. enum rc_req_state says why it stopped.
  */
 #include <errno.h>
-
-#include <rte_cycles.h>
 
 #include "verbs_internal.h"
 
@@ -51,92 +46,27 @@ card_window_fits(struct ordk_qp *qp, uint32_t last_psn)
 	 */
 	if (!qp->dev->hw.be.window_locks)
 		return true;
-	if (qp->late_tsc != 0) {
-		if (rte_get_tsc_cycles() >= qp->late_tsc)
-			qp->late_tsc = 0;
-		else if (!blue_psn_in_card_window(qp->late_psn, last_psn))
+	if (qp->req.late_tsc != 0) {
+		if (rc_now(&qp->dev->rc) >= qp->req.late_tsc)
+			qp->req.late_tsc = 0;
+		else if (!blue_psn_in_card_window(qp->req.late_psn, last_psn))
 			return false;
 	}
-	return blue_psn_in_card_window(qp->acked_psn, last_psn);
+	return blue_psn_in_card_window(qp->comp.acked_psn, last_psn);
+}
+
+/* The requester stops in state @p s (a SEND announced as too long stays so). */
+static void
+req_hold(struct ordk_qp *qp, enum rc_req_state s)
+{
+	if (qp->req.state != RC_REQ_LEN_ERR)
+		qp->req.state = s;
 }
 
 static bool
 needs_advert(uint8_t op)
 {
 	return op == BLUE_WR_SEND || op == BLUE_WR_SEND_WITH_IMM || op == BLUE_WR_RDMA_WRITE_WITH_IMM;
-}
-
-/* Retire, in order, every WR the ACKs (and READ responses) have finished. */
-void
-rc_complete_sends(struct ordk_qp *qp)
-{
-	/* READ answers: retired once acknowledged (their own order, their own ring) */
-	while (qp->ans_head != qp->ans_next) {
-		const struct rc_wqe *a = &qp->ans[qp->ans_head % ORDK_ANS_RING];
-
-		if (blue_psn_diff(qp->acked_psn, blue_psn_add(a->psn, a->npkts)) < 0)
-			break;
-		qp->ans_head++;
-	}
-	while (qp->sq_head != qp->sq_next) {
-		struct rc_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
-
-		if (!(w->flags & RC_WQE_ERROR)) {
-			if (blue_psn_diff(qp->acked_psn, blue_psn_add(w->psn, w->npkts)) < 0)
-				break;
-			/* the peer has the announcement of its too small RECV: both QPs fail */
-			if (w->flags & RC_WQE_LEN_ERR) {
-				rc_qp_fail(qp, ORDK_WC_REM_INV_REQ_ERR);
-				return;
-			}
-			if (w->opcode == BLUE_WR_RDMA_READ && !(w->flags & RC_WQE_READ_DONE))
-				break;
-			if (rc_is_atomic(w->opcode) && !(w->flags & RC_WQE_ATOMIC_DONE))
-				break;
-			/* a resend of it may still be read from its buffer */
-			if (!(w->flags & RC_WQE_INTERNAL) && w->opcode != BLUE_WR_RDMA_READ &&
-			    !rc_is_atomic(w->opcode) && rc_rtx_unfetched(qp))
-				break;
-		}
-		if (!(w->flags & RC_WQE_INTERNAL)) {
-			if (w->signaled || (w->flags & RC_WQE_ERROR)) {
-				struct ordk_wc wc = {
-					.wr_id = w->wr_id, .opcode = rc_wc_opcode(w->opcode),
-					.status = (w->flags & RC_WQE_ERROR) ? w->status
-									    : ORDK_WC_SUCCESS,
-					.byte_len = w->len, .qp_num = qp->qpn };
-				/* ibverbs: an atomic's byte_len is 8 */
-
-				verbs_cq_push(qp->scq, &wc);
-			}
-			qp->sq_user--;
-			qp->st.wr_completed++;
-			qp->dev->st.wr_completed++;
-		}
-		qp->sq_head++;
-		if ((w->flags & (RC_WQE_ERROR | RC_WQE_FATAL)) == (RC_WQE_ERROR | RC_WQE_FATAL)) {
-			/* the responder refused it (READ_NAK): IBA's NAK ends the QP */
-			RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn,
-			       ordk_wc_status_str((enum ordk_wc_status)w->status));
-			rc_qp_error(qp);
-			return;
-		}
-	}
-}
-
-/* Everything before @p psn is acknowledged. */
-void
-rc_ack(struct ordk_qp *qp, uint32_t psn)
-{
-	/* only forward, and never past what was sent */
-	if (blue_psn_diff(psn, qp->acked_psn) <= 0 || blue_psn_diff(psn, qp->next_psn) > 0)
-		return;
-	qp->acked_psn = psn;
-	/* progress: the retry count and the backoff start again */
-	qp->rtx_retries = 0;
-	qp->rtx_backoff = 1;
-	rc_complete_sends(qp);
-	rc_timer_arm(qp);
 }
 
 /* IBA's min_rnr_timer encoding, in microseconds (0 means the longest, 655.36 ms). */
@@ -159,21 +89,21 @@ static bool
 peer_silent(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
 {
 	uint64_t t = rc_timeout_tsc(qp);
-	uint64_t since = w->rnr_tsc > qp->heard_tsc ? w->rnr_tsc : qp->heard_tsc;
+	uint64_t since = w->rnr_tsc > qp->comp.heard_tsc ? w->rnr_tsc : qp->comp.heard_tsc;
 
 	if (t == 0 || t >= UINT64_MAX / 128)
 		return false;
-	if (qp->rnr_probe_tsc < since) { /* a new wait, or the peer spoke since */
-		qp->rnr_probe_tsc = since;
-		qp->rnr_probes = 0;
+	if (qp->req.rnr_probe_tsc < since) { /* a new wait, or the peer spoke since */
+		qp->req.rnr_probe_tsc = since;
+		qp->req.rnr_probes = 0;
 	}
-	if (now - qp->rnr_probe_tsc < t << (qp->rnr_probes < 6 ? qp->rnr_probes : 6))
+	if (now - qp->req.rnr_probe_tsc < t << (qp->req.rnr_probes < 6 ? qp->req.rnr_probes : 6))
 		return false;
-	if (qp->rnr_probes > qp->attr.retry_cnt)
+	if (qp->req.rnr_probes > qp->attr.retry_cnt)
 		return true;
 	rc_probe(qp);
-	qp->rnr_probe_tsc = now;
-	qp->rnr_probes++;
+	qp->req.rnr_probe_tsc = now;
+	qp->req.rnr_probes++;
 	return false;
 }
 
@@ -186,8 +116,8 @@ peer_silent(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
 static bool
 rnr_wait(struct ordk_qp *qp, struct rc_wqe *w)
 {
-	uint64_t now = rte_get_tsc_cycles();
-	uint64_t period = (uint64_t)rnr_us[qp->attr.min_rnr_timer & 31] * qp->dev->tsc_hz / 1000000;
+	uint64_t now = rc_now(&qp->dev->rc);
+	uint64_t period = (uint64_t)rnr_us[qp->attr.min_rnr_timer & 31] * qp->dev->rc.tsc_hz / 1000000;
 
 	if (w->rnr_tsc == 0) {
 		w->rnr_tsc = now;
@@ -216,13 +146,13 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 	if (needs_advert(w->opcode) && !(w->flags & RC_WQE_BOUND)) {
 		const struct ordk_ctrl_advert *a;
 
-		if (qp->adv_count == 0) {
+		if (qp->req.adv_q.count == 0) {
+			req_hold(qp, RC_REQ_WAIT_ADVERT);
 			rnr_wait(qp, w); /* no RECV posted at the peer yet: wait */
 			return false;
 		}
-		a = &qp->adv[qp->adv_head];
-		qp->adv_head = (qp->adv_head + 1) % ORDK_ADVERT_RING;
-		qp->adv_count--;
+		a = &qp->req.adv[qp->req.adv_q.head];
+		rc_fifo_pop(&qp->req.adv_q);
 		w->flags |= RC_WQE_BOUND;
 		RC_LOG(DEBUG, "qp 0x%06x: WR of %u B takes advert %u (%u B)", qp->qpn, w->len,
 		       a->recv_seq, a->length);
@@ -248,22 +178,22 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 		      ? 1
 		      : rc_pkts(w->raddr, w->len, pmtu);
 	/* a WR longer than the window goes once everything before it is acknowledged */
-	if (blue_psn_diff(qp->next_psn, qp->acked_psn) > 0 &&
-	    blue_psn_diff(qp->next_psn, qp->acked_psn) + (int32_t)npk > (int32_t)RC_MAX_OUTSTANDING_PSN)
+	if (blue_psn_diff(qp->req.next_psn, qp->comp.acked_psn) > 0 &&
+	    blue_psn_diff(qp->req.next_psn, qp->comp.acked_psn) + (int32_t)npk > (int32_t)RC_MAX_OUTSTANDING_PSN) {
+		req_hold(qp, RC_REQ_WAIT_WINDOW);
 		return false;
+	}
 	w->npkts = npk;
-	w->psn = qp->next_psn;
+	w->psn = qp->req.next_psn;
 	if (w->flags & RC_WQE_LEN_ERR)
-		qp->len_err_sent = true;
+		qp->req.state = RC_REQ_LEN_ERR;
 	if (!(w->flags & RC_WQE_INTERNAL))
-		w->msn = qp->next_msn++; /* a READ response keeps its request's MSN */
-	qp->next_psn = blue_psn_add(qp->next_psn, w->npkts);
+		w->msn = qp->req.next_msn++; /* a READ response keeps its request's MSN */
+	qp->req.next_psn = blue_psn_add(qp->req.next_psn, w->npkts);
 	w->started = true;
 	w->sent = 0;
-	if (w->opcode == BLUE_WR_RDMA_READ) {
-		qp->reads[(qp->rd_head + qp->rd_count) % qp->sq_size] = qp->sq_next % qp->sq_size;
-		qp->rd_count++;
-	}
+	if (w->opcode == BLUE_WR_RDMA_READ)
+		qp->req.reads[rc_fifo_push(&qp->req.rd_q)] = qp->req.sq_next % qp->req.sq_size;
 	return true;
 }
 
@@ -278,8 +208,10 @@ next_item(struct ordk_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n
 	uint32_t off = w->sent, cap = RTE_MIN(ORDK_ITEM_MAX, RC_ITEM_PKTS * pmtu);
 
 	/* congestion control (lib/cc): items leave at the QP's rate, a few packets each */
-	if (qp->cc_on && !verbs_cc_gate(qp, pmtu, &cap))
+	if (qp->cc_on && !verbs_cc_gate(qp, pmtu, &cap)) {
+		req_hold(qp, RC_REQ_WAIT_RATE);
 		return false; /* the QP stays active: the next poll asks again */
+	}
 
 	*psn = off == 0 ? w->psn : blue_psn_add(w->psn, rc_pkts(w->raddr, off, pmtu));
 	if (w->flags & RC_WQE_LEN_ERR)
@@ -295,9 +227,26 @@ next_item(struct ordk_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n
 		      : rc_pkts(w->raddr + off, *n, pmtu);
 	if (*pk == 0 || card_window_fits(qp, blue_psn_add(*psn, *pk - 1)))
 		return true;
-	if (qp->rtx_deadline == 0)
+	req_hold(qp, RC_REQ_WAIT_WINDOW);
+	if (qp->comp.rtx_deadline == 0)
 		rc_timer_arm(qp);
 	return false;
+}
+
+struct blue_send_item
+rc_send_item(const struct ordk_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,
+	     uint32_t psn, bool signaled, bool last)
+{
+	return (struct blue_send_item){
+		.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
+		.valid = 1, .msn = w->msn, .total_len = (w->flags & RC_WQE_LEN_ERR) ? 0 : w->len,
+		.rkey = w->rkey, .dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off, .psn = psn,
+		.qp_type = BLUE_QPT_RC, .dqpn = qp->attr.dest_qp_num,
+		.flags = (uint8_t)((signaled ? BLUE_SEND_SIGNALED : 0) |
+				   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
+		.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = off == 0, .is_last = last,
+		.sqpn = qp->qpn, .imm = w->imm, .dst_mac = qp->attr.dest_mac, .lkey = w->lkey,
+		.len = len, .laddr = w->laddr + off, .enable_ecn = qp->cc_on };
 }
 
 /*
@@ -320,23 +269,15 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 
 		if (blue_send_free(&dev->hw, 2) < 2) {
 			dev->hw.st.send_ring_full++;
+			req_hold(qp, RC_REQ_RING_FULL);
 			return items;
 		}
 		if (!next_item(qp, w, pmtu, &n, &psn, &pk))
-			return items; /* the ACKs move acked_psn; the timer asks for them */
-		it = (struct blue_send_item){
-			.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
-			.valid = 1, .msn = w->msn, .total_len = lerr ? 0 : w->len, .rkey = w->rkey,
-			.dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off,
-			.psn = psn, .qp_type = BLUE_QPT_RC, .dqpn = qp->attr.dest_qp_num,
-			/* an ACK is asked for, too, before the peer card's window fills */
-			.flags = (uint8_t)((want_ack || !card_window_fits(qp, blue_psn_add(psn, pk + 63))
-						    ? BLUE_SEND_SIGNALED : 0) |
-					   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
-			.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = off == 0,
-			.is_last = lerr || off + n == w->len, .sqpn = qp->qpn, .imm = w->imm,
-			.dst_mac = qp->attr.dest_mac, .lkey = w->lkey, .len = n,
-			.laddr = w->laddr + off, .enable_ecn = qp->cc_on };
+			return items; /* the ACKs move acked_psn (or the rate allows more) */
+		/* an ACK is asked for, too, before the peer card's window fills */
+		it = rc_send_item(qp, w, off, n, psn,
+				  want_ack || !card_window_fits(qp, blue_psn_add(psn, pk + 63)),
+				  lerr || off + n == w->len);
 		if (blue_send_item_put(&dev->hw, &it) != 0) {
 			w->flags |= RC_WQE_ERROR;
 			w->status = ORDK_WC_LOC_QP_OP_ERR;
@@ -345,8 +286,8 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 		w->sent += n;
 		if (qp->cc_on)
 			verbs_cc_sent(qp, n, pk);
-		if (blue_psn_diff(blue_psn_add(psn, pk), qp->pushed_psn) > 0)
-			qp->pushed_psn = blue_psn_add(psn, pk);
+		if (blue_psn_diff(blue_psn_add(psn, pk), qp->req.pushed_psn) > 0)
+			qp->req.pushed_psn = blue_psn_add(psn, pk);
 		items++;
 	} while (!lerr && w->sent < w->len && w->opcode != BLUE_WR_RDMA_READ);
 	return items;
@@ -356,9 +297,9 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 static bool
 sq_mid_wqe(const struct ordk_qp *qp)
 {
-	const struct rc_wqe *w = &qp->sq[qp->sq_next % qp->sq_size];
+	const struct rc_wqe *w = &qp->req.sq[qp->req.sq_next % qp->req.sq_size];
 
-	return qp->sq_next != qp->sq_tail && w->started && !(w->flags & RC_WQE_ERROR) &&
+	return qp->req.sq_next != qp->req.sq_tail && w->started && !(w->flags & RC_WQE_ERROR) &&
 	       w->sent < w->len;
 }
 
@@ -377,10 +318,10 @@ push_answers(struct ordk_qp *qp, bool *more)
 	*more = false;
 	if (sq_mid_wqe(qp))
 		return 0;
-	while (qp->ans_next != qp->ans_tail) {
-		struct rc_wqe *w = &qp->ans[qp->ans_next % ORDK_ANS_RING];
+	while (qp->resp.ans_next != qp->resp.ans_tail) {
+		struct rc_wqe *w = &qp->resp.ans[qp->resp.ans_next % ORDK_ANS_RING];
 
-		if (!w->started && blue_psn_diff(qp->epsn, w->req_psn) <= 0)
+		if (!w->started && blue_psn_diff(qp->resp.epsn, w->req_psn) <= 0)
 			break;
 		if (!w->started && !start_wqe(qp, w))
 			break;
@@ -389,8 +330,8 @@ push_answers(struct ordk_qp *qp, bool *more)
 			*more = true;
 			return items;
 		}
-		qp->ans_next++;
-		if (qp->rtx_deadline == 0)
+		qp->resp.ans_next++;
+		if (qp->comp.rtx_deadline == 0)
 			rc_timer_arm(qp);
 	}
 	return items;
@@ -413,103 +354,89 @@ rc_push_owed_answers(struct ordk_qp *qp)
 }
 
 /*
- * The peer acknowledged our too long SEND's announcement (RC_WQE_LEN_ERR):
- * it is in ERR and answers nothing more. A READ before that SEND whose
- * answer has not completed by the ACK timeout (lost, or never sent) cannot
- * be answered any more: it completes with WR_FLUSH_ERR instead of waiting
- * for the retry budget (RETRY_EXC_ERR); then the SEND fails the QP
- * (rc_complete_sends()). Our card's context goes invalid first, so no late
- * answer packet lands in a buffer given back. @return true when it settled.
+ * What holds the queued WR @p w back, RC_REQ_IDLE if nothing: atomics are a
+ * fence both ways (rc_atomic.c), IBV_SEND_FENCE waits for every earlier
+ * READ, and READs in flight stay within max_rd_atomic (the peer's
+ * max_dest_rd_atomic).
  */
-bool
-rc_len_err_settle(struct ordk_qp *qp)
+static enum rc_req_state
+wqe_hold(const struct ordk_qp *qp, const struct rc_wqe *w)
 {
-	uint32_t i;
+	uint32_t rd_max = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
 
-	if (!qp->len_err_sent)
-		return false;
-	for (i = qp->sq_head; i != qp->sq_next; i++) {
-		const struct rc_wqe *w = &qp->sq[i % qp->sq_size];
+	if (qp->req.atomic_wqe != NULL || qp->req.state == RC_REQ_LEN_ERR)
+		return qp->req.atomic_wqe != NULL ? RC_REQ_WAIT_ATOMIC : RC_REQ_LEN_ERR;
+	if (rc_is_atomic(w->opcode))
+		return qp->req.sq_head != qp->req.sq_next ? RC_REQ_WAIT_ATOMIC : RC_REQ_IDLE;
+	if (w->started)
+		return RC_REQ_IDLE;
+	if ((w->flags & RC_WQE_FENCE) && qp->req.rd_q.count > 0)
+		return RC_REQ_WAIT_FENCE;
+	if (w->opcode == BLUE_WR_RDMA_READ && qp->req.rd_q.count >= rd_max)
+		return RC_REQ_WAIT_READS;
+	return RC_REQ_IDLE;
+}
 
-		if (w->flags & RC_WQE_LEN_ERR)
-			break;
-	}
-	if (i == qp->sq_next ||
-	    blue_psn_diff(qp->acked_psn, blue_psn_add(qp->sq[i % qp->sq_size].psn, 1)) < 0)
-		return false;
-	RC_LOG(DEBUG, "qp 0x%06x: the peer took our length error: %u READs unanswered flushed",
-	       qp->qpn, qp->rd_count);
-	(void)verbs_manage_qp(qp, false, true);
-	for (uint32_t k = qp->sq_head; k != i; k++) {
-		struct rc_wqe *w = &qp->sq[k % qp->sq_size];
-
-		if (w->opcode == BLUE_WR_RDMA_READ && !(w->flags & (RC_WQE_READ_DONE | RC_WQE_ERROR))) {
-			w->flags |= RC_WQE_ERROR;
-			w->status = ORDK_WC_WR_FLUSH_ERR;
-		}
-	}
-	qp->rd_count = 0;
-	rc_complete_sends(qp);
-	return true;
+/* An atomic goes once every earlier WR is acknowledged; later WRs wait for its answer. */
+static void
+start_atomic(struct ordk_qp *qp, struct rc_wqe *w)
+{
+	w->atomic_id = qp->req.next_atomic_id++;
+	w->psn = qp->req.next_psn;
+	w->npkts = 0;
+	w->started = true;
+	qp->req.atomic_wqe = w;
+	rc_atomic_send(qp, w); /* if it cannot go now, the timer resends it */
+	qp->req.sq_next++;
+	rc_timer_arm(qp);
 }
 
 /* Push items of queued WRs while the Send ring has room; @return items pushed. */
 unsigned int
 rc_push(struct ordk_qp *qp)
 {
-	unsigned int items = rc_push_retries(qp); /* retransmissions first */
-	/* READs in flight: never beyond max_rd_atomic (the peer's max_dest_rd_atomic) */
-	uint32_t rd_max = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+	unsigned int items;
 	bool more;
 
+	if (qp->attr.qp_state == ORDK_QPS_ERR)
+		return 0; /* failed in this poll: the engine flushes it (rc_qp_error_reap()) */
+	items = rc_push_retries(qp); /* retransmissions first */
 	items += push_answers(qp, &more);
 	if (more)
 		return items;
-
-	while (qp->sq_next != qp->sq_tail) {
-		struct rc_wqe *w = &qp->sq[qp->sq_next % qp->sq_size];
-		bool last_queued = qp->sq_next + 1 == qp->sq_tail;
+	req_hold(qp, RC_REQ_IDLE);
+	while (qp->req.sq_next != qp->req.sq_tail) {
+		struct rc_wqe *w = &qp->req.sq[qp->req.sq_next % qp->req.sq_size];
+		bool last_queued = qp->req.sq_next + 1 == qp->req.sq_tail;
+		enum rc_req_state hold = wqe_hold(qp, w);
 		bool want_ack;
 
-		/* atomics: a fence both ways (see rc_atomic.c) */
-		if (qp->atomic_wqe != NULL || qp->len_err_sent)
+		if (hold != RC_REQ_IDLE) {
+			req_hold(qp, hold);
 			break;
+		}
 		if (rc_is_atomic(w->opcode)) {
-			if (qp->sq_head != qp->sq_next)
-				break; /* earlier WRs not all acknowledged yet */
-			w->atomic_id = qp->next_atomic_id++;
-			w->psn = qp->next_psn;
-			w->npkts = 0;
-			w->started = true;
-			qp->atomic_wqe = w;
-			rc_atomic_send(qp, w); /* if it cannot go now, the timer resends it */
-			qp->sq_next++;
-			rc_timer_arm(qp);
+			start_atomic(qp, w);
 			continue;
 		}
-		/* IBV_SEND_FENCE: not sent while an earlier READ is outstanding */
-		if (!w->started && (w->flags & RC_WQE_FENCE) && qp->rd_count > 0)
-			break;
-		if (!w->started && w->opcode == BLUE_WR_RDMA_READ && qp->rd_count >= rd_max)
-			break; /* it waits for an earlier READ's answer */
 		if (!w->started && !start_wqe(qp, w))
 			break;
 		if (qp->attr.qp_state == ORDK_QPS_ERR)
 			return items; /* RNR retries ran out: everything was flushed */
 		if (w->flags & RC_WQE_ERROR) {
-			qp->sq_next++;
+			qp->req.sq_next++;
 			continue;
 		}
 		/* ask the responder for an ACK: signaled WRs, READ responses, every
 		 * ORDK_ACK_EVERY WRs, and the last WR queued (so unsignaled ones retire) */
 		want_ack = w->signaled || (w->flags & RC_WQE_INTERNAL) || last_queued ||
-			   qp->since_ack_req + 1 >= ORDK_ACK_EVERY || (w->flags & RC_WQE_LEN_ERR);
+			   qp->req.since_ack_req + 1 >= ORDK_ACK_EVERY || (w->flags & RC_WQE_LEN_ERR);
 		items += push_items(qp, w, want_ack);
 		if (w->sent < w->len && !(w->flags & (RC_WQE_ERROR | RC_WQE_LEN_ERR)))
 			return items; /* ring or window full: the rest next time */
-		qp->since_ack_req = want_ack ? 0 : qp->since_ack_req + 1;
-		qp->sq_next++;
-		if (qp->rtx_deadline == 0)
+		qp->req.since_ack_req = want_ack ? 0 : qp->req.since_ack_req + 1;
+		qp->req.sq_next++;
+		if (qp->comp.rtx_deadline == 0)
 			rc_timer_arm(qp);
 	}
 	return items;

@@ -440,6 +440,10 @@ struct ordk_qp_info {
 	uint32_t recv_posted;	   /**< RECVs waiting for a SEND */
 	uint32_t reads_outstanding;
 	uint32_t retries;	   /**< consecutive timeouts without progress */
+	/** The transport's state machines, by name (static strings): the requester
+	 *  (why it stopped), the completer (its timer), the responder's hole at
+	 *  the expected PSN and the peer's pending question. */
+	const char *req_state, *comp_state, *hole_state, *probe_state;
 };
 
 /** @return 0 or -EINVAL. */

@@ -13,11 +13,11 @@
 
 #include "verbs_internal.h"
 
-/* The poll's clock (dev->last_poll_tsc) in ns: the transport reads the TSC once per poll. */
+/* The poll's clock (dev->rc.now) in ns: the transport reads the TSC once per poll. */
 static uint64_t
 cc_now(const struct ordk_dev *dev)
 {
-	return (uint64_t)((double)dev->last_poll_tsc * 1e9 / (double)dev->tsc_hz);
+	return (uint64_t)((double)dev->rc.now * 1e9 / (double)dev->rc.tsc_hz);
 }
 
 /*

@@ -135,8 +135,8 @@ ordk_dev_open(const char *devargs)
 	rc = blue_dev_start(&dev->hw, mac, ip);
 	if (rc != 0)
 		goto fail;
-	TAILQ_INIT(&dev->active);
-	dev->tsc_hz = rte_get_tsc_hz();
+	TAILQ_INIT(&dev->rc.active);
+	dev->rc.tsc_hz = rte_get_tsc_hz();
 	rc = verbs_cc_devargs(dev, devargs);
 	if (rc != 0)
 		goto fail;

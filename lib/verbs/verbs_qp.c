@@ -33,8 +33,8 @@ verbs_qp_lookup(struct ordk_dev *dev, uint32_t qpn)
 	return qp;
 }
 
-int
-verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
+struct blue_cmd
+verbs_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
 {
 	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_MANAGE_QP, .valid = 1 } };
 
@@ -53,6 +53,14 @@ verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
 		.qp_type = BLUE_QPT_RC,
 		/* UDP source port of the card's own ACKs for this QP */
 		.local_udp_port = 0x100 };
+	return c;
+}
+
+int
+verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
+{
+	struct blue_cmd c = verbs_manage_qp_cmd(qp, valid, error);
+
 	return blue_cmd_exec(&qp->dev->hw, &c);
 }
 
@@ -129,8 +137,8 @@ ordk_qp_destroy(struct ordk_qp *qp)
 	dev = qp->dev;
 	if (qp->attr.qp_state != ORDK_QPS_RESET)
 		rc = verbs_manage_qp(qp, false, false); /* the card's QPC is cleared */
-	if (qp->on_active)
-		TAILQ_REMOVE(&dev->active, qp, link);
+	if (qp->sched.on_active)
+		TAILQ_REMOVE(&dev->rc.active, qp, sched.link);
 	rc_timer_set(qp, 0); /* off the wheel */
 	rte_hash_del_key(dev->qp_table, &qp->qpn);
 	mem_keys_free(&dev->qp_keys, qp->qpn); /* the QPN is stale from now on */
@@ -168,13 +176,21 @@ ordk_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
 		return -EINVAL;
 	*info = (struct ordk_qp_info){
 		.state = qp->attr.qp_state,
-		.next_psn = qp->next_psn,
-		.acked_psn = qp->acked_psn,
-		.expected_psn = qp->epsn,
-		.send_outstanding = qp->sq_user,
-		.recv_posted = qp->rq_count,
-		.reads_outstanding = qp->rd_count,
-		.retries = qp->rtx_retries,
+		.next_psn = qp->req.next_psn,
+		.acked_psn = qp->comp.acked_psn,
+		.expected_psn = qp->resp.epsn,
+		.send_outstanding = qp->req.sq_user,
+		.recv_posted = qp->resp.rq_q.count,
+		.reads_outstanding = qp->req.rd_q.count,
+		.retries = qp->comp.rtx_retries,
+		.req_state = rc_state_name(RC_SM_REQ, qp->req.state),
+		.comp_state = rc_state_name(RC_SM_COMP, qp->comp.state),
+		/* a hole is one with PSNs beyond it (a report opens one at any epsn) */
+		.hole_state = rc_state_name(RC_SM_HOLE,
+					    blue_psn_diff(qp->resp.rx_top, qp->resp.epsn) > 0
+						    ? rc_hole_state(&qp->resp)
+						    : RC_HOLE_NONE),
+		.probe_state = rc_state_name(RC_SM_PROBE, qp->resp.probe),
 	};
 	return 0;
 }

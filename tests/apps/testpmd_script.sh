@@ -56,6 +56,9 @@ expect '^  ---------------------- Forward statistics for port 0  -' "stop: testp
 expect 'Accumulated forward statistics for all ports' "stop: accumulated statistics"
 [ "$(grep -Ec '^  bluesim[01] +0x[0-9a-f]{6}  RTS ' "$dir/out")" -ge 4 ] &&
     echo "ok: show qp: 4 QPs in RTS" || { echo "FAIL: show qp"; fail=1; }
+expect ' timeouts requester +timer +hole +probe$' "show qp: the state machines' columns"
+expect '^  bluesim[01] +0x[0-9a-f]{6}  RTS .* (idle|ring-full|wait-[a-z]+) +(idle|wait-ack|retry) +(none|reported|settled|given-up) +(none|asked|reported)$' \
+    "show qp: each QP's requester, timer, hole and probe state by name"
 expect '^Fault drop-tx:0.02 set on every device' "set fault"
 expect '^testpmd> set fault bogus 0.1$' "the script is echoed"
 [ "$(grep -c '^Bad arguments' "$dir/out")" -ge 2 ] && echo "ok: bad fault refused" ||

@@ -104,7 +104,7 @@ Test(fault_atomic, the_peer_vanishes, .timeout = 120)
 		ordk_dev_poll(p.s[1].dev, 64);
 		got += k;
 		/* between timeouts the QP sleeps on the timer wheel, off the active list */
-		if (got == 0 && test_now_s() - t0 > 0.05 && !p.s[0].qp->on_active)
+		if (got == 0 && test_now_s() - t0 > 0.05 && !p.s[0].qp->sched.on_active)
 			slept = true;
 	}
 	cr_assert(slept, "a QP waiting only for an ACK left the active list");

@@ -19,7 +19,7 @@ write_only(const struct wire_env *w, int to, uint64_t va, uint32_t len)
 	struct ordk_wire_rdma pkt = { 0 };
 
 	pkt.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_WRITE_ONLY,
-					  .psn = qp->epsn, .msn = 7 };
+					  .psn = qp->resp.epsn, .msn = 7 };
 	pkt.reth = (struct ordk_wire_reth){ .va = va, .rkey = w->p.s[to].mr->rkey, .dlen = len };
 	return pkt;
 }
@@ -31,16 +31,16 @@ Test(wire_inject, write_lands)
 	uint32_t epsn;
 
 	wire_open(&w, LEN, NULL, 64);
-	epsn = w.p.s[1].qp->epsn;
+	epsn = w.p.s[1].qp->resp.epsn;
 	memset(data, 0x5C, sizeof(data));
 	struct ordk_wire_rdma pkt = write_only(&w, 1, (uint64_t)(uintptr_t)w.p.s[1].buf + 4096,
 					       sizeof(data));
 
 	wire_inject_rdma(&w, 1, &pkt, data, sizeof(data));
-	for (double end = test_now_s() + 5; test_now_s() < end && w.p.s[1].qp->epsn == epsn;)
+	for (double end = test_now_s() + 5; test_now_s() < end && w.p.s[1].qp->resp.epsn == epsn;)
 		func_idle(&w.p, 0.001);
 	cr_assert_eq(memcmp(w.p.s[1].buf + 4096, data, sizeof(data)), 0, "not placed");
-	cr_assert_eq(w.p.s[1].qp->epsn, blue_psn_add(epsn, 1), "the tracker did not see it");
+	cr_assert_eq(w.p.s[1].qp->resp.epsn, blue_psn_add(epsn, 1), "the tracker did not see it");
 	wire_close(&w);
 }
 

@@ -23,7 +23,7 @@ Test(psn_forged, beyond_the_expected_psn)
 	wire_open(&w, LEN, NULL, 64);
 	memset(data, 0x3C, sizeof(data));
 	pkt.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_WRITE_ONLY,
-					  .psn = blue_psn_add(w.p.s[1].qp->epsn, 1000), .msn = 9 };
+					  .psn = blue_psn_add(w.p.s[1].qp->resp.epsn, 1000), .msn = 9 };
 	pkt.reth = (struct ordk_wire_reth){ .va = (uint64_t)(uintptr_t)w.p.s[1].buf + 8192,
 					    .rkey = w.p.s[1].mr->rkey, .dlen = sizeof(data) };
 	wire_inject_rdma(&w, 1, &pkt, data, sizeof(data));

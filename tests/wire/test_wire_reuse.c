@@ -46,11 +46,11 @@ Test(wire_reuse, write_source_not_read_after_completion)
 		a->buf[i] = (uint8_t)(i * 7 + i / 1021);
 	cr_assert_eq(wire_post(&w, 0, ORDK_WR_RDMA_WRITE, 0, 0, WLEN, 1, 0), 1);
 	/* only the sender runs: every packet goes out and waits in the responder's RX */
-	for (int i = 0; i < 200 && a->qp->pushed_psn != a->qp->next_psn; i++)
+	for (int i = 0; i < 200 && a->qp->req.pushed_psn != a->qp->req.next_psn; i++)
 		ordk_dev_poll(a->dev, 64);
 	for (int i = 0; i < 20; i++)
 		ordk_dev_poll(a->dev, 64);
-	cr_assert_eq(a->qp->pushed_psn, 200u);
+	cr_assert_eq(a->qp->req.pushed_psn, 200u);
 	/* the responder's NAK names every PSN but the last (MIDDLE packets it has not
 	 * seen reported), then its ACK says all arrived */
 	inject_ack(&w, true, 0, 199);

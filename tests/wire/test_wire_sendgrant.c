@@ -48,7 +48,7 @@ inject_send(struct wire_env *w, uint64_t va, uint32_t rkey, uint32_t len, uint8_
 	cr_assert_leq(len, sizeof(data));
 	memset(data, fill, sizeof(data));
 	pkt.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_SEND_ONLY,
-					  .psn = w->p.s[1].qp->epsn, .msn = 3 };
+					  .psn = w->p.s[1].qp->resp.epsn, .msn = 3 };
 	pkt.reth = (struct ordk_wire_reth){ .va = va, .rkey = rkey, .dlen = len };
 	wire_inject_rdma(w, 1, &pkt, data, len);
 }
@@ -143,9 +143,9 @@ Test(wire_sendgrant, nothing_lands_after_a_recv_completed)
 	memset(b->buf, 0xEE, 8192);
 	post_recv(b, 1, b->buf, 4096);
 	/* the peer has the advert: its SEND will be bound to this RECV */
-	for (double end = test_now_s() + 5; a->qp->adv_count == 0 && test_now_s() < end;)
+	for (double end = test_now_s() + 5; a->qp->req.adv_q.count == 0 && test_now_s() < end;)
 		func_idle(&w.p, 0.001);
-	cr_assert_eq(a->qp->adv_count, 1, "no advert");
+	cr_assert_eq(a->qp->req.adv_q.count, 1, "no advert");
 	inject_send(&w, 0, 0, 0, 0);
 	func_wait(&w.p, 1, &wc, 1, 5);
 	cr_assert_eq(wc.wr_id, 1);

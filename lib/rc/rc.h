@@ -1,0 +1,623 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The RC transport (lib/rc): its types and the calls the rest of ORDK makes.
+ *
+ * Shaped as the kernel's rxe: a QP holds a requester part (struct rc_req: the
+ * send queue, PSN and MSN assignment, retransmission marks, the peer's RECV
+ * adverts), a completer part (struct rc_comp: what the peer acknowledged, the
+ * retransmission timer and its retry budget) and a responder part (struct
+ * rc_resp: the receive tracker of the peer's PSNs, received messages, RECVs,
+ * READ answers, ACK/NAK generation). A device holds one engine (struct
+ * rc_engine): the list of QPs with work, the timer wheel, the clock of the
+ * current poll, the Send-ring watch and polling-gap bookkeeping.
+ * verbs_internal.h embeds these parts in struct ordk_qp and struct ordk_dev.
+ */
+#ifndef RC_H
+#define RC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_log.h>
+
+#include "blue_dev.h"
+#include "ordk_verbs.h"
+#include "ordk_wire.h"
+
+struct ordk_dev;
+struct ordk_qp;
+
+extern int ordk_rc_logtype;
+#define RC_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, ordk_rc_logtype, "ordk.rc: " fmt "\n", ##__VA_ARGS__)
+
+#define ORDK_ITEM_MAX	  65536u /* a Send item covers at most 64 KiB */
+#define ORDK_RECV_WINDOW  4096u	 /* PSNs tracked ahead of the expected PSN */
+#define RC_WHEEL_SLOTS	  1024u	 /* power of two */
+#define ORDK_HOLD_MAX_US  500u	 /* reordering tolerance, see rc_hold_tsc() */
+#define ORDK_LATE_COPY_US 2000u	 /* how late a copy of a resent packet may still arrive */
+#define ORDK_FIRST_LEN_SLOTS 2048u /* multi-packet messages in flight (>= 2 PSNs each) */
+#define ORDK_MSG_QUEUE	  4096u	 /* received messages waiting for their last PSN */
+#define ORDK_ADVERT_RING  4096u
+#define ORDK_ACK_EVERY	  16u	 /* ask for an ACK at least every N WRs */
+#define RC_READ_MIN_BPS	  (100u << 20) /* slowest READ answer the timer allows for, bytes/s */
+#define RC_NAK_MAX	  8u	 /* NAKs for one hole, backing off, before it is given up */
+#define ORDK_MAX_RD_ATOMIC 16u	 /* max_rd_atomic / max_dest_rd_atomic at most */
+/* READ answers a responder holds: those in progress (at most max_dest_rd_atomic) and
+ * those sent and not acknowledged yet */
+#define ORDK_ANS_RING	  (2u * ORDK_MAX_RD_ATOMIC)
+#define ORDK_ATOMIC_CACHE 64u	 /* responder replay cache entries per QP */
+
+/* The counters are public: struct ordk_stats in ordk_verbs.h. */
+#define ordk_rc_stats ordk_stats
+
+/* ------------------------------------------------------------ small FIFOs */
+
+/*
+ * The indices of a FIFO over an array its owner keeps: position i (0 is the
+ * oldest) is slot rc_fifo_at(f, i) of the size slots.
+ */
+struct rc_fifo {
+	uint32_t head, count, size;
+};
+
+static inline uint32_t
+rc_fifo_at(const struct rc_fifo *f, uint32_t i)
+{
+	return (f->head + i) % f->size;
+}
+
+/** The slot of a new element at the end (the caller checked there is room). */
+static inline uint32_t
+rc_fifo_push(struct rc_fifo *f)
+{
+	return rc_fifo_at(f, f->count++);
+}
+
+static inline void
+rc_fifo_pop(struct rc_fifo *f)
+{
+	f->head = (f->head + 1) % f->size;
+	f->count--;
+}
+
+static inline void
+rc_fifo_clear(struct rc_fifo *f)
+{
+	f->head = f->count = 0;
+}
+
+/* Open position @p at of FIFO @p f over array @p a (later elements move back one): its slot. */
+#define rc_fifo_insert(f, a, at)                                                         \
+	__extension__({                                                                   \
+		for (uint32_t i_ = (f)->count; i_ > (at); i_--)                           \
+			(a)[rc_fifo_at((f), i_)] = (a)[rc_fifo_at((f), i_ - 1)];          \
+		(f)->count++;                                                             \
+		rc_fifo_at((f), (at));                                                    \
+	})
+
+/* Remove position @p at of FIFO @p f over array @p a (later elements move up one). */
+#define rc_fifo_remove(f, a, at)                                                         \
+	do {                                                                              \
+		for (uint32_t i_ = (at); i_ + 1 < (f)->count; i_++)                       \
+			(a)[rc_fifo_at((f), i_)] = (a)[rc_fifo_at((f), i_ + 1)];          \
+		(f)->count--;                                                             \
+	} while (0)
+
+/* ------------------------------------------------------------ work queues */
+
+/* A send WQE: a user WR, or an internal READ response. */
+enum rc_wqe_flags {
+	RC_WQE_INTERNAL = 1, /* READ response: no completion */
+	RC_WQE_BOUND = 2,    /* SEND/IMM: an advert is attached */
+	RC_WQE_READ_DONE = 4,
+	RC_WQE_ERROR = 8,
+	RC_WQE_ATOMIC_DONE = 16,
+	RC_WQE_FENCE = 32,   /* waits for every earlier READ to complete */
+	RC_WQE_ANS_SEEN = 64, /* READ: the first packet of its answer arrived (ans_psn) */
+	RC_WQE_FATAL = 128,  /* with RC_WQE_ERROR: the QP goes to ERR once it completes */
+	RC_WQE_LEN_ERR = 256, /* SEND longer than the peer's RECV: announced, then fails */
+};
+
+struct rc_atomic_saved {
+	uint32_t req_id;
+	uint8_t valid;
+	uint8_t status;
+	uint64_t orig;
+};
+
+struct rc_wqe {
+	uint64_t wr_id;
+	uint8_t opcode;	     /* blue_wr_opcode */
+	uint16_t flags;	     /* rc_wqe_flags */
+	uint8_t signaled;
+	uint8_t solicited;
+	uint8_t status;	     /* ordk_wc_status when RC_WQE_ERROR */
+	uint16_t msn;
+	uint32_t imm;
+	uint64_t laddr;
+	uint32_t lkey;
+	uint32_t len;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t psn;	     /* first PSN (assigned when sending starts) */
+	uint32_t npkts;
+	uint32_t sent;	     /* bytes pushed to the Send ring */
+	bool started;
+	uint32_t atomic_id;  /* atomics: request id */
+	uint64_t rnr_tsc;    /* SEND/IMM: when it started waiting for an advert */
+	uint32_t req_psn;    /* READ response: PSN of the request it answers */
+	uint32_t ans_psn;    /* READ: first PSN of its answer in the peer's space */
+	uint64_t compare_add;
+	uint64_t swap;
+};
+
+
+struct rc_rwqe {
+	uint64_t wr_id;
+	uint64_t addr;
+	uint32_t len;
+	uint32_t lkey;
+	uint32_t recv_seq;
+	uint32_t key;	     /* its MR-table entry: exactly [addr, addr + len), SENDs only */
+	uint32_t key_seq;    /* the command that created it */
+	uint32_t pgt_offset; /* PGT index of addr's page (from the user's MR) */
+	uint8_t kstate;	     /* rc_key_state */
+};
+
+/* A RECV completion waiting for the revocation of its key. */
+struct rc_rdone {
+	struct ordk_wc wc;
+	uint32_t seq;
+	bool wait;
+};
+
+/* A message received (its last packet's report seen), waiting for all its PSNs. */
+#define RC_MSG_LEN_AT_FIRST UINT32_MAX /* rc_msg.len: the FIRST packet's total_len */
+
+struct rc_msg {
+	uint32_t end_psn;    /* PSN of its last packet */
+	uint8_t opcode;	     /* packet opcode of the last packet */
+	uint8_t ack_req;
+	uint16_t msn;
+	uint32_t imm;
+	uint32_t len;
+};
+
+/* ------------------------------------------------------------ states */
+
+/*
+ * Each state machine of the transport: an X-macro list gives the enum and
+ * its name table (rc_state_name(), used in logs and in testpmd's show qp).
+ */
+#define RC_ENUM_ITEM(pfx, s, name) pfx##s,
+#define RC_NAME_ITEM(pfx, s, name) [pfx##s] = name,
+
+/*
+ * Requester: why rc_push() stopped (rc_req.c). LEN_ERR is sticky: a SEND
+ * longer than the peer's RECV was announced, nothing after it starts.
+ */
+#define RC_REQ_STATES(X)                                                  \
+	X(RC_REQ_, IDLE, "idle")		/* nothing queued */      \
+	X(RC_REQ_, RING_FULL, "ring-full")	/* the Send ring */       \
+	X(RC_REQ_, WAIT_WINDOW, "wait-window")	/* PSN window or card window */ \
+	X(RC_REQ_, WAIT_RATE, "wait-rate")	/* congestion control's pacer */ \
+	X(RC_REQ_, WAIT_ADVERT, "wait-advert")	/* RNR: no RECV advertised */ \
+	X(RC_REQ_, WAIT_READS, "wait-reads")	/* max_rd_atomic READs out */ \
+	X(RC_REQ_, WAIT_FENCE, "wait-fence")	/* a fenced WR, READs out */ \
+	X(RC_REQ_, WAIT_ATOMIC, "wait-atomic")	/* an atomic's fence */   \
+	X(RC_REQ_, LEN_ERR, "len-err")
+enum rc_req_state { RC_REQ_STATES(RC_ENUM_ITEM) RC_REQ_NSTATES };
+
+/* Completer: the retransmission timer (rc_comp.c). */
+#define RC_COMP_STATES(X)                                                 \
+	X(RC_COMP_, IDLE, "idle")		/* nothing outstanding */ \
+	X(RC_COMP_, WAIT_ACK, "wait-ack")	/* timer armed */         \
+	X(RC_COMP_, RETRY, "retry")		/* timed out, asking the peer */ \
+	X(RC_COMP_, FLUSH, "flush")		/* failed: the card is told, then flush */ \
+	X(RC_COMP_, ERROR, "error")		/* failed and flushed */
+enum rc_comp_state { RC_COMP_STATES(RC_ENUM_ITEM) RC_COMP_NSTATES };
+
+/*
+ * Responder: the hole at the expected PSN (rc_ack.c). REPORTED: a bitmap
+ * report showed PSNs beyond it (MIDDLE packets not reported yet look the
+ * same, so while our READs are answered only reports decide); SETTLED: a
+ * resend or a late READ request left it, so it is judged on time too;
+ * GIVEN_UP: NAKed RC_NAK_MAX times, left to the sender's timers until a
+ * report opens it again. The state holds for hole_psn only: once epsn moves
+ * past it, there is no hole (rc_hole_state()).
+ */
+#define RC_HOLE_STATES(X)                                                 \
+	X(RC_HOLE_, NONE, "none")                                         \
+	X(RC_HOLE_, REPORTED, "reported")                                 \
+	X(RC_HOLE_, SETTLED, "settled")                                   \
+	X(RC_HOLE_, GIVEN_UP, "given-up")
+enum rc_hole_state { RC_HOLE_STATES(RC_ENUM_ITEM) RC_HOLE_NSTATES };
+
+/* Responder: the peer's question (ACK_REQ), answered once the tracker is up to date (rc_ack.c). */
+#define RC_PROBE_STATES(X)                                                \
+	X(RC_PROBE_, NONE, "none")                                        \
+	X(RC_PROBE_, ASKED, "asked")		/* waiting for a report or the hold */ \
+	X(RC_PROBE_, REPORTED, "reported")	/* a report came: answer now */
+enum rc_probe_state { RC_PROBE_STATES(RC_ENUM_ITEM) RC_PROBE_NSTATES };
+
+/* A RECV's own card key (rc_recv.c): UpdateMrTable submitted, then confirmed. */
+#define RC_KEY_STATES(X)                                                  \
+	X(RC_KEY_, NONE, "none")                                          \
+	X(RC_KEY_, PENDING, "pending")                                    \
+	X(RC_KEY_, READY, "ready")
+enum rc_key_state { RC_KEY_STATES(RC_ENUM_ITEM) RC_KEY_NSTATES };
+
+/* The state machines, for rc_state_name(). */
+enum rc_sm { RC_SM_REQ, RC_SM_COMP, RC_SM_HOLE, RC_SM_PROBE, RC_SM_KEY };
+
+/** The name of state @p s of machine @p sm ("?" when out of range). */
+const char *rc_state_name(enum rc_sm sm, unsigned int s);
+
+/*
+ * What a step of a QP's work left: the engine keeps a QP on its active list
+ * while any step says RC_MORE (values combine with |).
+ */
+enum rc_step { RC_DONE = 0, RC_MORE = 1 };
+
+/* What rc_rx_mark() found. */
+enum rc_rx_result {
+	RC_RX_NEW,    /* recorded */
+	RC_RX_DUP,    /* before epsn, or recorded before: a duplicate */
+	RC_RX_BEYOND, /* past the tracked window: implied later by a bitmap report */
+};
+
+/* ------------------------------------------------------------ QP parts */
+
+/* Requester: what this QP sends. */
+struct rc_req {
+	/* send queue: [sq_head, sq_next) sent or being sent, [sq_next, sq_tail) queued */
+	struct rc_wqe *sq;
+	uint32_t sq_size, sq_head, sq_next, sq_tail;
+	uint32_t sq_user;	   /* user WRs in the queue */
+	uint32_t next_psn;
+	uint32_t pushed_psn;	   /* PSNs before this one went to the Send ring */
+	uint32_t late_psn;	   /* oldest PSN resent while a late copy may still come ... */
+	uint64_t late_tsc;	   /* ... until then (0: none); see rc_req.c */
+	uint16_t next_msn;
+	uint32_t since_ack_req;
+	enum rc_req_state state;   /* why the last rc_push() stopped */
+	/* retransmission: PSNs marked in rtx_bits (by psn % ORDK_RECV_WINDOW) go out again */
+	uint64_t rtx_bits[ORDK_RECV_WINDOW / 64];
+	uint32_t rtx_count;
+	uint32_t *rtx_stamp;	   /* per psn % window: (TSC >> 16) | 1 of its last resend */
+	/* rc.send_fetched once the card has fetched the last resend pushed (0: none
+	 * waiting): until then no WR that carries local payload completes */
+	uint64_t rtx_fetch_until;
+	uint64_t rtx_not_before;   /* TSC: the card's loss reports wait out delayed frames */
+	/* software atomics */
+	struct rc_wqe *atomic_wqe; /* the atomic in flight (later WRs wait for it) */
+	uint32_t next_atomic_id;
+	uint32_t *reads;	   /* sq indices of outstanding READs (<= max_rd_atomic) */
+	struct rc_fifo rd_q;
+	/* the peer's RECV adverts, for our SEND / SEND_IMM / WRITE_IMM */
+	struct ordk_ctrl_advert *adv;
+	struct rc_fifo adv_q;
+	uint32_t adv_expect;
+	uint32_t adv_src;	   /* QPN that sent adverts before this QP reached RTR */
+	bool adv_ack_due;	   /* tell the peer which adverts arrived */
+	uint64_t rnr_probe_tsc;	   /* a SEND waiting for an advert asked the peer */
+	uint32_t rnr_probes;	   /* ... that many times since it last heard it */
+};
+
+/* Completer: what the peer acknowledged, and the timer that asks when it says nothing. */
+struct rc_comp {
+	enum rc_comp_state state;
+	/* FLUSH: the ManageQp (error) submitted with sequence err_seq (if
+	 * err_submitted), reaped by the engine, given up at err_deadline */
+	bool err_submitted;
+	uint32_t err_seq;
+	uint64_t err_deadline;
+	uint32_t acked_psn;	   /* every PSN before this one is acknowledged */
+	uint64_t rtx_deadline;	   /* TSC; 0 when nothing is outstanding */
+	uint64_t rtx_set_tsc;	   /* when rtx_deadline was set (polling gaps move it) */
+	uint64_t timeout_tsc, hold_tsc; /* from attr.timeout: rc_qp_set_timeout() */
+	uint32_t rtx_retries;	   /* consecutive timeouts without progress */
+	uint32_t rtx_backoff;	   /* timeout multiplier (exponential) */
+	uint32_t rd_seen_epsn;	   /* epsn at the last look for READ answer progress */
+	uint64_t heard_tsc;	   /* the last report or control frame from the peer */
+};
+
+/* Responder: the peer's PSN space, its messages, our RECVs and READ answers. */
+struct rc_resp {
+	/* receive tracker */
+	uint32_t epsn;		   /* expected: every PSN before it arrived */
+	uint32_t card_base;	   /* window base of the card's last bitmap report */
+	uint32_t rx_top;	   /* one past the highest PSN seen */
+	uint64_t rbits[ORDK_RECV_WINDOW / 64]; /* PSNs at or after epsn that arrived */
+	struct rc_msg *msgs;	   /* in PSN order */
+	struct rc_fifo msg_q;
+	uint32_t first_len[ORDK_FIRST_LEN_SLOTS]; /* total_len of a FIRST packet, by MSN */
+	bool ack_due;
+	/* the hole at epsn and the NAKs asking for it */
+	enum rc_hole_state hole;   /* of the hole at hole_psn */
+	uint32_t hole_psn;
+	uint64_t hole_tsc;	   /* when it opened */
+	uint64_t nak_tsc;	   /* when the last NAK went out */
+	uint32_t nak_epsn;	   /* the epsn it asked from */
+	uint32_t nak_count;	   /* NAKs sent for the hole at nak_epsn */
+	/* the peer asked what arrived (ACK_REQ) */
+	enum rc_probe_state probe;
+	uint32_t probe_psn;	   /* the PSN it asked about */
+	uint64_t probe_tsc;	   /* when it asked */
+	/* READ answers, apart from the application's send queue: [ans_head, ans_next)
+	 * sent and not acknowledged, [ans_next, ans_tail) queued in request PSN order,
+	 * at most max_dest_rd_atomic of them */
+	struct rc_wqe *ans;
+	uint32_t ans_head, ans_next, ans_tail;
+	/* atomics: exactly once, with a replay cache */
+	uint32_t atomic_expect;	   /* next request id to execute */
+	struct rc_atomic_saved atomic_cache[ORDK_ATOMIC_CACHE];
+	/* receive queue and its adverts to the peer */
+	struct rc_rwqe *rq;
+	struct rc_fifo rq_q;
+	uint32_t rq_advertised;
+	struct rc_rdone *rdone;	   /* completions waiting for their key's revocation */
+	struct rc_fifo rdone_q;
+	uint32_t next_recv_seq;
+	uint32_t rq_acked;	   /* first recv_seq the peer has not acknowledged */
+	uint64_t adv_tsc;	   /* when adverts last went out */
+};
+
+/* A QP's places in its device's engine: the active list and the timer wheel. */
+struct rc_sched {
+	TAILQ_ENTRY(ordk_qp) link;
+	bool on_active;
+	TAILQ_ENTRY(ordk_qp) tlink; /* in the wheel while a deadline is set */
+	bool on_wheel;
+};
+
+/* ------------------------------------------------------------ the engine */
+
+/** The engine's clock: TSC cycles (rte_get_tsc_cycles() unless a test sets another). */
+typedef uint64_t (*rc_clock_fn)(void);
+
+struct rc_engine {
+	TAILQ_HEAD(, ordk_qp) active;	/* QPs with send work or ACKs to make */
+	/*
+	 * Retransmission timers: a hashed wheel of RC_WHEEL_SLOTS ticks of
+	 * 2^wheel_shift TSC cycles (about 16 us). A QP waiting only for an ACK
+	 * leaves the active list; the wheel puts it back when its deadline is due.
+	 */
+	TAILQ_HEAD(rc_wheel_slot, ordk_qp) wheel[RC_WHEEL_SLOTS];
+	uint64_t wheel_tick;	  /* the last tick the wheel has run */
+	uint32_t wheel_shift, wheel_count;
+	uint64_t tsc_hz;
+	rc_clock_fn clock;
+	uint64_t now;		  /* the clock, read once at the start of each poll */
+	uint32_t send_tail_seen;  /* Send ring TAIL at the last look */
+	uint64_t send_fetched;	  /* Send ring descriptors the card has fetched, ever */
+	uint64_t send_busy_tsc;	  /* last time the card was still fetching our items */
+	/*
+	 * Polling gaps: when the application stops polling for longer than
+	 * stall_tsc, reports and frames pile up unseen. Holds and timeouts then
+	 * count from resume_tsc (when polling resumed), not from before the gap:
+	 * judged on stale input, a late report looks like a loss, and a resend
+	 * of a READ response would overwrite memory the application already
+	 * owns again (the card places every response packet).
+	 */
+	uint64_t last_poll_tsc, resume_tsc, stall_tsc;
+	uint64_t gap_tsc;	  /* length of the last polling gap */
+};
+
+/* ------------------------------------------------------------ calls */
+
+/* engine (rc_engine.c) */
+unsigned int rc_poll(struct ordk_dev *dev, unsigned int budget);
+void rc_activate(struct ordk_qp *qp);
+/** The engine's time: the clock read at the start of the current poll. */
+static inline uint64_t
+rc_now(const struct rc_engine *e)
+{
+	return e->now;
+}
+/* timer wheel (rc_engine.c) */
+void rc_wheel_init(struct ordk_dev *dev);
+unsigned int rc_wheel_run(struct ordk_dev *dev, uint64_t now);
+void rc_timer_set(struct ordk_qp *qp, uint64_t deadline);
+/* the completer (rc_comp.c) */
+void rc_comp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r);
+/** READs left unanswered by a peer that took our length error end (WR_FLUSH_ERR). */
+bool rc_len_err_settle(struct ordk_qp *qp);
+void rc_timer_arm(struct ordk_qp *qp);
+void rc_timer_check(struct ordk_qp *qp, uint64_t now);
+/**
+ * A polling gap stops the clock: a deadline set before the gap ended and
+ * running into it moves by the gap's length, once. @return true if it moved.
+ */
+bool rc_timer_gap_shift(struct ordk_qp *qp);
+void rc_qp_set_timeout(struct ordk_qp *qp);
+/* QP lifecycle and the post path (rc_qp.c) */
+int rc_qp_init(struct ordk_qp *qp);
+void rc_qp_fini(struct ordk_qp *qp);
+void rc_qp_reset(struct ordk_qp *qp);
+void rc_qp_to_rtr(struct ordk_qp *qp);
+void rc_qp_to_rts(struct ordk_qp *qp);
+void rc_qp_flush(struct ordk_qp *qp);
+/**
+ * Is [addr, addr + len) inside the MR of @p key, of @p qp's PD, with @p access?
+ * @return 0, -EPERM (no such MR, another PD, missing access), -ERANGE (bounds).
+ */
+int rc_mr_check(const struct ordk_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
+		unsigned int access);
+int rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr);
+int rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr);
+void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
+/**
+ * The QP to ERR: timers and resends stop, and the card is told without
+ * waiting (ManageQp submitted); once it confirmed, rc_qp_error_reap() flushes
+ * every WR left and raises QP_FATAL.
+ */
+void rc_qp_error(struct ordk_qp *qp);
+/** For a QP in RC_COMP_FLUSH: @return RC_MORE while the card has not confirmed. */
+enum rc_step rc_qp_error_reap(struct ordk_qp *qp);
+void rc_ack(struct ordk_qp *qp, uint32_t psn);
+void rc_complete_sends(struct ordk_qp *qp);
+/* requester (rc_req.c) */
+unsigned int rc_push(struct ordk_qp *qp);
+/** Responder going to ERR: the READ answers owed before it go now (best effort). */
+void rc_push_owed_answers(struct ordk_qp *qp);
+/**
+ * The Send item for bytes [off, off + len) of @p w from PSN @p psn, asking
+ * for an ACK if @p signaled; @p last: it ends the message.
+ */
+struct blue_send_item rc_send_item(const struct ordk_qp *qp, const struct rc_wqe *w,
+				   uint32_t off, uint32_t len, uint32_t psn, bool signaled,
+				   bool last);
+/* retransmission (rc_rtx.c) */
+void rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to);
+/**
+ * rc_retransmit() for the holes of the peer card's loss report, except the
+ * PSNs the card never tracks. @return PSNs named that may really be lost.
+ */
+uint32_t rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to);
+unsigned int rc_push_retries(struct ordk_qp *qp);
+/** Whether the card may still read a resend's payload (the WR must not complete). */
+bool rc_rtx_unfetched(struct ordk_qp *qp);
+/** Ask the peer what arrived (an ACK_REQ): any answer shows it is there. */
+bool rc_probe(struct ordk_qp *qp);
+/* control frames and RECV adverts (rc_ctrl.c) */
+/** A control message of @p type from @p qp to its peer, to fill in. */
+struct ordk_ctrl_msg rc_ctrl_msg(const struct ordk_qp *qp, enum ordk_ctrl_type type);
+/** Build and queue @p m on SimpleNic TX. @return true if it went. */
+bool rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
+void rc_ctrl_rx(struct ordk_dev *dev, const uint8_t *f, uint32_t len);
+/** Advertise posted RECVs not advertised yet. @return RC_MORE when some could not go. */
+enum rc_step rc_send_adverts(struct ordk_qp *qp);
+/** Tell the peer which of its adverts arrived. @return RC_MORE when it could not go. */
+enum rc_step rc_send_advert_ack(struct ordk_qp *qp);
+/** Adverts the peer has not acknowledged within the QP's timeout go out again. */
+void rc_advert_rewind(struct ordk_qp *qp, uint64_t now);
+/** @return RC_MORE while the peer has not acknowledged every advert. */
+enum rc_step rc_advert_pending(const struct ordk_qp *qp);
+/* receive tracker (rc_track.c): the peer's PSNs, modulo 2^24 */
+/** Start at @p epsn with nothing seen. */
+void rc_rx_reset(struct rc_resp *rs, uint32_t epsn);
+/** Has @p psn (at or after epsn, inside the window) arrived? */
+bool rc_rx_seen(const struct rc_resp *rs, uint32_t psn);
+/** @p psn arrived: recorded, epsn moved over what is contiguous. */
+enum rc_rx_result rc_rx_mark(struct rc_resp *rs, uint32_t psn);
+/** The PSNs of a card bitmap (bit i: @p base + i) arrived. @return those beyond the window. */
+uint32_t rc_rx_merge_window(struct rc_resp *rs, uint32_t base, const struct blue_bitmap128 *b);
+/** PSNs [from, to) arrived (only those at or after epsn count). @return those beyond the window. */
+uint32_t rc_rx_mark_range(struct rc_resp *rs, uint32_t from, uint32_t to);
+/*
+ * Does a card bitmap (bit i: @p base + i) show the PSN at epsn missing? Only
+ * when the card had seen a later PSN (a set bit beyond epsn). A loss report
+ * comes as the packet that slid the window arrives, so the PSNs after that
+ * one are not missing but not sent yet: taking them for a hole NAKed the
+ * MIDDLE packets of a stream still flowing (no report names those), on a
+ * clean wire (issue 12 item 14).
+ */
+bool rc_rx_window_shows_hole(const struct rc_resp *rs, uint32_t base,
+			     const struct blue_bitmap128 *b);
+/** The first PSN after epsn that arrived, before @p limit; @p limit if none. */
+uint32_t rc_rx_first_seen_after(const struct rc_resp *rs, uint32_t limit);
+/*
+ * The card's bitmap window (HW-INTERFACE.md 5.1): 8 strides of 16 PSNs; a
+ * report names its newest stride's PSN, and bit 0 stands for the PSN
+ * (BLUE_BITMAP_STRIDES - 1) strides before it.
+ */
+#define RC_CARD_WINDOW_BEHIND ((BLUE_BITMAP_STRIDES - 1u) * 16u)
+static inline uint32_t
+rc_card_window_base(uint32_t psn)
+{
+	return blue_psn_add(psn, BLUE_PSN_MASK + 1 - RC_CARD_WINDOW_BEHIND);
+}
+/* responder (rc_resp.c) */
+void rc_resp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r);
+/** Complete the received messages epsn has passed (RECVs, our READs), in order. */
+void rc_resp_complete(struct ordk_qp *qp);
+/** @p psn arrived (header reports, READ requests): rc_rx_mark() with its counters. */
+enum rc_rx_result rc_resp_mark(struct ordk_qp *qp, uint32_t psn);
+/* ACK/NAK generation (rc_ack.c) */
+/** The hole at epsn: its state now (NONE once epsn moved past hole_psn). */
+static inline enum rc_hole_state
+rc_hole_state(const struct rc_resp *rs)
+{
+	return rs->hole_psn == rs->epsn ? rs->hole : RC_HOLE_NONE;
+}
+/** A hole opens (or opens again) at epsn in state @p s, at @p now. */
+void rc_hole_open(struct rc_resp *rs, enum rc_hole_state s, uint64_t now);
+void rc_hole_check(struct ordk_qp *qp, bool report);
+/** The card's ACK frame (a NAK of [epsn, @p psn) if @p nak). @return true if it went. */
+bool rc_ack_frame(struct ordk_qp *qp, bool nak, uint32_t psn);
+/** The responder's turn in a poll: probe answers, NAKs, the ACK due. @return RC_MORE if left. */
+enum rc_step rc_ack_step(struct ordk_qp *qp, uint64_t now);
+/** The peer asked what arrived before @p psn (an ACK_REQ), at @p now. */
+void rc_probe_asked(struct rc_resp *rs, uint32_t psn, uint64_t now);
+void rc_probe_answer(struct ordk_qp *qp);
+/* READ, both ends (rc_read.c) */
+void rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now);
+void rc_read_progress(struct ordk_qp *qp);
+void rc_read_done(struct ordk_qp *qp, uint16_t msn);
+void rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r);
+void rc_read_nak_rx(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
+/* software atomics (rc_atomic.c) */
+bool rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w);
+void rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
+void rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
+/* RECV keys (rc_recv.c) */
+bool rc_recv_key_ready(struct ordk_qp *qp, struct rc_rwqe *r);
+void rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc);
+/** Report RECV completions whose keys are revoked (all: @p force). @return RC_MORE while some wait. */
+enum rc_step rc_recv_retire(struct ordk_qp *qp, bool force);
+void rc_recv_keys_release(struct ordk_qp *qp, bool push);
+
+/* Completion opcode of a send WQE's opcode (ordk_wr_opcode == blue WR 0-4, 5, 6). */
+static inline enum ordk_wc_opcode
+rc_wc_opcode(uint8_t op)
+{
+	switch (op) {
+	case BLUE_WR_RDMA_READ:
+		return ORDK_WC_RDMA_READ;
+	case BLUE_WR_SEND:
+	case BLUE_WR_SEND_WITH_IMM:
+		return ORDK_WC_SEND;
+	case BLUE_WR_ATOMIC_CMP_AND_SWP:
+		return ORDK_WC_COMP_SWAP;
+	case BLUE_WR_ATOMIC_FETCH_AND_ADD:
+		return ORDK_WC_FETCH_ADD;
+	default:
+		return ORDK_WC_RDMA_WRITE;
+	}
+}
+
+static inline bool
+rc_is_atomic(uint8_t op)
+{
+	return op == BLUE_WR_ATOMIC_CMP_AND_SWP || op == BLUE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Packets a message of @p len bytes to @p raddr takes: PMTU boundaries of the remote address. */
+static inline uint32_t
+rc_pkts(uint64_t raddr, uint32_t len, uint32_t pmtu)
+{
+	uint32_t first = pmtu - (uint32_t)(raddr % pmtu);
+
+	if (len <= first)
+		return 1;
+	return 1 + (len - first + pmtu - 1) / pmtu;
+}
+
+/*
+ * Packet @p k of a message of @p len bytes to @p raddr: bytes [*off, *off +
+ * *n). The first packet ends on the first PMTU boundary of the remote
+ * address, as the card splits it.
+ */
+static inline void
+rc_pkt_span(uint64_t raddr, uint32_t len, uint32_t pmtu, uint32_t k, uint32_t *off, uint32_t *n)
+{
+	uint32_t first = pmtu - (uint32_t)(raddr % pmtu), cap = k == 0 ? first : pmtu;
+
+	*off = k == 0 ? 0 : first + (k - 1) * pmtu;
+	*n = len - *off < cap ? len - *off : cap;
+}
+
+#endif /* RC_H */

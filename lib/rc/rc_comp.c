@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completer: the peer's ACKs and NAKs, and the retransmission timer.
+ *
+ * A cumulative ACK (the peer driver's AckRemoteDriver) retires WRs in order;
+ * a READ also needs its response, an atomic its answer; completions are in
+ * posting order. The peer card's loss report (NakRemoteHw) and the peer
+ * driver's NAK (NakRemoteDriver) mark PSNs for retransmission (rc_rtx.c).
+ * A per-QP timer (IBA: 4.096 us << timeout; ~1 ms when timeout is 0) with
+ * exponential backoff asks the peer what arrived (rc_probe()); after
+ * retry_cnt timeouts without progress the oldest WR fails with
+ * RETRY_EXC_ERR, the QP goes to ERR and every other WR is flushed.
+ */
+#include "verbs_internal.h"
+
+#define RC_MAX_BACKOFF 64u
+
+/* Retire, in order, every WR the ACKs (and READ responses) have finished. */
+void
+rc_complete_sends(struct ordk_qp *qp)
+{
+	/* READ answers: retired once acknowledged (their own order, their own ring) */
+	while (qp->resp.ans_head != qp->resp.ans_next) {
+		const struct rc_wqe *a = &qp->resp.ans[qp->resp.ans_head % ORDK_ANS_RING];
+
+		if (blue_psn_diff(qp->comp.acked_psn, blue_psn_add(a->psn, a->npkts)) < 0)
+			break;
+		qp->resp.ans_head++;
+	}
+	while (qp->req.sq_head != qp->req.sq_next) {
+		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
+
+		if (!(w->flags & RC_WQE_ERROR)) {
+			if (blue_psn_diff(qp->comp.acked_psn, blue_psn_add(w->psn, w->npkts)) < 0)
+				break;
+			/* the peer has the announcement of its too small RECV: both QPs fail */
+			if (w->flags & RC_WQE_LEN_ERR) {
+				rc_qp_fail(qp, ORDK_WC_REM_INV_REQ_ERR);
+				return;
+			}
+			if (w->opcode == BLUE_WR_RDMA_READ && !(w->flags & RC_WQE_READ_DONE))
+				break;
+			if (rc_is_atomic(w->opcode) && !(w->flags & RC_WQE_ATOMIC_DONE))
+				break;
+			/* a resend of it may still be read from its buffer */
+			if (!(w->flags & RC_WQE_INTERNAL) && w->opcode != BLUE_WR_RDMA_READ &&
+			    !rc_is_atomic(w->opcode) && rc_rtx_unfetched(qp))
+				break;
+		}
+		if (!(w->flags & RC_WQE_INTERNAL)) {
+			if (w->signaled || (w->flags & RC_WQE_ERROR)) {
+				struct ordk_wc wc = {
+					.wr_id = w->wr_id, .opcode = rc_wc_opcode(w->opcode),
+					.status = (w->flags & RC_WQE_ERROR) ? w->status
+									    : ORDK_WC_SUCCESS,
+					.byte_len = w->len, .qp_num = qp->qpn };
+				/* ibverbs: an atomic's byte_len is 8 */
+
+				verbs_cq_push(qp->scq, &wc);
+			}
+			qp->req.sq_user--;
+			qp->st.wr_completed++;
+			qp->dev->st.wr_completed++;
+		}
+		qp->req.sq_head++;
+		if ((w->flags & (RC_WQE_ERROR | RC_WQE_FATAL)) == (RC_WQE_ERROR | RC_WQE_FATAL)) {
+			/* the responder refused it (READ_NAK): IBA's NAK ends the QP */
+			RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn,
+			       ordk_wc_status_str((enum ordk_wc_status)w->status));
+			rc_qp_error(qp);
+			return;
+		}
+	}
+}
+
+/* Everything before @p psn is acknowledged. */
+void
+rc_ack(struct ordk_qp *qp, uint32_t psn)
+{
+	/* only forward, and never past what was sent */
+	if (blue_psn_diff(psn, qp->comp.acked_psn) <= 0 || blue_psn_diff(psn, qp->req.next_psn) > 0)
+		return;
+	qp->comp.acked_psn = psn;
+	/* progress: the retry count and the backoff start again */
+	qp->comp.rtx_retries = 0;
+	qp->comp.rtx_backoff = 1;
+	rc_complete_sends(qp);
+	rc_timer_arm(qp);
+}
+
+/*
+ * Resend the PSNs the peer card's old window misses (zero bits of pre_bitmap),
+ * after half the QP's timeout: the card reports a hole as soon as it slides
+ * out of its window, and a delayed original overtaking the resend would be
+ * placed after completion (see rc_ack.c hole_decide()).
+ */
+static uint32_t
+nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
+{
+	uint32_t base = rc_card_window_base(a->psn_before_slide);
+	uint32_t named = 0;
+	int start = -1;
+
+	if (qp->req.rtx_count == 0)
+		qp->req.rtx_not_before = rc_now(&qp->dev->rc) + rc_hold_tsc(qp);
+
+	for (int i = 0; i <= 128; i++) {
+		bool have = i == 128 || ((i < 64 ? a->pre_bitmap.lo >> i : a->pre_bitmap.hi >> (i - 64)) & 1);
+
+		if (!have && start < 0)
+			start = i;
+		if (have && start >= 0) {
+			named += rc_retransmit_card(qp, blue_psn_add(base, (uint32_t)start),
+						    blue_psn_add(base, (uint32_t)i));
+			start = -1;
+		}
+	}
+	if (named > 0)
+		qp->comp.rtx_retries = 0;
+	return named;
+}
+
+/*
+ * The peer acknowledged our too long SEND's announcement (RC_WQE_LEN_ERR):
+ * it is in ERR and answers nothing more. A READ before that SEND whose
+ * answer has not completed by the ACK timeout (lost, or never sent) cannot
+ * be answered any more: it completes with WR_FLUSH_ERR instead of waiting
+ * for the retry budget (RETRY_EXC_ERR); then the SEND fails the QP
+ * (rc_complete_sends()). Our card's context goes invalid first, so no late
+ * answer packet lands in a buffer given back. @return true when it settled.
+ */
+bool
+rc_len_err_settle(struct ordk_qp *qp)
+{
+	uint32_t i;
+
+	if (qp->req.state != RC_REQ_LEN_ERR)
+		return false;
+	for (i = qp->req.sq_head; i != qp->req.sq_next; i++) {
+		const struct rc_wqe *w = &qp->req.sq[i % qp->req.sq_size];
+
+		if (w->flags & RC_WQE_LEN_ERR)
+			break;
+	}
+	if (i == qp->req.sq_next ||
+	    blue_psn_diff(qp->comp.acked_psn,
+			  blue_psn_add(qp->req.sq[i % qp->req.sq_size].psn, 1)) < 0)
+		return false;
+	RC_LOG(DEBUG, "qp 0x%06x: the peer took our length error: %u READs unanswered flushed",
+	       qp->qpn, qp->req.rd_q.count);
+	/* rare (after a length error only): the one wait for the card left in the poll */
+	(void)verbs_manage_qp(qp, false, true);
+	for (uint32_t k = qp->req.sq_head; k != i; k++) {
+		struct rc_wqe *w = &qp->req.sq[k % qp->req.sq_size];
+
+		if (w->opcode == BLUE_WR_RDMA_READ && !(w->flags & (RC_WQE_READ_DONE | RC_WQE_ERROR))) {
+			w->flags |= RC_WQE_ERROR;
+			w->status = ORDK_WC_WR_FLUSH_ERR;
+		}
+	}
+	rc_fifo_clear(&qp->req.rd_q);
+	rc_complete_sends(qp);
+	return true;
+}
+
+/* The peer's ACKs and NAKs (meta reports of its driver's and its card's frames). */
+void
+rc_comp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r)
+{
+	struct ordk_dev *dev = qp->dev;
+
+	switch (r->kind) {
+	case BLUE_META_ACK_REMOTE_DRIVER:
+		qp->st.acks_received++;
+		dev->st.acks_received++;
+		rc_ack(qp, r->ack.psn_now);
+		break;
+	case BLUE_META_NAK_REMOTE_HW:
+		/*
+		 * The peer card's loss ACK: its old window's holes are lost PSNs,
+		 * except those it never tracks (READ requests, zero-length SENDs:
+		 * no payload) and those acknowledged meanwhile. A report naming no
+		 * other is no NAK: on a clean wire, every window that held a READ
+		 * request made one (issue 12 item 14).
+		 */
+		if (nak_holes(qp, &r->ack) > 0) {
+			qp->st.naks_received++;
+			dev->st.naks_received++;
+		} else {
+			qp->st.card_naks_untracked++;
+			dev->st.card_naks_untracked++;
+		}
+		break;
+	default: /* BLUE_META_NAK_REMOTE_DRIVER */
+		/* the peer driver: everything before psn_before_slide arrived,
+		 * [psn_before_slide, psn_now) did not */
+		qp->st.naks_received++;
+		dev->st.naks_received++;
+		rc_ack(qp, r->ack.psn_before_slide);
+		rc_retransmit(qp, r->ack.psn_before_slide, r->ack.psn_now);
+		break;
+	}
+}
+
+/*
+ * Derive the QP's timer lengths from attr.timeout, once per change (the
+ * progress engine reads them for every active QP on every poll):
+ * - the ACK timeout, IBA's 4.096 us << timeout (0: 8, about 1.05 ms);
+ * - the hold: how long a hole may be a reordering before it is asked for,
+ *   and how long a resent PSN is not resent again. Half the ACK timeout, but
+ *   at most ORDK_HOLD_MAX_US: the timeout is for a silent peer; perftest-style
+ *   QPs use timeout 14 (67 ms), and waiting 33 ms on every lost frame cut
+ *   goodput under 1% loss to a few percent (bench_loss showed 0.02).
+ */
+void
+rc_qp_set_timeout(struct ordk_qp *qp)
+{
+	unsigned int t = qp->attr.timeout ? qp->attr.timeout : 8;
+	uint64_t max = (uint64_t)ORDK_HOLD_MAX_US * qp->dev->rc.tsc_hz / 1000000;
+
+	if (t > 24)
+		t = 24; /* 68 s: longer waits look like a hang to every user */
+	qp->comp.timeout_tsc = (4096ull << t) * qp->dev->rc.tsc_hz / 1000000000ull;
+	qp->comp.hold_tsc = qp->comp.timeout_tsc / 2 < max ? qp->comp.timeout_tsc / 2 : max;
+}
+
+/* WRs pushed, or a WR partly pushed (it waits for the card window, rc_req.c) */
+static bool
+outstanding(const struct ordk_qp *qp)
+{
+	return qp->req.sq_head != qp->req.sq_next || qp->resp.ans_head != qp->resp.ans_next ||
+	       qp->req.pushed_psn != qp->comp.acked_psn;
+}
+
+void
+rc_timer_arm(struct ordk_qp *qp)
+{
+	/*
+	 * A QP that went to ERR in the caller's rc_complete_sends() (rc_ack(),
+	 * rc_read_done()) has nothing outstanding: a deadline set now fired as
+	 * soon as the QP was connected again (a timeout and a probe at the start
+	 * of every new connection, on a clean wire).
+	 */
+	if (!outstanding(qp) || qp->comp.state == RC_COMP_FLUSH ||
+	    qp->comp.state == RC_COMP_ERROR || qp->attr.qp_state == ORDK_QPS_ERR ||
+	    qp->attr.qp_state == ORDK_QPS_RESET) {
+		rc_timer_set(qp, 0);
+		return;
+	}
+	rc_timer_set(qp, rc_now(&qp->dev->rc) +
+			     rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
+}
+
+bool
+rc_timer_gap_shift(struct ordk_qp *qp)
+{
+	const struct ordk_dev *dev = qp->dev;
+
+	/* the peer may have been stopped too (one process, two devices) */
+	if (qp->comp.rtx_deadline == 0 || qp->comp.rtx_set_tsc >= dev->rc.resume_tsc ||
+	    qp->comp.rtx_deadline <= dev->rc.resume_tsc - dev->rc.gap_tsc)
+		return false;
+	rc_timer_set(qp, qp->comp.rtx_deadline + dev->rc.gap_tsc);
+	return true;
+}
+
+void
+rc_timer_check(struct ordk_qp *qp, uint64_t now)
+{
+	const struct rc_engine *e = &qp->dev->rc;
+
+	if (qp->comp.rtx_deadline == 0 || now < qp->comp.rtx_deadline)
+		return;
+	/*
+	 * What the peer said during a polling gap is still unread. First: the
+	 * send-busy rule below sets a deadline from a time before the gap, and
+	 * as set after the gap it could not be shifted any more (a timeout on
+	 * a clean wire after every 4 ms the process was not scheduled).
+	 */
+	if (rc_timer_gap_shift(qp))
+		return;
+	/*
+	 * While the card is still fetching items from the Send ring it is still
+	 * transmitting, and the peer cannot have acknowledged what it has not
+	 * received: the timeout counts from when the ring drained.
+	 */
+	if (e->send_busy_tsc + rc_timeout_tsc(qp) > now) {
+		rc_timer_set(qp, e->send_busy_tsc +
+				     rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
+		return;
+	}
+	/* the peer took our too long SEND and is in ERR: nothing more will come */
+	if (rc_len_err_settle(qp))
+		return;
+	qp->st.timeouts++;
+	qp->dev->st.timeouts++;
+	if (qp->comp.rtx_retries >= qp->attr.retry_cnt) {
+		qp->st.retry_exceeded++;
+		qp->dev->st.retry_exceeded++;
+		rc_qp_fail(qp, ORDK_WC_RETRY_EXC_ERR);
+		return;
+	}
+	RC_LOG(DEBUG, "qp 0x%06x: timer set %" PRIu64 " us ago, send ring busy %" PRIu64
+		      " us ago, gap %" PRIu64 " us %" PRIu64 " us ago",
+	       qp->qpn, (now - qp->comp.rtx_set_tsc) * 1000000 / e->tsc_hz,
+	       (now - e->send_busy_tsc) * 1000000 / e->tsc_hz, e->gap_tsc * 1000000 / e->tsc_hz,
+	       (now - e->resume_tsc) * 1000000 / e->tsc_hz);
+	qp->comp.rtx_retries++;
+	qp->comp.rtx_backoff = qp->comp.rtx_backoff ? qp->comp.rtx_backoff * 2 : 2;
+	if (qp->comp.rtx_backoff > RC_MAX_BACKOFF)
+		qp->comp.rtx_backoff = RC_MAX_BACKOFF;
+	/* an atomic in flight is asked again (same id: the peer replays, never re-executes);
+	 * otherwise nothing said what is missing: ask the peer */
+	/*
+	 * Twice: a timeout means frames are being lost, and one round of
+	 * recovery needs the question, the answer and the resend to arrive.
+	 * Two copies of the small control frames cost nothing on a quiet link
+	 * and make a round fail far less often (both are idempotent: the peer
+	 * replays atomics from its cache, and a resend is never doubled within
+	 * the hold).
+	 */
+	for (int copy = 0; copy < 2; copy++) {
+		if (qp->req.atomic_wqe != NULL)
+			rc_atomic_send(qp, qp->req.atomic_wqe);
+		else
+			rc_probe(qp);
+	}
+	rc_timer_set(qp, now + rc_timeout_tsc(qp) * qp->comp.rtx_backoff);
+	{
+		const struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
+
+		RC_LOG(DEBUG, "qp 0x%06x: timeout %u (%s, requester %s), asking the peer about "
+			      "0x%06x..0x%06x (head %u next %u tail %u op %u psn 0x%06x npkts %u flags %x)",
+		       qp->qpn, qp->comp.rtx_retries, rc_state_name(RC_SM_COMP, qp->comp.state),
+		       rc_state_name(RC_SM_REQ, qp->req.state), qp->comp.acked_psn,
+		       qp->req.next_psn, qp->req.sq_head, qp->req.sq_next, qp->req.sq_tail,
+		       w->opcode, w->psn, w->npkts, w->flags);
+	}
+}

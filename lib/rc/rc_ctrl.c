@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ORDK control frames (UDP frames the card hands to the SimpleNic RX ring,
+ * doc/guides/prog_guide/wire_formats.md): one send path for all of them, the
+ * demux of received ones to the QP's parts, and the RECV adverts in both
+ * directions (so the peer can place SENDs in posted buffers with standard
+ * semantics).
+ */
+#include "verbs_internal.h"
+
+/* ------------------------------------------------------------ sending */
+
+struct ordk_ctrl_msg
+rc_ctrl_msg(const struct ordk_qp *qp, enum ordk_ctrl_type type)
+{
+	return (struct ordk_ctrl_msg){ .type = type, .src_qpn = qp->qpn,
+				       .dst_qpn = qp->attr.dest_qp_num };
+}
+
+/* An ORDK control frame to the QP's peer through SimpleNic TX. */
+bool
+rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+{
+	struct ordk_dev *dev = qp->dev;
+	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
+				   .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip, .df = 1,
+				   .ttl = 64 };
+	uint8_t frame[BLUE_SNIC_TX_SLOT];
+	int len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, m);
+
+	return len > 0 && blue_snic_tx_room(&dev->hw) &&
+	       blue_snic_tx(&dev->hw, frame, (uint32_t)len) == 0;
+}
+
+/*
+ * Ask the peer's driver what arrived (an ORDK ACK_REQ control frame). It
+ * answers with an ACK of its expected PSN, or a NAK [expected, psn) when
+ * something is missing, and exactly that goes out again. Anything at or
+ * after the peer's expected PSN cannot have completed there (completion is
+ * in PSN order), so a retry can never land in memory the peer's application
+ * already took back: a blind resend on timeout could, because the card
+ * places duplicates with no PSN check (READ responses read the responder's
+ * memory as it is now).
+ */
+bool
+rc_probe(struct ordk_qp *qp)
+{
+	struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_ACK_REQ);
+
+	m.ack_req.psn = qp->req.next_psn;
+	if (!rc_send_ctrl(qp, &m))
+		return false;
+	blue_snic_tx_flush(&qp->dev->hw);
+	return true;
+}
+
+/* ------------------------------------------------------------ receiving */
+
+/*
+ * The QP a control frame is for, if its sender may talk to it, else NULL
+ * (counted). In ERR a QP still says what arrived before: a requester whose
+ * SEND made this QP fail (recv_len_error) learns it though both ACKs were
+ * lost.
+ */
+static struct ordk_qp *
+ctrl_qp(struct ordk_dev *dev, const struct ordk_ctrl_msg *m)
+{
+	struct ordk_qp *qp = verbs_qp_lookup(dev, m->dst_qpn);
+
+	if (qp != NULL && qp->attr.qp_state == ORDK_QPS_ERR && m->type == ORDK_CTRL_ACK_REQ &&
+	    m->src_qpn == qp->attr.dest_qp_num) {
+		(void)rc_ack_frame(qp, false, qp->resp.epsn);
+		return NULL;
+	}
+	if (qp == NULL || qp->attr.qp_state == ORDK_QPS_ERR) {
+		dev->st.ctrl_bad++;
+		return NULL;
+	}
+	if (qp->attr.qp_state < ORDK_QPS_RTR) {
+		/*
+		 * The peer may connect and advertise before this QP knows it (both
+		 * sides move to RTR after the out-of-band exchange): keep the adverts
+		 * of one sender, checked against the peer's QPN at RTR.
+		 */
+		if (qp->req.adv_q.count > 0 && m->src_qpn != qp->req.adv_src) {
+			dev->st.ctrl_bad++;
+			return NULL;
+		}
+		qp->req.adv_src = m->src_qpn;
+	} else if (m->src_qpn != qp->attr.dest_qp_num) {
+		dev->st.ctrl_bad++;
+		return NULL;
+	}
+	return qp;
+}
+
+/* The peer's RECV adverts, in sequence; duplicates and gaps are dropped (counted). */
+static void
+rx_adverts(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+{
+	struct rc_req *rq = &qp->req;
+
+	rq->adv_ack_due = true; /* even for duplicates: our last ACK may be lost */
+	for (unsigned int i = 0; i < m->advert.count; i++) {
+		const struct ordk_ctrl_advert *a = &m->advert.e[i];
+
+		if ((int32_t)(a->recv_seq - rq->adv_expect) < 0) {
+			qp->st.duplicates++; /* a re-sent advert we already have */
+			continue;
+		}
+		if (a->recv_seq != rq->adv_expect || rq->adv_q.count == rq->adv_q.size) {
+			RC_LOG(DEBUG, "qp 0x%06x: advert %u unexpected (want %u)", qp->qpn,
+			       a->recv_seq, rq->adv_expect);
+			qp->st.adverts_unexpected++;
+			continue;
+		}
+		RC_LOG(DEBUG, "qp 0x%06x: advert %u (%u B at 0x%" PRIx64 ")", qp->qpn, a->recv_seq,
+		       a->length, a->addr);
+		rq->adv[rc_fifo_push(&rq->adv_q)] = *a;
+		rq->adv_expect++;
+		qp->st.adverts_received++;
+		qp->dev->st.adverts_received++;
+	}
+}
+
+/* The peer acknowledged our adverts before recv_seq. */
+static void
+rx_advert_ack(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+{
+	struct rc_resp *rs = &qp->resp;
+
+	if ((int32_t)(m->advert_ack.recv_seq - rs->rq_acked) > 0 &&
+	    (int32_t)(m->advert_ack.recv_seq - rs->next_recv_seq) <= 0)
+		rs->rq_acked = m->advert_ack.recv_seq;
+}
+
+/* One control frame from the SimpleNic RX ring, to the part of its QP that takes it. */
+void
+rc_ctrl_rx(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
+{
+	bool connected;
+	struct ordk_wire_l3 l3;
+	struct ordk_ctrl_msg m;
+	struct ordk_qp *qp;
+
+	if (ordk_wire_classify(f, len) == ORDK_WIRE_CLASS_RDMA)
+		return; /* not ours */
+	if (ordk_wire_ctrl_parse(f, len, &l3, &m) != 0) {
+		RC_LOG(DEBUG, "SimpleNic frame of %u B is not an ORDK control frame", len);
+		dev->st.ctrl_bad++; /* ARP and friends are for lib/cm; counted for now */
+		return;
+	}
+	qp = ctrl_qp(dev, &m);
+	if (qp == NULL)
+		return;
+	qp->comp.heard_tsc = dev->rc.now; /* the peer is there (an RNR wait asks) */
+	connected = qp->attr.qp_state >= ORDK_QPS_RTR;
+	switch (m.type) {
+	case ORDK_CTRL_ACK_REQ:
+		/* the peer's timer asks what arrived: rc_ack.c answers */
+		RC_LOG(DEBUG, "qp 0x%06x: the peer asks about PSNs before 0x%06x (epsn 0x%06x)",
+		       qp->qpn, m.ack_req.psn, qp->resp.epsn);
+		if (!connected)
+			return;
+		rc_probe_asked(&qp->resp, m.ack_req.psn, dev->rc.now);
+		break;
+	case ORDK_CTRL_READ_NAK:
+		if (connected)
+			rc_read_nak_rx(qp, &m);
+		break;
+	case ORDK_CTRL_ATOMIC_REQ:
+	case ORDK_CTRL_ATOMIC_RESP:
+		if (!connected)
+			return;
+		if (m.type == ORDK_CTRL_ATOMIC_REQ)
+			rc_atomic_rx_req(qp, &m);
+		else
+			rc_atomic_rx_resp(qp, &m);
+		break;
+	case ORDK_CTRL_RECV_ADVERT_ACK:
+		rx_advert_ack(qp, &m);
+		return;
+	case ORDK_CTRL_RECV_ADVERT:
+		rx_adverts(qp, &m);
+		break;
+	default:
+		dev->st.ctrl_bad++;
+		return;
+	}
+	rc_activate(qp);
+}
+
+/* ------------------------------------------------------------ adverts */
+
+/* Ask the card for every new RECV's key at once (pipelined commands). */
+static void
+recv_keys_request(struct ordk_qp *qp)
+{
+	struct rc_resp *rs = &qp->resp;
+
+	for (uint32_t i = rs->rq_advertised; i < rs->rq_q.count; i++) {
+		struct rc_rwqe *r = &rs->rq[rc_fifo_at(&rs->rq_q, i)];
+
+		if (r->kstate == RC_KEY_NONE && !rc_recv_key_ready(qp, r) && r->kstate == RC_KEY_NONE)
+			break; /* no slot, or the command ring is full: the next poll goes on */
+	}
+}
+
+/* Advertise posted RECVs not advertised yet, up to 7 per control frame (fewer
+ * when the card's SimpleNic RX slots are smaller than 256 bytes). */
+enum rc_step
+rc_send_adverts(struct ordk_qp *qp)
+{
+	struct ordk_dev *dev = qp->dev;
+	struct rc_resp *rs = &qp->resp;
+	/* 42 + 24 + 4 + 24 n bytes must fit a 256-byte SimpleNic TX slot (n <= 7)
+	 * and an RX slot (snic_slot=, the same on both cards): 128 B, n <= 2 */
+	uint32_t slot = dev->hw.snic_slot < 256u ? dev->hw.snic_slot : 256u;
+
+	if (qp->attr.qp_state != ORDK_QPS_RTR && qp->attr.qp_state != ORDK_QPS_RTS)
+		return RC_DONE;
+	recv_keys_request(qp);
+	while (rs->rq_advertised < rs->rq_q.count) {
+		struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_RECV_ADVERT);
+		uint32_t n = RTE_MIN(rs->rq_q.count - rs->rq_advertised, (slot - 70u) / 24u), ready = 0;
+
+		/* adverts go in order, each once its RECV's card key is known */
+		while (ready < n &&
+		       rc_recv_key_ready(qp, &rs->rq[rc_fifo_at(&rs->rq_q, rs->rq_advertised + ready)]))
+			ready++;
+		n = ready;
+		if (n == 0)
+			return RC_MORE;
+		for (uint32_t i = 0; i < n; i++) {
+			const struct rc_rwqe *r =
+				&rs->rq[rc_fifo_at(&rs->rq_q, rs->rq_advertised + i)];
+
+			m.advert.e[i] = (struct ordk_ctrl_advert){ .recv_seq = r->recv_seq,
+								   .length = r->len, .addr = r->addr,
+								   .rkey = r->key };
+		}
+		m.advert.count = (uint16_t)n;
+		m.seq = m.advert.e[0].recv_seq;
+		if (!rc_send_ctrl(qp, &m))
+			return RC_MORE;
+		rs->rq_advertised += n;
+		qp->st.adverts_sent += n;
+		dev->st.adverts_sent += n;
+		rs->adv_tsc = dev->rc.now;
+	}
+	return RC_DONE;
+}
+
+/* Sender side: acknowledge the adverts that arrived (every one before adv_expect). */
+enum rc_step
+rc_send_advert_ack(struct ordk_qp *qp)
+{
+	struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_RECV_ADVERT_ACK);
+
+	m.advert_ack.recv_seq = qp->req.adv_expect;
+	if (!rc_send_ctrl(qp, &m))
+		return RC_MORE;
+	qp->req.adv_ack_due = false;
+	return RC_DONE;
+}
+
+/* recv_seq of the oldest RECV still posted (the next one when none is). */
+static uint32_t
+adv_seq_head(const struct rc_resp *rs)
+{
+	return rs->rq_q.count ? rs->rq[rs->rq_q.head].recv_seq : rs->next_recv_seq;
+}
+
+enum rc_step
+rc_advert_pending(const struct ordk_qp *qp)
+{
+	const struct rc_resp *rs = &qp->resp;
+
+	return (int32_t)(adv_seq_head(rs) + rs->rq_advertised - rs->rq_acked) > 0 ? RC_MORE
+										   : RC_DONE;
+}
+
+/*
+ * Receiver side: adverts the peer has not acknowledged within the QP's
+ * timeout go out again (the peer drops the ones it already has by sequence).
+ */
+void
+rc_advert_rewind(struct ordk_qp *qp, uint64_t now)
+{
+	struct rc_resp *rs = &qp->resp;
+	uint32_t seq_head = adv_seq_head(rs), from;
+
+	if (rc_advert_pending(qp) == RC_DONE || now - rs->adv_tsc < rc_timeout_tsc(qp))
+		return;
+	from = (int32_t)(rs->rq_acked - seq_head) > 0 ? rs->rq_acked - seq_head : 0;
+	qp->st.retransmits += rs->rq_advertised - from;
+	rs->rq_advertised = from; /* rc_send_adverts() sends them again */
+}

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine: one per device, driven by ordk_dev_poll(). Each poll reads the
+ * clock once (struct rc_engine: now), drains the card's meta reports and
+ * dispatches each to the QP's responder (rc_resp.c) or completer (rc_comp.c),
+ * drains the SimpleNic RX ring (control frames, rc_ctrl.c), runs the timer
+ * wheel, and then steps every QP on the active list: adverts, the requester
+ * (rc_req.c), the responder's ACKs, NAKs and probe answers (rc_ack.c). A QP
+ * with nothing to do leaves the list; one waiting only for an ACK sleeps on
+ * the wheel until its deadline.
+ */
+#include <rte_cycles.h>
+
+#include "verbs_internal.h"
+
+/* ------------------------------------------------------------ the wheel */
+
+static uint64_t
+tsc_clock(void)
+{
+	return rte_get_tsc_cycles();
+}
+
+void
+rc_wheel_init(struct ordk_dev *dev)
+{
+	uint64_t tick = dev->rc.tsc_hz / 65536; /* about 15 us */
+
+	for (unsigned int i = 0; i < RC_WHEEL_SLOTS; i++)
+		TAILQ_INIT(&dev->rc.wheel[i]);
+	dev->rc.wheel_shift = 0;
+	while ((1ull << dev->rc.wheel_shift) < tick)
+		dev->rc.wheel_shift++;
+	if (dev->rc.clock == NULL)
+		dev->rc.clock = tsc_clock;
+	dev->rc.now = dev->rc.clock();
+	dev->rc.wheel_tick = dev->rc.now >> dev->rc.wheel_shift;
+	dev->rc.wheel_count = 0;
+	dev->rc.stall_tsc = dev->rc.tsc_hz / 5000; /* 200 us without a poll is a gap */
+	dev->rc.last_poll_tsc = dev->rc.now;
+	dev->rc.resume_tsc = 0;
+}
+
+static void
+wheel_remove(struct ordk_qp *qp)
+{
+	struct ordk_dev *dev = qp->dev;
+
+	if (!qp->sched.on_wheel)
+		return;
+	TAILQ_REMOVE(&dev->rc.wheel[(qp->comp.rtx_deadline >> dev->rc.wheel_shift) & (RC_WHEEL_SLOTS - 1)],
+		     qp, sched.tlink);
+	qp->sched.on_wheel = false;
+	dev->rc.wheel_count--;
+}
+
+/* Set (or with 0 clear) the QP's retransmission deadline, on the wheel. */
+void
+rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
+{
+	struct ordk_dev *dev = qp->dev;
+
+	wheel_remove(qp);
+	if (qp->comp.state != RC_COMP_ERROR && qp->comp.state != RC_COMP_FLUSH)
+		qp->comp.state = deadline == 0		 ? RC_COMP_IDLE
+				 : qp->comp.rtx_retries > 0 ? RC_COMP_RETRY
+							    : RC_COMP_WAIT_ACK;
+	qp->comp.rtx_deadline = deadline;
+	qp->comp.rtx_set_tsc = qp->dev->rc.last_poll_tsc; /* the poll it was set in (no clock read) */
+	if (deadline == 0)
+		return;
+	TAILQ_INSERT_TAIL(&dev->rc.wheel[(deadline >> dev->rc.wheel_shift) & (RC_WHEEL_SLOTS - 1)], qp,
+			  sched.tlink);
+	qp->sched.on_wheel = true;
+	dev->rc.wheel_count++;
+}
+
+/*
+ * Visit the slots of the ticks since the last run (at most one turn; the
+ * last run's slot again, as deadlines later in that tick may sit in it). A
+ * QP whose deadline is due leaves the wheel and goes back on the active
+ * list, where rc_timer_check() acts; a deadline a turn or more away stays
+ * for a later turn. @return QPs woken.
+ */
+unsigned int
+rc_wheel_run(struct ordk_dev *dev, uint64_t now)
+{
+	uint64_t t = now >> dev->rc.wheel_shift, from = dev->rc.wheel_tick;
+	unsigned int woken = 0;
+
+	if (dev->rc.wheel_count == 0) {
+		dev->rc.wheel_tick = t;
+		return 0;
+	}
+	if (t - from >= RC_WHEEL_SLOTS)
+		from = t - RC_WHEEL_SLOTS + 1;
+	for (uint64_t k = from; k <= t; k++) {
+		struct rc_wheel_slot *slot = &dev->rc.wheel[k & (RC_WHEEL_SLOTS - 1)];
+		struct ordk_qp *qp, *next;
+
+		for (qp = TAILQ_FIRST(slot); qp != NULL; qp = next) {
+			next = TAILQ_NEXT(qp, sched.tlink);
+			if (qp->comp.rtx_deadline > now)
+				continue;
+			TAILQ_REMOVE(slot, qp, sched.tlink);
+			qp->sched.on_wheel = false;
+			dev->rc.wheel_count--;
+			rc_activate(qp);
+			woken++;
+		}
+	}
+	dev->rc.wheel_tick = t;
+	return woken;
+}
+
+void
+rc_activate(struct ordk_qp *qp)
+{
+	if (!qp->sched.on_active) {
+		TAILQ_INSERT_TAIL(&qp->dev->rc.active, qp, sched.link);
+		qp->sched.on_active = true;
+	}
+}
+
+/* --------------------------------------------------------- the engine */
+
+/* The QP a meta report is about, if it may take reports (RTR or RTS). */
+static struct ordk_qp *
+report_qp(struct ordk_dev *dev, const struct blue_meta_report *r)
+{
+	uint32_t qpn = r->kind <= BLUE_META_HEADER_READ ? r->basic.dqpn : r->ack.qpn;
+	struct ordk_qp *qp = verbs_qp_lookup(dev, qpn);
+
+	if (qp == NULL || (qp->attr.qp_state != ORDK_QPS_RTR && qp->attr.qp_state != ORDK_QPS_RTS)) {
+		RC_LOG(DEBUG, "%s report for an unknown QPN or one not in RTR/RTS 0x%06x",
+		       blue_meta_kind_name(r->kind), qpn);
+		dev->st.reports_unexpected++; /* a stale QPN, a QP not connected or in ERR */
+		return NULL;
+	}
+	RC_LOG(DEBUG, "qp 0x%06x: %s psn 0x%06x op 0x%x msn %u", qpn, blue_meta_kind_name(r->kind),
+	       r->kind <= BLUE_META_HEADER_READ ? r->basic.psn : r->ack.psn_now,
+	       r->kind <= BLUE_META_HEADER_READ ? BLUE_BTH_OP(r->opcode) : 0,
+	       r->kind <= BLUE_META_HEADER_READ ? r->basic.msn : 0);
+	return qp;
+}
+
+/* One meta report to its QP's responder (the peer's packets) or completer (its ACKs). */
+static void
+dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
+{
+	struct ordk_qp *qp = report_qp(dev, r);
+
+	if (qp == NULL)
+		return;
+	qp->comp.heard_tsc = dev->rc.now; /* every report comes from the peer's frames */
+	switch (r->kind) {
+	case BLUE_META_HEADER_WRITE:
+	case BLUE_META_ACK_LOCAL_HW:
+	case BLUE_META_NAK_LOCAL_HW:
+		rc_resp_rx_report(qp, r);
+		break;
+	case BLUE_META_HEADER_READ:
+		rc_rx_read(qp, r);
+		/*
+		 * A READ request that filled the hole at epsn moves it past
+		 * messages already in: they complete now. Before, they waited for
+		 * the next report, and with both sides idle (everything else
+		 * acknowledged) a READ answer that had arrived never completed
+		 * (RETRY_EXC_ERR at 1% loss).
+		 */
+		if (qp->attr.qp_state == ORDK_QPS_RTR || qp->attr.qp_state == ORDK_QPS_RTS)
+			rc_resp_complete(qp);
+		break;
+	case BLUE_META_ACK_REMOTE_DRIVER:
+	case BLUE_META_NAK_REMOTE_HW:
+	case BLUE_META_NAK_REMOTE_DRIVER:
+		rc_comp_rx_report(qp, r);
+		break;
+	case BLUE_META_CNP:
+		verbs_cc_cnp(qp); /* congestion: DCQCN cuts the QP's rate */
+		break;
+	default:
+		dev->st.reports_unexpected++;
+		break;
+	}
+	rc_activate(qp);
+}
+
+/* Start of a poll: the one clock read, and whether polling paused (see resume_tsc). */
+static uint64_t
+poll_clock(struct rc_engine *e)
+{
+	uint64_t now = e->clock();
+
+	if (now - e->last_poll_tsc > e->stall_tsc) {
+		/* a polling gap: input may have piled up */
+		e->resume_tsc = now;
+		e->gap_tsc = now - e->last_poll_tsc;
+	}
+	e->last_poll_tsc = now;
+	e->now = now;
+	return now;
+}
+
+/* Meta reports, then SimpleNic frames, at most @p budget each. @return how many. */
+static unsigned int
+poll_input(struct ordk_dev *dev, unsigned int budget)
+{
+	struct blue_meta_report rep;
+	unsigned int work = 0;
+	const uint8_t *f;
+	uint32_t len;
+
+	for (unsigned int i = 0; i < budget; i++) {
+		int rc = blue_meta_next(&dev->hw, &rep);
+
+		if (rc == 0)
+			break;
+		work++;
+		if (rc < 0) {
+			dev->st.reports_unexpected++;
+			continue;
+		}
+		dispatch(dev, &rep);
+	}
+	blue_meta_commit(&dev->hw);
+	for (unsigned int i = 0; i < budget && (f = blue_snic_rx_next(&dev->hw, &len)) != NULL; i++) {
+		rc_ctrl_rx(dev, f, len);
+		blue_snic_rx_done(&dev->hw);
+		work++;
+	}
+	blue_snic_rx_commit(&dev->hw);
+	return work;
+}
+
+/* Is the card still fetching our Send items? (timers wait for it, rc_timer_check()) */
+static void
+watch_send_ring(struct ordk_dev *dev, uint64_t now)
+{
+	struct blue_hring *sr = &dev->hw.ring[BLUE_RING_SEND0];
+	uint32_t t = *sr->tail_reg;
+
+	if (t != dev->rc.send_tail_seen || blue_ring_ptr(sr->head) != blue_ring_ptr(t)) {
+		/* what the card fetched since (resends wait for it: rc_rtx_unfetched) */
+		if (blue_ring_ptrs_sane(sr->head, t))
+			dev->rc.send_fetched += blue_ring_count(t, dev->rc.send_tail_seen);
+		dev->rc.send_tail_seen = t;
+		dev->rc.send_busy_tsc = now;
+	}
+}
+
+static bool
+connected(const struct ordk_qp *qp)
+{
+	return qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR;
+}
+
+/*
+ * One QP's turn: adverts both ways, RECV completions waiting for their keys,
+ * the timer, the requester, the responder's answers. @return RC_MORE while
+ * it has something left to do (it stays on the active list); *items: Send
+ * items pushed.
+ */
+static enum rc_step
+qp_step(struct ordk_qp *qp, uint64_t now, unsigned int *items)
+{
+	enum rc_step more = RC_DONE;
+
+	if (qp->comp.state == RC_COMP_FLUSH)
+		return rc_qp_error_reap(qp);
+	if (connected(qp)) {
+		/* unacknowledged adverts rewind after a timeout ... */
+		rc_advert_rewind(qp, now);
+		if (qp->req.adv_ack_due)
+			more |= rc_send_advert_ack(qp);
+	}
+	if (qp->resp.rq_advertised < qp->resp.rq_q.count)
+		more |= rc_send_adverts(qp);
+	if (qp->resp.rdone_q.count > 0)
+		more |= rc_recv_retire(qp, false);
+	if (connected(qp)) {
+		/* ... and keep the QP polled until the peer has them all */
+		more |= rc_advert_pending(qp);
+		/* completions held while the card had resends to fetch */
+		if (qp->req.rtx_fetch_until != 0) {
+			more = RC_MORE;
+			if (!rc_rtx_unfetched(qp))
+				rc_complete_sends(qp);
+			if (qp->comp.state == RC_COMP_FLUSH)
+				return RC_MORE; /* it failed: the next poll reaps it */
+		}
+		rc_timer_check(qp, now);
+		*items += rc_push(qp);
+		/* a QP that only waits for an ACK sleeps on the wheel */
+		if (qp->req.sq_next != qp->req.sq_tail || qp->resp.ans_next != qp->resp.ans_tail ||
+		    qp->req.rtx_count != 0 || (qp->comp.rtx_deadline != 0 && !qp->sched.on_wheel))
+			more = RC_MORE;
+	}
+	if (qp->comp.state == RC_COMP_FLUSH)
+		return RC_MORE; /* it failed in this step: the next poll reaps it */
+	more |= rc_ack_step(qp, now);
+	return more;
+}
+
+unsigned int
+rc_poll(struct ordk_dev *dev, unsigned int budget)
+{
+	unsigned int work, items = 0;
+	struct ordk_qp *qp, *tmp;
+	uint64_t now = poll_clock(&dev->rc);
+
+	work = poll_input(dev, budget);
+	watch_send_ring(dev, now);
+	rc_wheel_run(dev, now);
+	for (qp = TAILQ_FIRST(&dev->rc.active); qp != NULL; qp = tmp) {
+		tmp = TAILQ_NEXT(qp, sched.link);
+		if (qp_step(qp, now, &items) == RC_DONE) {
+			TAILQ_REMOVE(&dev->rc.active, qp, sched.link);
+			qp->sched.on_active = false;
+		}
+	}
+	/* every frame and item queued anywhere in this poll is published once */
+	blue_send_doorbell(&dev->hw);
+	blue_snic_tx_flush(&dev->hw);
+	return work + items;
+}

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine (lib/rc/rc_engine.c) on a stubbed clock: the timer wheel, the
+ * completer state rc_timer_set() keeps, the one clock read per poll and the
+ * polling-gap bookkeeping, and a QP's step. The test includes the .c and
+ * stubs the parts it dispatches to.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "../../../lib/rc/rc_engine.c"
+
+int ordk_rc_logtype;
+
+/* ------------------------------------------------------------ stubs */
+
+void
+verbs_cc_cnp(struct ordk_qp *qp)
+{
+	(void)qp;
+}
+
+bool
+rc_rtx_unfetched(struct ordk_qp *qp)
+{
+	(void)qp;
+	return false;
+}
+
+void
+rc_complete_sends(struct ordk_qp *qp)
+{
+	(void)qp;
+}
+
+void
+rc_resp_complete(struct ordk_qp *qp)
+{
+	(void)qp;
+}
+
+static uint64_t clock_now;
+static unsigned int clock_reads, reaps, pushes, acks_steps;
+static enum rc_step reap_result;
+
+static uint64_t
+fake_clock(void)
+{
+	clock_reads++;
+	return clock_now;
+}
+
+struct ordk_qp *
+verbs_qp_lookup(struct ordk_dev *dev, uint32_t qpn)
+{
+	(void)dev;
+	(void)qpn;
+	return NULL;
+}
+
+void
+rc_resp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r)
+{
+	(void)qp;
+	(void)r;
+}
+
+void
+rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
+{
+	(void)qp;
+	(void)r;
+}
+
+void
+rc_comp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r)
+{
+	(void)qp;
+	(void)r;
+}
+
+void
+rc_ctrl_rx(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
+{
+	(void)dev;
+	(void)f;
+	(void)len;
+}
+
+int
+blue_meta_next(struct blue_dev *dev, struct blue_meta_report *rep)
+{
+	(void)dev;
+	(void)rep;
+	return 0;
+}
+
+const uint8_t *
+blue_snic_rx_next(struct blue_dev *dev, uint32_t *len)
+{
+	(void)dev;
+	(void)len;
+	return NULL;
+}
+
+void
+blue_snic_rx_done(struct blue_dev *dev)
+{
+	(void)dev;
+}
+
+void
+rc_advert_rewind(struct ordk_qp *qp, uint64_t now)
+{
+	(void)qp;
+	(void)now;
+}
+
+enum rc_step
+rc_send_advert_ack(struct ordk_qp *qp)
+{
+	(void)qp;
+	return RC_DONE;
+}
+
+enum rc_step
+rc_send_adverts(struct ordk_qp *qp)
+{
+	(void)qp;
+	return RC_DONE;
+}
+
+enum rc_step
+rc_recv_retire(struct ordk_qp *qp, bool force)
+{
+	(void)qp;
+	(void)force;
+	return RC_DONE;
+}
+
+enum rc_step
+rc_advert_pending(const struct ordk_qp *qp)
+{
+	(void)qp;
+	return RC_DONE;
+}
+
+void
+rc_timer_check(struct ordk_qp *qp, uint64_t now)
+{
+	(void)qp;
+	(void)now;
+}
+
+unsigned int
+rc_push(struct ordk_qp *qp)
+{
+	(void)qp;
+	pushes++;
+	return 0;
+}
+
+enum rc_step
+rc_ack_step(struct ordk_qp *qp, uint64_t now)
+{
+	(void)qp;
+	(void)now;
+	acks_steps++;
+	return RC_DONE;
+}
+
+enum rc_step
+rc_qp_error_reap(struct ordk_qp *qp)
+{
+	(void)qp;
+	reaps++;
+	return reap_result;
+}
+
+/* ------------------------------------------------------------ fixture */
+
+#define TICK 16u /* tsc_hz / 65536 rounded up to a power of two */
+static struct ordk_dev dev;
+static struct ordk_qp qp[4];
+
+static void
+setup(void)
+{
+	memset(&dev, 0, sizeof(dev));
+	memset(qp, 0, sizeof(qp));
+	clock_now = 1000000;
+	clock_reads = reaps = pushes = acks_steps = 0;
+	reap_result = RC_MORE;
+	dev.rc.tsc_hz = 65536u * TICK;
+	dev.rc.clock = fake_clock;
+	TAILQ_INIT(&dev.rc.active);
+	rc_wheel_init(&dev);
+	for (unsigned int i = 0; i < RTE_DIM(qp); i++) {
+		qp[i].dev = &dev;
+		qp[i].attr.qp_state = ORDK_QPS_RTS;
+	}
+}
+
+TestSuite(rc_engine, .init = setup);
+
+static bool
+active(const struct ordk_qp *q)
+{
+	return q->sched.on_active;
+}
+
+/* ------------------------------------------------------------ wheel */
+
+Test(rc_engine, wheel_geometry_from_the_clock_rate)
+{
+	cr_assert_eq(1u << dev.rc.wheel_shift, TICK);
+	cr_assert_eq(dev.rc.wheel_tick, 1000000 / TICK);
+	cr_assert_eq(dev.rc.stall_tsc, dev.rc.tsc_hz / 5000);
+	cr_assert_eq(clock_reads, 1, "the injected clock is the one read");
+}
+
+Test(rc_engine, due_deadlines_wake_their_qps_once)
+{
+	uint64_t t0 = clock_now;
+
+	rc_timer_set(&qp[0], t0 + 5);		/* this tick or the next */
+	rc_timer_set(&qp[1], t0 + 10 * TICK);	/* ten ticks on */
+	rc_timer_set(&qp[2], t0 + (RC_WHEEL_SLOTS + 3) * TICK); /* more than one turn */
+	cr_assert_eq(dev.rc.wheel_count, 3);
+	cr_assert_eq(rc_wheel_run(&dev, t0 + 4), 0, "not due yet");
+	cr_assert_eq(rc_wheel_run(&dev, t0 + 5), 1);
+	cr_assert(active(&qp[0]) && !qp[0].sched.on_wheel);
+	cr_assert_eq(rc_wheel_run(&dev, t0 + 10 * TICK - 1), 0);
+	cr_assert_eq(rc_wheel_run(&dev, t0 + 10 * TICK), 1);
+	cr_assert(active(&qp[1]));
+	/* a turn later qp[2]'s slot comes round before its deadline: it stays */
+	cr_assert_eq(rc_wheel_run(&dev, t0 + 3 * TICK + RC_WHEEL_SLOTS * TICK - 1), 0);
+	cr_assert(qp[2].sched.on_wheel);
+	cr_assert_eq(rc_wheel_run(&dev, t0 + (RC_WHEEL_SLOTS + 3) * TICK), 1);
+	cr_assert_eq(dev.rc.wheel_count, 0);
+	cr_assert_eq(rc_wheel_run(&dev, t0 + 100 * RC_WHEEL_SLOTS * TICK), 0);
+}
+
+Test(rc_engine, a_long_pause_wakes_everything_due)
+{
+	uint64_t t0 = clock_now;
+
+	for (unsigned int i = 0; i < 3; i++)
+		rc_timer_set(&qp[i], t0 + (i * 400 + 1) * TICK);
+	/* five turns without a run: at most one turn of slots is visited */
+	cr_assert_eq(rc_wheel_run(&dev, t0 + 5 * RC_WHEEL_SLOTS * TICK), 3);
+	for (unsigned int i = 0; i < 3; i++)
+		cr_assert(active(&qp[i]), "qp %u", i);
+}
+
+Test(rc_engine, clearing_or_moving_a_deadline)
+{
+	uint64_t t0 = clock_now;
+
+	rc_timer_set(&qp[0], t0 + 2 * TICK);
+	rc_timer_set(&qp[0], t0 + 50 * TICK); /* moved: one entry, in the new slot */
+	cr_assert_eq(dev.rc.wheel_count, 1);
+	cr_assert_eq(rc_wheel_run(&dev, t0 + 3 * TICK), 0);
+	rc_timer_set(&qp[0], 0);
+	cr_assert_eq(dev.rc.wheel_count, 0);
+	cr_assert_not(qp[0].sched.on_wheel);
+	cr_assert_eq(rc_wheel_run(&dev, t0 + 60 * TICK), 0);
+	cr_assert_not(active(&qp[0]));
+}
+
+/* ------------------------------------------------------------ completer state */
+
+Test(rc_engine, timer_set_keeps_the_completer_state)
+{
+	rc_timer_set(&qp[0], clock_now + 100);
+	cr_assert_eq(qp[0].comp.state, RC_COMP_WAIT_ACK);
+	qp[0].comp.rtx_retries = 2;
+	rc_timer_set(&qp[0], clock_now + 200);
+	cr_assert_eq(qp[0].comp.state, RC_COMP_RETRY);
+	rc_timer_set(&qp[0], 0);
+	cr_assert_eq(qp[0].comp.state, RC_COMP_IDLE);
+	qp[0].comp.state = RC_COMP_FLUSH;
+	rc_timer_set(&qp[0], clock_now + 100);
+	cr_assert_eq(qp[0].comp.state, RC_COMP_FLUSH, "a failed QP stays failed");
+	qp[0].comp.state = RC_COMP_ERROR;
+	rc_timer_set(&qp[0], 0);
+	cr_assert_eq(qp[0].comp.state, RC_COMP_ERROR);
+}
+
+/* ------------------------------------------------------------ clock */
+
+Test(rc_engine, one_clock_read_per_poll_and_polling_gaps)
+{
+	uint64_t t = clock_now;
+
+	clock_reads = 0;
+	t += dev.rc.stall_tsc; /* exactly the stall: no gap */
+	clock_now = t;
+	cr_assert_eq(poll_clock(&dev.rc), t);
+	cr_assert_eq(dev.rc.resume_tsc, 0);
+	t += dev.rc.stall_tsc + 1;
+	clock_now = t;
+	poll_clock(&dev.rc);
+	cr_assert_eq(dev.rc.resume_tsc, t, "a gap: holds count from here");
+	cr_assert_eq(dev.rc.gap_tsc, dev.rc.stall_tsc + 1);
+	cr_assert_eq(rc_now(&dev.rc), t);
+	cr_assert_eq(clock_reads, 2, "one read per poll");
+	/* a deadline set in this poll records the poll, not a clock read */
+	rc_timer_set(&qp[0], t + 10);
+	cr_assert_eq(qp[0].comp.rtx_set_tsc, t);
+	cr_assert_eq(clock_reads, 2);
+}
+
+/* ------------------------------------------------------------ a QP's step */
+
+Test(rc_engine, a_failed_qp_only_waits_for_its_reap)
+{
+	unsigned int items = 0;
+
+	qp[0].attr.qp_state = ORDK_QPS_ERR;
+	qp[0].comp.state = RC_COMP_FLUSH;
+	cr_assert_eq(qp_step(&qp[0], clock_now, &items), RC_MORE);
+	cr_assert_eq(reaps, 1);
+	cr_assert_eq(pushes + acks_steps, 0, "nothing else runs for it");
+	reap_result = RC_DONE;
+	cr_assert_eq(qp_step(&qp[0], clock_now, &items), RC_DONE);
+}
+
+Test(rc_engine, an_idle_qp_leaves_the_list_a_busy_one_stays)
+{
+	unsigned int items = 0;
+
+	cr_assert_eq(qp_step(&qp[0], clock_now, &items), RC_DONE);
+	cr_assert_eq(pushes, 1);
+	cr_assert_eq(acks_steps, 1);
+	qp[1].req.sq_tail = 1; /* a WR queued that did not go */
+	cr_assert_eq(qp_step(&qp[1], clock_now, &items), RC_MORE);
+	/* waiting only for an ACK, on the wheel: it sleeps */
+	rc_timer_set(&qp[2], clock_now + 100);
+	cr_assert_eq(qp_step(&qp[2], clock_now, &items), RC_DONE);
+	/* a deadline not on the wheel keeps it awake */
+	qp[3].comp.rtx_deadline = clock_now + 100;
+	cr_assert_eq(qp_step(&qp[3], clock_now, &items), RC_MORE);
+}

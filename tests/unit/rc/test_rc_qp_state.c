@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The QP transition table (IBA 11.2.4 / ibverbs' RC attribute masks) and
+ * what each transition tells the transport: lib/verbs/verbs_qp.c included,
+ * the card command, the handle arena and lib/rc stubbed (the transport's
+ * calls are recorded).
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "../../../lib/verbs/verbs_qp.c"
+
+int ordk_verbs_logtype;
+
+/* ------------------------------------------------------------ stubs */
+
+void
+verbs_cc_qp_init(struct ordk_qp *qp, bool on)
+{
+	(void)qp;
+	(void)on;
+}
+
+static unsigned int manage_calls, manage_valid, manage_error;
+static int manage_rc;
+static char calls[512];
+
+static void
+called(const char *what)
+{
+	strncat(calls, what, sizeof(calls) - strlen(calls) - 1);
+	strncat(calls, " ", sizeof(calls) - strlen(calls) - 1);
+}
+
+int
+blue_cmd_exec(struct blue_dev *dev, const struct blue_cmd *cmd)
+{
+	(void)dev;
+	manage_calls++;
+	manage_valid = cmd->qp.is_valid;
+	manage_error = cmd->qp.is_error;
+	return manage_rc;
+}
+
+bool
+verbs_handle_live(const void *h, size_t magic_off, uint32_t magic)
+{
+	(void)magic_off;
+	(void)magic;
+	return h != NULL;
+}
+
+void *
+verbs_handle_alloc(size_t size, size_t align)
+{
+	(void)size;
+	(void)align;
+	return NULL;
+}
+
+void
+verbs_handle_free(void *obj, size_t size)
+{
+	(void)obj;
+	(void)size;
+}
+
+int
+rc_qp_init(struct ordk_qp *qp)
+{
+	(void)qp;
+	return 0;
+}
+
+#define RC_STUB(name)                      \
+	void name(struct ordk_qp *qp)      \
+	{                                  \
+		(void)qp;                  \
+		called(#name);             \
+	}
+RC_STUB(rc_qp_fini)
+RC_STUB(rc_qp_set_timeout)
+RC_STUB(rc_qp_reset)
+RC_STUB(rc_qp_flush)
+RC_STUB(rc_qp_to_rtr)
+RC_STUB(rc_qp_to_rts)
+RC_STUB(rc_activate)
+
+void
+rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
+{
+	(void)qp;
+	(void)deadline;
+}
+
+int
+rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
+{
+	(void)qp;
+	(void)wr;
+	return 0;
+}
+
+int
+rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
+{
+	(void)qp;
+	(void)wr;
+	return 0;
+}
+
+const char *
+rc_state_name(enum rc_sm sm, unsigned int s)
+{
+	(void)sm;
+	(void)s;
+	return "x";
+}
+
+/* ------------------------------------------------------------ fixture */
+
+static struct ordk_dev dev;
+static struct ordk_qp qp;
+
+static void
+setup(void)
+{
+	memset(&dev, 0, sizeof(dev));
+	memset(&qp, 0, sizeof(qp));
+	qp.dev = &dev;
+	qp.attr.qp_state = ORDK_QPS_RESET;
+	manage_calls = 0;
+	manage_rc = 0;
+	calls[0] = '\0';
+}
+
+TestSuite(rc_qp_state, .init = setup);
+
+#define RTR_MASK (ORDK_QP_STATE | ORDK_QP_AV | ORDK_QP_PATH_MTU | ORDK_QP_DEST_QPN | \
+		  ORDK_QP_RQ_PSN | ORDK_QP_MAX_DEST_RD_ATOMIC | ORDK_QP_MIN_RNR_TIMER)
+#define RTS_MASK (ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT | ORDK_QP_RETRY_CNT | \
+		  ORDK_QP_RNR_RETRY | ORDK_QP_MAX_QP_RD_ATOMIC)
+
+static const struct ordk_qp_attr good = {
+	.qp_access_flags = ORDK_ACCESS_REMOTE_WRITE, .path_mtu = ORDK_MTU_1024,
+	.dest_qp_num = 0x123, .rq_psn = 100, .sq_psn = 200, .dest_ip = 0x0a000002,
+	.dest_mac = 0x020000000002ull, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+	.min_rnr_timer = 12, .max_rd_atomic = 4, .max_dest_rd_atomic = 4 };
+
+static int
+to(enum ordk_qp_state s, unsigned int mask)
+{
+	struct ordk_qp_attr a = good;
+
+	a.qp_state = s;
+	return ordk_qp_modify(&qp, &a, mask);
+}
+
+Test(rc_qp_state, the_legal_transitions_of_rc)
+{
+	/* [cur][next]: legal with the required mask (RESET and ERR from anywhere) */
+	static const bool legal[ORDK_QPS_COUNT][ORDK_QPS_COUNT] = {
+		[ORDK_QPS_RESET] = { [ORDK_QPS_RESET] = 1, [ORDK_QPS_INIT] = 1, [ORDK_QPS_ERR] = 1 },
+		[ORDK_QPS_INIT] = { [ORDK_QPS_RESET] = 1, [ORDK_QPS_INIT] = 1, [ORDK_QPS_RTR] = 1,
+				    [ORDK_QPS_ERR] = 1 },
+		[ORDK_QPS_RTR] = { [ORDK_QPS_RESET] = 1, [ORDK_QPS_RTS] = 1, [ORDK_QPS_ERR] = 1 },
+		[ORDK_QPS_RTS] = { [ORDK_QPS_RESET] = 1, [ORDK_QPS_RTS] = 1, [ORDK_QPS_ERR] = 1 },
+		[ORDK_QPS_ERR] = { [ORDK_QPS_RESET] = 1, [ORDK_QPS_ERR] = 1 },
+	};
+
+	for (int c = 0; c < ORDK_QPS_COUNT; c++)
+		for (int n = 0; n < ORDK_QPS_COUNT; n++)
+			cr_assert_eq(transition((enum ordk_qp_state)c, (enum ordk_qp_state)n).legal,
+				     legal[c][n], "%s -> %s", ordk_qp_state_str((enum ordk_qp_state)c),
+				     ordk_qp_state_str((enum ordk_qp_state)n));
+	cr_assert_eq(transition(ORDK_QPS_INIT, ORDK_QPS_RTR).required, RTR_MASK);
+	cr_assert_eq(transition(ORDK_QPS_RTR, ORDK_QPS_RTS).required, RTS_MASK);
+}
+
+Test(rc_qp_state, each_transition_tells_the_card_and_the_transport)
+{
+	cr_assert_eq(to(ORDK_QPS_INIT, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS), 0);
+	cr_assert_eq(manage_calls, 1);
+	cr_assert_eq(manage_valid, 0, "the card's context is valid only in RTR and RTS");
+	cr_assert_eq(to(ORDK_QPS_RTR, RTR_MASK), 0);
+	cr_assert_eq(manage_valid, 1);
+	cr_assert(strstr(calls, "rc_qp_to_rtr") != NULL, "%s", calls);
+	cr_assert_eq(to(ORDK_QPS_RTS, RTS_MASK), 0);
+	cr_assert(strstr(calls, "rc_qp_to_rts") != NULL, "%s", calls);
+	cr_assert_eq(qp.attr.qp_state, ORDK_QPS_RTS);
+	cr_assert_eq(to(ORDK_QPS_ERR, ORDK_QP_STATE), 0);
+	cr_assert_eq(manage_error, 1);
+	cr_assert(strstr(calls, "rc_qp_flush") != NULL, "%s", calls);
+	cr_assert_eq(to(ORDK_QPS_RESET, ORDK_QP_STATE), 0);
+	cr_assert(strstr(calls, "rc_qp_reset") != NULL, "%s", calls);
+	cr_assert_eq(manage_calls, 5);
+}
+
+Test(rc_qp_state, refused_transitions_change_nothing)
+{
+	cr_assert_eq(to(ORDK_QPS_RTS, ORDK_QP_STATE), -EINVAL, "RESET -> RTS");
+	cr_assert_eq(to(ORDK_QPS_INIT, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS), 0);
+	cr_assert_eq(to(ORDK_QPS_RTR, RTR_MASK & ~ORDK_QP_AV), -EINVAL, "a required bit missing");
+	cr_assert_eq(to(ORDK_QPS_RTR, RTR_MASK | ORDK_QP_SQ_PSN), -EINVAL, "a bit RTR does not take");
+	cr_assert_eq(qp.attr.qp_state, ORDK_QPS_INIT);
+	cr_assert_eq(manage_calls, 1, "the card heard of none of them");
+	manage_rc = -ETIMEDOUT;
+	cr_assert_eq(to(ORDK_QPS_RTR, RTR_MASK), -ETIMEDOUT, "the card did not confirm");
+	cr_assert_eq(qp.attr.qp_state, ORDK_QPS_INIT);
+	cr_assert_eq(qp.attr.dest_qp_num, 0, "the attributes are as before");
+}

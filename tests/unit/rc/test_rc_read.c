@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * READ resources (lib/rc/rc_read.c) alone: the responder's answer ring
+ * (max_dest_rd_atomic in progress, answers kept until acknowledged, request
+ * order), its refusals, and the requester's FIFO of outstanding READs. The
+ * test includes the .c with the tracker; the rest is stubbed.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "../../../lib/rc/rc_read.c"
+#include "../../../lib/rc/rc_track.c"
+
+int ordk_rc_logtype;
+
+/* ------------------------------------------------------------ stubs */
+
+static int mr_rc;
+static unsigned int naks, acks, completes;
+static uint8_t nak_status;
+
+int
+rc_mr_check(const struct ordk_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
+	    unsigned int access)
+{
+	(void)qp;
+	(void)key;
+	(void)addr;
+	(void)len;
+	cr_assert_eq(access, ORDK_ACCESS_REMOTE_READ);
+	return mr_rc;
+}
+
+struct ordk_ctrl_msg
+rc_ctrl_msg(const struct ordk_qp *qp, enum ordk_ctrl_type type)
+{
+	return (struct ordk_ctrl_msg){ .type = type, .src_qpn = qp->qpn };
+}
+
+bool
+rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+{
+	(void)qp;
+	cr_assert_eq(m->type, ORDK_CTRL_READ_NAK);
+	nak_status = m->read_nak.status;
+	naks++;
+	return true;
+}
+
+enum rc_rx_result
+rc_resp_mark(struct ordk_qp *qp, uint32_t psn)
+{
+	return rc_rx_mark(&qp->resp, psn);
+}
+
+void
+rc_hole_open(struct rc_resp *rs, enum rc_hole_state s, uint64_t now)
+{
+	rs->hole = s;
+	rs->hole_psn = rs->epsn;
+	rs->hole_tsc = now;
+}
+
+void
+rc_activate(struct ordk_qp *qp)
+{
+	qp->sched.on_active = true;
+}
+
+bool
+rc_timer_gap_shift(struct ordk_qp *qp)
+{
+	(void)qp;
+	return false;
+}
+
+void
+rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
+{
+	qp->comp.rtx_deadline = deadline;
+}
+
+void
+rc_timer_arm(struct ordk_qp *qp)
+{
+	(void)qp;
+}
+
+void
+rc_ack(struct ordk_qp *qp, uint32_t psn)
+{
+	qp->comp.acked_psn = psn;
+	acks++;
+}
+
+void
+rc_complete_sends(struct ordk_qp *qp)
+{
+	(void)qp;
+	completes++;
+}
+
+/* ------------------------------------------------------------ fixture */
+
+static struct ordk_dev dev;
+static struct ordk_qp qp;
+static struct rc_wqe ans[ORDK_ANS_RING], sq[8];
+static uint32_t reads[8];
+#define E0 (BLUE_PSN_MASK - 1u) /* the requests cross the 2^24 wrap */
+
+static void
+setup(void)
+{
+	memset(&dev, 0, sizeof(dev));
+	memset(&qp, 0, sizeof(qp));
+	memset(ans, 0, sizeof(ans));
+	memset(sq, 0, sizeof(sq));
+	mr_rc = 0;
+	naks = acks = completes = 0;
+	dev.rc.now = 100;
+	dev.rc.tsc_hz = 1000000;
+	qp.dev = &dev;
+	qp.attr.qp_state = ORDK_QPS_RTS;
+	qp.attr.max_dest_rd_atomic = 4;
+	qp.attr.path_mtu = ORDK_MTU_1024;
+	qp.resp.ans = ans;
+	qp.req.sq = sq;
+	qp.req.sq_size = 8;
+	qp.req.reads = reads;
+	qp.req.rd_q.size = 8;
+	rc_rx_reset(&qp.resp, E0);
+}
+
+TestSuite(rc_read, .init = setup);
+
+static void
+request(uint32_t psn, uint16_t msn)
+{
+	struct blue_meta_report r = { .kind = BLUE_META_HEADER_READ };
+
+	r.basic = (struct blue_meta_basic){ .psn = psn, .msn = msn, .raddr = 0x5000,
+					    .rkey = 0x105 };
+	r.read_ext = (struct blue_meta_read_ext){ .total_len = 2048, .laddr = 0x9000,
+						  .lkey = 0x207 };
+	rc_rx_read(&qp, &r);
+}
+
+static uint32_t
+queued(void)
+{
+	return qp.resp.ans_tail - qp.resp.ans_next;
+}
+
+/* ------------------------------------------------------------ responder */
+
+Test(rc_read, answers_go_in_request_order)
+{
+	request(blue_psn_add(E0, 0), 1);
+	request(blue_psn_add(E0, 2), 3); /* E0+1 lost */
+	cr_assert_eq(rc_hole_state(&qp.resp), RC_HOLE_SETTLED, "a request beyond a hole opens it");
+	request(blue_psn_add(E0, 3), 4);
+	request(blue_psn_add(E0, 1), 2); /* resent: answered before the later ones */
+	cr_assert_eq(queued(), 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		cr_assert_eq(ans[i].req_psn, blue_psn_add(E0, i), "answer %u", i);
+		cr_assert_eq(ans[i].msn, i + 1);
+		cr_assert(ans[i].flags & RC_WQE_INTERNAL);
+		cr_assert_eq(ans[i].len, 2048);
+		cr_assert_eq(ans[i].raddr, 0x9000, "to the requester's buffer");
+		cr_assert_eq(ans[i].laddr, 0x5000, "from ours");
+	}
+	cr_assert_eq(qp.resp.epsn, blue_psn_add(E0, 4));
+	cr_assert_eq(qp.st.read_resp_posted, 4);
+}
+
+Test(rc_read, beyond_max_dest_rd_atomic_is_refused)
+{
+	for (uint32_t i = 0; i < 4; i++)
+		request(blue_psn_add(E0, i), (uint16_t)i);
+	cr_assert_eq(naks, 0);
+	request(blue_psn_add(E0, 4), 4);
+	cr_assert_eq(naks, 1);
+	cr_assert_eq(nak_status, ORDK_CTRL_ATOMIC_REM_INV_REQ);
+	cr_assert_eq(queued(), 4);
+	cr_assert_eq(qp.st.read_req_rejected, 1);
+}
+
+Test(rc_read, answers_kept_until_acknowledged_defer_new_requests)
+{
+	/* the ring full of answers sent and not acknowledged */
+	qp.resp.ans_head = 0;
+	qp.resp.ans_next = qp.resp.ans_tail = ORDK_ANS_RING;
+	request(E0, 1);
+	cr_assert_eq(qp.st.read_req_deferred, 1);
+	cr_assert_eq(qp.resp.epsn, E0, "taken as not received: the requester asks again");
+	cr_assert_eq(naks, 0, "never refused");
+	/* an ACK frees one: the request is answered */
+	qp.resp.ans_head = 1;
+	request(E0, 1);
+	cr_assert_eq(queued(), 1);
+	cr_assert_eq(qp.resp.epsn, blue_psn_add(E0, 1));
+}
+
+Test(rc_read, a_duplicate_is_acked_not_answered_again)
+{
+	request(E0, 1);
+	request(E0, 1);
+	cr_assert_eq(queued(), 1);
+	cr_assert_eq(qp.st.duplicates, 1);
+	cr_assert(qp.resp.ack_due);
+}
+
+Test(rc_read, no_access_is_refused)
+{
+	mr_rc = -EPERM;
+	request(E0, 1);
+	cr_assert_eq(naks, 1);
+	cr_assert_eq(nak_status, ORDK_CTRL_ATOMIC_REM_ACCESS_ERR);
+	cr_assert_eq(queued(), 0);
+}
+
+/* ------------------------------------------------------------ requester */
+
+static void
+outstanding_reads(unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		sq[i] = (struct rc_wqe){ .opcode = BLUE_WR_RDMA_READ, .msn = (uint16_t)(10 + i),
+					 .psn = 100 + i, .npkts = 1, .len = 4096, .started = 1 };
+		reads[i] = i;
+	}
+	qp.req.rd_q.count = n;
+	qp.req.sq_next = qp.req.sq_tail = n;
+}
+
+Test(rc_read, a_response_finishes_the_oldest_read_only)
+{
+	outstanding_reads(3);
+	rc_read_done(&qp, 11); /* not the oldest's MSN: nobody's */
+	cr_assert_eq(qp.req.rd_q.count, 3);
+	cr_assert_eq(qp.st.duplicates, 1);
+	rc_read_done(&qp, 10);
+	cr_assert_eq(qp.req.rd_q.count, 2);
+	cr_assert_eq(qp.req.rd_q.head, 1);
+	cr_assert(sq[0].flags & RC_WQE_READ_DONE);
+	cr_assert_eq(qp.comp.acked_psn, 101, "the response acknowledges its request");
+}
+
+Test(rc_read, a_refused_read_leaves_the_fifo_in_order)
+{
+	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_READ_NAK };
+
+	outstanding_reads(3);
+	m.read_nak.psn = 101;
+	m.read_nak.status = ORDK_CTRL_ATOMIC_REM_ACCESS_ERR;
+	rc_read_nak_rx(&qp, &m);
+	cr_assert_eq(qp.req.rd_q.count, 2);
+	cr_assert_eq(reads[(qp.req.rd_q.head + 0) % 8], 0);
+	cr_assert_eq(reads[(qp.req.rd_q.head + 1) % 8], 2);
+	cr_assert_eq(sq[1].flags & (RC_WQE_ERROR | RC_WQE_FATAL), RC_WQE_ERROR | RC_WQE_FATAL);
+	cr_assert_eq(sq[1].status, ORDK_WC_REM_ACCESS_ERR);
+	cr_assert_eq(completes, 1);
+	m.read_nak.psn = 555; /* no READ there */
+	rc_read_nak_rx(&qp, &m);
+	cr_assert_eq(qp.req.rd_q.count, 2);
+	cr_assert_eq(qp.st.duplicates, 1);
+}

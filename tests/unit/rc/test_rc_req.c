@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The requester (lib/rc/rc_req.c) alone: the packetizer (items of at most
+ * 64 KiB split on PMTU boundaries of the remote address, PSNs across the
+ * 2^24 wrap), the requester's states and the READ resources it keeps. The
+ * test includes the .c; the Send ring's put is stubbed and records items.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "../../../lib/rc/rc_req.c"
+
+int ordk_rc_logtype;
+
+/* ------------------------------------------------------------ stubs */
+
+static bool cc_gate_open = true;
+static unsigned int cc_sent_pkts;
+
+bool
+verbs_cc_gate(struct ordk_qp *qp, uint32_t pmtu, uint32_t *cap)
+{
+	(void)qp;
+	*cap = RTE_MIN(*cap, 4 * pmtu); /* a paced QP's items are a few packets */
+	return cc_gate_open;
+}
+
+void
+verbs_cc_sent(struct ordk_qp *qp, uint32_t bytes, uint32_t pkts)
+{
+	(void)qp;
+	(void)bytes;
+	cc_sent_pkts += pkts;
+}
+
+#define MAX_ITEMS 64
+static struct blue_send_item items[MAX_ITEMS];
+static unsigned int nitems, probes, fails, atomics_sent, timer_arms;
+
+int
+blue_send_item_put(struct blue_dev *dev, const struct blue_send_item *it)
+{
+	(void)dev;
+	cr_assert_lt(nitems, MAX_ITEMS);
+	items[nitems++] = *it;
+	return 0;
+}
+
+unsigned int
+rc_push_retries(struct ordk_qp *qp)
+{
+	(void)qp;
+	return 0;
+}
+
+bool
+rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
+{
+	(void)qp;
+	(void)w;
+	atomics_sent++;
+	return true;
+}
+
+void
+rc_timer_arm(struct ordk_qp *qp)
+{
+	(void)qp;
+	timer_arms++;
+}
+
+void
+rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
+{
+	(void)status;
+	qp->attr.qp_state = ORDK_QPS_ERR;
+	fails++;
+}
+
+bool
+rc_probe(struct ordk_qp *qp)
+{
+	(void)qp;
+	probes++;
+	return true;
+}
+
+/* ------------------------------------------------------------ fixture */
+
+static struct ordk_dev dev;
+static struct ordk_qp qp;
+static struct rc_wqe sq[16];
+static uint32_t reads[16];
+static struct ordk_ctrl_advert adv[4];
+static volatile uint32_t tail_reg;
+
+static void
+setup(void)
+{
+	memset(&dev, 0, sizeof(dev));
+	memset(&qp, 0, sizeof(qp));
+	memset(sq, 0, sizeof(sq));
+	nitems = probes = fails = atomics_sent = timer_arms = 0;
+	dev.hw.ring[BLUE_RING_SEND0].tail_reg = &tail_reg;
+	dev.rc.tsc_hz = 1000000000;
+	dev.rc.now = 5000;
+	qp.dev = &dev;
+	qp.attr.qp_state = ORDK_QPS_RTS;
+	qp.attr.path_mtu = ORDK_MTU_1024;
+	qp.attr.max_rd_atomic = 2;
+	qp.attr.rnr_retry = 7;
+	qp.attr.retry_cnt = 7;
+	qp.comp.timeout_tsc = 1000;
+	qp.req.sq = sq;
+	qp.req.sq_size = 16;
+	qp.req.reads = reads;
+	qp.req.rd_q.size = 16;
+	qp.req.adv = adv;
+	qp.req.adv_q.size = 4;
+	qp.req.next_psn = qp.req.pushed_psn = qp.comp.acked_psn = BLUE_PSN_MASK - 10;
+}
+
+TestSuite(rc_req, .init = setup);
+
+static struct rc_wqe *
+post(uint8_t op, uint64_t raddr, uint32_t len)
+{
+	struct rc_wqe *w = &sq[qp.req.sq_tail % qp.req.sq_size];
+
+	*w = (struct rc_wqe){ .opcode = op, .raddr = raddr, .len = len, .laddr = 0x100000,
+			      .signaled = 1 };
+	qp.req.sq_tail++;
+	qp.req.sq_user++;
+	return w;
+}
+
+/* ------------------------------------------------------------ packetizer */
+
+Test(rc_req, packets_split_on_the_remote_address)
+{
+	uint32_t off, n, sum = 0;
+	uint64_t raddr = 4096 - 100;
+
+	cr_assert_eq(rc_pkts(raddr, 5000, 1024), 6, "100, 5 x 1024 (the last 804)");
+	for (uint32_t k = 0; k < 6; k++) {
+		rc_pkt_span(raddr, 5000, 1024, k, &off, &n);
+		cr_assert_eq(off, sum, "packet %u starts where the last ended", k);
+		if (k > 0)
+			cr_assert_eq((raddr + off) % 1024, 0, "packet %u on a PMTU boundary", k);
+		sum += n;
+	}
+	cr_assert_eq(sum, 5000);
+	rc_pkt_span(raddr, 5000, 1024, 5, &off, &n);
+	cr_assert_eq(n, 804);
+	cr_assert_eq(rc_pkts(0, 1024, 1024), 1, "exactly one PMTU, aligned");
+	cr_assert_eq(rc_pkts(1, 1024, 1024), 2, "one byte off: two packets");
+	cr_assert_eq(rc_pkts(0, 1, 4096), 1);
+}
+
+Test(rc_req, packet_spans_cover_any_message)
+{
+	static const uint32_t pmtus[] = { 256, 512, 1024, 2048, 4096 };
+	uint32_t seed = 12345;
+
+	for (unsigned int i = 0; i < 2000; i++) {
+		uint32_t pmtu = pmtus[i % 5], len, np, sum = 0, off, n;
+		uint64_t raddr;
+
+		seed = seed * 1103515245u + 12345u;
+		len = 1 + seed % 300000;
+		seed = seed * 1103515245u + 12345u;
+		raddr = ((uint64_t)seed << 12) + seed % 8192;
+		np = rc_pkts(raddr, len, pmtu);
+		for (uint32_t k = 0; k < np; k++) {
+			rc_pkt_span(raddr, len, pmtu, k, &off, &n);
+			cr_assert(n > 0 && n <= pmtu && off == sum, "case %u packet %u", i, k);
+			sum += n;
+		}
+		cr_assert_eq(sum, len, "case %u: %u bytes to 0x%lx at pmtu %u", i, len,
+			     (unsigned long)raddr, pmtu);
+	}
+}
+
+Test(rc_req, a_write_becomes_items_of_at_most_64k_on_pmtu_boundaries)
+{
+	uint64_t raddr = 0x7000000 + 300; /* not PMTU-aligned */
+	uint32_t len = 200000, psn0 = qp.req.next_psn, sum = 0;
+	struct rc_wqe *w = post(BLUE_WR_RDMA_WRITE, raddr, len);
+
+	rc_push(&qp);
+	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
+	cr_assert_eq(w->psn, psn0);
+	cr_assert_eq(w->npkts, rc_pkts(raddr, len, 1024));
+	cr_assert_eq(qp.req.next_psn, blue_psn_add(psn0, w->npkts), "PSNs wrap at 2^24");
+	cr_assert(qp.req.next_psn < psn0, "the message crossed the wrap");
+	cr_assert_eq(qp.req.pushed_psn, qp.req.next_psn);
+	cr_assert_gt(nitems, 3);
+	for (unsigned int i = 0; i < nitems; i++) {
+		const struct blue_send_item *it = &items[i];
+
+		cr_assert_leq(it->len, ORDK_ITEM_MAX, "item %u", i);
+		cr_assert_eq(it->raddr, raddr + sum);
+		cr_assert_eq(it->laddr, 0x100000 + sum);
+		cr_assert_eq(it->total_len, len);
+		cr_assert_eq(it->psn, blue_psn_add(psn0, sum ? rc_pkts(raddr, sum, 1024) : 0),
+			     "item %u's first PSN", i);
+		if (i > 0)
+			cr_assert_eq(it->raddr % 1024, 0, "item %u starts on a PMTU boundary", i);
+		cr_assert_eq(it->is_first, i == 0);
+		cr_assert_eq(it->is_last, i + 1 == nitems);
+		cr_assert_eq(it->is_retry, 0);
+		sum += it->len;
+	}
+	cr_assert_eq(sum, len);
+	cr_assert(items[nitems - 1].flags & BLUE_SEND_SIGNALED, "the last asks for an ACK");
+	cr_assert_eq(qp.req.sq_next, 1);
+}
+
+/* ------------------------------------------------------------ states and READs */
+
+Test(rc_req, reads_stay_within_max_rd_atomic)
+{
+	for (int i = 0; i < 3; i++)
+		post(BLUE_WR_RDMA_READ, 0x1000 * (i + 1), 8192);
+	rc_push(&qp);
+	cr_assert_eq(nitems, 2, "one READ request item per READ");
+	cr_assert_eq(qp.req.rd_q.count, 2);
+	cr_assert_eq(reads[0], 0);
+	cr_assert_eq(reads[1], 1);
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_READS);
+	cr_assert_eq(items[0].len, 8192, "the request covers the whole length");
+	cr_assert_eq(blue_psn_add(items[0].psn, 1), items[1].psn, "a READ request takes one PSN");
+	/* an answer frees one: the third goes */
+	qp.req.rd_q.head = 1;
+	qp.req.rd_q.count = 1;
+	rc_push(&qp);
+	cr_assert_eq(nitems, 3);
+	cr_assert_eq(qp.req.rd_q.count, 2);
+	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
+}
+
+Test(rc_req, a_fenced_wr_waits_for_the_reads)
+{
+	post(BLUE_WR_RDMA_READ, 0x1000, 64);
+	post(BLUE_WR_RDMA_WRITE, 0x2000, 64)->flags |= RC_WQE_FENCE;
+	rc_push(&qp);
+	cr_assert_eq(nitems, 1);
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_FENCE);
+	qp.req.rd_q.count = 0;
+	rc_push(&qp);
+	cr_assert_eq(nitems, 2);
+	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
+}
+
+Test(rc_req, an_atomic_fences_both_ways)
+{
+	post(BLUE_WR_RDMA_WRITE, 0x2000, 64);
+	post(BLUE_WR_ATOMIC_FETCH_AND_ADD, 0x3000, 8);
+	post(BLUE_WR_RDMA_WRITE, 0x4000, 64);
+	rc_push(&qp);
+	cr_assert_eq(nitems, 1);
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_ATOMIC, "earlier WRs not acknowledged");
+	qp.req.sq_head = 1; /* the WRITE is acknowledged */
+	rc_push(&qp);
+	cr_assert_eq(atomics_sent, 1);
+	cr_assert_eq(qp.req.atomic_wqe, &sq[1]);
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_ATOMIC, "the later WRITE waits for its answer");
+	cr_assert_eq(nitems, 1);
+	qp.req.atomic_wqe = NULL;
+	rc_push(&qp);
+	cr_assert_eq(nitems, 2);
+}
+
+Test(rc_req, a_send_waits_for_an_advert_then_takes_it)
+{
+	struct rc_wqe *w = post(BLUE_WR_SEND, 0, 100);
+
+	rc_push(&qp);
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_ADVERT);
+	cr_assert_eq(w->rnr_tsc, 5000, "the RNR wait started now");
+	cr_assert_eq(nitems, 0);
+	adv[0] = (struct ordk_ctrl_advert){ .recv_seq = 0, .length = 4096, .addr = 0xabc000,
+					    .rkey = 0x77 };
+	qp.req.adv_q.count = 1;
+	rc_push(&qp);
+	cr_assert_eq(nitems, 1);
+	cr_assert_eq(items[0].raddr, 0xabc000);
+	cr_assert_eq(items[0].rkey, 0x77);
+	cr_assert_eq(qp.req.adv_q.count, 0);
+	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
+}
+
+Test(rc_req, a_send_longer_than_the_recv_is_announced_and_nothing_follows)
+{
+	post(BLUE_WR_SEND, 0, 5000);
+	post(BLUE_WR_RDMA_WRITE, 0x2000, 64);
+	adv[0] = (struct ordk_ctrl_advert){ .length = 4096, .addr = 0xabc000, .rkey = 0x77 };
+	qp.req.adv_q.count = 1;
+	rc_push(&qp);
+	cr_assert_eq(nitems, 1, "one announcement");
+	cr_assert_eq(items[0].len, 0);
+	cr_assert_eq(items[0].total_len, 0);
+	cr_assert_eq(items[0].rkey, ORDK_WIRE_RKEY_LEN_ERR);
+	cr_assert_eq(items[0].raddr, 5000, "the SEND's length in raddr");
+	cr_assert_eq(qp.req.state, RC_REQ_LEN_ERR);
+	rc_push(&qp);
+	cr_assert_eq(nitems, 1, "LEN_ERR is sticky");
+	cr_assert_eq(qp.req.state, RC_REQ_LEN_ERR);
+}
+
+Test(rc_req, the_psn_window_and_the_send_ring_hold_it_back)
+{
+	/* almost RC_MAX_OUTSTANDING_PSN unacknowledged: a 4-packet WRITE waits */
+	qp.comp.acked_psn = blue_psn_add(qp.req.next_psn, BLUE_PSN_MASK + 1 -
+						 (RC_MAX_OUTSTANDING_PSN - 2));
+	post(BLUE_WR_RDMA_WRITE, 0, 4096);
+	rc_push(&qp);
+	cr_assert_eq(nitems, 0);
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_WINDOW);
+	qp.comp.acked_psn = qp.req.next_psn;
+	/* the Send ring full */
+	dev.hw.ring[BLUE_RING_SEND0].head = BLUE_RING_DEPTH;
+	rc_push(&qp);
+	cr_assert_eq(nitems, 0);
+	cr_assert_eq(qp.req.state, RC_REQ_RING_FULL);
+	cr_assert_eq(dev.hw.st.send_ring_full, 1);
+	dev.hw.ring[BLUE_RING_SEND0].head = 0;
+	rc_push(&qp);
+	cr_assert_eq(nitems, 1);
+	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
+}
+
+Test(rc_req, a_failed_qp_pushes_nothing)
+{
+	post(BLUE_WR_RDMA_WRITE, 0, 64);
+	qp.attr.qp_state = ORDK_QPS_ERR;
+	cr_assert_eq(rc_push(&qp), 0);
+	cr_assert_eq(nitems, 0);
+}
+
+Test(rc_req, a_paced_qp_waits_for_its_rate)
+{
+	post(BLUE_WR_RDMA_WRITE, 0, 16384);
+	qp.cc_on = true;
+	cc_gate_open = false;
+	rc_push(&qp);
+	cr_assert_eq(nitems, 0);
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_RATE);
+	cc_gate_open = true;
+	rc_push(&qp);
+	cr_assert_eq(nitems, 4, "items capped to the pacer's 4 packets");
+	cr_assert_eq(cc_sent_pkts, 16);
+	cr_assert(items[0].enable_ecn, "paced data goes out ECT(0)");
+	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
+}
