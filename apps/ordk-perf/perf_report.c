@@ -90,9 +90,10 @@ perf_print_header(FILE *f, const struct perf_opts *o, const struct perf_hdr *h)
 	fprintf(f, " Connection type : RC\t\tUsing SRQ      : OFF\n");
 	fprintf(f, " PCIe relax order: OFF\t\tLock-free      : OFF\n");
 	fprintf(f, " ibv_wr* API     : OFF\t\tUsing Enhanced Reorder      : OFF\n");
-	if (!h->server)
+	/* perftest: TX depth on the client, RX depth on a send test's server; both with -b */
+	if (!h->server || o->duplex)
 		fprintf(f, " TX depth        : %u\n", o->tx_depth);
-	if (sends(o) && h->server)
+	if (sends(o) && (h->server || o->duplex))
 		fprintf(f, " RX depth        : %u\n", o->rx_depth);
 	if (bw) {
 		fprintf(f, " CQ Moderation   : %u\n", o->cq_mod);

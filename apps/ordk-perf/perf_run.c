@@ -390,17 +390,27 @@ server_reply(struct side *s, uint32_t type, int32_t status, uint64_t value, cons
 		s->failed = true;
 }
 
+/*
+ * The server's RECVs for QP @p q: the first half of its slot, room for the
+ * largest size of the run, so RECVs left from a round of smaller messages
+ * (-a) take the next round's without a length error.
+ */
+static void
+server_post_recv(struct side *s, uint32_t q)
+{
+	struct ordk_recv_wr r = { .wr_id = q, .num_sge = 1 };
+
+	r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)region(s, q), s->slot / 2, s->mr->lkey };
+	ordk_qp_post_recv(s->qp[q], &r, 1);
+}
+
+/* Up to @p n RECVs on every QP (the queue holds what earlier rounds left) */
 static void
 server_post_recvs(struct side *s, uint32_t n)
 {
 	for (uint32_t q = 0; q < s->nqp; q++)
-		for (uint32_t i = 0; i < n; i++) {
-			struct ordk_recv_wr r = { .wr_id = q, .num_sge = 1 };
-
-			r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)region(s, q), s->round.size,
-						   s->mr->lkey };
-			ordk_qp_post_recv(s->qp[q], &r, 1);
-		}
+		for (uint32_t i = 0; i < n; i++)
+			server_post_recv(s, q);
 }
 
 /* The local addresses of every QP, then the remote ones (perftest's order). */
@@ -659,11 +669,9 @@ server_pong(struct side *s)
 		s->rx_count++;
 		{
 			uint32_t q = (uint32_t)wc[i].wr_id;
-			struct ordk_recv_wr rr = { .wr_id = q, .num_sge = 1 };
 
-			rr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)region(s, q), r->size,
-						    s->mr->lkey };
-			ordk_qp_post_recv(s->qp[q], &rr, 1);
+			if (q < s->nqp)
+				server_post_recv(s, q);
 			if (wc[i].byte_len != r->size) {
 				fprintf(stderr, "ordk-perf: server: a SEND of %u bytes, %u expected\n",
 					wc[i].byte_len, r->size);
@@ -681,7 +689,7 @@ server_pong(struct side *s)
 	}
 }
 
-/* -b: the server's WR towards the client (write_bw, atomic_bw), from its region @p q. */
+/* -b: the server's WR towards the client (write_bw, send_bw, atomic_bw), from its region @p q. */
 static void
 server_wr(const struct ctx *x, struct side *s, uint32_t q, uint64_t i, struct ordk_send_wr *w)
 {
@@ -691,6 +699,8 @@ server_wr(const struct ctx *x, struct side *s, uint32_t q, uint64_t i, struct or
 	*w = (struct ordk_send_wr){ .wr_id = ((uint64_t)q << 40) | i, .num_sge = 1 };
 	if (r->test == PERF_WRITE_BW)
 		w->opcode = ORDK_WR_RDMA_WRITE;
+	else if (r->test == PERF_SEND_BW) /* into the client's RECVs (client_recv_again()) */
+		w->opcode = ORDK_WR_SEND;
 	else {
 		bool cas = x->so.atomic == PERF_CMP_AND_SWP;
 
@@ -790,6 +800,51 @@ server_step(struct ctx *x, struct side *s)
 /* ------------------------------------------------------------ the client */
 
 /*
+ * send_bw -b: the client receives the server's SENDs too (perftest's duplex:
+ * both sides send and receive). RECVs of the largest size of the run sit in
+ * each QP's region (the data is not checked with -b), one posted again for
+ * each that completes.
+ */
+static uint32_t max_size(const struct perf_opts *o);
+
+static bool
+duplex_recvs(const struct ctx *x)
+{
+	return x->o->duplex && x->o->test == PERF_SEND_BW;
+}
+
+static int
+client_recv_again(struct side *c, uint32_t q, uint32_t len)
+{
+	struct ordk_recv_wr rr = { .wr_id = q, .num_sge = 1 };
+
+	rr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)region(c, q), len, c->mr->lkey };
+	return ordk_qp_post_recv(c->qp[q], &rr, 1) == 1 ? 0 : -1;
+}
+
+/* Post @p wc's RECV again; @return -1 on a failed completion (reported) or post. */
+static int
+client_recv_done(struct ctx *x, const struct ordk_wc *wc)
+{
+	struct side *c = &x->c;
+	uint32_t q = (uint32_t)wc->wr_id;
+
+	if (wc->status != ORDK_WC_SUCCESS) {
+		wc_error("send_bw -b, receive", wc->status);
+		c->failed = true;
+		return -1;
+	}
+	c->rx_count++;
+	c->last_work = rte_get_tsc_cycles();
+	if (q >= c->nqp || client_recv_again(c, q, max_size(x->o)) != 0) {
+		fprintf(stderr, "ordk-perf: send_bw -b: cannot post a RECV again\n");
+		c->failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Keep everything moving: this side's device and, in loopback, the server.
  * The client's idle clock counts completions and messages only: its device's
  * own work (retransmissions to a peer that is gone) is no sign of life.
@@ -798,6 +853,14 @@ static void
 pump(struct ctx *x)
 {
 	ordk_dev_poll(x->c.dev, 64);
+	if (duplex_recvs(x)) { /* between the client's own sends the server's still arrive */
+		struct ordk_wc wc[16];
+		int n = ordk_cq_poll(x->c.cq, wc, 16);
+
+		for (int i = 0; i < n; i++)
+			if (wc[i].opcode >= ORDK_WC_RECV)
+				client_recv_done(x, &wc[i]);
+	}
 	if (x->o->loopback)
 		server_step(x, &x->s);
 }
@@ -980,6 +1043,11 @@ client_bw(struct ctx *x, struct run *r)
 			uint32_t q = (uint32_t)(wc[i].wr_id >> 40);
 			uint64_t upto = (wc[i].wr_id & ((1ull << 40) - 1)) + 1;
 
+			if (wc[i].opcode >= ORDK_WC_RECV) { /* send_bw -b: the server's SENDs */
+				if (client_recv_done(x, &wc[i]) != 0)
+					return -1;
+				continue;
+			}
 			if (wc[i].status != ORDK_WC_SUCCESS) {
 				char where[64];
 
@@ -1404,6 +1472,12 @@ client_main(struct ctx *x)
 		c->rqpn[q] = c->in.qpn[q];
 	if (side_connect(c, o) != 0)
 		return 1;
+	for (uint32_t q = 0; duplex_recvs(x) && q < o->qps; q++)
+		for (uint32_t i = 0; i < (o->rx_depth > 16 ? o->rx_depth : 16); i++)
+			if (client_recv_again(c, q, max_size(o)) != 0) {
+				fprintf(stderr, "ordk-perf: send_bw -b: cannot post the RECVs\n");
+				return 1;
+			}
 	perf_print_warnings(stdout, o, false);
 	perf_print_header(stdout, o, &h);
 	print_addrs(o, c);

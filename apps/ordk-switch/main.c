@@ -5,7 +5,7 @@
  *
  *   ordk-switch EAL args -- [--queue K=V,...] [--port-queue P:K=V,...]
  *               [--mac AA:BB:CC:DD:EE:FF@P] [--stats SECONDS] [--trace FILE]
- *               [--trace-us N] [--duration SECONDS] [--console] [-h]
+ *               [--trace-us N] [--duration SECONDS] [--console] [--fcs] [-h]
  *
  * Every port's egress queue is configured by --queue (sw_queue keys: rate,
  * burst, cap, aqm, kmin, kmax, pmax, k, not_ect, seed), one port's by
@@ -47,8 +47,9 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: ordk-switch EAL args -- [--queue K=V,...] [--port-queue P:K=V,...]\n"
 		"         [--mac AA:BB:CC:DD:EE:FF@P] [--stats S] [--trace FILE] [--trace-us N]\n"
-		"         [--duration S] [-h]\n"
+		"         [--duration S] [--console] [--fcs] [-h]\n"
 		"  every ethdev EAL created is a switch port (e.g. --vdev net_memif0,...)\n"
+		"  --fcs: frames end in bluesim's CRC-32 trailer (its fcs=1): a mark rewrites it\n"
 		"  queue keys: rate (bytes/s) burst cap kmin kmax k (bytes) pmax\n"
 		"              aqm=none|red|step not_ect=pass|drop|mark seed\n");
 }
@@ -62,6 +63,7 @@ struct opts {
 	const char *trace;
 	uint64_t trace_ns;
 	bool console;
+	bool fcs;
 };
 
 static int
@@ -76,6 +78,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{"trace-us", required_argument, NULL, 'u'},
 		{"duration", required_argument, NULL, 'd'},
 		{"console", no_argument, NULL, 'c'},
+		{"fcs", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -119,6 +122,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'c':
 			o->console = true;
+			break;
+		case 'f':
+			o->fcs = true;
 			break;
 		case 'u':
 			o->trace_ns = strtoull(optarg, &end, 10) * 1000;
@@ -195,6 +201,7 @@ configure(struct sw_switch *sw, const struct opts *o, uint16_t *ports, unsigned 
 		fprintf(stderr, "ordk-switch: switch: %s\n", strerror(-rc));
 		return -1;
 	}
+	sw->fcs = o->fcs;
 	for (unsigned int i = 0; i < SW_MAX_PORTS; i++) {
 		struct sw_queue_cfg pc = cfg;
 

@@ -11,6 +11,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "blue_wire.h"
 #include "sw_switch.h"
 
 #define BURST 32
@@ -170,18 +171,23 @@ ipv4_of(struct rte_mbuf *m)
 	return ip;
 }
 
-/* CE into the ECN bits (RFC 3168 section 5), header checksum recomputed. */
+/* CE into the ECN bits (RFC 3168 section 5), header checksum (and with @p fcs the trailer)
+ * recomputed. */
 static void
-set_ce(struct rte_ipv4_hdr *ip)
+set_ce(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, bool fcs)
 {
+	uint32_t len = rte_pktmbuf_data_len(m);
+
 	ip->type_of_service |= 3;
 	ip->hdr_checksum = 0;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	if (fcs && len >= 4 && m->nb_segs == 1)
+		ordk_wire_fcs_append(rte_pktmbuf_mtod(m, void *), len - 4, len);
 }
 
 /* Queue @p m on @p out (the caller keeps no reference). */
 static void
-enqueue(struct sw_port *out, struct rte_mbuf *m)
+enqueue(const struct sw_switch *sw, struct sw_port *out, struct rte_mbuf *m)
 {
 	struct rte_ipv4_hdr *ip = ipv4_of(m);
 	uint8_t ecn = ip ? ip->type_of_service & 3 : SW_NO_ECN;
@@ -201,7 +207,7 @@ enqueue(struct sw_port *out, struct rte_mbuf *m)
 	if (ip == NULL)
 		out->st.not_ip++;
 	else if (v == SW_ENQUEUE_MARK)
-		set_ce(ip);
+		set_ce(m, ip, sw->fcs);
 	out->fifo[out->tail++ & out->fifo_mask] = m;
 }
 
@@ -224,7 +230,7 @@ forward(struct sw_switch *sw, unsigned int in, struct rte_mbuf *m)
 		if (sw->fdb[s].port == in)
 			rte_pktmbuf_free(m); /* already on its segment */
 		else
-			enqueue(&sw->port[sw->fdb[s].port], m);
+			enqueue(sw, &sw->port[sw->fdb[s].port], m);
 		return;
 	}
 	sw->port[in].st.flooded++;
@@ -235,7 +241,7 @@ forward(struct sw_switch *sw, unsigned int in, struct rte_mbuf *m)
 			continue;
 		c = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
 		if (c != NULL)
-			enqueue(&sw->port[o], c);
+			enqueue(sw, &sw->port[o], c);
 	}
 	rte_pktmbuf_free(m);
 }

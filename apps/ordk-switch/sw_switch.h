@@ -17,6 +17,7 @@
 #ifndef SW_SWITCH_H
 #define SW_SWITCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -51,6 +52,9 @@ struct sw_switch {
 		uint64_t mac; /* 0: free */
 		uint8_t port;
 	} fdb[SW_MAC_SLOTS];
+	/* frames end in a CRC-32 trailer (bluesim's fcs=1, the default): a mark
+	 * rewrites it, as a switch recomputes the FCS of a frame it changed */
+	bool fcs;
 	/* queue-depth trace (see doc/guides/congestion.md, "Trace CSV") */
 	FILE *trace;
 	uint64_t trace_every_ns, trace_next_ns;

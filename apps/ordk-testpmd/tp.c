@@ -535,6 +535,25 @@ tp_show_port_xstats(void)
 	}
 }
 
+/* A QP's congestion control: its DCQCN state, and with @p params its device's parameters. */
+static void
+tp_show_qp_cc(const struct ordk_qp *qp, bool params)
+{
+	struct ordk_qp_cc cc;
+
+	if (ordk_qp_cc_query(qp, &cc) != 0)
+		return;
+	if (cc.on)
+		printf("    cc: rate %.3f Gb/s  target %.3f Gb/s  alpha %.4f  stage %s (t %u, bc %u)"
+		       "  cnps %" PRIu64 "  rate changes %" PRIu64 "  paced %.3f ms\n",
+		       cc.rate_bps / 1e9, cc.target_bps / 1e9, cc.alpha, cc.stage, cc.t_count,
+		       cc.bc_count, cc.cnps, cc.rate_changes, (double)cc.limited_ns / 1e6);
+	else
+		printf("    cc: off\n");
+	if (params)
+		printf("    cc parameters (devargs cc_<key>): %s\n", cc.params);
+}
+
 void
 tp_show_qp(bool one, uint32_t qpn)
 {
@@ -560,6 +579,7 @@ tp_show_qp(bool one, uint32_t qpn)
 			       in.acked_psn, in.expected_psn, in.send_outstanding, in.recv_posted,
 			       st.retransmits, st.naks_received, st.naks_sent, st.rnr_waits, st.timeouts,
 			       in.req_state, in.comp_state, in.hole_state, in.probe_state);
+			tp_show_qp_cc(qp, true);
 			if (one) {
 				printf("  counters:\n");
 				app_print_stats(stdout, &st, true);

@@ -150,10 +150,10 @@ static const struct {
 	{"fr_steps", KEY_STEPS, offsetof(struct cc_dcqcn_params, fr_steps)},
 };
 
-static int
-set_key(void *obj, const char *key, const char *val, char *err, size_t errlen)
+int
+cc_dcqcn_params_set(struct cc_dcqcn_params *p, const char *key, const char *val, char *err,
+		    size_t errlen)
 {
-	struct cc_dcqcn_params *p = obj;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		void *field = (char *)p + keys[i].off;
 		double v;
@@ -186,6 +186,12 @@ set_key(void *obj, const char *key, const char *val, char *err, size_t errlen)
 		}
 	}
 	return cc_kv_fail(err, errlen, "unknown key '%s'", key);
+}
+
+static int
+set_key(void *obj, const char *key, const char *val, char *err, size_t errlen)
+{
+	return cc_dcqcn_params_set(obj, key, val, err, errlen);
 }
 
 int

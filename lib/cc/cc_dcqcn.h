@@ -90,6 +90,13 @@ int cc_dcqcn_params_check(const struct cc_dcqcn_params *p, char *err, size_t err
  */
 int cc_dcqcn_params_parse(struct cc_dcqcn_params *p, const char *args, char *err, size_t errlen);
 
+/**
+ * Set one key of cc_dcqcn_params_parse() (not checked against the others).
+ * @return 0, or -EINVAL (an unknown key or a bad value, named in @p err).
+ */
+int cc_dcqcn_params_set(struct cc_dcqcn_params *p, const char *key, const char *val, char *err,
+			size_t errlen);
+
 /** A new flow at max_rate with alpha_init, its timers armed from @p now_ns. */
 void cc_dcqcn_init(struct cc_dcqcn *f, const struct cc_dcqcn_params *p, uint64_t now_ns);
 

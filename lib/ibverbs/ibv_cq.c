@@ -230,10 +230,11 @@ ibv_create_cq(struct ibv_context *c, int cqe, void *cq_context, struct ibv_comp_
 	q->d = d;
 	pthread_mutex_lock(&d->lock);
 	q->o = ordk_cq_create(d->dev, (uint32_t)cqe);
-	if (q->o != NULL && channel != NULL) {
-		q->next = d->cqs;
+	if (q->o != NULL) {
+		q->next = d->cqs; /* for armed CQs and async events */
 		d->cqs = q;
-		channel->refcnt++;
+		if (channel != NULL)
+			channel->refcnt++;
 	}
 	pthread_mutex_unlock(&d->lock);
 	if (q->o == NULL) {
@@ -260,14 +261,17 @@ ibv_destroy_cq(struct ibv_cq *cq)
 
 	pthread_mutex_lock(&d->lock);
 	rc = ordk_cq_destroy(q->o);
-	if (rc == 0 && cq->channel != NULL) {
-		struct ov_chan *ch = (struct ov_chan *)cq->channel;
-
+	if (rc == 0) {
 		for (struct ov_cq **p = &d->cqs; *p != NULL; p = &(*p)->next)
 			if (*p == q) {
 				*p = q->next;
 				break;
 			}
+		ov_async_purge(d, cq);
+	}
+	if (rc == 0 && cq->channel != NULL) {
+		struct ov_chan *ch = (struct ov_chan *)cq->channel;
+
 		for (struct ov_cq **p = &ch->head, *prev = NULL; *p != NULL; prev = *p, p = &(*p)->ev_next)
 			if (*p == q) {
 				*p = q->ev_next;
@@ -280,6 +284,7 @@ ibv_destroy_cq(struct ibv_cq *cq)
 	pthread_mutex_unlock(&d->lock);
 	if (rc != 0)
 		return -rc;
+	ov_async_wait_acks(&cq->mutex, &cq->cond, &cq->async_events_completed, q->async_reported);
 	pthread_mutex_destroy(&cq->mutex);
 	pthread_cond_destroy(&cq->cond);
 	free(q->staged);
@@ -325,13 +330,16 @@ ov_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
 	struct ov_cq *q = (struct ov_cq *)cq;
 	struct ordk_wc o[32];
+	uint32_t sends = 0;
 	int got = 0;
 
 	if (n < 0)
 		return -1;
 	atomic_store_explicit(&q->d->last_call, rte_get_tsc_cycles(), memory_order_relaxed);
 	pthread_mutex_lock(&q->d->lock);
+	ov_linger_enter(q->d);
 	while (got < n && q->nstaged > 0) {
+		sends += q->staged[q->first].opcode < ORDK_WC_RECV;
 		wc_out(&wc[got++], &q->staged[q->first]);
 		q->first = (q->first + 1) % q->cap;
 		q->nstaged--;
@@ -340,11 +348,17 @@ ov_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 		int want = n - got < 32 ? n - got : 32;
 		int k = ordk_cq_poll(q->o, o, want);
 
-		for (int i = 0; i < k; i++)
+		if (k < 0 && got == 0)
+			got = -1; /* -EOVERFLOW: in error and empty (IBV_EVENT_CQ_ERR was raised) */
+		for (int i = 0; i < k; i++) {
+			sends += o[i].opcode < ORDK_WC_RECV;
 			wc_out(&wc[got++], &o[i]);
+		}
 		if (k < want)
 			break;
 	}
+	if (got > 0)
+		ov_linger_leave(q->d, sends, cq->channel != NULL);
 	pthread_mutex_unlock(&q->d->lock);
 	return got;
 }

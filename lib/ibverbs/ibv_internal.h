@@ -32,6 +32,22 @@ extern int ov_logtype;
 
 struct ov_cq;
 
+/**
+ * Lingering (ibv_progress.c): the verb that ends a ping-pong's wait keeps
+ * driving the device for a bounded time. Touched by application threads
+ * under the device lock only.
+ */
+struct ov_linger {
+	bool on;		/**< linger when the device goes idle */
+	bool watching;		/**< the application left an idle device, not lingering */
+	uint32_t misses;	/**< lingers in a row that saw nothing */
+	uint32_t credit;	/**< detections still needed before it is on again */
+	uint64_t max;		/**< TSC cycles a linger lasts at most (0: never linger) */
+	uint64_t idle_work;	/**< thread_work when it left */
+	uint64_t served;	/**< requests of the peer served, when poll_cq was entered */
+	uint64_t n, hits, cycles; /**< lingers, those that saw work, their total length */
+};
+
 /** The process's ORDK device and what drives it. */
 struct ov_dev {
 	pthread_mutex_t lock;	  /**< every ordk_* call of this device */
@@ -46,13 +62,24 @@ struct ov_dev {
 	atomic_bool stop;
 	atomic_uint_fast64_t last_call; /**< TSC of the application's last poll_cq */
 	atomic_uint_fast64_t thread_polls, thread_work; /**< what the thread did */
-	struct ov_cq *cqs;	  /**< CQs with a completion channel */
+	struct ov_cq *cqs;	  /**< every CQ */
+	struct ov_ctx *ctxs;	  /**< open contexts (device events go to each) */
+	uint32_t sq_out;	  /**< signaled send WRs not yet polled (lock) */
+	uint32_t unsig_tail;	  /**< unsignaled send WRs posted after the last signaled one */
+	struct ov_linger linger;
 };
+
+#define OV_ASYNC_MAX 64 /* events a context holds until ibv_get_async_event() */
 
 /** The ibv_context: a verbs_context so the header's inline verbs find their ops. */
 struct ov_ctx {
 	struct verbs_context vctx; /* last member is the ibv_context */
 	struct ov_dev *d;
+	struct ov_ctx *next;	   /**< in d->ctxs */
+	/** asynchronous events not yet taken (device lock); async_fd counts them */
+	struct ibv_async_event ev[OV_ASYNC_MAX];
+	uint32_t ev_first, ev_n;
+	uint64_t ev_lost;	   /**< events a full queue could not take */
 };
 
 struct ov_pd {
@@ -73,6 +100,7 @@ struct ov_cq {
 	uint32_t nstaged, first, cap;
 	bool armed;
 	unsigned int pending;	/**< events written to the channel, not yet taken */
+	uint32_t async_reported; /**< async events ibv_get_async_event() returned */
 	struct ov_cq *next;	/**< in d->cqs */
 	struct ov_cq *ev_next;	/**< in the channel's event queue */
 };
@@ -87,6 +115,7 @@ struct ov_qp {
 	struct ordk_qp *o;
 	struct ov_dev *d;
 	uint8_t sq_sig_all;
+	uint32_t async_reported; /**< async events ibv_get_async_event() returned */
 };
 
 static inline struct ov_dev *
@@ -101,9 +130,25 @@ int ov_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a, 
 
 /* ibv_progress.c */
 int ov_progress_start(struct ov_dev *d);
+/** The application calls in (lock held): did the progress thread work while it was away? */
+void ov_linger_enter(struct ov_dev *d);
+/**
+ * ibv_poll_cq() leaves with @p sends send completions (lock held): linger when
+ * idle, unless the CQ has a completion channel (@p events: the application
+ * sleeps on events by choice).
+ */
+void ov_linger_leave(struct ov_dev *d, uint32_t sends, bool events);
 void ov_progress_stop(struct ov_dev *d);
 /** Move completions of armed CQs to their staging and signal their channels (lock held). */
 unsigned int ov_notify_armed(struct ov_dev *d);
+
+/* ibv_async.c: asynchronous events (ORDK's, through its callback) */
+void ov_async_cb(struct ordk_dev *dev, const struct ordk_async_event *ev, void *arg);
+/** Drop the queued events of a CQ or QP being destroyed (lock held). */
+void ov_async_purge(struct ov_dev *d, const void *element);
+/** Wait until the application acked every event returned for an object. */
+void ov_async_wait_acks(pthread_mutex_t *m, pthread_cond_t *cv, const uint32_t *acked,
+			uint32_t reported);
 
 /* ibv_cq.c */
 int ov_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);

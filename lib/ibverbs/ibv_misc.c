@@ -2,7 +2,7 @@
 /*
  * The rest of the public ABI other libraries in the process import (DPDK's
  * mlx plugins, librdmacm): fork support (nothing to protect: ORDK pins no
- * pages through a kernel), asynchronous events, strings, L2 resolution.
+ * pages through a kernel), strings, L2 resolution.
  */
 #include <errno.h>
 #include <string.h>
@@ -39,30 +39,6 @@ ibv_dofork_range(void *base, size_t size)
 	(void)base;
 	(void)size;
 	return 0;
-}
-
-/* The device reports no asynchronous events (yet): the call waits on the
- * context's async_fd, which never becomes readable, as on a quiet device. */
-int
-ibv_get_async_event(struct ibv_context *c, struct ibv_async_event *event)
-{
-	uint64_t v;
-
-	(void)event;
-	if (c->async_fd < 0) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	if (read(c->async_fd, &v, sizeof(v)) != sizeof(v))
-		return -1;
-	errno = EIO;
-	return -1;
-}
-
-void
-ibv_ack_async_event(struct ibv_async_event *event)
-{
-	(void)event;
 }
 
 const char *

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -31,6 +32,8 @@
 #define OV_IDLE_MAX_US 200
 #define OV_HANDS_OFF_US 20
 #define OV_BUDGET 64
+#define OV_LINGER_US 100	/* default of ORDK_IBV_LINGER_US */
+#define OV_LINGER_MAX_CREDIT 1024u /* 2^10 */
 
 /* The channel's event queue: @p c gets one more event (device lock held). */
 static void
@@ -88,6 +91,99 @@ link_ok(const struct ov_dev *d)
 	       l.link_status;
 }
 
+/*
+ * Lingering. perftest's write_lat (and any program that waits for the peer's
+ * WRITE by spinning on memory) calls no verb while it waits, so without this
+ * only the progress thread, which shares the core with the spinning thread,
+ * could place the WRITE. Instead, the ibv_poll_cq() that returns the last
+ * outstanding send completion keeps driving the device (like a socket's
+ * busy_poll) until a request of the peer (a message to ACK, a READ, an
+ * atomic, a RECV) has been served and the device is idle again, or
+ * OV_LINGER_US pass.
+ *
+ * Only when the pattern was seen: the application left an idle device (no
+ * signaled send outstanding, none unsignaled after the last signaled one) and
+ * the progress thread had work to do before the application called in again.
+ * A linger that sees nothing turns it off; it comes back after 2^misses more
+ * detections (at most OV_LINGER_MAX_CREDIT), so a program that is merely idle
+ * pays at most one bounded linger now and then.
+ */
+/* What the peer asked of this device so far: ACKed messages, READs, atomics, RECVs. */
+static uint64_t
+served(const struct ov_dev *d)
+{
+	struct ordk_stats st;
+
+	ordk_dev_stats(d->dev, &st);
+	return st.acks_sent + st.read_resp_posted + st.atomics_executed + st.recv_completed;
+}
+
+void
+ov_linger_enter(struct ov_dev *d)
+{
+	struct ov_linger *l = &d->linger;
+
+	if (unlikely(l->watching)) {
+		l->watching = false;
+		/* did the progress thread work for the application while it was away? */
+		if (atomic_load_explicit(&d->thread_work, memory_order_relaxed) != l->idle_work) {
+			if (l->credit > 0)
+				l->credit--;
+			else
+				l->on = l->max > 0;
+		}
+	}
+	if (l->on) /* the peer's request may be served before this call lingers */
+		l->served = served(d);
+}
+
+static void
+linger(struct ov_dev *d, struct ov_linger *l)
+{
+	uint64_t t0 = rte_get_tsc_cycles(), now = t0;
+	bool seen = served(d) != l->served; /* already, in this very call */
+
+	while (now - t0 < l->max) {
+		unsigned int work = 0;
+
+		if (link_ok(d))
+			work = ordk_dev_poll(d->dev, OV_BUDGET) + ov_notify_armed(d);
+		now = rte_get_tsc_cycles();
+		atomic_store_explicit(&d->last_call, now, memory_order_relaxed);
+		if (seen && work == 0)
+			break; /* the peer's request is done with */
+		if (work > 0 && !seen)
+			seen = served(d) != l->served;
+	}
+	l->n++;
+	l->cycles += now - t0;
+	if (seen) {
+		l->hits++;
+		l->misses = 0;
+		return;
+	}
+	l->on = false;
+	if (l->misses < 31)
+		l->misses++;
+	l->credit = l->misses >= 10 ? OV_LINGER_MAX_CREDIT - 1 : (1u << l->misses) - 1;
+}
+
+void
+ov_linger_leave(struct ov_dev *d, uint32_t sends, bool events)
+{
+	struct ov_linger *l = &d->linger;
+
+	d->sq_out = d->sq_out > sends ? d->sq_out - sends : 0;
+	if (events || d->sq_out != 0 || d->unsig_tail != 0)
+		return; /* it chose to sleep on events, or the device still has its work */
+	if (l->on) {
+		linger(d, l);
+		return;
+	}
+	l->watching = true;
+	l->idle_work = atomic_load_explicit(&d->thread_work, memory_order_relaxed);
+}
+
 static void *
 progress_main(void *arg)
 {
@@ -129,6 +225,10 @@ ov_progress_start(struct ov_dev *d)
 {
 	int rc;
 
+	const char *env = getenv("ORDK_IBV_LINGER_US");
+	unsigned long us = env != NULL ? strtoul(env, NULL, 10) : OV_LINGER_US;
+
+	d->linger.max = us * rte_get_tsc_hz() / 1000000;
 	atomic_store(&d->stop, false);
 	rc = pthread_create(&d->thread, NULL, progress_main, d);
 	if (rc != 0) {

@@ -50,6 +50,7 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 		errno = ENOMEM;
 		return NULL;
 	}
+	oa.qp_context = q; /* async events find their ov_qp (ibv_async.c) */
 	pthread_mutex_lock(&d->lock);
 	q->o = ordk_qp_create(((struct ov_pd *)pd)->o, &oa);
 	pthread_mutex_unlock(&d->lock);
@@ -298,9 +299,12 @@ ibv_destroy_qp(struct ibv_qp *qp)
 
 	pthread_mutex_lock(&q->d->lock);
 	rc = ordk_qp_destroy(q->o);
+	if (rc == 0)
+		ov_async_purge(q->d, qp);
 	pthread_mutex_unlock(&q->d->lock);
 	if (rc != 0)
 		return -rc;
+	ov_async_wait_acks(&qp->mutex, &qp->cond, &qp->events_completed, q->async_reported);
 	pthread_mutex_destroy(&qp->mutex);
 	pthread_cond_destroy(&qp->cond);
 	free(q);
@@ -359,6 +363,20 @@ send_wr_in(const struct ov_qp *q, const struct ibv_send_wr *w, struct ordk_send_
 
 #define OV_BATCH 32
 
+/* What ibv_poll_cq() needs to tell an idle device (see ov_linger_leave()). */
+static void
+count_posted(struct ov_dev *d, const struct ordk_send_wr *o, int k)
+{
+	for (int i = 0; i < k; i++) {
+		if (o[i].send_flags & ORDK_SEND_SIGNALED) {
+			d->sq_out++;
+			d->unsig_tail = 0;
+		} else {
+			d->unsig_tail++;
+		}
+	}
+}
+
 int
 ov_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
@@ -368,6 +386,7 @@ ov_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad
 	int rc = 0;
 
 	pthread_mutex_lock(&q->d->lock);
+	ov_linger_enter(q->d);
 	while (wr != NULL && rc == 0) {
 		int n = 0, k;
 
@@ -378,6 +397,7 @@ ov_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad
 				break;
 		}
 		k = n > 0 ? ordk_qp_post_send(q->o, o, n) : 0;
+		count_posted(q->d, o, k);
 		if (k < n) {
 			rc = rte_errno ? rte_errno : ENOMEM;
 			wr = first[k];

@@ -138,6 +138,10 @@ struct ordk_dev_ops {
 	int (*post_recv)(struct ordk_qp *qp, const struct ordk_recv_wr *wr);
 	/** After a burst of posts that took at least one WR. */
 	void (*post_done)(struct ordk_qp *qp);
+	/** Congestion control on/off (ordk_qp_cc_enable()), or NULL: -ENOTSUP. */
+	int (*qp_cc_enable)(struct ordk_qp *qp, bool on);
+	/** Fill @p cc (zeroed by the library), or NULL: -ENOTSUP. */
+	int (*qp_cc_query)(const struct ordk_qp *qp, struct ordk_qp_cc *cc);
 };
 
 /** A driver: devargs "<name>" or "<name>,args" or "<name>:args" open it. */

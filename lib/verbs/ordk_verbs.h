@@ -109,7 +109,10 @@ unsigned int ordk_dev_poll(struct ordk_dev *dev, unsigned int budget);
 	X(card_naks_untracked)	/* peer card loss reports naming only PSNs it never tracks */  \
 	X(read_req_deferred)	/* READ requests taken as lost: unacknowledged answers fill the ring */ \
 	X(recv_len_errors)	/* SENDs longer than their RECV (LOC_LEN_ERR, QP to ERR) */    \
-	X(recv_keys_short)	/* RECV adverts delayed: no MR-table slot for their key */
+	X(recv_keys_short)	/* RECV adverts delayed: no MR-table slot for their key */  \
+	X(cnps_sent)		/* by the card (the model's cnp_sent), device totals only */  \
+	X(cc_rate_changes)	/* DCQCN changed a QP's rate (cuts and increases) */          \
+	X(cc_limited_ns)	/* time a QP with data to send waited for its rate */
 
 struct ordk_stats {
 #define ORDK_STATS_FIELD(n) uint64_t n;
@@ -129,6 +132,31 @@ enum ordk_stat {
 const char *ordk_stats_name(unsigned int i);
 /** The value of counter @p i in @p st (0 past ORDK_STATS_COUNT). */
 uint64_t ordk_stats_value(const struct ordk_stats *st, unsigned int i);
+
+/**
+ * Congestion control of a QP (doc/guides/congestion.md): DCQCN's state, and the
+ * device's parameters as devargs keys.
+ */
+struct ordk_qp_cc {
+	bool on;
+	double rate_bps;   /**< R_C: items leave at this rate (wire bytes) */
+	double target_bps; /**< R_T */
+	double alpha;
+	const char *stage; /**< the last increase: none, fast_recovery, additive, hyper */
+	uint32_t t_count, bc_count; /**< timer and byte-counter events since the last CNP */
+	uint64_t cnps, rate_changes, limited_ns;
+	char params[320];  /**< the device's parameters, key=value,... (cc_<key> devargs) */
+};
+
+/** Fill @p cc for @p qp. @return 0, -EINVAL, or -ENOTSUP (no congestion control). */
+int ordk_qp_cc_query(const struct ordk_qp *qp, struct ordk_qp_cc *cc);
+
+/**
+ * Turn a QP's congestion control on or off (the device's cc= devarg is the
+ * default of new QPs); on starts DCQCN afresh at max_rate. @return 0, -EINVAL,
+ * or -ENOTSUP (a driver without congestion control).
+ */
+int ordk_qp_cc_enable(struct ordk_qp *qp, bool on);
 
 /** The device's totals (see ORDK_STATS). @return 0 or -EINVAL. */
 int ordk_dev_stats(const struct ordk_dev *dev, struct ordk_stats *st);

@@ -147,6 +147,28 @@ ordk_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
 	return 0;
 }
 
+/* Congestion control is the pacing driver's (ops->qp_cc_enable, qp_cc_query). */
+int
+ordk_qp_cc_enable(struct ordk_qp *qp, bool on)
+{
+	if (!qp_live(qp))
+		return -EINVAL;
+	if (vdev(vqp(qp)->dev)->ops->qp_cc_enable == NULL)
+		return -ENOTSUP;
+	return vdev(vqp(qp)->dev)->ops->qp_cc_enable(qp, on);
+}
+
+int
+ordk_qp_cc_query(const struct ordk_qp *qp, struct ordk_qp_cc *cc)
+{
+	if (!qp_live(qp) || cc == NULL)
+		return -EINVAL;
+	memset(cc, 0, sizeof(*cc));
+	if (vdev(vqp(qp)->dev)->ops->qp_cc_query == NULL)
+		return -ENOTSUP;
+	return vdev(vqp(qp)->dev)->ops->qp_cc_query(qp, cc);
+}
+
 /* ------------------------------------------------------- state machine */
 
 /* Required and optional attribute bits per RC transition (IBA 11.2.4 / ibverbs). */

@@ -45,6 +45,24 @@ verbs_stats_add(struct ordk_stats *to, const struct ordk_stats *from)
 #undef ADD
 }
 
+/* The device's xstat @p name (what only the device counts), or 0. */
+static uint64_t
+xstat(const struct ordk_dev *odev, const char *name)
+{
+	struct ordk_dev *d = (struct ordk_dev *)(uintptr_t)odev;
+	const char *xnames[256];
+	uint64_t values[256];
+	int n;
+
+	if (vdev(odev)->ops->xstats == NULL)
+		return 0;
+	n = vdev(odev)->ops->xstats(d, xnames, values, 256);
+	for (int i = 0; i < n && i < 256; i++)
+		if (strcmp(xnames[i], name) == 0)
+			return values[i];
+	return 0;
+}
+
 int
 ordk_dev_stats(const struct ordk_dev *odev, struct ordk_stats *st)
 {
@@ -58,6 +76,7 @@ ordk_dev_stats(const struct ordk_dev *odev, struct ordk_stats *st)
 	*st = dev->st;
 	while (rte_hash_iterate(dev->qp_table, &key, &data, &it) >= 0)
 		verbs_stats_add(st, &vqp(data)->st);
+	st->cnps_sent = xstat(odev, "cnp_sent"); /* the CNPs the card sent (a model counts) */
 	return 0;
 }
 

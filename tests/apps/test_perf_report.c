@@ -442,6 +442,16 @@ Test(perf_report, bidirectional_is_perftests)
 	fclose(f);
 	cr_expect(has_line(out, "                    Atomic CMP_AND_SWAP Bidirectional BW Test"),
 		  "%s", out);
+	/* ctx_print_test_info: TX depth "if CLIENT || duplex", RX depth "if SEND && (SERVER ||
+	 * duplex)": a send_bw -b server shows both */
+	o.test = PERF_SEND_BW;
+	h.server = true;
+	f = capture();
+	perf_print_header(f, &o, &h);
+	fclose(f);
+	cr_expect(has_line(out, " TX depth        : 128") && has_line(out, " RX depth        : 512"),
+		  "%s", out);
+	h.server = false;
 
 	fd = mkstemp(path);
 	cr_assert_geq(fd, 0);

@@ -96,5 +96,18 @@ timeout 60 "$tp" --cmdline-file="$dir/missing" >"$dir/missing.out" 2>&1
 mrc=$?
 [ $mrc -ne 0 ] && grep -q "cannot read commands from" "$dir/missing.out" &&
     echo "ok: a missing command file exits $mrc" || { echo "FAIL: missing file exit $mrc"; fail=1; }
+# congestion control on (-d): show qp gives each QP's DCQCN state and the device's parameters
+printf 'start write 65536 1\nsleep 0.2\nstop\nshow qp\nquit\n' >"$dir/cc"
+timeout 60 "$tp" -d cc=1,cnp=1,cc_rai=5M,cc_timer_us=60 --cmdline-file="$dir/cc" >"$dir/cc.out" 2>&1
+cat "$dir/cc.out"
+grep -Eq '^    cc: rate [0-9.]+ Gb/s  target [0-9.]+ Gb/s  alpha [0-9.]+  stage [a-z_]+' "$dir/cc.out" &&
+    grep -q 'cc parameters (devargs cc_<key>): max_rate=40000000000,.*rai=5000000,.*timer_us=60.000' \
+        "$dir/cc.out" && echo "ok: show qp: cc state and parameters" ||
+    { echo "FAIL: show qp with cc=1"; fail=1; }
+grep -q '^    cc: off$' "$dir/out" && echo "ok: show qp: cc off by default" ||
+    { echo "FAIL: show qp: cc off"; fail=1; }
+timeout 60 "$tp" -d cc_rai=fast --cmdline-file="$dir/cc" >"$dir/ccbad.out" 2>&1
+[ $? -ne 0 ] && grep -q "cc_rai=fast: rai: bad value 'fast'" "$dir/ccbad.out" &&
+    echo "ok: a bad cc_ devarg is refused and named" || { echo "FAIL: bad cc devarg"; fail=1; }
 [ $fail -eq 0 ] && echo PASS
 exit $fail

@@ -347,6 +347,10 @@ soak(const char *faults, double seconds, bool loss_free)
 			cr_assert_eq(ordk_dev_stats(p.s[i].dev, &st), 0);
 			cr_expect_eq(st.naks_sent, 0, "side %d sent %lu NAKs on a loss-free wire", i,
 				     (unsigned long)st.naks_sent);
+			cr_expect_eq(st.retransmits, 0, "side %d: %lu retransmits on a loss-free wire",
+				     i, (unsigned long)st.retransmits);
+			cr_expect_eq(st.timeouts, 0, "side %d: %lu timeouts on a loss-free wire", i,
+				     (unsigned long)st.timeouts);
 		}
 	}
 	func_pair_close(&p);

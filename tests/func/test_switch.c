@@ -20,6 +20,7 @@
 #include <rte_udp.h>
 
 #include "func_common.h"
+#include "blue_wire.h"
 #include "sim_host.h"
 #include "sw_switch.h"
 
@@ -126,6 +127,50 @@ recv_host(uint16_t hp, uint8_t *ecn, uint16_t *id, int max)
 		rte_pktmbuf_free(m[i]);
 	}
 	return got;
+}
+
+/* fcs: a marked frame's CRC-32 trailer (bluesim's fcs=1) is rewritten, so the receiver keeps it */
+Test(switch, mark_rewrites_the_fcs_trailer, .timeout = 60)
+{
+	uint16_t sp[HOSTS], hp[HOSTS];
+	struct sw_switch sw;
+	struct sw_queue_cfg c;
+	struct rte_mbuf *m[4];
+	char err[128];
+	int n;
+
+	wire("swf", HOSTS, sp, hp);
+	sw_queue_cfg_default(&c);
+	cr_assert_eq(sw_queue_cfg_parse(&c, "aqm=step,k=0", err, sizeof(err)), 0, "%s", err);
+	for (int fcs = 0; fcs <= 1; fcs++) {
+		cr_assert_eq(sw_switch_init(&sw, sp, HOSTS, &c, 0), 0);
+		sw.fcs = fcs;
+		for (unsigned int i = 0; i < HOSTS; i++)
+			cr_assert_eq(sw_switch_add_mac(&sw, host_mac(i), i), 0);
+		for (uint16_t s = 0; s < 2; s++) { /* the second finds a queue: marked */
+			struct rte_mbuf *f = frame(0, 2, 200, 2, s);
+			uint8_t *p = rte_pktmbuf_mtod(f, uint8_t *);
+
+			cr_assert_eq(ordk_wire_fcs_append(p, 196, 200), 200);
+			send_host(hp[0], f);
+		}
+		sw_switch_poll(&sw, 0);
+		n = rte_eth_rx_burst(hp[2], 0, m, 4);
+		cr_assert_eq(n, 2);
+		for (int i = 0; i < n; i++) {
+			const uint8_t *p = rte_pktmbuf_mtod(m[i], const uint8_t *);
+			uint32_t got = (uint32_t)p[196] | (uint32_t)p[197] << 8 |
+				       (uint32_t)p[198] << 16 | (uint32_t)p[199] << 24;
+
+			cr_assert_eq(p[15] & 3, i == 0 ? 2 : 3, "ECN of frame %d", i);
+			cr_assert_eq(ordk_wire_crc32(p, 196) == got, i == 0 || fcs,
+				     "fcs=%d frame %d: trailer %s", fcs, i,
+				     fcs ? "rewritten" : "left as it was");
+			rte_pktmbuf_free(m[i]);
+		}
+		sw_switch_fini(&sw);
+	}
+	unwire(HOSTS, sp, hp);
 }
 
 Test(switch, forwards_marks_drops_and_shapes_on_a_virtual_clock, .timeout = 60)

@@ -352,11 +352,48 @@ Test(verbs_errors, stale_qpn_and_busy_objects)
 	cr_assert_null(ordk_dev_open("bluesim,port=loopback,mac=01:00:00:00:00:01"));
 	cr_assert_eq(rte_errno, EINVAL, "multicast MAC");
 	cr_assert_null(ordk_dev_open("bluesim,port=loopback,ip=300.1.1.1"));
+	/* congestion control's keys are the driver's: each cc_<key> listed, others refused */
+	cr_assert_null(ordk_dev_open("bluesim,port=loopback,cc_bogus=1"));
+	cr_assert_eq(rte_errno, EINVAL, "an unknown cc_ key is refused");
+	cr_assert_null(ordk_dev_open("bluesim,port=loopback,cc=2"));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(ordk_dev_open("bluesim,port=loopback,cc_rai=fast"));
+	cr_assert_eq(rte_errno, EINVAL);
 	cr_assert_null(ordk_dev_open("blue:0000:01:00.0"));
 	cr_assert_eq(rte_errno, ENODEV);
 	cr_assert_null(ordk_cq_create(a->dev, 0));
 	cr_assert_null(ordk_qp_create(a->pd, &(struct ordk_qp_init_attr){ .send_cq = a->cq }));
 	cr_assert_eq(rte_errno, EINVAL);
+}
+
+/* cc=1 and cc_<key>= reach the driver's QPs; ordk_qp_cc_enable() goes through its op. */
+Test(verbs_errors, cc_devargs_reach_the_qps)
+{
+	struct ordk_dev *dev = ordk_dev_open("bluesim,port=loopback,cc=1,cc_rai=5M,cc_timer_us=60");
+	struct ordk_pd *pd;
+	struct ordk_cq *cq;
+	struct ordk_qp *qp;
+	struct ordk_qp_cc cc;
+
+	cr_assert_not_null(dev);
+	pd = ordk_pd_alloc(dev);
+	cq = ordk_cq_create(dev, 16);
+	qp = ordk_qp_create(pd, &(struct ordk_qp_init_attr){ .send_cq = cq, .recv_cq = cq,
+							      .max_send_wr = 1, .max_recv_wr = 1 });
+	cr_assert_not_null(qp);
+	cr_assert_eq(ordk_qp_cc_query(qp, &cc), 0);
+	cr_assert(cc.on, "cc=1: new QPs start with it on");
+	cr_assert(strstr(cc.params, "rai=5000000,") != NULL, "%s", cc.params);
+	cr_assert(strstr(cc.params, "timer_us=60") != NULL, "%s", cc.params);
+	cr_assert_eq(ordk_qp_cc_enable(qp, false), 0);
+	cr_assert_eq(ordk_qp_cc_query(qp, &cc), 0);
+	cr_assert_not(cc.on);
+	cr_assert_str_eq(cc.stage, "off");
+	cr_assert_eq(ordk_qp_cc_query(NULL, &cc), -EINVAL);
+	cr_assert_eq(ordk_qp_destroy(qp), 0);
+	cr_assert_eq(ordk_cq_destroy(cq), 0);
+	cr_assert_eq(ordk_pd_free(pd), 0);
+	cr_assert_eq(ordk_dev_close(dev), 0);
 }
 
 Test(verbs_errors, qp_slots_exhausted)

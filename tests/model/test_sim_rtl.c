@@ -28,7 +28,7 @@ static uint8_t *dst;
 static bool started;
 
 static void
-start(bool rtl)
+start_cnp(bool rtl, bool cnp)
 {
 	struct bluesim_config cfg;
 	static unsigned int n;
@@ -44,6 +44,7 @@ start(bool rtl)
 	bluesim_config_defaults(&cfg);
 	cfg.port_id = port;
 	cfg.rtl = rtl;
+	cfg.cnp = cnp;
 	sim_host_init(&h, &cfg);
 	/* the RTL DMAs SimpleNic frames to 0 + slot * 2048: the host maps its buffer there */
 	if (rtl)
@@ -74,6 +75,12 @@ teardown(void)
 }
 
 TestSuite(sim_rtl, .fini = teardown, .timeout = 60);
+
+static void
+start(bool rtl)
+{
+	start_cnp(rtl, false);
+}
 
 static struct ordk_wire_rdma
 pkt(uint8_t op, uint32_t qpn, uint32_t psn, uint32_t off, uint32_t dlen)
@@ -396,7 +403,7 @@ Test(sim_rtl, ce_mark_sends_rate_limited_cnp)
 		inject(&p, 64, mark_ce);
 		sim_host_poll(&h, 4);
 		cr_assert_eq(sent(out, 8), 0u);
-		cr_assert_eq(xs("rtl_cnp_suppressed"), (uint64_t)rtl);
+		cr_assert_eq(xs("cnp_suppressed"), (uint64_t)rtl);
 		h.now_ns += 3000;
 		p.bth.psn = 2;
 		inject(&p, 64, mark_ce);
@@ -408,6 +415,46 @@ Test(sim_rtl, ce_mark_sends_rate_limited_cnp)
 		h.now_ns += 100000;
 		sim_host_poll(&h, 4);
 		cr_assert_eq(sent(out, 8), 0u);
+		teardown();
+	}
+}
+
+/* cnp=1 (strict mode): the notification point as the RTL's, and a received CNP reported */
+Test(sim_rtl, strict_cnp_option_sends_and_reports)
+{
+	struct blue_meta_report r[4];
+	struct ordk_wire_rdma out[4], p, c = { 0 };
+	struct bluesim_config cfg;
+	char keep[64], err[128];
+
+	bluesim_config_defaults(&cfg);
+	cr_assert_eq(bluesim_parse_devargs("rtl=1,cnp=1", &cfg, keep, sizeof(keep), err,
+					   sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "cnp=1") != NULL, "%s", err);
+	for (int cnp = 0; cnp <= 1; cnp++) {
+		start_cnp(false, cnp);
+		p = pkt(BLUE_OP_WRITE_ONLY, QPN, 0, 0, 64);
+		inject(&p, 64, mark_ce);
+		sim_host_poll(&h, 4);
+		cr_assert_eq(sent(out, 4), (unsigned int)cnp, "cnp=%d", cnp);
+		if (cnp) {
+			cr_assert_eq(out[0].bth.trans, BLUE_TRANS_CNP);
+			cr_assert_eq(out[0].bth.dqpn, PEER_QPN);
+		}
+		cr_assert_eq(reports(NULL, 0), 1, "the WRITE's own report");
+		/* a CNP from the peer, for QPN */
+		c.l3 = p.l3;
+		c.l3.ecn = 1;
+		c.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_CNP, .dqpn = QPN, .msn = 0x77 };
+		inject(&c, 0, NULL);
+		sim_host_poll(&h, 4);
+		cr_assert_eq(xs("rx_cnp"), 1u);
+		cr_assert_eq(reports(r, 4), cnp, "cnp=%d", cnp);
+		if (cnp) {
+			cr_assert_eq(r[0].kind, BLUE_META_CNP);
+			cr_assert_eq(r[0].basic.dqpn, QPN);
+			cr_assert_eq(r[0].basic.msn, 0x77);
+		}
 		teardown();
 	}
 }

@@ -12,11 +12,8 @@
  *
  *   vm_guest <bdf> [extra devargs]   (prints "VMTEST ok|FAIL <what>" lines and a summary)
  */
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -24,20 +21,9 @@
 
 #include "ordk_cm.h"
 #include "ordk_verbs.h"
+#include "vm_common.h"
 
 #define LEN (8u << 20) /* four hugepages: the MR spans pages that need not be adjacent */
-
-static int passed, failed;
-
-static void
-result(bool ok, const char *what, const char *why)
-{
-	printf("VMTEST %s %s%s%s\n", ok ? "ok" : "FAIL", what, ok ? "" : ": ", ok ? "" : why);
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
 
 static bool
 wait_wc(struct ordk_cq *cq, struct ordk_wc *wc)
@@ -81,7 +67,7 @@ main(int argc, char **argv)
 		if (k != NULL) {
 			memmove(k, k + 13, strlen(k + 13) + 1);
 			dev = ordk_dev_open(strict);
-			result(dev == NULL, "without snic_iova0=0 the PMD refuses (device sees PAs)",
+			vm_result(dev == NULL, "without snic_iova0=0 the PMD refuses (device sees PAs)",
 			       "opened");
 			if (dev != NULL)
 				ordk_dev_close(dev);
@@ -89,24 +75,10 @@ main(int argc, char **argv)
 	}
 	dev = ordk_dev_open(args);
 	printf("VMTEST devargs %s\n", args);
-	result(dev != NULL, "open blue: through vfio-pci", rte_strerror(rte_errno));
+	vm_result(dev != NULL, "open blue: through vfio-pci", rte_strerror(rte_errno));
 	if (dev == NULL)
 		goto out;
-	{ /* bus mastering, as the PMD set it after the function reset */
-		char path[128], why[64];
-		uint16_t cmd = 0;
-		int fd;
-
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/config", argv[1]);
-		fd = open(path, O_RDONLY);
-		if (fd < 0 || pread(fd, &cmd, 2, 4) != 2)
-			cmd = 0;
-		if (fd >= 0)
-			close(fd);
-		snprintf(why, sizeof(why), "PCI_COMMAND 0x%04x", cmd);
-		printf("VMTEST PCI_COMMAND 0x%04x\n", cmd);
-		result((cmd & 4) != 0, "bus mastering set in PCI_COMMAND", why);
-	}
+	vm_check_bus_master(argv[1]);
 	ordk_dev_query(dev, &at);
 	pd = ordk_pd_alloc(dev);
 	cq = ordk_cq_create(dev, 64);
@@ -115,14 +87,14 @@ main(int argc, char **argv)
 	qb = ordk_qp_create(pd, &ia);
 	buf = rte_zmalloc("vm_buf", LEN, 2u << 20); /* hugepage memory: physically contiguous */
 	mr = buf ? ordk_mr_reg(pd, buf, LEN, 15) : NULL;
-	result(pd && cq && qa && qb && mr, "PD, CQ, two QPs, an MR", rte_strerror(rte_errno));
+	vm_result(pd && cq && qa && qb && mr, "PD, CQ, two QPs, an MR", rte_strerror(rte_errno));
 	if (!mr)
 		goto out;
 	{
 		struct ordk_cm_info a = { .qpn = ordk_qp_num(qa), .ip = at.ip, .mac = at.mac },
 				    b = { .qpn = ordk_qp_num(qb), .ip = at.ip, .mac = at.mac };
 
-		result(ordk_cm_connect_qp(qa, &a, &b, ORDK_MTU_4096, 15) == 0 &&
+		vm_result(ordk_cm_connect_qp(qa, &a, &b, ORDK_MTU_4096, 15) == 0 &&
 			       ordk_cm_connect_qp(qb, &b, &a, ORDK_MTU_4096, 15) == 0,
 		       "two QPs connected to each other (the model loops frames back)", "modify");
 	}
@@ -135,7 +107,7 @@ main(int argc, char **argv)
 		w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)buf, 65536, mr->lkey };
 		w.rdma.remote_addr = (uint64_t)(uintptr_t)buf + LEN / 2;
 		w.rdma.rkey = mr->rkey;
-		result(ordk_qp_post_send(qa, &w, 1) == 1 && wait_wc(cq, &wc) &&
+		vm_result(ordk_qp_post_send(qa, &w, 1) == 1 && wait_wc(cq, &wc) &&
 			       memcmp(buf, buf + LEN / 2, 65536) == 0,
 		       "RDMA WRITE 64 KiB, data checked", ordk_wc_status_str(wc.status));
 	}
@@ -146,7 +118,7 @@ main(int argc, char **argv)
 		w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)buf + 65536, 65536, mr->lkey };
 		w.rdma.remote_addr = (uint64_t)(uintptr_t)buf + LEN / 2;
 		w.rdma.rkey = mr->rkey;
-		result(ordk_qp_post_send(qa, &w, 1) == 1 && wait_wc(cq, &wc) &&
+		vm_result(ordk_qp_post_send(qa, &w, 1) == 1 && wait_wc(cq, &wc) &&
 			       memcmp(buf, buf + 65536, 65536) == 0,
 		       "RDMA READ 64 KiB, data checked", ordk_wc_status_str(wc.status));
 	}
@@ -162,21 +134,20 @@ main(int argc, char **argv)
 		ok = ordk_qp_post_recv(qb, &r, 1) == 1 && ordk_qp_post_send(qa, &w, 1) == 1;
 		for (int i = 0; ok && i < 2; i++)
 			got += wait_wc(cq, &wc);
-		result(ok && got == 2 && memcmp(buf + 4096, buf + LEN - 8192, 4096) == 0,
+		vm_result(ok && got == 2 && memcmp(buf + 4096, buf + LEN - 8192, 4096) == 0,
 		       "SEND 4 KiB into a RECV, data checked", ordk_wc_status_str(wc.status));
 	}
 	buf2 = rte_zmalloc("vm_buf2", 2u << 20, 2u << 20);
 	extra = buf2 ? ordk_mr_reg(pd, buf2, 2u << 20, 15) : NULL;
-	result(extra != NULL && ordk_mr_dereg(extra) == 0, "another MR registered and deregistered",
+	vm_result(extra != NULL && ordk_mr_dereg(extra) == 0, "another MR registered and deregistered",
 	       rte_strerror(rte_errno));
 	{
 		int rc = ordk_qp_destroy(qa) | ordk_qp_destroy(qb) | ordk_mr_dereg(mr) |
 			 ordk_cq_destroy(cq) | ordk_pd_free(pd) | ordk_dev_close(dev);
 
-		result(rc == 0, "a clean close", "an object did not close");
+		vm_result(rc == 0, "a clean close", "an object did not close");
 	}
 out:
-	printf("VMTEST: %d passed, %d failed\n", passed, failed);
 	rte_eal_cleanup();
-	return failed ? 1 : 0;
+	return vm_summary();
 }

@@ -2,7 +2,7 @@
 /*
  * ORDK control frames: UDP 4792, so the card hands them to the SimpleNic RX
  * ring. They carry what the card has no wire format for: RECV advertisements
- * (in-band SEND/RECV matching), software atomics, probes and READ refusals. Layout: ordk_wire.h and
+ * (in-band SEND/RECV matching), software atomics, probes and READ refusals. Layout: blue_wire.h and
  * doc/guides/prog_guide/wire_formats.md.
  */
 #include <string.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The driver's own devargs (mac=, ip=): the address the card gets with
- * SetNetworkParam. The backend's keys (bluesim's, VFIO's) are parsed by the
+ * SetNetworkParam; cc=, cc_trace=, cc_<key>= (congestion control, blue_cc.c). The backend's keys (bluesim's, VFIO's) are parsed by the
  * backend; each pass knows the other's keys, so an unknown one is refused.
  */
 #include <errno.h>
@@ -28,10 +28,15 @@ arg_ip(const char *v, void *arg, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+#define CC_KEY(k) { "cc_" #k, blue_cc_arg_##k },
 const struct ordk_devarg blue_net_devargs[BLUE_NET_DEVARGS_COUNT] = {
 	{ "mac", arg_mac },
 	{ "ip", arg_ip },
+	{ "cc", blue_cc_arg_on },
+	{ "cc_trace", blue_cc_arg_trace },
+	BLUE_CC_KEYS(CC_KEY)
 };
+#undef CC_KEY
 
 int
 blue_net_args_parse(const char *args, const struct ordk_devarg *backend_keys, unsigned int n,

@@ -67,19 +67,36 @@ int blue_sim_backend_open(const char *args, struct blue_backend *be, char *err, 
 
 /* ------------------------------------------------------------- devargs */
 
-/** The driver's devargs: the card's address (SetNetworkParam). */
+struct blue_cc_args;
+
+/** The driver's devargs: the card's address (SetNetworkParam), congestion control. */
 struct blue_net_args {
 	uint64_t mac;
 	uint32_t ip;
+	struct blue_cc_args *cc; /* cc=, cc_trace=, cc_<key>= (blue_cc.c) */
 };
 
-#define BLUE_NET_DEVARGS_COUNT 2u
-/** mac= and ip=: backends accept them as another owner's keys. */
+/*
+ * The cc_<key>= devargs: lib/cc's cc_params_parse() keys, each listed (an
+ * unknown cc_ key is refused like any unknown key).
+ */
+#define BLUE_CC_KEYS(X)                                                                 \
+	X(max_rate) X(min_rate) X(rai) X(rhai) X(g) X(alpha_init) X(alpha_us) X(timer_us) \
+	X(byte_counter) X(fr_steps) X(item_pkts) X(burst_us) X(cut_gap_us)
+#define BLUE_CC_KEY_ONE(k) +1u
+#define BLUE_CC_KEY_DECL(k) int blue_cc_arg_##k(const char *v, void *arg, char *err, size_t errlen);
+BLUE_CC_KEYS(BLUE_CC_KEY_DECL)
+int blue_cc_arg_on(const char *v, void *arg, char *err, size_t errlen);
+int blue_cc_arg_trace(const char *v, void *arg, char *err, size_t errlen);
+
+/* mac=, ip=, cc=, cc_trace= and the cc_<key>= */
+#define BLUE_NET_DEVARGS_COUNT (4u BLUE_CC_KEYS(BLUE_CC_KEY_ONE))
+/** The driver's keys: backends accept them as another owner's keys. */
 extern const struct ordk_devarg blue_net_devargs[BLUE_NET_DEVARGS_COUNT];
 
 /**
  * The driver's pass over @p args: mac= and ip= into @p net (left as they are
- * when absent); the backend's @p n keys accepted, every other key refused.
+ * when absent), the congestion-control keys into net->cc; the backend's @p n keys accepted, every other key refused.
  * @return 0 or -EINVAL with the reason in @p err.
  */
 int blue_net_args_parse(const char *args, const struct ordk_devarg *backend_keys, unsigned int n,

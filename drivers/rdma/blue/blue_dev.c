@@ -66,8 +66,8 @@ ring_base(struct blue_dev *dev, enum blue_ring_id id)
  * DMA address 0 + slot * slot size. So the buffer sits at IOVA 0 where the
  * IOVA can be chosen (an IOMMU, the model); with physical addresses it cannot.
  */
-static int
-snic_rx_alloc(struct blue_dev *dev)
+int
+blue_snic_rx_alloc(struct blue_dev *dev)
 {
 	dev->snic_slot = dev->be.snic_slot ? dev->be.snic_slot : BLUE_SIMPLE_NIC_RX_SLOT_SIZE;
 	dev->snic_rx_len = (size_t)dev->snic_slot * BLUE_SIMPLE_NIC_RX_SLOTS;
@@ -97,8 +97,8 @@ snic_rx_alloc(struct blue_dev *dev)
 	return 0;
 }
 
-static void
-snic_rx_free(struct blue_dev *dev)
+void
+blue_snic_rx_free(struct blue_dev *dev)
 {
 	if (dev->snic_rx_fixed)
 		rte_free(dev->snic_rx_buf); /* its IOVA-0 mapping goes with the backend */
@@ -138,7 +138,7 @@ blue_dev_start(struct blue_dev *dev, uint64_t mac, uint32_t ip)
 					  &dev->snic_tx_iova);
 	if (dev->pgt_staging == NULL || dev->snic_tx_buf == NULL)
 		goto nomem;
-	rc = snic_rx_alloc(dev);
+	rc = blue_snic_rx_alloc(dev);
 	if (rc == -ENOTSUP)
 		return rc;
 	if (rc != 0)
@@ -177,7 +177,7 @@ blue_dev_close(struct blue_dev *dev)
 	}
 	blue_dma_free(dev, dev->pgt_staging, BLUE_PGT_STAGING_SLOTS * 512);
 	blue_dma_free(dev, dev->snic_tx_buf, (size_t)BLUE_RING_DEPTH * BLUE_SNIC_TX_SLOT);
-	snic_rx_free(dev);
+	blue_snic_rx_free(dev);
 	dev->pgt_staging = dev->snic_tx_buf = NULL;
 	dev->started = false;
 	if (dev->be.ops != NULL && dev->be.ops->close != NULL)

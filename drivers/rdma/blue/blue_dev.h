@@ -78,6 +78,16 @@ int blue_dev_start(struct blue_dev *dev, uint64_t mac, uint32_t ip);
 /** Release every ring and buffer, close the backend. */
 void blue_dev_close(struct blue_dev *dev);
 
+/**
+ * The SimpleNic RX buffer (BLUE_SIMPLE_NIC_RX_SLOTS slots of the backend's
+ * snic_slot): at IOVA 0 through the backend's dma_map_at (the RTL writes
+ * there), or anywhere with snic_any_iova. @return 0, -ENOTSUP (physical
+ * addresses and no snic_iova0=0: logged), -ENOMEM. Used by blue_dev_start();
+ * the VM rig calls it alone to show the mapping is real.
+ */
+int blue_snic_rx_alloc(struct blue_dev *dev);
+void blue_snic_rx_free(struct blue_dev *dev);
+
 /** DMA-able memory (rte_zmalloc + backend map); *iova where the device sees it. */
 void *blue_dma_alloc(struct blue_dev *dev, size_t len, size_t align, uint64_t *iova);
 void blue_dma_free(struct blue_dev *dev, void *va, size_t len);

@@ -2,7 +2,7 @@
 /*
  * The Blue driver under lib/verbs: devices "bluesim[,args]" (the model on a
  * DPDK port) and "blue:<bdf>[,args]" (the card through VFIO), one ops table.
- * Open: the driver's devargs (mac=, ip=), the backend, the MR-table keys, the
+ * Open: the driver's devargs (mac=, ip=, cc=, cc_<key>=, cc_trace=), the backend, the MR-table keys, the
  * PGT, the QP numbers, the rings (blue_dev_start()), the transport's engine.
  */
 #include <errno.h>
@@ -54,9 +54,13 @@ static int
 dev_open(struct ordk_dev *dev, const char *args, bool vfio)
 {
 	unsigned int n = dev_count;
-	struct blue_net_args net = { 0x020000000000ull | (n + 1), 0x0A000000u | ((n + 1) & 0xFF) };
-	int rc = backend_open(args, vfio, &dev->hw.be, &net);
+	struct blue_cc_args cc;
+	struct blue_net_args net = { 0x020000000000ull | (n + 1), 0x0A000000u | ((n + 1) & 0xFF),
+				     &cc };
+	int rc;
 
+	blue_cc_args_default(&cc);
+	rc = backend_open(args, vfio, &dev->hw.be, &net);
 	if (rc != 0)
 		return rc; /* the errno of where it failed: EINVAL, ENODEV, ENOMEM, ... */
 	snprintf(dev->name, sizeof(dev->name), "%s", dev->hw.be.name);
@@ -65,8 +69,11 @@ dev_open(struct ordk_dev *dev, const char *args, bool vfio)
 	    mem_pgt_init(&dev->pgt, BLUE_PGT_ENTRIES))
 		rc = -ENOMEM;
 	if (rc == 0)
+		rc = blue_cc_open(dev, &cc);
+	if (rc == 0)
 		rc = blue_dev_start(&dev->hw, net.mac, net.ip);
 	if (rc != 0) {
+		blue_cc_close(dev);
 		blue_dev_close(&dev->hw);
 		tables_fini(dev);
 		return rc;
@@ -95,6 +102,7 @@ vfio_open(struct ordk_dev *dev, const char *args)
 static void
 dev_close(struct ordk_dev *dev)
 {
+	blue_cc_close(dev);
 	blue_dev_close(&dev->hw);
 	tables_fini(dev);
 }
@@ -162,6 +170,7 @@ dev_set_faults(struct ordk_dev *dev, const char *spec)
 		.qp_modify = blue_qp_modify, .qp_flush = blue_qp_flush,                     \
 		.qp_info = blue_qp_info, .post_send = blue_post_send,                       \
 		.post_recv = blue_post_recv, .post_done = blue_post_done,                   \
+		.qp_cc_enable = blue_qp_cc_enable, .qp_cc_query = blue_qp_cc_query,         \
 	}
 
 static const struct ordk_dev_ops sim_ops = BLUE_OPS(sim_open);

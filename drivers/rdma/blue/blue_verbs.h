@@ -12,10 +12,12 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <rte_hash.h>
 #include <rte_log.h>
 
+#include "blue_cc.h"
 #include "blue_dev.h"
 #include "mem_internal.h"
 #include "ordk_driver.h"
@@ -34,6 +36,10 @@ struct ordk_dev {
 	struct mem_keys qp_keys;
 	struct ordk_mr_int *mr_by_slot[BLUE_MAX_MR]; /* responder-side rkey checks */
 	struct rc_engine rc;	/* the transport's engine (rc.h) */
+	/* congestion control (blue_cc.c): devargs cc=, cc_<key>=, cc_trace= */
+	struct cc_params cc;
+	bool cc_on;		/* new QPs start with it on */
+	FILE *cc_trace;		/* cc_trace=FILE: every QP's rate changes, trace CSV */
 };
 
 struct ordk_mr_int {
@@ -45,6 +51,8 @@ struct ordk_mr_int {
 
 struct ordk_qp {
 	struct verbs_qp;	/* lib/verbs' part: pd, CQs, attributes, counters */
+	bool cc_on;		/* DCQCN paces this QP, its data goes out ECT(0) */
+	struct cc_rp cc;
 	/* the transport (rc.h), in rxe's parts */
 	struct rc_sched sched;
 	struct rc_req req;

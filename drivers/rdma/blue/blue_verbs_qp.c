@@ -59,6 +59,7 @@ blue_qp_create(struct ordk_qp *qp)
 	}
 	qp->qpn = (uint32_t)qpn;
 	qp->attr.path_mtu = ORDK_MTU_4096;
+	blue_cc_qp_init(qp, dev->cc_on);
 	rc = rc_qp_init(qp);
 	if (rc != 0) {
 		rc_qp_fini(qp);

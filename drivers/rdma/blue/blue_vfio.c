@@ -173,7 +173,7 @@ parse_args(const char *args, struct blue_vfio_target *t, char *err, uint32_t err
 		{ blue_vfio_devargs, BLUE_VFIO_DEVARGS_COUNT, t, false },
 		{ blue_net_devargs, BLUE_NET_DEVARGS_COUNT, NULL, true },
 	};
-	char keep[256];
+	char keep[512];
 	int rc;
 
 	if (args == NULL || args[0] == '\0' || args[0] == ',' || strlen(args) >= sizeof(keep)) {

@@ -70,6 +70,8 @@ struct bluesim_config {
 	bool rtl;		     /**< behave as the open-rdma RTL does where it departs from
 					  HW-INTERFACE.md (section 10); false: the spec, strictly */
 	uint32_t snic_slot;	     /**< SimpleNic RX slot size in bytes (default 2048, the RTL's) */
+	bool cnp;		     /**< rtl=0: the notification point: a CE-marked packet makes a
+					  CNP (as the RTL), a received CNP is reported (kind Cnp) */
 };
 
 /** Smallest mbuf data room the model needs for a PMTU-4096 frame with its trailer. */
@@ -91,7 +93,7 @@ void bluesim_config_defaults(struct bluesim_config *cfg);
 int bluesim_parse_devargs(const char *args, struct bluesim_config *cfg, char *keep,
 			  uint32_t keep_len, char *err, uint32_t err_len);
 
-#define BLUESIM_DEVARGS_COUNT 10u
+#define BLUESIM_DEVARGS_COUNT 11u
 /** The model's devargs keys and their handlers (an ordk_devargs_set's keys, arg a bluesim_config). */
 extern const struct ordk_devarg bluesim_devargs[BLUESIM_DEVARGS_COUNT];
 

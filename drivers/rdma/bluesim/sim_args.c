@@ -162,6 +162,18 @@ arg_rtl(const char *v, void *arg, char *err, size_t errlen)
 	return rc;
 }
 
+/* cnp=1 (strict mode): the notification point as the RTL's (bluesim.h) */
+static int
+arg_cnp(const char *v, void *arg, char *err, size_t errlen)
+{
+	uint64_t x;
+	int rc = number("cnp", v, 0, 1, &x, err, errlen);
+
+	if (rc == 0)
+		((struct bluesim_config *)arg)->cnp = x != 0;
+	return rc;
+}
+
 /* a driver key too: the PMD reads the same value (sim_backend.c) */
 static int
 arg_snic_slot(const char *v, void *arg, char *err, size_t errlen)
@@ -193,7 +205,8 @@ const struct ordk_devarg bluesim_devargs[BLUESIM_DEVARGS_COUNT] = {
 	{ "seed", arg_seed },	  { "reorder_depth", arg_reorder_depth },
 	{ "delay_us", arg_delay_us }, { "idle_us", arg_idle_us },
 	{ "fcs", arg_fcs },	  { "rtl", arg_rtl },
-	{ "snic_slot", arg_snic_slot }, { "pcap", arg_pcap },
+	{ "cnp", arg_cnp },	  { "snic_slot", arg_snic_slot },
+	{ "pcap", arg_pcap },
 };
 
 int
@@ -201,10 +214,17 @@ bluesim_parse_devargs(const char *args, struct bluesim_config *cfg, char *keep,
 		      uint32_t keep_len, char *err, uint32_t err_len)
 {
 	struct ordk_devargs_set set = { bluesim_devargs, BLUESIM_DEVARGS_COUNT, cfg };
+	int rc;
 
 	if (cfg == NULL) {
 		snprintf(err, err_len, "no configuration to fill");
 		return -EINVAL;
 	}
-	return ordk_devargs_parse(args, &set, 1, keep, keep_len, err, err_len);
+	rc = ordk_devargs_parse(args, &set, 1, keep, keep_len, err, err_len);
+	if (rc == 0 && cfg->rtl && cfg->cnp) {
+		/* the RTL sends CNPs anyway; it reports none it receives */
+		snprintf(err, err_len, "cnp=1: a strict-mode key (rtl=1 reports no CNP it receives)");
+		return -EINVAL;
+	}
+	return rc;
 }

@@ -46,7 +46,7 @@ extern int bluesim_logtype;
 	X(fault_rx_corrupt) X(fault_rx_delay)                                              \
 	X(rtl_cmd_blocked) X(rtl_cmd_no_answer) X(rtl_bitmap_locked)                      \
 	X(rtl_bitmap_updates_lost) X(rtl_rx_stalls) X(rtl_rx_stall_overflow)              \
-	X(rtl_rx_unchecked) X(rtl_cnp_sent) X(rtl_cnp_suppressed) X(rx_cnp)                \
+	X(rtl_rx_unchecked) X(cnp_sent) X(cnp_suppressed) X(rx_cnp) X(rx_cnp_reported)    \
 	X(dma_fault) /* MR memory that faulted under a copy (unmapped under a live MR) */
 
 struct sim_stats {
@@ -294,7 +294,7 @@ int sim_rtl_parse(const uint8_t *f, uint32_t len, struct ordk_wire_rdma *p);
 int sim_rtl_check_payload(struct bluesim *sim, const struct sim_qpc *q,
 			  const struct ordk_wire_rdma *p, const struct sim_mr **mrp);
 /** A CE-marked packet was accepted: send a CNP unless the pause holds it back. */
-void sim_rtl_cnp(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wire_rdma *p);
+void sim_cnp_send(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wire_rdma *p);
 /** The RTL's address filter: MAC, then frame bytes 30-33 against the local IP. */
 bool sim_rtl_filter_pass(const struct bluesim *sim, const uint8_t *f, uint32_t len);
 /** The RTL's classifier: EtherType IPv4, protocol UDP, destination port 4791 at byte 36. */

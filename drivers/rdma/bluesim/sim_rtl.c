@@ -191,7 +191,7 @@ sim_rtl_check_payload(struct bluesim *sim, const struct sim_qpc *q,
 }
 
 void
-sim_rtl_cnp(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wire_rdma *p)
+sim_cnp_send(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wire_rdma *p)
 {
 	/* the pause is kept per index of the *peer's* QPN, as CnpPacketGen.bsv does */
 	uint64_t *last = &sim->cnp_last_ns[blue_qpn_index(q->peer_qpn) % BLUE_MAX_QP];
@@ -200,7 +200,7 @@ sim_rtl_cnp(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wire
 	int n;
 
 	if (*last != 0 && sim->rx_now_ns - (*last - 1) <= SIM_RTL_CNP_PAUSE_NS) {
-		sim->st.rtl_cnp_suppressed++;
+		sim->st.cnp_suppressed++;
 		return;
 	}
 	m = sim_mbuf_alloc(sim);
@@ -224,7 +224,7 @@ sim_rtl_cnp(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wire
 	m->data_len = (uint16_t)n;
 	m->pkt_len = (uint32_t)n;
 	*last = sim->rx_now_ns + 1;
-	sim->st.rtl_cnp_sent++;
+	sim->st.cnp_sent++;
 	sim_port_send(sim, m);
 }
 

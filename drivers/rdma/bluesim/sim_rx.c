@@ -74,6 +74,23 @@ report_header(struct bluesim *sim, const struct ordk_wire_rdma *p)
 	post(sim, &r);
 }
 
+/*
+ * cnp=1: a received CNP, reported as the spec's Cnp kind (PacketBasicInfo with
+ * ecn_marked = 1) for the QP it names, MSN copied. The RTL decodes no report
+ * for a CNP (RQ.bsv genMetaReportQueueDesc: trans CNP falls to the default).
+ */
+static void
+report_cnp(struct bluesim *sim, const struct ordk_wire_rdma *p)
+{
+	struct blue_meta_report r = { .kind = BLUE_META_CNP,
+				      .opcode = BLUE_BTH_OPCODE(BLUE_TRANS_RC, 0) };
+
+	r.basic = (struct blue_meta_basic){ .msn = p->bth.msn, .psn = p->bth.psn,
+					    .ecn_marked = 1, .dqpn = p->bth.dqpn };
+	sim->st.rx_cnp_reported++;
+	post(sim, &r);
+}
+
 /* A received ACK packet, reported with its own flags and raw PSNs. */
 static void
 report_ack(struct bluesim *sim, const struct ordk_wire_rdma *p)
@@ -406,7 +423,9 @@ rdma_rx(struct bluesim *sim, const uint8_t *f, uint32_t len)
 	}
 	if (p.bth.trans == BLUE_TRANS_CNP) {
 		sim->st.rx_cnp++;
-		return; /* no meta report for CNPs */
+		if (sim->cfg.cnp)
+			report_cnp(sim, &p); /* the spec's Cnp kind; the RTL reports none */
+		return;
 	}
 	q = rx_qp(sim, &p);
 	if (q == NULL)
@@ -426,8 +445,8 @@ rdma_rx(struct bluesim *sim, const uint8_t *f, uint32_t len)
 		    op == BLUE_OP_WRITE_ONLY_WITH_IMM)
 			sim_bitmap_track(sim, q, p.bth.psn);
 	}
-	if (sim->cfg.rtl && p.l3.ecn == 3)
-		sim_rtl_cnp(sim, q, &p); /* any accepted packet but a CNP (RQ.bsv) */
+	if ((sim->cfg.rtl || sim->cfg.cnp) && p.l3.ecn == 3)
+		sim_cnp_send(sim, q, &p); /* any accepted packet but a CNP (RQ.bsv) */
 }
 
 /* ------------------------------------------------------- SimpleNic path */

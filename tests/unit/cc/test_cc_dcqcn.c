@@ -152,6 +152,31 @@ Test(cc_dcqcn, hyper_increase_needs_both_counters_past_f)
 	cr_assert_eq(f.increases[CC_DCQCN_HYPER], 3);
 }
 
+/* The byte counter alone drives the stages too: bc = 6 > F with t = 0 is additive. */
+Test(cc_dcqcn, byte_counter_alone_reaches_additive)
+{
+	struct cc_dcqcn f;
+	/* after two cuts R_T = 20, R_C = 10: the same fast recovery steps as the timer's */
+	const double fr[5] = {15, 17.5, 18.75, 19.375, 19.6875};
+
+	P.byte_counter = 4096;
+	cc_dcqcn_init(&f, &P, 0);
+	cc_dcqcn_on_cnp(&f, 0);
+	cc_dcqcn_on_cnp(&f, 0);
+	for (int i = 0; i < 5; i++) {
+		cr_assert_eq(cc_dcqcn_on_sent(&f, 4096), 1);
+		cr_assert_eq(f.stage, CC_DCQCN_FAST_RECOVERY);
+		near(f.rc_bps, fr[i] * G, "byte-counter fast recovery");
+	}
+	/* bc = 6, t = 0: R_T = 20.04, R_C = (20.04 + 19.6875) / 2 = 19.86375 */
+	cr_assert_eq(cc_dcqcn_on_sent(&f, 4096), 1);
+	cr_assert_eq(f.stage, CC_DCQCN_ADDITIVE);
+	near(f.rt_bps, 20.04 * G, "AI R_T");
+	near(f.rc_bps, 19.86375 * G, "AI R_C");
+	cr_assert_eq(f.t_count, 0);
+	cr_assert_eq(f.bc_count, 6);
+}
+
 Test(cc_dcqcn, clamps)
 {
 	struct cc_dcqcn f;

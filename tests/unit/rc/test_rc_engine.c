@@ -14,6 +14,31 @@ int ordk_rc_logtype;
 
 /* ------------------------------------------------------------ stubs */
 
+void
+blue_cc_cnp(struct ordk_qp *qp)
+{
+	(void)qp;
+}
+
+bool
+rc_rtx_unfetched(struct ordk_qp *qp)
+{
+	(void)qp;
+	return false;
+}
+
+void
+rc_complete_sends(struct ordk_qp *qp)
+{
+	(void)qp;
+}
+
+void
+rc_resp_complete(struct ordk_qp *qp)
+{
+	(void)qp;
+}
+
 static uint64_t clock_now;
 static unsigned int clock_reads, reaps, pushes, acks_steps;
 static enum rc_step reap_result;

@@ -14,6 +14,25 @@ int ordk_rc_logtype;
 
 /* ------------------------------------------------------------ stubs */
 
+static bool cc_gate_open = true;
+static unsigned int cc_sent_pkts;
+
+bool
+blue_cc_gate(struct ordk_qp *qp, uint32_t pmtu, uint32_t *cap)
+{
+	(void)qp;
+	*cap = RTE_MIN(*cap, 4 * pmtu); /* a paced QP's items are a few packets */
+	return cc_gate_open;
+}
+
+void
+blue_cc_sent(struct ordk_qp *qp, uint32_t bytes, uint32_t pkts)
+{
+	(void)qp;
+	(void)bytes;
+	cc_sent_pkts += pkts;
+}
+
 #define MAX_ITEMS 64
 static struct blue_send_item items[MAX_ITEMS];
 static unsigned int nitems, probes, fails, atomics_sent, timer_arms;
@@ -317,4 +336,20 @@ Test(rc_req, a_failed_qp_pushes_nothing)
 	qp.attr.qp_state = ORDK_QPS_ERR;
 	cr_assert_eq(rc_push(&qp), 0);
 	cr_assert_eq(nitems, 0);
+}
+
+Test(rc_req, a_paced_qp_waits_for_its_rate)
+{
+	post(BLUE_WR_RDMA_WRITE, 0, 16384);
+	qp.cc_on = true;
+	cc_gate_open = false;
+	rc_push(&qp);
+	cr_assert_eq(nitems, 0);
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_RATE);
+	cc_gate_open = true;
+	rc_push(&qp);
+	cr_assert_eq(nitems, 4, "items capped to the pacer's 4 packets");
+	cr_assert_eq(cc_sent_pkts, 16);
+	cr_assert(items[0].enable_ecn, "paced data goes out ECT(0)");
+	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
 }

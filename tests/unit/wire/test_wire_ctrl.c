@@ -139,7 +139,7 @@ Test(wire_ctrl, read_nak)
 	cr_assert_eq(ordk_wire_ctrl_parse(buf, (uint32_t)n, &l3, &m), ORDK_WIRE_E_CTRL_FIELD);
 }
 
-/* Header bytes written out from ordk_wire.h's layout comment. */
+/* Header bytes written out from blue_wire.h's layout comment. */
 Test(wire_ctrl, golden_header)
 {
 	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_RECV_ADVERT_ACK, .flags = 0x5A,

@@ -202,6 +202,7 @@ struct rc_msg {
 	X(RC_REQ_, IDLE, "idle")		/* nothing queued */      \
 	X(RC_REQ_, RING_FULL, "ring-full")	/* the Send ring */       \
 	X(RC_REQ_, WAIT_WINDOW, "wait-window")	/* PSN window or card window */ \
+	X(RC_REQ_, WAIT_RATE, "wait-rate")	/* congestion control's pacer */ \
 	X(RC_REQ_, WAIT_ADVERT, "wait-advert")	/* RNR: no RECV advertised */ \
 	X(RC_REQ_, WAIT_READS, "wait-reads")	/* max_rd_atomic READs out */ \
 	X(RC_REQ_, WAIT_FENCE, "wait-fence")	/* a fenced WR, READs out */ \
@@ -286,6 +287,9 @@ struct rc_req {
 	uint64_t rtx_bits[ORDK_RECV_WINDOW / 64];
 	uint32_t rtx_count;
 	uint32_t *rtx_stamp;	   /* per psn % window: (TSC >> 16) | 1 of its last resend */
+	/* rc.send_fetched once the card has fetched the last resend pushed (0: none
+	 * waiting): until then no WR that carries local payload completes */
+	uint64_t rtx_fetch_until;
 	uint64_t rtx_not_before;   /* TSC: the card's loss reports wait out delayed frames */
 	/* software atomics */
 	struct rc_wqe *atomic_wqe; /* the atomic in flight (later WRs wait for it) */
@@ -388,6 +392,7 @@ struct rc_engine {
 	rc_clock_fn clock;
 	uint64_t now;		  /* the clock, read once at the start of each poll */
 	uint32_t send_tail_seen;  /* Send ring TAIL at the last look */
+	uint64_t send_fetched;	  /* Send ring descriptors the card has fetched, ever */
 	uint64_t send_busy_tsc;	  /* last time the card was still fetching our items */
 	/*
 	 * Polling gaps: when the application stops polling for longer than
@@ -418,6 +423,8 @@ unsigned int rc_wheel_run(struct ordk_dev *dev, uint64_t now);
 void rc_timer_set(struct ordk_qp *qp, uint64_t deadline);
 /* the completer (rc_comp.c) */
 void rc_comp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r);
+/** READs left unanswered by a peer that took our length error end (WR_FLUSH_ERR). */
+bool rc_len_err_settle(struct ordk_qp *qp);
 void rc_timer_arm(struct ordk_qp *qp);
 void rc_timer_check(struct ordk_qp *qp, uint64_t now);
 /**
@@ -454,6 +461,8 @@ void rc_ack(struct ordk_qp *qp, uint32_t psn);
 void rc_complete_sends(struct ordk_qp *qp);
 /* requester (rc_req.c) */
 unsigned int rc_push(struct ordk_qp *qp);
+/** Responder going to ERR: the READ answers owed before it go now (best effort). */
+void rc_push_owed_answers(struct ordk_qp *qp);
 /**
  * The Send item for bytes [off, off + len) of @p w from PSN @p psn, asking
  * for an ACK if @p signaled; @p last: it ends the message.
@@ -469,6 +478,8 @@ void rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to);
  */
 uint32_t rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to);
 unsigned int rc_push_retries(struct ordk_qp *qp);
+/** Whether the card may still read a resend's payload (the WR must not complete). */
+bool rc_rtx_unfetched(struct ordk_qp *qp);
 /** Ask the peer what arrived (an ACK_REQ): any answer shows it is there. */
 bool rc_probe(struct ordk_qp *qp);
 /* control frames and RECV adverts (rc_ctrl.c) */
@@ -496,6 +507,16 @@ enum rc_rx_result rc_rx_mark(struct rc_resp *rs, uint32_t psn);
 uint32_t rc_rx_merge_window(struct rc_resp *rs, uint32_t base, const struct blue_bitmap128 *b);
 /** PSNs [from, to) arrived (only those at or after epsn count). @return those beyond the window. */
 uint32_t rc_rx_mark_range(struct rc_resp *rs, uint32_t from, uint32_t to);
+/*
+ * Does a card bitmap (bit i: @p base + i) show the PSN at epsn missing? Only
+ * when the card had seen a later PSN (a set bit beyond epsn). A loss report
+ * comes as the packet that slid the window arrives, so the PSNs after that
+ * one are not missing but not sent yet: taking them for a hole NAKed the
+ * MIDDLE packets of a stream still flowing (no report names those), on a
+ * clean wire (issue 12 item 14).
+ */
+bool rc_rx_window_shows_hole(const struct rc_resp *rs, uint32_t base,
+			     const struct blue_bitmap128 *b);
 /** The first PSN after epsn that arrived, before @p limit; @p limit if none. */
 uint32_t rc_rx_first_seen_after(const struct rc_resp *rs, uint32_t limit);
 /*
@@ -511,6 +532,8 @@ rc_card_window_base(uint32_t psn)
 }
 /* responder (rc_resp.c) */
 void rc_resp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r);
+/** Complete the received messages epsn has passed (RECVs, our READs), in order. */
+void rc_resp_complete(struct ordk_qp *qp);
 /** @p psn arrived (header reports, READ requests): rc_rx_mark() with its counters. */
 enum rc_rx_result rc_resp_mark(struct ordk_qp *qp, uint32_t psn);
 /* ACK/NAK generation (rc_ack.c) */

@@ -173,6 +173,8 @@ rc_hole_check(struct ordk_qp *qp, bool report)
 	psn = rc_rx_first_seen_after(rs, limit);
 	if (psn == limit || !rc_ack_frame(qp, true, psn))
 		return;
+	RC_LOG(DEBUG, "qp 0x%06x: hole NAK 0x%06x..0x%06x (%s, %s)", qp->qpn, rs->epsn, psn,
+	       report ? "report" : "held", rc_state_name(RC_SM_HOLE, rs->hole));
 	qp->st.naks_sent++;
 	if (hole_naked(rs, now)) {
 		RC_LOG(DEBUG, "qp 0x%06x: hole at 0x%06x NAKed %u times: given up", qp->qpn,

@@ -42,6 +42,10 @@ rc_complete_sends(struct ordk_qp *qp)
 				break;
 			if (rc_is_atomic(w->opcode) && !(w->flags & RC_WQE_ATOMIC_DONE))
 				break;
+			/* a resend of it may still be read from its buffer */
+			if (!(w->flags & RC_WQE_INTERNAL) && w->opcode != BLUE_WR_RDMA_READ &&
+			    !rc_is_atomic(w->opcode) && rc_rtx_unfetched(qp))
+				break;
 		}
 		if (!(w->flags & RC_WQE_INTERNAL)) {
 			if (w->signaled || (w->flags & RC_WQE_ERROR)) {
@@ -115,6 +119,49 @@ nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
 	return named;
 }
 
+/*
+ * The peer acknowledged our too long SEND's announcement (RC_WQE_LEN_ERR):
+ * it is in ERR and answers nothing more. A READ before that SEND whose
+ * answer has not completed by the ACK timeout (lost, or never sent) cannot
+ * be answered any more: it completes with WR_FLUSH_ERR instead of waiting
+ * for the retry budget (RETRY_EXC_ERR); then the SEND fails the QP
+ * (rc_complete_sends()). Our card's context goes invalid first, so no late
+ * answer packet lands in a buffer given back. @return true when it settled.
+ */
+bool
+rc_len_err_settle(struct ordk_qp *qp)
+{
+	uint32_t i;
+
+	if (qp->req.state != RC_REQ_LEN_ERR)
+		return false;
+	for (i = qp->req.sq_head; i != qp->req.sq_next; i++) {
+		const struct rc_wqe *w = &qp->req.sq[i % qp->req.sq_size];
+
+		if (w->flags & RC_WQE_LEN_ERR)
+			break;
+	}
+	if (i == qp->req.sq_next ||
+	    blue_psn_diff(qp->comp.acked_psn,
+			  blue_psn_add(qp->req.sq[i % qp->req.sq_size].psn, 1)) < 0)
+		return false;
+	RC_LOG(DEBUG, "qp 0x%06x: the peer took our length error: %u READs unanswered flushed",
+	       qp->qpn, qp->req.rd_q.count);
+	/* rare (after a length error only): the one wait for the card left in the poll */
+	(void)verbs_manage_qp(qp, false, true);
+	for (uint32_t k = qp->req.sq_head; k != i; k++) {
+		struct rc_wqe *w = &qp->req.sq[k % qp->req.sq_size];
+
+		if (w->opcode == BLUE_WR_RDMA_READ && !(w->flags & (RC_WQE_READ_DONE | RC_WQE_ERROR))) {
+			w->flags |= RC_WQE_ERROR;
+			w->status = ORDK_WC_WR_FLUSH_ERR;
+		}
+	}
+	rc_fifo_clear(&qp->req.rd_q);
+	rc_complete_sends(qp);
+	return true;
+}
+
 /* The peer's ACKs and NAKs (meta reports of its driver's and its card's frames). */
 void
 rc_comp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r)
@@ -181,8 +228,15 @@ outstanding(const struct ordk_qp *qp)
 void
 rc_timer_arm(struct ordk_qp *qp)
 {
+	/*
+	 * A QP that went to ERR in the caller's rc_complete_sends() (rc_ack(),
+	 * rc_read_done()) has nothing outstanding: a deadline set now fired as
+	 * soon as the QP was connected again (a timeout and a probe at the start
+	 * of every new connection, on a clean wire).
+	 */
 	if (!outstanding(qp) || qp->comp.state == RC_COMP_FLUSH ||
-	    qp->comp.state == RC_COMP_ERROR) {
+	    qp->comp.state == RC_COMP_ERROR || qp->attr.qp_state == ORDK_QPS_ERR ||
+	    qp->attr.qp_state == ORDK_QPS_RESET) {
 		rc_timer_set(qp, 0);
 		return;
 	}
@@ -206,20 +260,30 @@ rc_timer_gap_shift(struct ordk_qp *qp)
 void
 rc_timer_check(struct ordk_qp *qp, uint64_t now)
 {
+	const struct rc_engine *e = &qp->dev->rc;
+
 	if (qp->comp.rtx_deadline == 0 || now < qp->comp.rtx_deadline)
+		return;
+	/*
+	 * What the peer said during a polling gap is still unread. First: the
+	 * send-busy rule below sets a deadline from a time before the gap, and
+	 * as set after the gap it could not be shifted any more (a timeout on
+	 * a clean wire after every 4 ms the process was not scheduled).
+	 */
+	if (rc_timer_gap_shift(qp))
 		return;
 	/*
 	 * While the card is still fetching items from the Send ring it is still
 	 * transmitting, and the peer cannot have acknowledged what it has not
 	 * received: the timeout counts from when the ring drained.
 	 */
-	if (qp->dev->rc.send_busy_tsc + rc_timeout_tsc(qp) > now) {
-		rc_timer_set(qp, qp->dev->rc.send_busy_tsc +
+	if (e->send_busy_tsc + rc_timeout_tsc(qp) > now) {
+		rc_timer_set(qp, e->send_busy_tsc +
 				     rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
 		return;
 	}
-	/* what the peer said during a polling gap is still unread */
-	if (rc_timer_gap_shift(qp))
+	/* the peer took our too long SEND and is in ERR: nothing more will come */
+	if (rc_len_err_settle(qp))
 		return;
 	qp->st.timeouts++;
 	if (qp->comp.rtx_retries >= qp->attr.retry_cnt) {
@@ -227,6 +291,11 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 		rc_qp_fail(qp, ORDK_WC_RETRY_EXC_ERR);
 		return;
 	}
+	RC_LOG(DEBUG, "qp 0x%06x: timer set %" PRIu64 " us ago, send ring busy %" PRIu64
+		      " us ago, gap %" PRIu64 " us %" PRIu64 " us ago",
+	       qp->qpn, (now - qp->comp.rtx_set_tsc) * 1000000 / e->tsc_hz,
+	       (now - e->send_busy_tsc) * 1000000 / e->tsc_hz, e->gap_tsc * 1000000 / e->tsc_hz,
+	       (now - e->resume_tsc) * 1000000 / e->tsc_hz);
 	qp->comp.rtx_retries++;
 	qp->comp.rtx_backoff = qp->comp.rtx_backoff ? qp->comp.rtx_backoff * 2 : 2;
 	if (qp->comp.rtx_backoff > RC_MAX_BACKOFF)

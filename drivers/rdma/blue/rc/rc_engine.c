@@ -137,8 +137,10 @@ report_qp(struct ordk_dev *dev, const struct blue_meta_report *r)
 		dev->st.reports_unexpected++; /* a stale QPN, a QP not connected or in ERR */
 		return NULL;
 	}
-	RC_LOG(DEBUG, "qp 0x%06x: %s psn 0x%06x", qpn, blue_meta_kind_name(r->kind),
-	       r->kind <= BLUE_META_HEADER_READ ? r->basic.psn : r->ack.psn_now);
+	RC_LOG(DEBUG, "qp 0x%06x: %s psn 0x%06x op 0x%x msn %u", qpn, blue_meta_kind_name(r->kind),
+	       r->kind <= BLUE_META_HEADER_READ ? r->basic.psn : r->ack.psn_now,
+	       r->kind <= BLUE_META_HEADER_READ ? BLUE_BTH_OP(r->opcode) : 0,
+	       r->kind <= BLUE_META_HEADER_READ ? r->basic.msn : 0);
 	return qp;
 }
 
@@ -159,14 +161,26 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 		break;
 	case BLUE_META_HEADER_READ:
 		rc_rx_read(qp, r);
+		/*
+		 * A READ request that filled the hole at epsn moves it past
+		 * messages already in: they complete now. Before, they waited for
+		 * the next report, and with both sides idle (everything else
+		 * acknowledged) a READ answer that had arrived never completed
+		 * (RETRY_EXC_ERR at 1% loss).
+		 */
+		if (qp->attr.qp_state == ORDK_QPS_RTR || qp->attr.qp_state == ORDK_QPS_RTS)
+			rc_resp_complete(qp);
 		break;
 	case BLUE_META_ACK_REMOTE_DRIVER:
 	case BLUE_META_NAK_REMOTE_HW:
 	case BLUE_META_NAK_REMOTE_DRIVER:
 		rc_comp_rx_report(qp, r);
 		break;
+	case BLUE_META_CNP:
+		blue_cc_cnp(qp); /* congestion: DCQCN cuts the QP's rate */
+		break;
 	default:
-		dev->st.cnps++;
+		dev->st.reports_unexpected++;
 		break;
 	}
 	rc_activate(qp);
@@ -227,6 +241,9 @@ watch_send_ring(struct ordk_dev *dev, uint64_t now)
 	uint32_t t = *sr->tail_reg;
 
 	if (t != dev->rc.send_tail_seen || blue_ring_ptr(sr->head) != blue_ring_ptr(t)) {
+		/* what the card fetched since (resends wait for it: rc_rtx_unfetched) */
+		if (blue_ring_ptrs_sane(sr->head, t))
+			dev->rc.send_fetched += blue_ring_count(t, dev->rc.send_tail_seen);
 		dev->rc.send_tail_seen = t;
 		dev->rc.send_busy_tsc = now;
 	}
@@ -264,6 +281,14 @@ qp_step(struct ordk_qp *qp, uint64_t now, unsigned int *items)
 	if (connected(qp)) {
 		/* ... and keep the QP polled until the peer has them all */
 		more |= rc_advert_pending(qp);
+		/* completions held while the card had resends to fetch */
+		if (qp->req.rtx_fetch_until != 0) {
+			more = RC_MORE;
+			if (!rc_rtx_unfetched(qp))
+				rc_complete_sends(qp);
+			if (qp->comp.state == RC_COMP_FLUSH)
+				return RC_MORE; /* it failed: the next poll reaps it */
+		}
 		rc_timer_check(qp, now);
 		*items += rc_push(qp);
 		/* a QP that only waits for an ACK sleeps on the wheel */

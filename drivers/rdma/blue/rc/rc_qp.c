@@ -304,6 +304,7 @@ rc_qp_error(struct ordk_qp *qp)
 	rc_timer_set(qp, 0);
 	memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
 	qp->req.rtx_count = 0;
+	qp->req.rtx_fetch_until = 0;
 	/*
 	 * The card's context goes invalid first: nothing lands through it from
 	 * then on, so the RECVs can be flushed. The engine reaps the command

@@ -152,6 +152,8 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 		a = &qp->req.adv[qp->req.adv_q.head];
 		rc_fifo_pop(&qp->req.adv_q);
 		w->flags |= RC_WQE_BOUND;
+		RC_LOG(DEBUG, "qp 0x%06x: WR of %u B takes advert %u (%u B)", qp->qpn, w->len,
+		       a->recv_seq, a->length);
 		if (w->opcode != BLUE_WR_RDMA_WRITE_WITH_IMM) {
 			if (w->len > a->length) {
 				/*
@@ -203,6 +205,12 @@ next_item(struct ordk_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n
 {
 	uint32_t off = w->sent, cap = RTE_MIN(ORDK_ITEM_MAX, RC_ITEM_PKTS * pmtu);
 
+	/* congestion control (lib/cc): items leave at the QP's rate, a few packets each */
+	if (qp->cc_on && !blue_cc_gate(qp, pmtu, &cap)) {
+		req_hold(qp, RC_REQ_WAIT_RATE);
+		return false; /* the QP stays active: the next poll asks again */
+	}
+
 	*psn = off == 0 ? w->psn : blue_psn_add(w->psn, rc_pkts(w->raddr, off, pmtu));
 	if (w->flags & RC_WQE_LEN_ERR)
 		*n = 0; /* the announcement: no payload, the length in raddr */
@@ -217,6 +225,7 @@ next_item(struct ordk_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n
 		      : rc_pkts(w->raddr + off, *n, pmtu);
 	if (*pk == 0 || card_window_fits(qp, blue_psn_add(*psn, *pk - 1)))
 		return true;
+	req_hold(qp, RC_REQ_WAIT_WINDOW);
 	if (qp->comp.rtx_deadline == 0)
 		rc_timer_arm(qp);
 	return false;
@@ -235,7 +244,7 @@ rc_send_item(const struct ordk_qp *qp, const struct rc_wqe *w, uint32_t off, uin
 				   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
 		.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = off == 0, .is_last = last,
 		.sqpn = qp->qpn, .imm = w->imm, .dst_mac = qp->attr.dest_mac, .lkey = w->lkey,
-		.len = len, .laddr = w->laddr + off };
+		.len = len, .laddr = w->laddr + off, .enable_ecn = qp->cc_on };
 }
 
 /*
@@ -261,10 +270,8 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 			req_hold(qp, RC_REQ_RING_FULL);
 			return items;
 		}
-		if (!next_item(qp, w, pmtu, &n, &psn, &pk)) {
-			req_hold(qp, RC_REQ_WAIT_WINDOW);
-			return items; /* the ACKs move acked_psn; the timer asks for them */
-		}
+		if (!next_item(qp, w, pmtu, &n, &psn, &pk))
+			return items; /* the ACKs move acked_psn (or the rate allows more) */
 		/* an ACK is asked for, too, before the peer card's window fills */
 		it = rc_send_item(qp, w, off, n, psn,
 				  want_ack || !card_window_fits(qp, blue_psn_add(psn, pk + 63)),
@@ -275,6 +282,8 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 			return items;
 		}
 		w->sent += n;
+		if (qp->cc_on)
+			blue_cc_sent(qp, n, pk);
 		if (blue_psn_diff(blue_psn_add(psn, pk), qp->req.pushed_psn) > 0)
 			qp->req.pushed_psn = blue_psn_add(psn, pk);
 		items++;
@@ -324,6 +333,22 @@ push_answers(struct ordk_qp *qp, bool *more)
 			rc_timer_arm(qp);
 	}
 	return items;
+}
+
+/*
+ * The responder is about to go to ERR for a request (recv_len_error): the
+ * READ answers owed for the requests before it go first, as IBA's responder
+ * handles requests in PSN order. Best effort: an answer that cannot go now
+ * (a full ring, the card window) or is lost is settled at the requester
+ * (rc_len_err_settle()).
+ */
+void
+rc_push_owed_answers(struct ordk_qp *qp)
+{
+	bool more;
+
+	if (push_answers(qp, &more) > 0)
+		blue_send_doorbell(&qp->dev->hw);
 }
 
 /*

@@ -27,6 +27,8 @@ recv_len_error(struct ordk_qp *qp)
 {
 	RC_LOG(WARNING, "qp 0x%06x: a SEND longer than its RECV; QP to ERR", qp->qpn);
 	qp->st.recv_len_errors++;
+	/* requests before this one were handled: their READ answers go first */
+	rc_push_owed_answers(qp);
 	(void)rc_ack_frame(qp, false, qp->resp.epsn);
 	(void)rc_ack_frame(qp, false, qp->resp.epsn);
 	blue_snic_tx_flush(&qp->dev->hw);
@@ -42,6 +44,8 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 
 	if (qp->resp.rq_q.count == 0) {
 		/* a SEND the peer had no advert for: cannot come from an ORDK peer */
+		RC_LOG(DEBUG, "qp 0x%06x: a message ending at 0x%06x finds no RECV", qp->qpn,
+		       m->end_psn);
 		qp->st.adverts_unexpected++;
 		return;
 	}
@@ -58,6 +62,8 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 		wc.wc_flags = ORDK_WC_WITH_IMM;
 	}
 	too_long = op == ORDK_WC_RECV && m->len > r->len;
+	RC_LOG(DEBUG, "qp 0x%06x: RECV %u (%u B) takes the message of %u B ending at 0x%06x",
+	       qp->qpn, r->recv_seq, r->len, m->len, m->end_psn);
 	if (too_long)
 		wc.status = ORDK_WC_LOC_LEN_ERR;
 	rc_recv_done(qp, r, &wc); /* reported once the card forgot the RECV's key */
@@ -66,8 +72,8 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 		recv_len_error(qp);
 }
 
-static void
-complete_msgs(struct ordk_qp *qp)
+void
+rc_resp_complete(struct ordk_qp *qp)
 {
 	rc_read_progress(qp);
 	while (qp->resp.msg_q.count > 0) {
@@ -169,9 +175,12 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	/*
 	 * A FIRST's length is kept by MSN, even when a bitmap report already
 	 * accounted for its PSN: a retransmitted FIRST may come after a later
-	 * message's, or after the window report that covers it.
+	 * message's, or after the window report that covers it. Only the peer's
+	 * requests: a READ answer carries the MSN of our READ (our numbering),
+	 * and its length overwrote that of the peer's SEND of the same MSN
+	 * (a SEND then taken for too long, or a RECV with a wrong byte_len).
 	 */
-	if (pos == BLUE_POS_FIRST)
+	if (pos == BLUE_POS_FIRST && !blue_op_is_read_resp(op))
 		qp->resp.first_len[b->msn % ORDK_FIRST_LEN_SLOTS] = b->total_len;
 	/* the first packet of the answer to one of our READs: where its answer starts */
 	if (pos == BLUE_POS_FIRST && blue_op_is_read_resp(op))
@@ -199,7 +208,7 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 	}
 	if ((pos == BLUE_POS_LAST || pos == BLUE_POS_ONLY) && !msg_queue(qp, b, op, pos))
 		return;
-	complete_msgs(qp);
+	rc_resp_complete(qp);
 }
 
 /*
@@ -229,13 +238,13 @@ rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
 	qp->st.out_of_window += beyond;
 	if (blue_psn_diff(base, rs->card_base) > 0)
 		rs->card_base = base;
-	complete_msgs(qp);
+	rc_resp_complete(qp);
 	if (qp->attr.qp_state == ORDK_QPS_ERR)
 		return;
 	rs->ack_due = true; /* bitmap reports come after quiet: ACK now */
 	if (rs->probe == RC_PROBE_ASKED)
 		rs->probe = RC_PROBE_REPORTED; /* the tracker is up to date: answer now */
-	rc_hole_check(qp, true);
+	rc_hole_check(qp, rc_rx_window_shows_hole(rs, base, &a->now_bitmap));
 }
 
 /* A report about the peer's packets: a header (FIRST, LAST, ONLY) or a bitmap. */

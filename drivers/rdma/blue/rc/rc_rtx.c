@@ -196,10 +196,29 @@ rc_push_retries(struct ordk_qp *qp)
 					     qp->req.rtx_count == 0) == 0)
 			items++;
 	}
+	/*
+	 * The card reads each resend's payload when it emits it: until it has
+	 * fetched these items, no WR may complete and give its buffer back
+	 * (rc_complete_sends()), however soon the ACK comes.
+	 */
+	if (items > 0)
+		qp->req.rtx_fetch_until = qp->dev->rc.send_fetched +
+					  blue_ring_count(r->head, qp->dev->rc.send_tail_seen);
 	/* bits left behind acked_psn (acknowledged meanwhile) are dropped */
 	if (qp->req.rtx_count > 0 && items == 0 && blue_send_free(&qp->dev->hw, 2) >= 2) {
 		memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
 		qp->req.rtx_count = 0;
 	}
 	return items;
+}
+
+bool
+rc_rtx_unfetched(struct ordk_qp *qp)
+{
+	if (qp->req.rtx_fetch_until == 0)
+		return false;
+	if ((int64_t)(qp->dev->rc.send_fetched - qp->req.rtx_fetch_until) < 0)
+		return true;
+	qp->req.rtx_fetch_until = 0;
+	return false;
 }

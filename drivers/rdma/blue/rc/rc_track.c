@@ -143,3 +143,11 @@ rc_rx_first_seen_after(const struct rc_resp *rs, uint32_t limit)
 	}
 	return limit;
 }
+
+bool
+rc_rx_window_shows_hole(const struct rc_resp *rs, uint32_t base, const struct blue_bitmap128 *b)
+{
+	int top = b->hi ? 127 - __builtin_clzll(b->hi) : b->lo ? 63 - __builtin_clzll(b->lo) : -1;
+
+	return top >= 0 && blue_psn_diff(blue_psn_add(base, (uint32_t)top), rs->epsn) > 0;
+}

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Congestion control's glue in the Blue driver (blue_cc.h): the devargs, a
+ * QP's reaction point, the counters (on the QP only: ordk_dev_stats() adds
+ * the QPs'), the rate trace. lib/cc does the work.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "blue_backend.h"
+#include "blue_cc.h"
+#include "blue_verbs.h"
+
+RTE_LOG_REGISTER(blue_cc_logtype, ordk.blue.cc, NOTICE);
+#define CC_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, blue_cc_logtype, "blue cc: " fmt "\n", ##__VA_ARGS__)
+
+/* ---------------------------------------------------------------- devargs */
+
+static struct blue_cc_args *
+cc_args(void *arg, char *err, size_t errlen)
+{
+	struct blue_cc_args *a = ((struct blue_net_args *)arg)->cc;
+
+	if (a == NULL)
+		snprintf(err, errlen, "congestion-control keys: not taken here");
+	return a;
+}
+
+int
+blue_cc_arg_on(const char *v, void *arg, char *err, size_t errlen)
+{
+	struct blue_cc_args *a = cc_args(arg, err, errlen);
+	uint64_t x;
+
+	if (a == NULL)
+		return -EINVAL;
+	if (ordk_devargs_u64(v, 0, 1, &x) != 0) {
+		snprintf(err, errlen, "'cc=%s': cc=0 or cc=1", v);
+		return -EINVAL;
+	}
+	a->on = x != 0;
+	return 0;
+}
+
+int
+blue_cc_arg_trace(const char *v, void *arg, char *err, size_t errlen)
+{
+	struct blue_cc_args *a = cc_args(arg, err, errlen);
+
+	if (a == NULL)
+		return -EINVAL;
+	if (*v == '\0' || strlen(v) >= sizeof(a->trace) || a->trace[0] != '\0') {
+		snprintf(err, errlen, "'cc_trace=%s': a file name (once)", v);
+		return -EINVAL;
+	}
+	snprintf(a->trace, sizeof(a->trace), "%s", v);
+	return 0;
+}
+
+/* cc_<key>=value: lib/cc's parser checks the value and names the key. */
+static int
+cc_key(const char *key, const char *v, void *arg, char *err, size_t errlen)
+{
+	struct blue_cc_args *a = cc_args(arg, err, errlen);
+	char kv[160];
+
+	if (a == NULL)
+		return -EINVAL;
+	if ((size_t)snprintf(kv, sizeof(kv), "%s=%s", key, v) >= sizeof(kv)) {
+		snprintf(err, errlen, "'cc_%s': value too long", key);
+		return -EINVAL;
+	}
+	return cc_params_parse(&a->p, kv, err, errlen);
+}
+
+#define CC_KEY_FN(k)                                                          \
+	int blue_cc_arg_##k(const char *v, void *arg, char *err, size_t errlen) \
+	{                                                                     \
+		return cc_key(#k, v, arg, err, errlen);                       \
+	}
+BLUE_CC_KEYS(CC_KEY_FN)
+#undef CC_KEY_FN
+
+void
+blue_cc_args_default(struct blue_cc_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	cc_params_default(&a->p);
+}
+
+int
+blue_cc_open(struct ordk_dev *dev, const struct blue_cc_args *a)
+{
+	dev->cc = a->p;
+	dev->cc_on = a->on;
+	dev->cc_trace = NULL;
+	if (a->trace[0] == '\0')
+		return 0;
+	dev->cc_trace = fopen(a->trace, "w");
+	if (dev->cc_trace == NULL) {
+		CC_LOG(ERR, "%s: cc_trace=%s: cannot open: %s", dev->name, a->trace,
+		       strerror(errno));
+		return -EINVAL;
+	}
+	fprintf(dev->cc_trace, "t_ns,source,metric,value\n");
+	return 0;
+}
+
+void
+blue_cc_close(struct ordk_dev *dev)
+{
+	if (dev->cc_trace != NULL)
+		fclose(dev->cc_trace);
+	dev->cc_trace = NULL;
+}
+
+/* ------------------------------------------------------------- the QPs */
+
+/* The poll's clock (dev->rc.now) in ns: the transport reads the TSC once per poll. */
+static uint64_t
+cc_now(const struct ordk_dev *dev)
+{
+	return (uint64_t)((double)dev->rc.now * 1e9 / (double)dev->rc.tsc_hz);
+}
+
+static void
+trace_row(void *arg, uint64_t t_ns, double rate_bps)
+{
+	struct ordk_qp *qp = arg;
+
+	if (qp->dev->cc_trace != NULL)
+		fprintf(qp->dev->cc_trace, "%" PRIu64 ",qp%u,rate_bps,%.0f\n", t_ns, qp->qpn,
+			rate_bps);
+}
+
+void
+blue_cc_qp_init(struct ordk_qp *qp, bool on)
+{
+	qp->cc_on = on;
+	if (on)
+		cc_rp_init(&qp->cc, &qp->dev->cc, cc_now(qp->dev), trace_row, qp);
+}
+
+/* What the reaction point's own counters moved since @p changes0 / @p limited0. */
+static void
+count(struct ordk_qp *qp, uint64_t changes0, uint64_t limited0)
+{
+	qp->st.cc_rate_changes += qp->cc.rate_changes - changes0;
+	qp->st.cc_limited_ns += qp->cc.limited_ns - limited0;
+}
+
+bool
+blue_cc_gate(struct ordk_qp *qp, uint32_t pmtu, uint32_t *cap)
+{
+	uint64_t c0 = qp->cc.rate_changes, l0 = qp->cc.limited_ns;
+	bool ok = cc_rp_may_send(&qp->cc, cc_now(qp->dev));
+	uint32_t max = cc_rp_item_max(&qp->cc, pmtu);
+
+	count(qp, c0, l0);
+	if (max < *cap)
+		*cap = max;
+	return ok;
+}
+
+void
+blue_cc_sent(struct ordk_qp *qp, uint32_t bytes, uint32_t pkts)
+{
+	uint64_t c0 = qp->cc.rate_changes, l0 = qp->cc.limited_ns;
+
+	cc_rp_sent(&qp->cc, (uint64_t)bytes + (uint64_t)pkts * (ORDK_WIRE_RDMA_HLEN + 4u),
+		   cc_now(qp->dev));
+	count(qp, c0, l0);
+}
+
+void
+blue_cc_cnp(struct ordk_qp *qp)
+{
+	uint64_t c0 = qp->cc.rate_changes, l0 = qp->cc.limited_ns;
+
+	qp->st.cnps++;
+	if (!qp->cc_on)
+		return;
+	cc_rp_cnp(&qp->cc, cc_now(qp->dev));
+	count(qp, c0, l0);
+}
+
+int
+blue_qp_cc_enable(struct ordk_qp *qp, bool on)
+{
+	blue_cc_qp_init(qp, on);
+	return 0;
+}
+
+int
+blue_qp_cc_query(const struct ordk_qp *qp, struct ordk_qp_cc *cc)
+{
+	cc->on = qp->cc_on;
+	cc_params_format(&qp->dev->cc, cc->params, sizeof(cc->params));
+	if (!qp->cc_on) {
+		cc->stage = "off";
+		return 0;
+	}
+	cc->rate_bps = qp->cc.f.rc_bps;
+	cc->target_bps = qp->cc.f.rt_bps;
+	cc->alpha = qp->cc.f.alpha;
+	cc->stage = cc_dcqcn_stage_name[qp->cc.f.stage];
+	cc->t_count = qp->cc.f.t_count;
+	cc->bc_count = qp->cc.f.bc_count;
+	cc->cnps = qp->cc.f.cnps;
+	cc->rate_changes = qp->cc.rate_changes;
+	cc->limited_ns = cc_rp_limited_ns(&qp->cc, cc_now(qp->dev));
+	return 0;
+}
