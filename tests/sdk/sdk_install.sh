@@ -43,8 +43,11 @@ cc -Wall -Wextra -Werror -O2 main.c $(pkg-config --cflags --libs libordk) -o hel
     fail "build against the shared libordk"
 LD_LIBRARY_PATH=$libdir ldd ./hello_shared | grep -q "=> $libdir/libordk.so" || fail "hello_shared is not linked to the installed libordk.so"
 # libordk.a with DPDK shared (all of libdpdk does not link statically on Debian 12)
+# libordk's own Libs.private (-lm: lib/cc) without pkg-config --static's walk into libdpdk's
+ordk_private=$(sed -n 's/^Libs.private: //p' "$(pkg-config --variable=pcfiledir libordk)/libordk.pc")
 cc -Wall -Wextra -Werror -O2 main.c $(pkg-config --cflags libordk) "$libdir/libordk.a" \
-    $(pkg-config --libs libdpdk $(pkg-config --print-requires-private libordk)) -o hello_static ||
+    $(pkg-config --libs libdpdk $(pkg-config --print-requires-private libordk)) $ordk_private \
+    -o hello_static ||
     fail "build against the static libordk"
 ldd ./hello_static | grep -q libordk && fail "hello_static still needs libordk.so"
 for exe in hello_shared hello_static; do
