@@ -681,7 +681,7 @@ server_pong(struct side *s)
 	}
 }
 
-/* -b: the server's WR towards the client (write_bw, atomic_bw), from its region @p q. */
+/* -b: the server's WR towards the client (write_bw, read_bw, atomic_bw), from its region @p q. */
 static void
 server_wr(const struct ctx *x, struct side *s, uint32_t q, uint64_t i, struct ordk_send_wr *w)
 {
@@ -691,6 +691,8 @@ server_wr(const struct ctx *x, struct side *s, uint32_t q, uint64_t i, struct or
 	*w = (struct ordk_send_wr){ .wr_id = ((uint64_t)q << 40) | i, .num_sge = 1 };
 	if (r->test == PERF_WRITE_BW)
 		w->opcode = ORDK_WR_RDMA_WRITE;
+	else if (r->test == PERF_READ_BW)
+		w->opcode = ORDK_WR_RDMA_READ; /* into its region: -b has no --verify */
 	else {
 		bool cas = x->so.atomic == PERF_CMP_AND_SWP;
 
