@@ -312,12 +312,6 @@ opts_check(struct perf_opts *o, const struct seen *w, char *err, size_t err_len)
 		snprintf(err, err_len, " Bidirectional is only available in BW test");
 		return -1;
 	}
-	if (o->duplex && t == PERF_READ_BW) {
-		/* read_bw: READs both ways on one QP end in RETRY_EXC_ERR on bluesim today */
-		snprintf(err, err_len, "-b: read_bw has no bidirectional runs yet (write_bw, send_bw "
-			 "and atomic_bw have)");
-		return -1;
-	}
 	if (o->duplex && o->verify) {
 		snprintf(err, err_len, "-b with --verify: both sides' WRs use the same regions, the "
 			 "data cannot be checked");

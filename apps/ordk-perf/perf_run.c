@@ -689,7 +689,7 @@ server_pong(struct side *s)
 	}
 }
 
-/* -b: the server's WR towards the client (write_bw, send_bw, atomic_bw), from its region @p q. */
+/* -b: the server's WR towards the client (every BW test), from its region @p q. */
 static void
 server_wr(const struct ctx *x, struct side *s, uint32_t q, uint64_t i, struct ordk_send_wr *w)
 {
@@ -701,6 +701,8 @@ server_wr(const struct ctx *x, struct side *s, uint32_t q, uint64_t i, struct or
 		w->opcode = ORDK_WR_RDMA_WRITE;
 	else if (r->test == PERF_SEND_BW) /* into the client's RECVs (client_recv_again()) */
 		w->opcode = ORDK_WR_SEND;
+	else if (r->test == PERF_READ_BW)
+		w->opcode = ORDK_WR_RDMA_READ; /* into its region: -b has no --verify */
 	else {
 		bool cas = x->so.atomic == PERF_CMP_AND_SWP;
 

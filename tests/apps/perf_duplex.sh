@@ -6,8 +6,8 @@
 # iterations, and both directions carried their -n messages (each side's
 # counters, --stats: completions and bytes its card sent; the row is their
 # sum and cannot show a side that sent nothing); then a -D run (the server
-# drains its own WRs after END), atomic_bw and send_bw (each side receives
-# the other's SENDs).
+# drains its own WRs after END), read_bw (also at 1% loss), atomic_bw and
+# send_bw (each side receives the other's SENDs).
 #   perf_duplex.sh <ordk-perf>
 set -u
 perf=$1
@@ -43,6 +43,20 @@ timeout 60 "$perf" write_bw --loopback -b -D 1 -s 4096 --no-progress >"$out" 2>&
 cat "$out"
 row=$(grep -A1 '^ #bytes' "$out" | tail -1)
 [[ $row =~ ^\ 4096\ +[0-9]+\ +0\.00\ +[0-9]+\.[0-9]{2} ]] || fail "row '$row'"
+
+# read_bw: READs both ways on one QP (each side answers the other's while its own
+# wait for answers); ended in RETRY_EXC_ERR before the READ recovery fixes
+timeout 60 "$perf" read_bw --loopback -b -n 300 --no-progress --stats >"$out" 2>&1 ||
+	fail "read_bw -b exits $?"
+cat "$out"
+grep -qx "                    RDMA_Read Bidirectional BW Test" "$out" || fail "no read test name line"
+row=$(grep -A1 '^ #bytes' "$out" | tail -1)
+[[ $row =~ ^\ 65536\ +300\ +0\.00\ +[0-9]+\.[0-9]{2}[[:space:]]+[0-9]+\.[0-9]{6}$ ]] ||
+	fail "read row '$row'"
+each_side wr_completed 300
+timeout 60 "$perf" read_bw --loopback -b -s 4096 -n 2000 -d bluesim,fault=drop:0.01,seed=5 \
+	--no-progress >"$out" 2>&1 || fail "read_bw -b at 1% loss exits $?"
+cat "$out"
 
 timeout 60 "$perf" atomic_bw --loopback -b -n 300 --no-progress --stats >"$out" 2>&1 ||
 	fail "atomic_bw -b exits $?"

@@ -179,7 +179,6 @@ Test(perf_opts, bad_values_are_refused_with_a_message)
 		{ PERF_WRITE_BW, "-c UD", "only RC" },
 		{ PERF_WRITE_BW, "--output=all", "bandwidth, latency or message_rate" },
 		{ PERF_WRITE_LAT, "-b", "Bidirectional is only available in BW test" },
-		{ PERF_READ_BW, "-b", "read_bw has no bidirectional runs yet" },
 		{ PERF_WRITE_BW, "-b --verify", "the data cannot be checked" },
 		{ PERF_WRITE_BW, "--loopback 10.0.0.1", "give no host" },
 		{ PERF_WRITE_BW, "host1 host2", "unexpected argument" },

@@ -220,17 +220,15 @@ enum rc_req_state { RC_REQ_STATES(RC_ENUM_ITEM) RC_REQ_NSTATES };
 enum rc_comp_state { RC_COMP_STATES(RC_ENUM_ITEM) RC_COMP_NSTATES };
 
 /*
- * Responder: the hole at the expected PSN (rc_ack.c). REPORTED: a bitmap
- * report showed PSNs beyond it (MIDDLE packets not reported yet look the
- * same, so while our READs are answered only reports decide); SETTLED: a
- * resend or a late READ request left it, so it is judged on time too;
+ * Responder: the hole at the expected PSN (rc_ack.c). SETTLED: a bitmap
+ * report showed the card had seen a later PSN (rc_rx_window_shows_hole()),
+ * or a resend or a late READ request left it; it is judged on time;
  * GIVEN_UP: NAKed RC_NAK_MAX times, left to the sender's timers until a
  * report opens it again. The state holds for hole_psn only: once epsn moves
  * past it, there is no hole (rc_hole_state()).
  */
 #define RC_HOLE_STATES(X)                                                 \
 	X(RC_HOLE_, NONE, "none")                                         \
-	X(RC_HOLE_, REPORTED, "reported")                                 \
 	X(RC_HOLE_, SETTLED, "settled")                                   \
 	X(RC_HOLE_, GIVEN_UP, "given-up")
 enum rc_hole_state { RC_HOLE_STATES(RC_ENUM_ITEM) RC_HOLE_NSTATES };

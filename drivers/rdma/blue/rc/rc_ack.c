@@ -91,7 +91,7 @@ enum hole_action { HOLE_WAIT, HOLE_NAK };
 
 /*
  * The hole's transitions, on the tracker alone: @p report (a bitmap report
- * came), @p reads_out (our READs are being answered), the clock @p now, the
+ * came), the clock @p now, the
  * hold and the end of the last polling gap @p resume.
  *
  * PSNs arrived beyond a hole at epsn: ask for the hole, but only once it has
@@ -100,7 +100,7 @@ enum hole_action { HOLE_WAIT, HOLE_NAK };
  * would place after the WR completed (it has no duplicate filter).
  */
 static enum hole_action
-hole_decide(struct rc_resp *rs, bool report, bool reads_out, uint64_t now, uint64_t hold,
+hole_decide(struct rc_resp *rs, bool report, uint64_t now, uint64_t hold,
 	    uint64_t resume)
 {
 	enum rc_hole_state h = rc_hole_state(rs);
@@ -109,27 +109,18 @@ hole_decide(struct rc_resp *rs, bool report, bool reads_out, uint64_t now, uint6
 		/*
 		 * Only a bitmap report opens a hole: between header reports,
 		 * MIDDLE packets (never reported one by one) look like holes.
-		 * Not settled even when an idle report shows it: the sender may
-		 * only have paused (a polling gap, a full window), and MIDDLE
-		 * packets of the resumed stream go unreported (verbs_tools_gap).
+		 * Settled: a report opens a hole only when the card had seen a
+		 * later PSN (rc_rx_window_shows_hole()), so it is no pause of the
+		 * sender whose resumed stream's MIDDLE packets go unreported
+		 * (verbs_tools_gap). Unsettled, a lost MIDDLE packet of a READ
+		 * answer waited for a report that never came once the answers
+		 * stopped (max_rd_atomic reached): ib_read_bw at 1% loss ended in
+		 * RETRY_EXC_ERR (h-read).
 		 */
 		if (report)
-			rc_hole_open(rs, RC_HOLE_REPORTED, now);
+			rc_hole_open(rs, RC_HOLE_SETTLED, now);
 		return HOLE_WAIT;
 	}
-	/*
-	 * No time-only verdicts while our READs are answered: the hole is then
-	 * most likely MIDDLE response packets no report named yet (the card
-	 * reports none while a stream flows), and a resent response packet that
-	 * lands after the READ completed overwrites memory the application owns
-	 * again (the card places every response packet). Reports still decide,
-	 * and the card's own loss reports and the READ's timer cover the rest.
-	 * A SETTLED hole (a resend left it) is judged on time even then: a
-	 * probe's answer names only the first hole, and the next ones would
-	 * each wait for the peer's timer.
-	 */
-	if (!report && reads_out && h == RC_HOLE_REPORTED)
-		return HOLE_WAIT;
 	/* a hole is judged on what was seen while polling (see resume_tsc) */
 	if (now - RTE_MAX(rs->hole_tsc, resume) < hold)
 		return HOLE_WAIT;
@@ -167,8 +158,7 @@ rc_hole_check(struct ordk_qp *qp, bool report)
 	uint64_t now = rc_now(&qp->dev->rc);
 	uint32_t limit = blue_psn_add(rs->epsn, ORDK_RECV_WINDOW), psn;
 
-	if (hole_decide(rs, report, qp->req.rd_q.count > 0, now, rc_hold_tsc(qp),
-			qp->dev->rc.resume_tsc) != HOLE_NAK)
+	if (hole_decide(rs, report, now, rc_hold_tsc(qp), qp->dev->rc.resume_tsc) != HOLE_NAK)
 		return;
 	psn = rc_rx_first_seen_after(rs, limit);
 	if (psn == limit || !rc_ack_frame(qp, true, psn))
@@ -253,7 +243,7 @@ rc_ack_step(struct ordk_qp *qp, uint64_t now)
 	 * has stopped (a full queue, or the tail of a burst), no later report
 	 * comes to ask for it; the engine does, after the hold.
 	 */
-	if ((h == RC_HOLE_REPORTED || h == RC_HOLE_SETTLED) &&
+	if (h == RC_HOLE_SETTLED &&
 	    blue_psn_diff(rs->rx_top, rs->epsn) > 0 &&
 	    (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR)) {
 		more = RC_MORE;
