@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The driver's own devargs (mac=, ip=): the address the card gets with
- * SetNetworkParam; cc=, cc_trace=, cc_<key>= (congestion control, blue_cc.c). The backend's keys (bluesim's, VFIO's) are parsed by the
+ * The driver's own devargs: mac=, ip= (the address the card gets with
+ * SetNetworkParam) and cc=, cc_trace=, cc_<key>= (congestion control,
+ * blue_cc.c). The backend's keys (bluesim's, VFIO's) are parsed by the
  * backend; each pass knows the other's keys, so an unknown one is refused.
  */
 #include <errno.h>

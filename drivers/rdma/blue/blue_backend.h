@@ -96,7 +96,8 @@ extern const struct ordk_devarg blue_net_devargs[BLUE_NET_DEVARGS_COUNT];
 
 /**
  * The driver's pass over @p args: mac= and ip= into @p net (left as they are
- * when absent), the congestion-control keys into net->cc; the backend's @p n keys accepted, every other key refused.
+ * when absent), the congestion-control keys into net->cc; the backend's @p n
+ * keys accepted, every other key refused.
  * @return 0 or -EINVAL with the reason in @p err.
  */
 int blue_net_args_parse(const char *args, const struct ordk_devarg *backend_keys, unsigned int n,

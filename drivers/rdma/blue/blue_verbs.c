@@ -2,8 +2,9 @@
 /*
  * The Blue driver under lib/verbs: devices "bluesim[,args]" (the model on a
  * DPDK port) and "blue:<bdf>[,args]" (the card through VFIO), one ops table.
- * Open: the driver's devargs (mac=, ip=, cc=, cc_<key>=, cc_trace=), the backend, the MR-table keys, the
- * PGT, the QP numbers, the rings (blue_dev_start()), the transport's engine.
+ * Open: the driver's devargs (mac=, ip=, cc=, cc_<key>=, cc_trace=), the
+ * backend, the MR-table keys, the PGT, the QP numbers, the rings
+ * (blue_dev_start()), the congestion-control settings, the transport's engine.
  */
 #include <errno.h>
 #include <inttypes.h>
