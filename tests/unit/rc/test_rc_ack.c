@@ -192,6 +192,20 @@ Test(rc_ack, probe_waits_for_a_report_or_the_hold)
 	cr_assert_eq(nsent, 2);
 }
 
+Test(rc_ack, a_question_is_answered_in_the_poll_it_arrived_in)
+{
+	struct rc_resp *rs = &qp.resp;
+	uint32_t e = rs->epsn;
+
+	/* the engine's clock of that poll (rc_ctrl_rx records rc.now) */
+	rc_rx_mark(rs, blue_psn_add(e, 4));
+	rc_probe_asked(rs, blue_psn_add(e, 10), 10000);
+	cr_assert_eq(rc_ack_step(&qp, 10000), RC_MORE);
+	cr_assert_eq(nsent, 2, "answered at once, twice, with no report and no hold");
+	cr_assert_eq(sent[0].bth.psn, blue_psn_add(e, 4), "NAK exactly the hole");
+	cr_assert_eq(rs->probe, RC_PROBE_NONE);
+}
+
 Test(rc_ack, a_report_answers_the_probe_at_once)
 {
 	struct rc_resp *rs = &qp.resp;

@@ -187,16 +187,23 @@ rc_probe_asked(struct rc_resp *rs, uint32_t psn, uint64_t now)
 }
 
 /*
- * The answer waits until the tracker is up to date: a bitmap report came
- * after the question, or the hold passed (counted from the end of a polling
- * gap). The card reports MIDDLE packets only in its next bitmap report, and
- * NAKing PSNs that did arrive would send resends that land after completion.
+ * When the answer goes: in the poll the question arrived in (the engine
+ * drains the meta reports before the control frames, so the tracker holds
+ * every report the card had made by then); after that, once the tracker is
+ * up to date: a bitmap report came after the question, or the hold passed
+ * (counted from the end of a polling gap). The card reports MIDDLE packets
+ * only in its next bitmap report, and NAKing PSNs that did arrive would send
+ * resends that land after completion. The first answer cannot wait for the
+ * hold: a progress thread that sleeps while idle makes every poll a polling
+ * gap, and at the tail of a stream no report comes, so the question would
+ * go unanswered until the peer's retries ran out (RETRY_EXC_ERR).
  */
 static bool
 probe_due(const struct rc_resp *rs, uint64_t now, uint64_t hold, uint64_t resume)
 {
 	return rs->probe == RC_PROBE_REPORTED ||
-	       (rs->probe == RC_PROBE_ASKED && now - RTE_MAX(rs->probe_tsc, resume) >= hold);
+	       (rs->probe == RC_PROBE_ASKED &&
+		(now <= rs->probe_tsc || now - RTE_MAX(rs->probe_tsc, resume) >= hold));
 }
 
 /*
