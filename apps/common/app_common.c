@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_alarm.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -440,14 +441,47 @@ app_bluesim_args(char *out, size_t len, const char *user, int port, int idx)
  * rte_eal_cleanup(). So a run ends with a handshake; then each side polls a
  * little (the last ACKs go out) and stops polling: the client closes its
  * port after 0.3 s, the server stays quiet for 1 s.
+ *
+ * Those times are not a guarantee: on a loaded machine one side can reach its
+ * linger long after the other left (seen: ib_atomic_lat's client polling
+ * while the server's process ended, SIGSEGV in memif's rx under stress-ng).
+ * The peer's departure unmaps the rings in EAL's interrupt thread
+ * (memif_disconnect), so the linger's polls run in that thread too, as an EAL
+ * alarm callback: a disconnect is then handled before or after them, never
+ * during. The calling thread waits for the callback, bounded.
  */
+struct linger_job {
+	struct ordk_dev *dev;
+	double until;
+	int done;
+};
+
+static void
+linger_cb(void *arg)
+{
+	struct linger_job *j = arg;
+
+	while (app_now_s() < j->until)
+		ordk_dev_poll(j->dev, 64);
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+}
+
 void
 app_linger(struct ordk_dev *dev, double quiet_s)
 {
-	double t = app_now_s() + 0.05;
+	struct linger_job j = { .dev = dev, .until = app_now_s() + 0.05 };
+	double give_up = app_now_s() + 5.0;
 
-	while (dev != NULL && app_now_s() < t)
-		ordk_dev_poll(dev, 64);
+	if (dev != NULL && rte_eal_alarm_set(1, linger_cb, &j) == 0) {
+		while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE) && app_now_s() < give_up)
+			usleep(1000);
+		/* never ran (interrupt thread stuck): take it back; waits if it is running */
+		if (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE))
+			rte_eal_alarm_cancel(linger_cb, &j);
+	} else {
+		while (dev != NULL && app_now_s() < j.until)
+			ordk_dev_poll(dev, 64);
+	}
 	usleep((useconds_t)(quiet_s * 1e6));
 }
 
