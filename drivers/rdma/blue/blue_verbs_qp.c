@@ -156,6 +156,7 @@ blue_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
 							     rc_hole_state(&qp->resp) :
 							     RC_HOLE_NONE);
 	info->probe_state = rc_state_name(RC_SM_PROBE, qp->resp.probe);
+	info->active = qp->sched.on_active;
 }
 
 int
