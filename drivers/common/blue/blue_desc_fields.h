@@ -186,4 +186,26 @@ blue_desc_hdr_encode(struct blue_desc_words *dw, const struct blue_desc_hdr *h)
 	return BLUE_DESC_OK;
 }
 
+/*
+ * The second descriptor of a two-descriptor item (Send Seg1, a meta report's
+ * extension): present, not extended, the item's last, with the first's
+ * opcode (section 3). Loads it into @p w1 and its header into @p h1.
+ */
+static inline int
+blue_desc_second(const void *d1, const struct blue_desc_hdr *h0, struct blue_desc_words *w1,
+		 struct blue_desc_hdr *h1)
+{
+	if (d1 == NULL)
+		return BLUE_DESC_E_NEED_NEXT;
+	blue_desc_load(w1, d1);
+	blue_desc_hdr_decode(w1, h1);
+	if (h1->is_extended_opcode)
+		return BLUE_DESC_E_EXTENDED;
+	if (h1->has_next)
+		return BLUE_DESC_E_HAS_NEXT;
+	if (h1->opcode != h0->opcode)
+		return BLUE_DESC_E_PAIR;
+	return BLUE_DESC_OK;
+}
+
 #endif /* BLUE_DESC_FIELDS_H */

@@ -48,16 +48,10 @@ blue_meta_decode(const void *d0, const void *d1, struct blue_meta_report *rep)
 		return BLUE_DESC_E_OPCODE;
 
 	if (h0.has_next) {
-		if (d1 == NULL)
-			return BLUE_DESC_E_NEED_NEXT;
-		blue_desc_load(&w1, d1);
-		blue_desc_hdr_decode(&w1, &h1);
-		if (h1.is_extended_opcode)
-			return BLUE_DESC_E_EXTENDED;
-		if (h1.has_next)
-			return BLUE_DESC_E_HAS_NEXT;
-		if (h1.opcode != h0.opcode)
-			return BLUE_DESC_E_PAIR;
+		int rc = blue_desc_second(d1, &h0, &w1, &h1);
+
+		if (rc != BLUE_DESC_OK)
+			return rc;
 		rep->ndesc = 2;
 	}
 

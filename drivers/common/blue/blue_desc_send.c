@@ -45,6 +45,7 @@ blue_send_item_decode(const void *seg0, const void *seg1, struct blue_send_item 
 	struct blue_desc_words w0, w1, *dw;
 	struct blue_send_item *s = item;
 	struct blue_desc_hdr h0, h1;
+	int rc;
 
 	if (seg0 == NULL || item == NULL)
 		return BLUE_DESC_E_ARG;
@@ -55,16 +56,9 @@ blue_send_item_decode(const void *seg0, const void *seg1, struct blue_send_item 
 		return BLUE_DESC_E_EXTENDED;
 	if (!h0.has_next)
 		return BLUE_DESC_E_HAS_NEXT;
-	if (seg1 == NULL)
-		return BLUE_DESC_E_NEED_NEXT;
-	blue_desc_load(&w1, seg1);
-	blue_desc_hdr_decode(&w1, &h1);
-	if (h1.is_extended_opcode)
-		return BLUE_DESC_E_EXTENDED;
-	if (h1.has_next)
-		return BLUE_DESC_E_HAS_NEXT;
-	if (h0.opcode != h1.opcode)
-		return BLUE_DESC_E_PAIR;
+	rc = blue_desc_second(seg1, &h0, &w1, &h1);
+	if (rc != BLUE_DESC_OK)
+		return rc;
 	if (h0.opcode > BLUE_WR_ATOMIC_WRITE)
 		return BLUE_DESC_E_OPCODE;
 	if (!blue_wr_opcode_supported(h0.opcode))

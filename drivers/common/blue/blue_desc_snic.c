@@ -5,6 +5,26 @@
  */
 #include "blue_desc_fields.h"
 
+/* Both directions: opcode 0, a single descriptor, is_extended_opcode set on
+ * RX only, no reserved bit set. Loads the image into @p dw. */
+static int
+snic_load(const void *desc, bool extended, enum blue_layout l, struct blue_desc_words *dw)
+{
+	struct blue_desc_hdr h;
+
+	blue_desc_load(dw, desc);
+	blue_desc_hdr_decode(dw, &h);
+	if (h.is_extended_opcode != extended)
+		return BLUE_DESC_E_EXTENDED;
+	if (h.opcode != 0)
+		return BLUE_DESC_E_OPCODE;
+	if (h.has_next)
+		return BLUE_DESC_E_HAS_NEXT;
+	if (blue_desc_reserved(dw, l))
+		return BLUE_DESC_E_RESERVED;
+	return BLUE_DESC_OK;
+}
+
 int
 blue_simple_nic_tx_encode(const struct blue_simple_nic_tx *tx, void *desc)
 {
@@ -25,21 +45,14 @@ blue_simple_nic_tx_decode(const void *desc, struct blue_simple_nic_tx *tx)
 {
 	struct blue_desc_words words, *dw = &words;
 	struct blue_simple_nic_tx *s = tx;
-	struct blue_desc_hdr h;
+	int rc;
 
 	if (tx == NULL || desc == NULL)
 		return BLUE_DESC_E_ARG;
 	memset(tx, 0, sizeof(*tx));
-	blue_desc_load(dw, desc);
-	blue_desc_hdr_decode(dw, &h);
-	if (h.is_extended_opcode)
-		return BLUE_DESC_E_EXTENDED;
-	if (h.opcode != 0)
-		return BLUE_DESC_E_OPCODE;
-	if (h.has_next)
-		return BLUE_DESC_E_HAS_NEXT;
-	if (blue_desc_reserved(dw, BLUE_LAYOUT_SNIC_TX))
-		return BLUE_DESC_E_RESERVED;
+	rc = snic_load(desc, false, BLUE_LAYOUT_SNIC_TX, dw);
+	if (rc != BLUE_DESC_OK)
+		return rc;
 	SNIC_TX_FIELDS(DEC)
 	if (tx->len == 0)
 		return BLUE_DESC_E_RANGE;
@@ -68,21 +81,14 @@ blue_simple_nic_rx_decode(const void *desc, struct blue_simple_nic_rx *rx)
 {
 	struct blue_desc_words words, *dw = &words;
 	struct blue_simple_nic_rx *s = rx;
-	struct blue_desc_hdr h;
+	int rc;
 
 	if (rx == NULL || desc == NULL)
 		return BLUE_DESC_E_ARG;
 	memset(rx, 0, sizeof(*rx));
-	blue_desc_load(dw, desc);
-	blue_desc_hdr_decode(dw, &h);
-	if (!h.is_extended_opcode)
-		return BLUE_DESC_E_EXTENDED;
-	if (h.opcode != 0)
-		return BLUE_DESC_E_OPCODE;
-	if (h.has_next)
-		return BLUE_DESC_E_HAS_NEXT;
-	if (blue_desc_reserved(dw, BLUE_LAYOUT_SNIC_RX))
-		return BLUE_DESC_E_RESERVED;
+	rc = snic_load(desc, true, BLUE_LAYOUT_SNIC_RX, dw);
+	if (rc != BLUE_DESC_OK)
+		return rc;
 	SNIC_RX_FIELDS(DEC)
 	if (rx->slot_idx >= BLUE_SIMPLE_NIC_RX_SLOTS || rx->len == 0 ||
 	    rx->len > BLUE_SIMPLE_NIC_RX_SLOT_SIZE)
