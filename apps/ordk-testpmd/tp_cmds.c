@@ -57,8 +57,8 @@ static cmdline_parse_inst_t c_show_device = {
 };
 static cmdline_parse_inst_t c_show_port = {
 	.f = cb_show,
-	.help_str = "show port stats|xstats: ethdev counters (testpmd's format), or the model's "
-		    "counters with drop reasons and the transport's",
+	.help_str = "show port stats|xstats: ethdev counters (testpmd's format), or the driver's "
+		    "(pmd_*), the model's with drop reasons and the transport's",
 	.tokens = { (void *)&t_show, (void *)&t_port, (void *)&t_stats, NULL },
 };
 static cmdline_parse_inst_t c_show_qp = {

@@ -109,10 +109,12 @@ struct ordk_dev_ops {
 	void (*query)(const struct ordk_dev *dev, struct ordk_dev_attr *attr);
 	/** Progress: @return the work done (0 = idle). */
 	unsigned int (*poll)(struct ordk_dev *dev, unsigned int budget);
-	/** Counters of what is behind the device (ordk_dev_xstats()), or NULL. */
+	/** The driver's and the card's own counters (ordk_dev_xstats()), or NULL. */
 	int (*xstats)(struct ordk_dev *dev, const char **names, uint64_t *values, unsigned int n);
 	void (*xstats_reset)(struct ordk_dev *dev); /**< or NULL */
 	int (*set_faults)(struct ordk_dev *dev, const char *spec); /**< or NULL: -ENOTSUP */
+	/** Step a model of the card alone (ordk_dev_card_poll()), or NULL: -ENOTSUP. */
+	int (*card_poll)(struct ordk_dev *dev, unsigned int budget);
 
 	/** Register @p mr (pub filled, range and access checked): keys, device tables. */
 	int (*mr_reg)(struct ordk_dev *dev, struct verbs_mr *mr);

@@ -163,9 +163,11 @@ int ordk_dev_stats(const struct ordk_dev *dev, struct ordk_stats *st);
 /** Copy a QP's counters. @return 0 or -EINVAL. */
 int ordk_qp_stats(const struct ordk_qp *qp, struct ordk_stats *st);
 /**
- * The counters of what is behind BAR0 (the model's, including the card's drop
- * reasons): up to @p n names and values. @return the number available (call
- * with n = 0 to size the arrays), or -EINVAL.
+ * The driver's counters of the card's interface (the Blue driver's start with
+ * "pmd_": commands, meta reports, SimpleNic frames, Send items) and those of
+ * what is behind BAR0 (the model's, including the card's drop reasons): up to
+ * @p n names and values. @return the number available (call with n = 0 to
+ * size the arrays; fewer than that fills nothing), or -EINVAL.
  */
 int ordk_dev_xstats(struct ordk_dev *dev, const char **names, uint64_t *values, unsigned int n);
 
@@ -182,6 +184,14 @@ int ordk_dev_stats_reset(struct ordk_dev *dev);
  * @return 0, -EINVAL (bad list, logged), -ENOTSUP (the card: nothing to inject into).
  */
 int ordk_dev_set_faults(struct ordk_dev *dev, const char *spec);
+
+/**
+ * Step bluesim, the card's model behind @p dev, without the driver's part of
+ * ordk_dev_poll(): the card runs on while its host does not poll (a test of a
+ * stalled host fills the card's rings this way). A real card runs by itself.
+ * @return the model's work done (0 = idle), -EINVAL, or -ENOTSUP (the card).
+ */
+int ordk_dev_card_poll(struct ordk_dev *dev, unsigned int budget);
 
 /* ------------------------------------------------------- async events */
 
@@ -459,6 +469,10 @@ struct ordk_qp_info {
 	 *  (why it stopped), the completer (its timer), the responder's hole at
 	 *  the expected PSN and the peer's pending question. */
 	const char *req_state, *comp_state, *hole_state, *probe_state;
+	/** On the transport's active list: every ordk_dev_poll() steps the QP (WRs
+	 *  to push, ACKs or adverts to send, ...); false while it waits only for a
+	 *  timer or the peer, when it costs a poll nothing. */
+	bool active;
 };
 
 /** @return 0 or -EINVAL. */

@@ -169,6 +169,16 @@ ordk_dev_set_faults(struct ordk_dev *dev, const char *spec)
 	return vdev(dev)->ops->set_faults(dev, spec);
 }
 
+int
+ordk_dev_card_poll(struct ordk_dev *dev, unsigned int budget)
+{
+	if (dev == NULL)
+		return -EINVAL;
+	if (vdev(dev)->ops->card_poll == NULL)
+		return -ENOTSUP;
+	return vdev(dev)->ops->card_poll(dev, budget);
+}
+
 /* -------------------------------------------------------------------- PD */
 
 struct ordk_pd *

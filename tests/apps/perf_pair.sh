@@ -38,11 +38,7 @@ wait $cli
 crc=$?
 wait $srv
 src=$?
-cat "$dir/client"
-echo "--- server (exit $src):"
-cat "$dir/server"
-[ $crc -eq 0 ] || { echo "FAIL: client exit $crc"; exit 1; }
-[ $src -eq 0 ] || { echo "FAIL: server exit $src"; exit 1; }
+two_verdict "$dir" $crc $src
 grep -q "Waiting for client to connect" "$dir/server" || { echo "FAIL: no server banner"; exit 1; }
 # perftest's table on both sides: the title line, a row, the closing rule
 for side in client server; do

@@ -196,6 +196,17 @@ sim_host_init(struct sim_host *h, struct bluesim_config *cfg)
 }
 
 void
+sim_host_init_wire(struct sim_host *h, struct bluesim_config *cfg, const char *name,
+		   struct rte_mempool *pool, struct rte_ring **rx, struct rte_ring **tx)
+{
+	uint16_t port = test_ring_port(name, rx, tx);
+
+	test_port_start(port, pool);
+	cfg->port_id = port;
+	sim_host_init(h, cfg);
+}
+
+void
 sim_host_fini(struct sim_host *h)
 {
 	bluesim_destroy(h->sim);
@@ -375,6 +386,20 @@ sim_host_meta(struct sim_host *h, struct blue_meta_report *rep)
 	 * the classification table rejects. A driver counts those; so does this host. */
 	if (blue_meta_decode(d, d + 32, rep) != n)
 		rep->kind = BLUE_META_KIND_COUNT;
+	return n;
+}
+
+int
+sim_host_meta_all(struct sim_host *h, struct blue_meta_report *out, int max)
+{
+	struct blue_meta_report r;
+	int n = 0;
+
+	while (sim_host_meta(h, &r) > 0) {
+		if (out != NULL && n < max)
+			out[n] = r;
+		n++;
+	}
 	return n;
 }
 

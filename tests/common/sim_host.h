@@ -63,6 +63,13 @@ struct sim_host {
 
 /** Create the model and the host's rings; set ring bases. */
 void sim_host_init(struct sim_host *h, struct bluesim_config *cfg);
+/**
+ * sim_host_init() with the model on a new ethdev named @p name over two rings
+ * the test holds (test_ring_port(): frames for the model go into *rx, the
+ * model's land in *tx), started with @p pool; sets cfg->port_id.
+ */
+void sim_host_init_wire(struct sim_host *h, struct bluesim_config *cfg, const char *name,
+			struct rte_mempool *pool, struct rte_ring **rx, struct rte_ring **tx);
 void sim_host_fini(struct sim_host *h);
 
 uint32_t sim_host_reg(struct sim_host *h, uint32_t off);
@@ -88,6 +95,8 @@ void sim_host_push_raw(struct sim_host *h, enum blue_ring_id r, const uint8_t *d
  * A report that does not decode comes back with kind BLUE_META_KIND_COUNT.
  */
 int sim_host_meta(struct sim_host *h, struct blue_meta_report *rep);
+/** Take every meta report waiting: the first @p max into @p out (may be NULL). @return how many. */
+int sim_host_meta_all(struct sim_host *h, struct blue_meta_report *out, int max);
 /** Send a raw frame through SimpleNic TX. */
 void sim_host_snic_tx(struct sim_host *h, const void *frame, uint32_t len);
 /** Receive one SimpleNic RX frame; @return its length, 0 if none. */

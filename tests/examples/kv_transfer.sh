@@ -24,11 +24,7 @@ rc=$?
 wait $worker
 wrc=$?
 wait $meta
-grep -v '^EAL' "$dir/client"
-echo "--- worker (exit $wrc):"
-grep -v '^EAL' "$dir/worker"
-[ $rc -eq 0 ] || { echo "FAIL: client exit $rc"; exit 1; }
-[ $wrc -eq 0 ] || { echo "FAIL: worker exit $wrc"; exit 1; }
+two_verdict "$dir" $rc $wrc worker
 grep -q '^client: every block verified' "$dir/client" || { echo "FAIL: not verified"; exit 1; }
 [ "$(grep -cE '^ (put|batch_get) ' "$dir/client")" -eq 4 ] || { echo "FAIL: rows"; exit 1; }
 grep -q 'the client said bye' "$dir/worker" || { echo "FAIL: the worker did not end on bye"; exit 1; }

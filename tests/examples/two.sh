@@ -26,13 +26,6 @@ timeout 100 "${client[@]}" >"$dir/client" 2>&1
 crc=$?
 wait $srv
 src=$?
-grep -v '^EAL' "$dir/client"
-echo "--- server (exit $src):"
-grep -v '^EAL' "$dir/server"
-[ $crc -eq 0 ] || { echo "FAIL: client exit $crc"; exit 1; }
-[ $src -eq 0 ] || { echo "FAIL: server exit $src"; exit 1; }
-IFS=';' read -ra pats <<<"$patterns"
-for p in "${pats[@]}"; do
-    grep -Eq -- "$p" "$dir/client" || { echo "FAIL: no line matches /$p/"; exit 1; }
-done
+two_verdict "$dir" $crc $src
+expect_lines "$dir/client" "$patterns"
 echo PASS

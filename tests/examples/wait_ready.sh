@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # Sourced by the two-process tests: wait until a server is ready, by looking,
-# never by sleeping a fixed time.
+# never by sleeping a fixed time; then judge both processes the same way
+# (two_verdict, expect_lines).
 #   wait_listen <unix socket path> <server pid> [timeout s]
 # A listening unix socket (net_memif's, abstract or not) named <path> in
 # /proc/net/unix (flag __SO_ACCEPTCON). Returns 1 when the server died or
@@ -49,4 +51,27 @@ wait_tcp() {
     done
     echo "wait_tcp: nothing listens on TCP port $port after $bound s"
     return 1
+}
+
+# two_verdict <dir> <client exit> <server exit> [server's name]: the client's
+# output and the server's ($dir/client, $dir/<name>; EAL's lines left out),
+# then FAIL (exit 1) unless both exited 0.
+two_verdict() {
+    local dir=$1 crc=$2 src=$3 name=${4:-server}
+    grep -v '^EAL' "$dir/client"
+    echo "--- $name (exit $src):"
+    grep -v '^EAL' "$dir/$name"
+    [ "$crc" -eq 0 ] || { echo "FAIL: client exit $crc"; exit 1; }
+    [ "$src" -eq 0 ] || { echo "FAIL: $name exit $src"; exit 1; }
+}
+
+# expect_lines <file> <regex>[;<regex>...]: FAIL (exit 1) unless every
+# extended regex matches a line of <file>.
+expect_lines() {
+    local file=$1 p pats
+    IFS=';' read -ra pats <<<"$2"
+    for p in "${pats[@]}"; do
+        grep -Eq -- "$p" "$file" ||
+            { echo "FAIL: no line of $(basename "$file") matches /$p/"; exit 1; }
+    done
 }

@@ -209,6 +209,21 @@ func_wait(struct func_pair *p, int side, struct ordk_wc *wc, int n, double secon
 	}
 }
 
+uint64_t
+func_xstat(struct ordk_dev *dev, const char *name)
+{
+	const char *names[256];
+	uint64_t vals[256];
+	int n = ordk_dev_xstats(dev, names, vals, 256);
+
+	cr_assert_leq(n, 256, "%d xstats: more than the test's arrays", n);
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return vals[i];
+	cr_assert_fail("no xstat %s", name);
+	return 0;
+}
+
 void
 func_idle(struct func_pair *p, double seconds)
 {

@@ -59,6 +59,25 @@ extern unsigned int func_max_dest_rd_atomic;
 		st_.field;                                           \
 	})
 
+/** The device's xstat @p name (ordk_dev_xstats()); the test fails if there is none. */
+uint64_t func_xstat(struct ordk_dev *dev, const char *name);
+
+/**
+ * A Criterion suite whose every test finds `p` open: a pair with buffers of
+ * @p len (no devargs, no QPs), opened before each test and closed after it.
+ */
+#define FUNC_PAIR_SUITE(suite, len, seconds)                                      \
+	static struct func_pair p;                                                \
+	static void suite##_init(void)                                            \
+	{                                                                         \
+		func_pair_open(&p, (len), NULL);                                  \
+	}                                                                         \
+	static void suite##_fini(void)                                            \
+	{                                                                         \
+		func_pair_close(&p);                                              \
+	}                                                                         \
+	TestSuite(suite, .init = suite##_init, .fini = suite##_fini, .timeout = (seconds))
+
 /** A QP's progress (ordk_qp_info()). */
 #define FUNC_QP_INFO(qp, field)                                      \
 	({                                                           \

@@ -14,21 +14,7 @@
 #include "func_common.h"
 #include "sim_host.h"
 
-static struct func_pair p;
-
-static void
-setup(void)
-{
-	func_pair_open(&p, 1 << 20, NULL);
-}
-
-static void
-teardown(void)
-{
-	func_pair_close(&p);
-}
-
-TestSuite(verbs_events, .init = setup, .fini = teardown, .timeout = 60);
+FUNC_PAIR_SUITE(verbs_events, 1 << 20, 60);
 
 /* Poll both devices until side 0 has an event (or fail after @p seconds). */
 static void

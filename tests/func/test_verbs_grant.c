@@ -14,21 +14,7 @@
 #include "func_common.h"
 #include "sim_host.h"
 
-static struct func_pair p;
-
-static void
-setup(void)
-{
-	func_pair_open(&p, 1 << 20, NULL);
-}
-
-static void
-teardown(void)
-{
-	func_pair_close(&p);
-}
-
-TestSuite(verbs_grant, .init = setup, .fini = teardown, .timeout = 60);
+FUNC_PAIR_SUITE(verbs_grant, 1 << 20, 60);
 
 static struct ordk_qp *
 new_qp(struct func_side *s)
@@ -72,20 +58,6 @@ to_rts(struct ordk_qp *qp, const struct func_side *peer, uint32_t peer_qpn)
 		     0);
 }
 
-static uint64_t
-xstat(struct ordk_dev *dev, const char *name)
-{
-	const char *names[256];
-	uint64_t vals[256];
-	int k = ordk_dev_xstats(dev, names, vals, 256);
-
-	for (int i = 0; i < k; i++)
-		if (strcmp(names[i], name) == 0)
-			return vals[i];
-	cr_assert_fail("no xstat %s", name);
-	return 0;
-}
-
 static enum ordk_qp_state
 qp_state(const struct ordk_qp *qp)
 {
@@ -106,7 +78,7 @@ write_to_dead_qp(struct ordk_qp *qa)
 	struct func_side *a = &p.s[0], *b = &p.s[1];
 	struct ordk_send_wr wr = { .wr_id = 7, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1,
 				   .send_flags = ORDK_SEND_SIGNALED };
-	uint64_t before = xstat(b->dev, "drop_invalid_qp_context");
+	uint64_t before = func_xstat(b->dev, "drop_invalid_qp_context");
 	struct ordk_wc wc;
 	int changed = 0;
 
@@ -121,7 +93,7 @@ write_to_dead_qp(struct ordk_qp *qa)
 	cr_assert_neq(wc.status, ORDK_WC_SUCCESS, "a WRITE to a QP that cannot receive succeeded");
 	for (int i = 0; i < 4096; i++)
 		changed += b->buf[i] != 0;
-	cr_expect_gt(xstat(b->dev, "drop_invalid_qp_context"), before,
+	cr_expect_gt(func_xstat(b->dev, "drop_invalid_qp_context"), before,
 		     "the card did not drop the WRITE for an invalid QP context");
 	return changed;
 }

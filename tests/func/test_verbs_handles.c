@@ -14,21 +14,7 @@
 #include "func_common.h"
 #include "sim_host.h"
 
-static struct func_pair p;
-
-static void
-setup(void)
-{
-	func_pair_open(&p, 1 << 20, NULL);
-}
-
-static void
-teardown(void)
-{
-	func_pair_close(&p);
-}
-
-TestSuite(verbs_handles, .init = setup, .fini = teardown, .timeout = 60);
+FUNC_PAIR_SUITE(verbs_handles, 1 << 20, 60);
 
 static struct ordk_qp *
 qp_on(struct func_side *s, struct ordk_pd *pd, struct ordk_cq *cq)

@@ -17,21 +17,7 @@
 #include "func_common.h"
 #include "sim_host.h"
 
-static struct func_pair p;
-
-static void
-setup(void)
-{
-	func_pair_open(&p, 1 << 20, NULL);
-}
-
-static void
-teardown(void)
-{
-	func_pair_close(&p);
-}
-
-TestSuite(verbs_limits, .init = setup, .fini = teardown, .timeout = 120);
+FUNC_PAIR_SUITE(verbs_limits, 1 << 20, 120);
 
 /* max_mr MRs, each on its own page (each its own DMA mapping in the model). */
 Test(verbs_limits, max_mr_on_separate_pages)

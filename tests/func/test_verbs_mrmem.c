@@ -14,21 +14,9 @@
 #include "func_common.h"
 #include "sim_host.h"
 
-static struct func_pair p;
+FUNC_PAIR_SUITE(verbs_mrmem, 1 << 20, 60);
 
-static void
-setup(void)
-{
-	func_pair_open(&p, 1 << 20, NULL);
-}
-
-static void
-teardown(void)
-{
-	func_pair_close(&p);
-}
-
-TestSuite(verbs_mrmem, .init = setup, .fini = teardown, .timeout = 60);
+#define UNMAPPED_LEN (64u << 10)
 
 static uint8_t *
 map(size_t len, int prot)
@@ -102,32 +90,44 @@ Test(verbs_mrmem, large_ranges)
 	munmap(m, len);
 }
 
-static uint64_t
-xstat(struct ordk_dev *dev, const char *name)
+/* An MR of @p pd's over 64 KiB, with @p access, unmapped once the QPs are connected. */
+static struct ordk_mr *
+unmapped_mr(struct ordk_pd *pd, unsigned int access, uint8_t **m)
 {
-	const char *names[128];
-	uint64_t values[128];
-	int n = ordk_dev_xstats(dev, names, values, 128);
+	struct ordk_mr *mr;
 
-	cr_assert_gt(n, 0);
-	for (int i = 0; i < n && i < 128; i++)
-		if (strcmp(names[i], name) == 0)
-			return values[i];
-	cr_assert_fail("no xstat %s", name);
-	return 0;
+	*m = map(UNMAPPED_LEN, PROT_READ | PROT_WRITE);
+	mr = ordk_mr_reg(pd, *m, UNMAPPED_LEN, access);
+	cr_assert_not_null(mr, "%s", rte_strerror(rte_errno));
+	func_pair_qps(&p, ORDK_MTU_1024, 16);
+	cr_assert_eq(munmap(*m, UNMAPPED_LEN), 0);
+	return mr;
 }
 
-static void
-post(struct ordk_qp *qp, enum ordk_wr_opcode op, void *local, uint32_t lkey, void *remote,
-     uint32_t rkey, uint32_t len)
+/* One signaled WR on side 0's QP: @return its completion's status. */
+static enum ordk_wc_status
+post_wait(struct ordk_send_wr *wr)
 {
-	struct ordk_send_wr wr = { .wr_id = op, .opcode = op, .num_sge = 1,
-				   .send_flags = ORDK_SEND_SIGNALED };
+	struct ordk_wc wc;
+
+	wr->num_sge = 1;
+	wr->send_flags = ORDK_SEND_SIGNALED;
+	cr_assert_eq(ordk_qp_post_send(p.s[0].qp, wr, 1), 1, "post: %s", rte_strerror(rte_errno));
+	func_wait(&p, 0, &wc, 1, 20);
+	return wc.status;
+}
+
+/* A WRITE or READ of @p len bytes between @p local and @p remote. */
+static enum ordk_wc_status
+rdma(enum ordk_wr_opcode op, void *local, uint32_t lkey, void *remote, uint32_t rkey,
+     uint32_t len)
+{
+	struct ordk_send_wr wr = { .wr_id = op, .opcode = op };
 
 	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)local, len, lkey };
 	wr.rdma.remote_addr = (uint64_t)(uintptr_t)remote;
 	wr.rdma.rkey = rkey;
-	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 1, "post: %s", rte_strerror(rte_errno));
+	return post_wait(&wr);
 }
 
 /* The peer WRITEs into, and READs from, an MR whose memory was unmapped: the model's receive
@@ -135,37 +135,25 @@ post(struct ordk_qp *qp, enum ordk_wr_opcode op, void *local, uint32_t lkey, voi
 Test(verbs_mrmem, remote_access_to_unmapped_memory_fails_cleanly)
 {
 	struct func_side *a = &p.s[0], *b = &p.s[1];
-	const size_t len = 64 << 10;
-	uint8_t *m = map(len, PROT_READ | PROT_WRITE);
-	struct ordk_mr *mr = ordk_mr_reg(b->pd, m, len, 7);
-	struct ordk_wc wc;
+	uint8_t *m;
+	struct ordk_mr *mr = unmapped_mr(b->pd, 7, &m);
 
-	cr_assert_not_null(mr);
-	func_pair_qps(&p, ORDK_MTU_1024, 16);
-	cr_assert_eq(munmap(m, len), 0);
-	post(a->qp, ORDK_WR_RDMA_WRITE, a->buf, a->mr->lkey, m, mr->rkey, 8192);
-	func_wait(&p, 0, &wc, 1, 20);
-	cr_assert_neq(wc.status, ORDK_WC_SUCCESS, "a WRITE into unmapped memory");
-	cr_assert_geq(xstat(b->dev, "dma_fault"), 1);
-	cr_assert_geq(xstat(b->dev, "rx_dma_error"), 1);
+	cr_assert_neq(rdma(ORDK_WR_RDMA_WRITE, a->buf, a->mr->lkey, m, mr->rkey, 8192),
+		      ORDK_WC_SUCCESS, "a WRITE into unmapped memory");
+	cr_assert_geq(func_xstat(b->dev, "dma_fault"), 1);
+	cr_assert_geq(func_xstat(b->dev, "rx_dma_error"), 1);
 	cr_assert_eq(ordk_mr_dereg(mr), 0);
 }
 
 Test(verbs_mrmem, read_from_unmapped_memory_fails_cleanly)
 {
 	struct func_side *a = &p.s[0], *b = &p.s[1];
-	const size_t len = 64 << 10;
-	uint8_t *m = map(len, PROT_READ | PROT_WRITE);
-	struct ordk_mr *mr = ordk_mr_reg(b->pd, m, len, 7);
-	struct ordk_wc wc;
+	uint8_t *m;
+	struct ordk_mr *mr = unmapped_mr(b->pd, 7, &m);
 
-	cr_assert_not_null(mr);
-	func_pair_qps(&p, ORDK_MTU_1024, 16);
-	cr_assert_eq(munmap(m, len), 0);
-	post(a->qp, ORDK_WR_RDMA_READ, a->buf, a->mr->lkey, m, mr->rkey, 4096);
-	func_wait(&p, 0, &wc, 1, 20);
-	cr_assert_neq(wc.status, ORDK_WC_SUCCESS, "a READ of unmapped memory");
-	cr_assert_geq(xstat(b->dev, "dma_fault"), 1);
+	cr_assert_neq(rdma(ORDK_WR_RDMA_READ, a->buf, a->mr->lkey, m, mr->rkey, 4096),
+		      ORDK_WC_SUCCESS, "a READ of unmapped memory");
+	cr_assert_geq(func_xstat(b->dev, "dma_fault"), 1);
 	cr_assert_eq(ordk_mr_dereg(mr), 0);
 }
 
@@ -173,19 +161,13 @@ Test(verbs_mrmem, read_from_unmapped_memory_fails_cleanly)
 Test(verbs_mrmem, local_source_unmapped_fails_cleanly)
 {
 	struct func_side *a = &p.s[0], *b = &p.s[1];
-	const size_t len = 64 << 10;
-	uint8_t *m = map(len, PROT_READ | PROT_WRITE);
-	struct ordk_mr *mr = ordk_mr_reg(a->pd, m, len, 7);
-	struct ordk_wc wc;
+	uint8_t *m;
+	struct ordk_mr *mr = unmapped_mr(a->pd, 7, &m);
 
-	cr_assert_not_null(mr);
-	func_pair_qps(&p, ORDK_MTU_1024, 16);
-	cr_assert_eq(munmap(m, len), 0);
-	post(a->qp, ORDK_WR_RDMA_WRITE, m, mr->lkey, b->buf, b->mr->rkey, 8192);
-	func_wait(&p, 0, &wc, 1, 20);
-	cr_assert_neq(wc.status, ORDK_WC_SUCCESS);
-	cr_assert_geq(xstat(a->dev, "dma_fault"), 1);
-	cr_assert_geq(xstat(a->dev, "tx_dma_error"), 1);
+	cr_assert_neq(rdma(ORDK_WR_RDMA_WRITE, m, mr->lkey, b->buf, b->mr->rkey, 8192),
+		      ORDK_WC_SUCCESS);
+	cr_assert_geq(func_xstat(a->dev, "dma_fault"), 1);
+	cr_assert_geq(func_xstat(a->dev, "tx_dma_error"), 1);
 	cr_assert_eq(ordk_mr_dereg(mr), 0);
 }
 
@@ -193,22 +175,16 @@ Test(verbs_mrmem, local_source_unmapped_fails_cleanly)
 Test(verbs_mrmem, atomic_on_unmapped_memory_fails_cleanly)
 {
 	struct func_side *a = &p.s[0], *b = &p.s[1];
-	const size_t len = 64 << 10;
-	uint8_t *m = map(len, PROT_READ | PROT_WRITE);
-	struct ordk_mr *mr = ordk_mr_reg(b->pd, m, len, 15);
-	struct ordk_send_wr wr = { .wr_id = 9, .opcode = ORDK_WR_ATOMIC_FETCH_AND_ADD,
-				   .num_sge = 1, .send_flags = ORDK_SEND_SIGNALED };
-	struct ordk_wc wc;
+	uint8_t *m;
+	struct ordk_mr *mr = unmapped_mr(b->pd, 15, &m);
+	struct ordk_send_wr wr = { .wr_id = 9, .opcode = ORDK_WR_ATOMIC_FETCH_AND_ADD };
+	enum ordk_wc_status st;
 
-	cr_assert_not_null(mr);
-	func_pair_qps(&p, ORDK_MTU_1024, 16);
-	cr_assert_eq(munmap(m, len), 0);
 	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)a->buf, 8, a->mr->lkey };
 	wr.atomic.remote_addr = (uint64_t)(uintptr_t)m + 64;
 	wr.atomic.rkey = mr->rkey;
 	wr.atomic.compare_add = 1;
-	cr_assert_eq(ordk_qp_post_send(a->qp, &wr, 1), 1);
-	func_wait(&p, 0, &wc, 1, 20);
-	cr_assert_eq(wc.status, ORDK_WC_REM_ACCESS_ERR, "%s", ordk_wc_status_str(wc.status));
+	st = post_wait(&wr);
+	cr_assert_eq(st, ORDK_WC_REM_ACCESS_ERR, "%s", ordk_wc_status_str(st));
 	cr_assert_eq(ordk_mr_dereg(mr), 0);
 }

@@ -5,7 +5,7 @@
  * descriptor write waits and the receive classifier behind it, so RDMA
  * receive stops too; the spec (rtl=0, suite func) drops the frame. The
  * driver drains the ring on every poll. Here side 1's host stops polling
- * while its card runs on (the test steps only side 1's model), and side 0
+ * while its card runs on (ordk_dev_card_poll() steps only side 1's model), and side 0
  * posts RECVs whose adverts, control frames resent until side 1 acknowledges
  * them, fill side 1's ring. A WRITE sent then does not land (rtl=1). Side 1
  * polls again: the WRITE completes and side 1 SENDs into every RECV, every
@@ -21,27 +21,12 @@
 
 #include "func_common.h"
 #include "sim_host.h"
-#include "blue_verbs.h" /* the card's SimpleNic counters (white box) */
 
 #define RECVS 1024u		 /* adverts: 7 per frame, 147 frames a round */
 #define RLEN 512u		 /* RECVs at side 0's buf[0, 512 KiB) */
 #define WLEN 65536u		 /* the WRITE: side 0's buf + 768 KiB -> side 1's buf */
 #define WSRC (768u << 10)
 #define SSRC (512u << 10)	 /* side 1's SEND sources */
-
-static uint64_t
-xstat(struct ordk_dev *dev, const char *name)
-{
-	const char *names[256];
-	uint64_t vals[256];
-	int n = ordk_dev_xstats(dev, names, vals, 256);
-
-	for (int i = 0; i < n && i < 256; i++)
-		if (strcmp(names[i], name) == 0)
-			return vals[i];
-	cr_assert_fail("no model counter %s", name);
-	return 0;
-}
 
 static bool
 rtl_mode(void)
@@ -56,7 +41,7 @@ static void
 step_one_sided(struct func_pair *p)
 {
 	ordk_dev_poll(p->s[0].dev, 64);
-	blue_backend_poll(&p->s[1].dev->hw, 64);
+	cr_assert_geq(ordk_dev_card_poll(p->s[1].dev, 64), 0, "side 1's model steps alone");
 }
 
 static void
@@ -136,28 +121,28 @@ Test(verbs_snic, a_full_simplenic_ring_and_rdma_recovers, .timeout = 180)
 
 	post_recvs(&p);
 	end = test_now_s() + 60;
-	while (xstat(p.s[1].dev, "rx_simple_nic_ring_full") == 0) {
+	while (func_xstat(p.s[1].dev, "rx_simple_nic_ring_full") == 0) {
 		cr_assert_lt(test_now_s(), end, "side 1's SimpleNic ring never filled (%" PRIu64
-			     " frames taken)", xstat(p.s[1].dev, "rx_simple_nic"));
+			     " frames taken)", func_xstat(p.s[1].dev, "rx_simple_nic"));
 		step_one_sided(&p);
 	}
-	cr_assert_geq(xstat(p.s[1].dev, "rx_simple_nic"), BLUE_RING_DEPTH);
-	cr_assert_eq(xstat(p.s[1].dev, "rtl_rx_stalls"), rtl ? 1u : 0u,
+	cr_assert_geq(func_xstat(p.s[1].dev, "rx_simple_nic"), BLUE_RING_DEPTH);
+	cr_assert_eq(func_xstat(p.s[1].dev, "rtl_rx_stalls"), rtl ? 1u : 0u,
 		     "rtl=1 stalls (the frame is held), rtl=0 drops");
-	rdma_at_full = xstat(p.s[1].dev, "rx_rdma");
+	rdma_at_full = func_xstat(p.s[1].dev, "rx_rdma");
 
 	/* a WRITE now: on rtl=1 it waits behind the held frame */
-	items = xstat(p.s[0].dev, "tx_items");
+	items = func_xstat(p.s[0].dev, "tx_items");
 	post_write(&p);
 	end = test_now_s() + 30;
-	while (xstat(p.s[0].dev, "tx_items") == items) {
+	while (func_xstat(p.s[0].dev, "tx_items") == items) {
 		cr_assert_lt(test_now_s(), end, "side 0's card never took the WRITE");
 		step_one_sided(&p);
 	}
 	for (int i = 0; i < 200; i++)
 		step_one_sided(&p);
 	if (rtl) {
-		cr_assert_eq(xstat(p.s[1].dev, "rx_rdma"), rdma_at_full,
+		cr_assert_eq(func_xstat(p.s[1].dev, "rx_rdma"), rdma_at_full,
 			     "stalled: no RDMA packet is received");
 		for (uint32_t i = 0; i < WLEN; i++)
 			cr_assert_eq(p.s[1].buf[i], 0, "byte %u landed during the stall", i);
@@ -176,9 +161,17 @@ Test(verbs_snic, a_full_simplenic_ring_and_rdma_recovers, .timeout = 180)
 	}
 	cr_log_info("rtl=%d: side 1 took %" PRIu64 " SimpleNic frames, %" PRIu64
 		    " found the ring full; side 0 resent %" PRIu64 " adverts", rtl,
-		    xstat(p.s[1].dev, "rx_simple_nic"), xstat(p.s[1].dev, "rx_simple_nic_ring_full"),
+		    func_xstat(p.s[1].dev, "rx_simple_nic"),
+		    func_xstat(p.s[1].dev, "rx_simple_nic_ring_full"),
 		    (ordk_qp_stats(p.s[0].qp, &st), st.retransmits));
 	func_pair_close(&p);
+}
+
+/* SimpleNic frames the PMD took from the ring, kept or dropped (its xstats). */
+static uint64_t
+snic_frames_taken(struct ordk_dev *dev)
+{
+	return func_xstat(dev, "pmd_snic_rx") + func_xstat(dev, "pmd_snic_rx_bad");
 }
 
 /* A frame longer than a 128-byte slot: the RTL writes it on (rtl=1), the PMD drops it. */
@@ -197,14 +190,15 @@ Test(verbs_snic, a_frame_longer_than_a_slot_is_dropped, .timeout = 60)
 	/* to side 1's MAC, its IP at bytes 30-33 (the RTL's filter), EtherType 0x88b5 */
 	f[0] = 0x02, f[5] = 0x02, f[6] = 0x02, f[11] = 0x09, f[12] = 0x88, f[13] = 0xb5;
 	f[30] = 10, f[33] = 2;
-	taken = p.s[1].dev->hw.st.snic_rx + p.s[1].dev->hw.st.snic_rx_bad;
+	taken = snic_frames_taken(p.s[1].dev);
 	cr_assert_eq(rte_ring_enqueue(p.rx_ring[1], test_frame_mbuf(mp, f, sizeof(f), true)), 0);
 	end = test_now_s() + 10;
-	while (p.s[1].dev->hw.st.snic_rx + p.s[1].dev->hw.st.snic_rx_bad == taken) {
+	while (snic_frames_taken(p.s[1].dev) == taken) {
 		cr_assert_lt(test_now_s(), end, "the frame never reached side 1's PMD");
 		ordk_dev_poll(p.s[1].dev, 64);
 	}
-	cr_assert_eq(p.s[1].dev->hw.st.snic_rx_bad, 1, "600 bytes in 128-byte slots: dropped");
+	cr_assert_eq(func_xstat(p.s[1].dev, "pmd_snic_rx_bad"), 1,
+		     "600 bytes in 128-byte slots: dropped");
 	/* and the QPs still work: a SEND into a RECV */
 	{
 		struct ordk_recv_wr r = { .wr_id = 1, .num_sge = 1 };

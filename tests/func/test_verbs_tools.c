@@ -39,20 +39,6 @@ write_once(uint32_t len)
 	cr_assert_eq(wc.status, ORDK_WC_SUCCESS);
 }
 
-static uint64_t
-xstat(struct ordk_dev *dev, const char *name)
-{
-	const char *names[256];
-	uint64_t values[256];
-	int n = ordk_dev_xstats(dev, names, values, 256);
-
-	for (int i = 0; i < n; i++)
-		if (strcmp(names[i], name) == 0)
-			return values[i];
-	cr_assert_fail("no xstat %s", name);
-	return 0;
-}
-
 Test(verbs_tools, qp_info_follows_the_transport)
 {
 	struct ordk_qp_info a, b;
@@ -81,13 +67,13 @@ Test(verbs_tools, stats_reset_zeroes_device_qp_and_model_counters)
 	write_once(100);
 	cr_assert_eq(ordk_dev_stats(P.s[0].dev, &d), 0);
 	cr_assert_gt(d.wr_completed, 0);
-	cr_assert_gt(xstat(P.s[0].dev, "tx_packets"), 0);
+	cr_assert_gt(func_xstat(P.s[0].dev, "tx_packets"), 0);
 	cr_assert_eq(ordk_dev_stats_reset(P.s[0].dev), 0);
 	cr_assert_eq(ordk_dev_stats(P.s[0].dev, &d), 0);
 	cr_assert_eq(ordk_qp_stats(P.s[0].qp, &q), 0);
 	cr_expect_eq(d.wr_completed, 0);
 	cr_expect_eq(q.wr_completed, 0);
-	cr_expect_eq(xstat(P.s[0].dev, "tx_packets"), 0);
+	cr_expect_eq(func_xstat(P.s[0].dev, "tx_packets"), 0);
 	write_once(100);
 	cr_assert_eq(ordk_dev_stats(P.s[0].dev, &d), 0);
 	cr_expect_eq(d.wr_completed, 1, "counting goes on after a reset");
@@ -102,17 +88,17 @@ Test(verbs_tools, faults_change_at_run_time)
 	cr_expect_eq(ordk_dev_set_faults(P.s[0].dev, "smash:0.1"), -EINVAL);
 	cr_expect_eq(ordk_dev_set_faults(P.s[0].dev, "drop-up:0.1"), -EINVAL);
 	cr_expect_eq(ordk_dev_set_faults(NULL, "drop:0.1"), -EINVAL);
-	before = xstat(P.s[0].dev, "fault_tx_drop");
+	before = func_xstat(P.s[0].dev, "fault_tx_drop");
 	cr_assert_eq(ordk_dev_set_faults(P.s[0].dev, "drop-tx:0.3"), 0);
 	for (int i = 0; i < 20; i++)
 		write_once(8 * 4096); /* recovered by retransmission: data still arrives */
-	cr_expect_gt(xstat(P.s[0].dev, "fault_tx_drop"), before, "the fault acts");
-	cr_expect_eq(xstat(P.s[0].dev, "fault_rx_drop"), 0, "only the direction named");
+	cr_expect_gt(func_xstat(P.s[0].dev, "fault_tx_drop"), before, "the fault acts");
+	cr_expect_eq(func_xstat(P.s[0].dev, "fault_rx_drop"), 0, "only the direction named");
 	cr_assert_eq(ordk_dev_set_faults(P.s[0].dev, "drop:0"), 0);
-	before = xstat(P.s[0].dev, "fault_tx_drop");
+	before = func_xstat(P.s[0].dev, "fault_tx_drop");
 	for (int i = 0; i < 5; i++)
 		write_once(8 * 4096);
-	cr_expect_eq(xstat(P.s[0].dev, "fault_tx_drop"), before, "and stops");
+	cr_expect_eq(func_xstat(P.s[0].dev, "fault_tx_drop"), before, "and stops");
 }
 
 /*

@@ -43,15 +43,11 @@ Test(sim_garbage, survives_and_stays_inside_its_memory, .timeout = 120)
 	struct rte_ring *wrx, *wtx;
 	struct rte_mempool *mp;
 	uint8_t *region, *mr, frame[ORDK_WIRE_MAX_FRAME], pay[4096];
-	uint16_t port;
 
 	test_eal_init(NULL);
 	mp = test_pool("garbage_pool", 8191);
-	port = test_ring_port("gw", &wrx, &wtx);
-	test_port_start(port, mp);
 	bluesim_config_defaults(&cfg);
-	cfg.port_id = port;
-	sim_host_init(&h, &cfg);
+	sim_host_init_wire(&h, &cfg, "gw", mp, &wrx, &wtx);
 	sim_host_start(&h, MAC_B, IP_B);
 	/* [guard | MR | guard], all mapped for DMA, only the middle registered */
 	region = test_aligned(1 << 21, 2 * GUARD + MR_LEN);

@@ -9,17 +9,9 @@
 
 #include <rte_ethdev.h>
 
-#include "sim_host.h"
+#include "sim_peer.h"
 
-#define MAC_A 0x020000000001ull /* the peer */
-#define MAC_B 0x020000000002ull /* the model under test */
-#define IP_A 0x0A000001u
-#define IP_B 0x0A000002u
-#define QPN 0x000301u
 #define QPN2 0x000402u
-#define PEER_QPN 0x00A1B2u
-#define RKEY 0x00004201u
-#define MR_LEN (1u << 20)
 
 static struct sim_host h;
 static struct rte_ring *wire_rx, *wire_tx;
@@ -33,19 +25,15 @@ start_cnp(bool rtl, bool cnp)
 	struct bluesim_config cfg;
 	static unsigned int n;
 	char name[32];
-	uint16_t port;
 
 	test_eal_init(NULL);
 	if (mp == NULL)
 		mp = test_pool("rtl_pool", 8191);
 	snprintf(name, sizeof(name), "rtlw%u", n++);
-	port = test_ring_port(name, &wire_rx, &wire_tx);
-	test_port_start(port, mp);
 	bluesim_config_defaults(&cfg);
-	cfg.port_id = port;
 	cfg.rtl = rtl;
 	cfg.cnp = cnp;
-	sim_host_init(&h, &cfg);
+	sim_host_init_wire(&h, &cfg, name, mp, &wire_rx, &wire_tx);
 	/* the RTL DMAs SimpleNic frames to 0 + slot * 2048: the host maps its buffer there */
 	if (rtl)
 		cr_assert_eq(bluesim_dma_map(h.sim, 0, h.raw_rx, BLUE_SIMPLE_NIC_RX_BUF_SIZE), 0);
@@ -85,16 +73,7 @@ start(bool rtl)
 static struct ordk_wire_rdma
 pkt(uint8_t op, uint32_t qpn, uint32_t psn, uint32_t off, uint32_t dlen)
 {
-	struct ordk_wire_rdma p = { 0 };
-
-	p.l3 = (struct ordk_wire_l3){ .dst_mac = MAC_B, .src_mac = MAC_A, .src_ip = IP_A,
-				      .dst_ip = IP_B, .src_port = (uint16_t)PEER_QPN,
-				      .dst_port = ORDK_WIRE_ROCE_UDP_PORT, .ip_id = 1, .ttl = 64 };
-	p.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = op, .msn = 7,
-					.dqpn = qpn, .psn = psn, .ack_req = 1 };
-	p.reth = (struct ordk_wire_reth){ .va = (uint64_t)(uintptr_t)dst + off, .rkey = RKEY,
-					  .dlen = dlen };
-	return p;
+	return sim_peer_pkt(op, qpn, psn, (uint64_t)(uintptr_t)dst + off, dlen);
 }
 
 /* Put a frame (payload @p plen bytes of 0x5A) on the wire; @p edit may change it. */
@@ -112,20 +91,6 @@ inject(const struct ordk_wire_rdma *p, uint32_t plen, void (*edit)(uint8_t *, ui
 	if (edit != NULL)
 		edit(buf, &n);
 	cr_assert_eq(rte_ring_enqueue(wire_rx, test_frame_mbuf(mp, buf, n, true)), 0);
-}
-
-static int
-reports(struct blue_meta_report *out, int max)
-{
-	struct blue_meta_report r;
-	int n = 0;
-
-	while (sim_host_meta(&h, &r) > 0) {
-		if (out != NULL && n < max)
-			out[n] = r;
-		n++;
-	}
-	return n;
 }
 
 static uint64_t
@@ -269,7 +234,7 @@ Test(sim_rtl, stale_first_psn_locks_bitmap_unit)
 		p = pkt(BLUE_OP_WRITE_ONLY, QPN2, 0, 64, 64);
 		inject(&p, 64, NULL);
 		sim_host_poll(&h, 4);
-		reports(NULL, 0);
+		sim_host_meta_all(&h, NULL, 0);
 		h.now_ns += 1000000; /* past the idle timeout */
 		sim_host_poll(&h, 4);
 		/* rtl=0 ignores the stale PSN and reports QPN2 once idle */
@@ -441,7 +406,7 @@ Test(sim_rtl, strict_cnp_option_sends_and_reports)
 			cr_assert_eq(out[0].bth.trans, BLUE_TRANS_CNP);
 			cr_assert_eq(out[0].bth.dqpn, PEER_QPN);
 		}
-		cr_assert_eq(reports(NULL, 0), 1, "the WRITE's own report");
+		cr_assert_eq(sim_host_meta_all(&h, NULL, 0), 1, "the WRITE's own report");
 		/* a CNP from the peer, for QPN */
 		c.l3 = p.l3;
 		c.l3.ecn = 1;
@@ -449,7 +414,7 @@ Test(sim_rtl, strict_cnp_option_sends_and_reports)
 		inject(&c, 0, NULL);
 		sim_host_poll(&h, 4);
 		cr_assert_eq(xs("rx_cnp"), 1u);
-		cr_assert_eq(reports(r, 4), cnp, "cnp=%d", cnp);
+		cr_assert_eq(sim_host_meta_all(&h, r, 4), cnp, "cnp=%d", cnp);
 		if (cnp) {
 			cr_assert_eq(r[0].kind, BLUE_META_CNP);
 			cr_assert_eq(r[0].basic.dqpn, QPN);
@@ -557,12 +522,12 @@ Test(sim_rtl, checks_only_what_the_rtl_checks)
 								  BLUE_RQ_CNT_PACKET_LENGTH_ERROR)),
 			     1u);
 		/* a READ request's report: imm_data is the 4 bytes after the RETH */
-		reports(NULL, 0);
+		sim_host_meta_all(&h, NULL, 0);
 		p = pkt(BLUE_OP_READ_REQUEST, QPN, 4, 0, 128);
 		p.rreth = (struct ordk_wire_rreth){ .va = 0x1122334455667788ull, .lkey = 0x99 };
 		inject(&p, 0, NULL);
 		sim_host_poll(&h, 4);
-		cr_assert_eq(reports(r, 4), 1);
+		cr_assert_eq(sim_host_meta_all(&h, r, 4), 1);
 		cr_assert_eq(r[0].kind, BLUE_META_HEADER_READ);
 		cr_assert_eq(r[0].basic.imm_data, rtl ? 0x11223344u : 0u, "rtl=%d", rtl);
 		teardown();
@@ -596,10 +561,10 @@ Test(sim_rtl, reference_driver_ack_reported)
 							       .local_ip = 0x0A000005,
 							       .netmask = 0xFFFFFF00 };
 		cr_assert_eq(sim_host_cmd(&h, &net).is_success, 1);
-		reports(NULL, 0);
+		sim_host_meta_all(&h, NULL, 0);
 		cr_assert_eq(rte_ring_enqueue(wire_rx, test_frame_mbuf(mp, rd_ack, 90, true)), 0);
 		sim_host_poll(&h, 4);
-		cr_assert_eq(reports(r, 4), 1, "rtl=%d", rtl);
+		cr_assert_eq(sim_host_meta_all(&h, r, 4), 1, "rtl=%d", rtl);
 		cr_expect_eq(r[0].kind, BLUE_META_ACK_REMOTE_DRIVER);
 		cr_expect_eq(r[0].ack.psn_now, 0x000123);
 		cr_expect_eq(r[0].ack.qpn, QPN);

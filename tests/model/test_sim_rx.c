@@ -10,16 +10,7 @@
 
 #include <rte_ethdev.h>
 
-#include "sim_host.h"
-
-#define MAC_A 0x020000000001ull /* the peer */
-#define MAC_B 0x020000000002ull /* the model under test */
-#define IP_A 0x0A000001u
-#define IP_B 0x0A000002u
-#define QPN 0x000301u
-#define PEER_QPN 0x00A1B2u
-#define RKEY 0x00004201u
-#define MR_LEN (1u << 20)
+#include "sim_peer.h"
 
 static struct sim_host h;
 static struct rte_ring *wire_rx, *wire_tx;
@@ -30,15 +21,11 @@ static void
 setup(void)
 {
 	struct bluesim_config cfg;
-	uint16_t port;
 
 	test_eal_init(NULL);
 	mp = test_pool("rx_pool", 8191);
-	port = test_ring_port("rxw", &wire_rx, &wire_tx);
-	test_port_start(port, mp);
 	bluesim_config_defaults(&cfg);
-	cfg.port_id = port;
-	sim_host_init(&h, &cfg);
+	sim_host_init_wire(&h, &cfg, "rxw", mp, &wire_rx, &wire_tx);
 	sim_host_start(&h, MAC_B, IP_B);
 	dst = aligned_alloc(4096, MR_LEN);
 	memset(dst, 0, MR_LEN);
@@ -58,16 +45,7 @@ TestSuite(sim_rx, .init = setup, .fini = teardown);
 static struct ordk_wire_rdma
 pkt(uint8_t op, uint32_t psn, uint32_t off, uint32_t dlen)
 {
-	struct ordk_wire_rdma p = { 0 };
-
-	p.l3 = (struct ordk_wire_l3){ .dst_mac = MAC_B, .src_mac = MAC_A, .src_ip = IP_A,
-				      .dst_ip = IP_B, .src_port = (uint16_t)PEER_QPN,
-				      .dst_port = ORDK_WIRE_ROCE_UDP_PORT, .ip_id = 1, .ttl = 64 };
-	p.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = op, .msn = 7,
-					.dqpn = QPN, .psn = psn, .ack_req = 1 };
-	p.reth = (struct ordk_wire_reth){ .va = (uint64_t)(uintptr_t)dst + off, .rkey = RKEY,
-					  .dlen = dlen };
-	return p;
+	return sim_peer_pkt(op, QPN, psn, (uint64_t)(uintptr_t)dst + off, dlen);
 }
 
 /* Build the frame, let @p edit change bytes, put it on the wire with an FCS. */
@@ -95,20 +73,6 @@ inject(const struct ordk_wire_rdma *p, uint32_t plen)
 	sim_host_poll(&h, 4);
 }
 
-static int
-count_reports(struct blue_meta_report *out, int max)
-{
-	int n = 0;
-	struct blue_meta_report r;
-
-	while (sim_host_meta(&h, &r) > 0) {
-		if (out != NULL && n < max)
-			out[n] = r;
-		n++;
-	}
-	return n;
-}
-
 /* ---------------------------------------------------------- drop reasons */
 
 static void
@@ -117,7 +81,8 @@ expect_drop(const char *counter, enum blue_rq_counter reg)
 	cr_assert_eq(bluesim_xstat(h.sim, counter), 1, "%s", counter);
 	cr_assert_eq(sim_host_reg(&h, BLUE_REG_RQ_COUNTER(0, reg)), 1, "BAR0 mirror of %s",
 		     counter);
-	cr_assert_eq(count_reports(NULL, 0), 0, "%s: a dropped packet is not reported", counter);
+	cr_assert_eq(sim_host_meta_all(&h, NULL, 0), 0, "%s: a dropped packet is not reported",
+		     counter);
 	for (uint32_t i = 0; i < 4096; i++)
 		cr_assert_eq(dst[i], 0, "%s: memory written", counter);
 	bluesim_xstats_reset(h.sim);
@@ -270,7 +235,7 @@ Test(sim_rx, filtered_fcs_and_not_ready)
 	p.l3.dst_mac = ORDK_WIRE_BROADCAST_MAC;
 	inject(&p, 64);
 	cr_assert_eq(bluesim_xstat(h.sim, "rx_rdma"), 1, "broadcast MAC passes the filter");
-	cr_assert_eq(count_reports(NULL, 0), 1);
+	cr_assert_eq(sim_host_meta_all(&h, NULL, 0), 1);
 	cr_assert_eq(sim_host_reg(&h, BLUE_REG_RX_CLASS_COUNTER(0, BLUE_RX_CLASS_DISCARDED)), 2);
 
 	p = pkt(BLUE_OP_WRITE_ONLY, 1, 0, 64);
@@ -312,7 +277,7 @@ Test(sim_rx, reports_first_last_only_and_retried_middle)
 		p = pkt(op, i, 256 * i, i == 0 ? 1280 : 256);
 		inject(&p, 256);
 	}
-	n = count_reports(r, 16);
+	n = sim_host_meta_all(&h, r, 16);
 	cr_assert_eq(n, 2, "MIDDLE packets are not reported");
 	cr_assert_eq(r[0].kind, BLUE_META_HEADER_WRITE);
 	cr_assert_eq(r[0].opcode, BLUE_OP_WRITE_FIRST);
@@ -332,10 +297,10 @@ Test(sim_rx, reports_first_last_only_and_retried_middle)
 	/* idle: after the timeout, one local report with the bitmap */
 	h.now_ns += 10000;
 	sim_host_poll(&h, 2);
-	cr_assert_eq(count_reports(NULL, 0), 0, "not before the idle timeout");
+	cr_assert_eq(sim_host_meta_all(&h, NULL, 0), 0, "not before the idle timeout");
 	h.now_ns += 20000;
 	sim_host_poll(&h, 2);
-	n = count_reports(r, 16);
+	n = sim_host_meta_all(&h, r, 16);
 	cr_assert_eq(n, 1);
 	cr_assert_eq(r[0].kind, BLUE_META_ACK_LOCAL_HW);
 	cr_assert_eq(r[0].ack.qpn, QPN);
@@ -343,13 +308,13 @@ Test(sim_rx, reports_first_last_only_and_retried_middle)
 	cr_assert_eq(r[0].ack.now_bitmap.hi >> 48, 0x1F, "PSNs 0-4 are bits 112-116");
 	h.now_ns += 100000;
 	sim_host_poll(&h, 2);
-	cr_assert_eq(count_reports(NULL, 0), 0, "one idle report per quiet period");
+	cr_assert_eq(sim_host_meta_all(&h, NULL, 0), 0, "one idle report per quiet period");
 
 	/* a retried MIDDLE is reported */
 	p = pkt(BLUE_OP_WRITE_MIDDLE, 2, 512, 256);
 	p.bth.is_retry = 1;
 	inject(&p, 256);
-	n = count_reports(r, 16);
+	n = sim_host_meta_all(&h, r, 16);
 	cr_assert_eq(n, 1);
 	cr_assert_eq(r[0].opcode, BLUE_OP_WRITE_MIDDLE);
 	cr_assert_eq(r[0].basic.is_retry, 1);
@@ -363,7 +328,7 @@ Test(sim_rx, read_request_and_acks)
 	p.reth.rkey = 0x00FFFF00; /* READ requests skip the MR checks */
 	p.rreth = (struct ordk_wire_rreth){ .va = 0x7F0011223344ull, .lkey = 0x5566 };
 	inject(&p, 0);
-	cr_assert_eq(count_reports(r, 4), 1);
+	cr_assert_eq(sim_host_meta_all(&h, r, 4), 1);
 	cr_assert_eq(r[0].kind, BLUE_META_HEADER_READ);
 	cr_assert_eq(r[0].ndesc, 2);
 	cr_assert_eq(r[0].basic.psn, 9);
@@ -377,7 +342,7 @@ Test(sim_rx, read_request_and_acks)
 	p.aeth = (struct ordk_wire_aeth){ .now_bitmap = { ~0ull, ~0ull }, .is_send_by_driver = 1,
 					  .pre_psn = 0x80 };
 	inject(&p, 0);
-	cr_assert_eq(count_reports(r, 4), 1);
+	cr_assert_eq(sim_host_meta_all(&h, r, 4), 1);
 	cr_assert_eq(r[0].kind, BLUE_META_ACK_REMOTE_DRIVER);
 	cr_assert_eq(r[0].ack.psn_now, 0x100);
 	cr_assert_eq(r[0].ack.qpn, QPN);
@@ -389,7 +354,7 @@ Test(sim_rx, read_request_and_acks)
 					  .now_bitmap = { 0x1234, 0 }, .is_packet_lost = 1,
 					  .is_window_slided = 1, .pre_psn = 0x80 };
 	inject(&p, 0);
-	cr_assert_eq(count_reports(r, 4), 1);
+	cr_assert_eq(sim_host_meta_all(&h, r, 4), 1);
 	cr_assert_eq(r[0].kind, BLUE_META_NAK_REMOTE_HW);
 	cr_assert_eq(r[0].ndesc, 2, "Ack + AckExtra, contiguous");
 	cr_assert_eq(r[0].ack.pre_bitmap.lo, 0xFFFF0000FFFFFFFFull);
@@ -441,7 +406,7 @@ Test(sim_rx, lost_packet_makes_a_loss_ack_and_a_local_report)
 	cr_assert_eq(ack.aeth.now_bitmap.lo, ~0ull);
 	cr_assert_eq(ack.aeth.now_bitmap.hi, (1ull << 49) - 1);
 
-	n = count_reports(r, 300);
+	n = sim_host_meta_all(&h, r, 300);
 	for (int i = 0; i < n; i++) {
 		if (r[i].kind != BLUE_META_NAK_LOCAL_HW)
 			continue;
@@ -547,6 +512,7 @@ Test(sim_rx, simple_nic_rx_and_full_ring)
 		struct ordk_wire_rdma p = pkt(BLUE_OP_WRITE_ONLY, 0, 0, 16);
 
 		inject(&p, 16);
-		cr_assert_eq(count_reports(NULL, 0), 1, "RDMA not stalled by a full SimpleNic ring");
+		cr_assert_eq(sim_host_meta_all(&h, NULL, 0), 1,
+			     "RDMA not stalled by a full SimpleNic ring");
 	}
 }

@@ -24,15 +24,11 @@ setup(void)
 {
 	struct bluesim_config cfg;
 	struct rte_mempool *mp;
-	uint16_t port;
 
 	test_eal_init(NULL);
 	mp = test_pool("tx_pool", 2048);
-	port = test_ring_port("txw", &wire_rx, &wire_tx);
-	test_port_start(port, mp);
 	bluesim_config_defaults(&cfg);
-	cfg.port_id = port;
-	sim_host_init(&h, &cfg);
+	sim_host_init_wire(&h, &cfg, "txw", mp, &wire_rx, &wire_tx);
 	sim_host_start(&h, MAC_A, IP_A);
 	src = test_aligned(1 << 21, 4 << 20);
 	for (uint32_t i = 0; i < (4u << 20); i++)

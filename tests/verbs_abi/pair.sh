@@ -28,10 +28,7 @@ if [ "$port" = 0 ]; then
     rc=$?
     cat "$dir/client"
     [ $rc -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
-    IFS=';' read -ra pats <<<"$patterns"
-    for p in "${pats[@]}"; do
-        grep -Eq -- "$p" "$dir/client" || { echo "FAIL: no line matches /$p/"; exit 1; }
-    done
+    expect_lines "$dir/client" "$patterns"
     echo PASS
     exit 0
 fi
@@ -45,13 +42,6 @@ crc=$?
 wait $srv
 src=$?
 srv=""
-grep -v '^EAL' "$dir/client"
-echo "--- server (exit $src):"
-grep -v '^EAL' "$dir/server"
-[ $crc -eq 0 ] || { echo "FAIL: client exit $crc"; exit 1; }
-[ $src -eq 0 ] || { echo "FAIL: server exit $src"; exit 1; }
-IFS=';' read -ra pats <<<"$patterns"
-for p in "${pats[@]}"; do
-    grep -Eq -- "$p" "$dir/client" || { echo "FAIL: no line of the client matches /$p/"; exit 1; }
-done
+two_verdict "$dir" $crc $src
+expect_lines "$dir/client" "$patterns"
 echo PASS

@@ -47,10 +47,7 @@ Test(wire_inject, past_the_mr_refused)
 {
 	struct wire_env w;
 	uint8_t data[256];
-	const char *names[256];
-	uint64_t vals[256];
 	uint64_t oob = 0;
-	int n;
 
 	wire_open(&w, LEN, NULL, 64);
 	memset(data, 0x5C, sizeof(data));
@@ -61,10 +58,7 @@ Test(wire_inject, past_the_mr_refused)
 	wire_inject_rdma(&w, 1, &pkt, data, sizeof(data));
 	for (double end = test_now_s() + 5; test_now_s() < end && oob == 0;) {
 		func_idle(&w.p, 0.001);
-		n = ordk_dev_xstats(w.p.s[1].dev, names, vals, 256);
-		for (int i = 0; i < n && i < 256; i++)
-			if (strcmp(names[i], "drop_mem_out_of_bound") == 0)
-				oob = vals[i];
+		oob = func_xstat(w.p.s[1].dev, "drop_mem_out_of_bound");
 	}
 	cr_assert_eq(oob, 1, "the card did not refuse the frame");
 	wire_close(&w);

@@ -171,7 +171,7 @@ struct plan {
  * every WR completes with success.
  */
 static void
-run_plans(struct wire_env *w, const struct plan pl[2], double seconds)
+plans_loop(struct wire_env *w, const struct plan pl[2], double seconds)
 {
 	uint64_t posted[2] = { 0 }, done[2] = { 0 };
 
@@ -205,16 +205,25 @@ run_plans(struct wire_env *w, const struct plan pl[2], double seconds)
 	cr_assert_eq(wire_qp_stats(w, 1).read_req_rejected, 0);
 }
 
+/* plans_loop() on a rig of @p devargs with QPs of @p wr0 and @p wr1 WRs. */
+static void
+run_plans(const struct plan pl[2], const char *devargs, uint32_t wr0, uint32_t wr1,
+	  double seconds)
+{
+	struct wire_env w;
+
+	wire_open_qps(&w, LEN, devargs, wr0, wr1);
+	plans_loop(&w, pl, seconds);
+	wire_close(&w);
+}
+
 /* 128 READs in flight against a responder whose own 128 WRITEs are in flight. */
 Test(read_resources, reads_against_a_busy_responder, .timeout = 60)
 {
 	const struct plan pl[2] = { { ORDK_WR_RDMA_READ, 128, 128, 4096 },
 				    { ORDK_WR_RDMA_WRITE, 128, 128, 65536 } };
-	struct wire_env w;
 
-	wire_open(&w, LEN, NULL, 128);
-	run_plans(&w, pl, 30);
-	wire_close(&w);
+	run_plans(pl, NULL, 128, 128, 30);
 }
 
 /* 200 READs posted at once against an idle responder whose send queue holds 8 WRs. */
@@ -222,11 +231,8 @@ Test(read_resources, many_reads_small_responder, .timeout = 60)
 {
 	const struct plan pl[2] = { { ORDK_WR_RDMA_READ, 200, 200, 4096 },
 				    { ORDK_WR_RDMA_WRITE, 0, 8, 4096 } };
-	struct wire_env w;
 
-	wire_open_qps(&w, LEN, NULL, 256, 8);
-	run_plans(&w, pl, 30);
-	wire_close(&w);
+	run_plans(pl, NULL, 256, 8, 30);
 }
 
 /* Under READ load, the responder's own posts never find their queue taken (ENOMEM). */
@@ -234,11 +240,8 @@ Test(read_resources, responder_posts_keep_their_slots, .timeout = 60)
 {
 	const struct plan pl[2] = { { ORDK_WR_RDMA_READ, 2000, 128, 4096 },
 				    { ORDK_WR_RDMA_WRITE, 2000, 32, 4096 } };
-	struct wire_env w;
 
-	wire_open_qps(&w, LEN, NULL, 128, 32);
-	run_plans(&w, pl, 30);
-	wire_close(&w);
+	run_plans(pl, NULL, 128, 32, 30);
 }
 
 /* The same at 1% loss both ways: a lost packet never leaves the answers stuck. */
@@ -246,11 +249,8 @@ Test(read_resources, busy_responder_under_loss, .timeout = 120)
 {
 	const struct plan pl[2] = { { ORDK_WR_RDMA_READ, 1000, 128, 4096 },
 				    { ORDK_WR_RDMA_WRITE, 1000, 64, 16384 } };
-	struct wire_env w;
 
-	wire_open_qps(&w, LEN, "fault=drop:0.01,seed=7|fault=drop:0.01,seed=8", 128, 64);
-	run_plans(&w, pl, 90);
-	wire_close(&w);
+	run_plans(pl, "fault=drop:0.01,seed=7|fault=drop:0.01,seed=8", 128, 64, 90);
 }
 
 /*

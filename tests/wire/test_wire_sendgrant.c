@@ -14,20 +14,6 @@
 
 #define LEN (1u << 20)
 
-static uint64_t
-xstat(struct ordk_dev *dev, const char *name)
-{
-	const char *names[256];
-	uint64_t vals[256];
-	int k = ordk_dev_xstats(dev, names, vals, 256);
-
-	for (int i = 0; i < k && i < 256; i++)
-		if (strcmp(names[i], name) == 0)
-			return vals[i];
-	cr_assert_fail("no xstat %s", name);
-	return 0;
-}
-
 static void
 post_recv(struct func_side *s, uint64_t id, uint8_t *addr, uint32_t len)
 {
@@ -59,7 +45,7 @@ wait_drop_or_write(struct wire_env *w, const char *drop, uint64_t before, const 
 {
 	for (double end = test_now_s() + 5; test_now_s() < end;) {
 		func_idle(&w->p, 0.001);
-		if (xstat(w->p.s[1].dev, drop) > before)
+		if (func_xstat(w->p.s[1].dev, drop) > before)
 			return;
 		for (size_t i = 0; i < n; i++)
 			if (buf[i] != v)
@@ -91,7 +77,7 @@ Test(wire_sendgrant, send_into_a_local_write_mr_refused)
 	mr = ordk_mr_reg(w.p.s[1].pd, lw, 16384, ORDK_ACCESS_LOCAL_WRITE);
 	cr_assert_not_null(mr);
 	post_recv(&w.p.s[1], 5, w.p.s[1].buf, 4096);
-	before = xstat(w.p.s[1].dev, "drop_invalid_mr_access");
+	before = func_xstat(w.p.s[1].dev, "drop_invalid_mr_access");
 	inject_send(&w, (uint64_t)(uintptr_t)lw + 1000, mr->lkey, 64, 0x77);
 	wait_drop_or_write(&w, "drop_invalid_mr_access", before, lw, 16384, 0);
 	for (int i = 0; i < 16384; i++)
@@ -114,7 +100,7 @@ Test(wire_sendgrant, send_outside_its_recv_refused)
 	memset(b->buf, 0xEE, 16384);
 	post_recv(b, 1, b->buf, 64);
 	post_recv(b, 2, b->buf + 8192, 4096);
-	before = xstat(b->dev, "drop_invalid_mr_access");
+	before = func_xstat(b->dev, "drop_invalid_mr_access");
 	inject_send(&w, (uint64_t)(uintptr_t)b->buf + 8192, b->mr->lkey, 64, 0x77);
 	wait_drop_or_write(&w, "drop_invalid_mr_access", before, b->buf + 8192, 64, 0xEE);
 	for (int i = 0; i < 16384; i++)

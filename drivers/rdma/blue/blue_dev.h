@@ -34,12 +34,22 @@ struct blue_cmd_slot {
 	uint8_t opcode;
 };
 
+/* The driver's counters of the card's interface, one line each; the device's
+ * xstats name them "pmd_<name>" (blue_verbs.c dev_xstats()). */
+#define BLUE_DEV_STATS(X)                                                                    \
+	X(cmd_submitted) X(cmd_ok) X(cmd_failed) X(cmd_timeouts)                             \
+	X(cmd_resp_unexpected)	/* a response with no command waiting for it */             \
+	X(meta_reports)                                                                      \
+	X(meta_bad)		/* meta reports outside the classification table, dropped */ \
+	X(snic_tx) X(snic_tx_full)                                                           \
+	X(snic_rx)                                                                           \
+	X(snic_rx_bad)		/* SimpleNic frames dropped: longer than a slot, bad descriptor */ \
+	X(send_items) X(send_ring_full)
+
 struct blue_dev_stats {
-	uint64_t cmd_submitted, cmd_ok, cmd_failed, cmd_timeouts;
-	uint64_t meta_reports, meta_bad, meta_bad_kind[BLUE_META_KIND_COUNT];
-	uint64_t snic_tx, snic_tx_full, snic_rx, snic_rx_bad;
-	uint64_t send_items, send_ring_full;
-	uint64_t cmd_resp_unexpected;
+#define BLUE_DEV_STAT_FIELD(n) uint64_t n;
+	BLUE_DEV_STATS(BLUE_DEV_STAT_FIELD)
+#undef BLUE_DEV_STAT_FIELD
 };
 
 struct blue_dev {

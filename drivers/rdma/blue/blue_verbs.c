@@ -131,19 +131,47 @@ dev_poll(struct ordk_dev *dev, unsigned int budget)
 	return work + rc_poll(dev, budget);
 }
 
+enum {
+#define PMD_XSTAT_ENUM(n) PMD_XSTAT_##n,
+	BLUE_DEV_STATS(PMD_XSTAT_ENUM)
+#undef PMD_XSTAT_ENUM
+	PMD_XSTATS
+};
+
+/* The driver's counters ("pmd_<name>", blue_dev.h's BLUE_DEV_STATS), then the backend's. */
 static int
 dev_xstats(struct ordk_dev *dev, const char **names, uint64_t *values, unsigned int n)
 {
-	if (dev->hw.be.ops->xstats == NULL)
-		return 0;
-	return (int)dev->hw.be.ops->xstats(&dev->hw.be, names, values, n);
+	const struct blue_backend *be = &dev->hw.be;
+	unsigned int total = PMD_XSTATS, i = 0;
+
+	if (be->ops->xstats != NULL)
+		total += be->ops->xstats(&dev->hw.be, NULL, NULL, 0);
+	if (names == NULL || values == NULL || n < total)
+		return (int)total;
+#define PMD_XSTAT_GET(s) names[i] = "pmd_" #s, values[i++] = dev->hw.st.s;
+	BLUE_DEV_STATS(PMD_XSTAT_GET)
+#undef PMD_XSTAT_GET
+	if (be->ops->xstats != NULL)
+		i += be->ops->xstats(&dev->hw.be, names + i, values + i, n - i);
+	return (int)i;
 }
 
 static void
 dev_xstats_reset(struct ordk_dev *dev)
 {
+	memset(&dev->hw.st, 0, sizeof(dev->hw.st));
 	if (dev->hw.be.ops->xstats_reset != NULL)
 		dev->hw.be.ops->xstats_reset(&dev->hw.be);
+}
+
+/* The model steps alone: the host's part of dev_poll() does not run. */
+static int
+dev_card_poll(struct ordk_dev *dev, unsigned int budget)
+{
+	if (dev->hw.be.ops->poll == NULL)
+		return -ENOTSUP; /* the card runs by itself */
+	return (int)blue_backend_poll(&dev->hw, budget);
 }
 
 static int
@@ -166,6 +194,7 @@ dev_set_faults(struct ordk_dev *dev, const char *spec)
 		.mr_size = sizeof(struct ordk_mr_int), .open = open_fn, .close = dev_close,  \
 		.query = dev_query, .poll = dev_poll, .xstats = dev_xstats,                 \
 		.xstats_reset = dev_xstats_reset, .set_faults = dev_set_faults,             \
+		.card_poll = dev_card_poll,                                                 \
 		.mr_reg = blue_mr_reg, .mr_dereg = blue_mr_dereg, .qp_create = blue_qp_create, \
 		.qp_destroy = blue_qp_destroy, .qp_check = blue_qp_check,                   \
 		.qp_modify = blue_qp_modify, .qp_flush = blue_qp_flush,                     \

@@ -62,15 +62,15 @@ struct ordk_qp {
 
 /* blue_verbs_mr.c */
 /** The MR of key @p key (lkey or rkey), or NULL. */
-struct ordk_mr_int *verbs_mr_lookup(struct ordk_dev *dev, uint32_t key);
+struct ordk_mr_int *blue_mr_lookup(struct ordk_dev *dev, uint32_t key);
 int blue_mr_reg(struct ordk_dev *dev, struct verbs_mr *mr);
 int blue_mr_dereg(struct ordk_dev *dev, struct verbs_mr *mr);
 
 /* blue_verbs_qp.c */
 /** The ManageQp command telling the card @p qp's context (valid, error). */
-struct blue_cmd verbs_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error);
+struct blue_cmd blue_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error);
 /** Execute it and wait (control path only). @return 0 or blue_cmd_exec()'s error. */
-int verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error);
+int blue_manage_qp(struct ordk_qp *qp, bool valid, bool error);
 int blue_qp_create(struct ordk_qp *qp);
 int blue_qp_destroy(struct ordk_qp *qp);
 int blue_qp_check(const struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int mask);

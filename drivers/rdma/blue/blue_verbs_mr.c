@@ -54,7 +54,7 @@ pin_piece(void *arg, uint64_t addr, uint64_t len, bool pin)
 }
 
 struct ordk_mr_int *
-verbs_mr_lookup(struct ordk_dev *dev, uint32_t key)
+blue_mr_lookup(struct ordk_dev *dev, uint32_t key)
 {
 	struct ordk_mr_int *m = dev->mr_by_slot[(key >> 8) % BLUE_MAX_MR];
 
@@ -220,7 +220,7 @@ blue_mr_dereg(struct ordk_dev *dev, struct verbs_mr *vm)
 	struct ordk_mr_int *m = (struct ordk_mr_int *)vm;
 	int rc;
 
-	if (verbs_mr_lookup(dev, m->pub.lkey) != m)
+	if (blue_mr_lookup(dev, m->pub.lkey) != m)
 		return -EINVAL;
 	/*
 	 * The card forgets the key first: a stale rkey is refused from now on. If it

@@ -16,7 +16,7 @@ RTE_LOG_REGISTER(blue_qp_logtype, ordk.blue.qp, NOTICE);
 	rte_log(RTE_LOG_##level, blue_qp_logtype, "blue: " fmt "\n", ##__VA_ARGS__)
 
 struct blue_cmd
-verbs_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
+blue_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
 {
 	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_MANAGE_QP, .valid = 1 } };
 
@@ -39,9 +39,9 @@ verbs_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
 }
 
 int
-verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
+blue_manage_qp(struct ordk_qp *qp, bool valid, bool error)
 {
-	struct blue_cmd c = verbs_manage_qp_cmd(qp, valid, error);
+	struct blue_cmd c = blue_manage_qp_cmd(qp, valid, error);
 
 	return blue_cmd_exec(&qp->dev->hw, &c);
 }
@@ -75,7 +75,7 @@ blue_qp_destroy(struct ordk_qp *qp)
 	int rc = 0;
 
 	if (qp->attr.qp_state != ORDK_QPS_RESET)
-		rc = verbs_manage_qp(qp, false, false); /* the card's QPC is cleared */
+		rc = blue_manage_qp(qp, false, false); /* the card's QPC is cleared */
 	if (qp->sched.on_active)
 		TAILQ_REMOVE(&dev->rc.active, qp, sched.link);
 	rc_timer_set(qp, 0); /* off the wheel */
@@ -114,8 +114,8 @@ blue_qp_modify(struct ordk_qp *qp, enum ordk_qp_state cur, enum ordk_qp_state ne
 	 * bitmap). Its context is valid only in RTR and RTS: the card checks no
 	 * QP state, so in RESET, INIT and ERR nothing may land through the QP.
 	 */
-	int rc = verbs_manage_qp(qp, next == ORDK_QPS_RTR || next == ORDK_QPS_RTS,
-				 next == ORDK_QPS_ERR);
+	int rc = blue_manage_qp(qp, next == ORDK_QPS_RTR || next == ORDK_QPS_RTS,
+				next == ORDK_QPS_ERR);
 
 	if (rc != 0)
 		return rc;
@@ -156,6 +156,7 @@ blue_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
 							     rc_hole_state(&qp->resp) :
 							     RC_HOLE_NONE);
 	info->probe_state = rc_state_name(RC_SM_PROBE, qp->resp.probe);
+	info->active = qp->sched.on_active;
 }
 
 int

@@ -124,55 +124,25 @@ arg_seed(const char *v, void *arg, char *err, size_t errlen)
 		      errlen);
 }
 
-/* A uint32_t field of the config: number in [min, max], times scale. */
-#define U32_ARG(fn_name, key, min, max, field, scale)                                \
+/* A field of the config from a number x in [min, max]: field = value (an expression of x). */
+#define NUM_ARG(fn_name, key, min, max, field, value)                                \
 	static int fn_name(const char *v, void *arg, char *err, size_t errlen)       \
 	{                                                                             \
 		uint64_t x;                                                           \
 		int rc = number(key, v, min, max, &x, err, errlen);                   \
                                                                                       \
 		if (rc == 0)                                                          \
-			((struct bluesim_config *)arg)->field = (uint32_t)(x * (scale)); \
+			((struct bluesim_config *)arg)->field = (value);              \
 		return rc;                                                            \
 	}
 
-U32_ARG(arg_reorder_depth, "reorder_depth", 1, SIM_HELD_MAX, fault.reorder_depth, 1)
-U32_ARG(arg_delay_us, "delay_us", 0, 10000000, fault.delay_us, 1)
-U32_ARG(arg_idle_us, "idle_us", 1, 1000000, idle_timeout_ns, 1000)
-
-static int
-arg_fcs(const char *v, void *arg, char *err, size_t errlen)
-{
-	uint64_t x;
-	int rc = number("fcs", v, 0, 1, &x, err, errlen);
-
-	if (rc == 0)
-		((struct bluesim_config *)arg)->fcs = x != 0;
-	return rc;
-}
-
-static int
-arg_rtl(const char *v, void *arg, char *err, size_t errlen)
-{
-	uint64_t x;
-	int rc = number("rtl", v, 0, 1, &x, err, errlen);
-
-	if (rc == 0)
-		((struct bluesim_config *)arg)->rtl = x != 0;
-	return rc;
-}
-
+NUM_ARG(arg_reorder_depth, "reorder_depth", 1, SIM_HELD_MAX, fault.reorder_depth, (uint32_t)x)
+NUM_ARG(arg_delay_us, "delay_us", 0, 10000000, fault.delay_us, (uint32_t)x)
+NUM_ARG(arg_idle_us, "idle_us", 1, 1000000, idle_timeout_ns, (uint32_t)(x * 1000))
+NUM_ARG(arg_fcs, "fcs", 0, 1, fcs, x != 0)
+NUM_ARG(arg_rtl, "rtl", 0, 1, rtl, x != 0)
 /* cnp=1 (strict mode): the notification point as the RTL's (bluesim.h) */
-static int
-arg_cnp(const char *v, void *arg, char *err, size_t errlen)
-{
-	uint64_t x;
-	int rc = number("cnp", v, 0, 1, &x, err, errlen);
-
-	if (rc == 0)
-		((struct bluesim_config *)arg)->cnp = x != 0;
-	return rc;
-}
+NUM_ARG(arg_cnp, "cnp", 0, 1, cnp, x != 0)
 
 /* a driver key too: the PMD reads the same value (sim_backend.c) */
 static int

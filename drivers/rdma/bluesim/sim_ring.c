@@ -9,33 +9,25 @@
 
 #include "sim_internal.h"
 
-static void
-h2c_init(struct sim_h2c *r, enum blue_ring_id id)
-{
-	memset(r, 0, sizeof(*r));
-	r->id = id;
-	r->csr = blue_ring_csr_base(id);
-	r->base_iova = UINT64_MAX;
-}
-
-static void
-c2h_init(struct sim_c2h *r, enum blue_ring_id id)
-{
-	memset(r, 0, sizeof(*r));
-	r->id = id;
-	r->csr = blue_ring_csr_base(id);
-	r->base_iova = UINT64_MAX;
-}
+/* A ring of either direction (struct sim_h2c or sim_c2h): its tail or head at
+ * 0, at its register block, not mapped yet. */
+#define RING_INIT(r, ring)                          \
+	do {                                         \
+		memset((r), 0, sizeof(*(r)));        \
+		(r)->id = (ring);                    \
+		(r)->csr = blue_ring_csr_base(ring); \
+		(r)->base_iova = UINT64_MAX;         \
+	} while (0)
 
 void
 sim_rings_init(struct bluesim *sim)
 {
-	h2c_init(&sim->cmd_req, BLUE_RING_CMD_REQ);
-	h2c_init(&sim->send, BLUE_RING_SEND0);
-	h2c_init(&sim->snic_tx, BLUE_RING_SIMPLE_NIC_TX);
-	c2h_init(&sim->cmd_resp, BLUE_RING_CMD_RESP);
-	c2h_init(&sim->meta, BLUE_RING_META0);
-	c2h_init(&sim->snic_rx, BLUE_RING_SIMPLE_NIC_RX);
+	RING_INIT(&sim->cmd_req, BLUE_RING_CMD_REQ);
+	RING_INIT(&sim->send, BLUE_RING_SEND0);
+	RING_INIT(&sim->snic_tx, BLUE_RING_SIMPLE_NIC_TX);
+	RING_INIT(&sim->cmd_resp, BLUE_RING_CMD_RESP);
+	RING_INIT(&sim->meta, BLUE_RING_META0);
+	RING_INIT(&sim->snic_rx, BLUE_RING_SIMPLE_NIC_RX);
 }
 
 /*

@@ -41,7 +41,7 @@ blue_cmd_done(const struct blue_dev *dev, uint32_t seq, bool *ok)
 }
 
 struct blue_cmd
-verbs_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
+blue_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
 {
 	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_MANAGE_QP, .valid = 1 } };
 
@@ -71,7 +71,7 @@ verbs_event_raise(struct ordk_dev *dev, enum ordk_event_type type, struct ordk_q
 }
 
 struct ordk_mr_int *
-verbs_mr_lookup(struct ordk_dev *dev, uint32_t key)
+blue_mr_lookup(struct ordk_dev *dev, uint32_t key)
 {
 	(void)dev;
 	return key == mr.pub.lkey ? &mr : NULL;

@@ -260,6 +260,10 @@ Test(verbs_driver, a_second_driver_under_the_same_library)
 	cr_assert_eq(ordk_dev_query(dev, &attr), 0);
 	cr_assert_str_eq(attr.name, "fake0");
 	cr_assert_eq(attr.max_qp_wr, 8);
+	/* optional ops it leaves out answer as for a card */
+	cr_assert_eq(ordk_dev_card_poll(dev, 64), -ENOTSUP, "no model to step");
+	cr_assert_eq(ordk_dev_card_poll(NULL, 64), -EINVAL);
+	cr_assert_eq(ordk_dev_set_faults(dev, "drop:0.1"), -ENOTSUP);
 
 	struct ordk_pd *pd = ordk_pd_alloc(dev);
 	struct ordk_cq *cq = ordk_cq_create(dev, 16);

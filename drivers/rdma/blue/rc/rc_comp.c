@@ -148,7 +148,7 @@ rc_len_err_settle(struct ordk_qp *qp)
 	RC_LOG(DEBUG, "qp 0x%06x: the peer took our length error: %u READs unanswered flushed",
 	       qp->qpn, qp->req.rd_q.count);
 	/* rare (after a length error only): the one wait for the card left in the poll */
-	(void)verbs_manage_qp(qp, false, true);
+	(void)blue_manage_qp(qp, false, true);
 	for (uint32_t k = qp->req.sq_head; k != i; k++) {
 		struct rc_wqe *w = &qp->req.sq[k % qp->req.sq_size];
 

@@ -158,7 +158,7 @@ int
 rc_mr_check(const struct ordk_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
 	    unsigned int access)
 {
-	const struct ordk_mr_int *m = verbs_mr_lookup(qp->dev, key);
+	const struct ordk_mr_int *m = blue_mr_lookup(qp->dev, key);
 	uint64_t base;
 
 	if (m == NULL || m->pub.pd != qp->pd || (m->pub.access & access) != access)
@@ -244,7 +244,7 @@ rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
 		rc = check_sge(qp, &wr->sge, ORDK_ACCESS_LOCAL_WRITE);
 		if (rc != 0)
 			return rc;
-		m = verbs_mr_lookup(qp->dev, wr->sge.lkey);
+		m = blue_mr_lookup(qp->dev, wr->sge.lkey);
 	}
 	/* a completion waiting for its key's revocation still holds its slot */
 	if (qp->resp.rq_q.count + qp->resp.rdone_q.count >= qp->resp.rq_q.size)
@@ -287,7 +287,7 @@ rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 static void
 error_submit(struct ordk_qp *qp)
 {
-	struct blue_cmd c = verbs_manage_qp_cmd(qp, false, true);
+	struct blue_cmd c = blue_manage_qp_cmd(qp, false, true);
 	int64_t seq = blue_cmd_submit(&qp->dev->hw, &c);
 
 	if (seq < 0)
