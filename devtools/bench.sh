@@ -8,18 +8,25 @@
 #   same net_memif port. Prints a table of figures and ratios, then one line
 #   per comparison: "ratio <name>: <value>".
 #
-#   devtools/bench.sh [--no-build] [--quick] [--repeat N]
+#   devtools/bench.sh [--no-build] [--quick] [--repeat N] [--against DIR]
 #     --no-build  use the existing build (ORDK_BUILD_DIR, default build)
 #     --quick     shorter runs (a smoke test of this script)
 #     --repeat N  measure everything N times (default 3), baselines and ORDK
 #                 alternating; each ratio is taken within one repetition and
 #                 the table shows the median and the range. (Shared machines
 #                 swing: net_memif alone was seen at 20 and at 280 Gb/s.)
+#     --against DIR  another build directory (e.g. of an older commit): each
+#                 ordk-perf pair runs with its ordk-perf too, right before or
+#                 after this build's (in turn), and a second table gives,
+#                 per figure, this build against that one (median and range
+#                 of the per-pair ratios). Before/after comparisons need
+#                 this: the machine's state changes within minutes, and TCP
+#                 does not follow it.
 # Every process runs under a time bound and is stopped by its PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${ORDK_BUILD_DIR:-build}
-build=1 quick=0 repeat=3
+build=1 quick=0 repeat=3 against=
 while [ $# -gt 0 ]; do
     case $1 in
     --no-build) build=0 ;;
@@ -28,7 +35,13 @@ while [ $# -gt 0 ]; do
         repeat=${2:-}
         shift
         [[ $repeat =~ ^[1-9][0-9]?$ ]] || { echo "bench: --repeat 1..99" >&2; exit 1; } ;;
-    *) echo "usage: devtools/bench.sh [--no-build] [--quick] [--repeat N]" >&2; exit 1 ;;
+    --against)
+        against=${2:-}
+        shift
+        [ -x "$against/apps/ordk-perf/ordk-perf" ] ||
+            { echo "bench: --against DIR: no DIR/apps/ordk-perf/ordk-perf" >&2; exit 1; } ;;
+    *) echo "usage: devtools/bench.sh [--no-build] [--quick] [--repeat N] [--against DIR]" >&2
+       exit 1 ;;
     esac
     shift
 done
@@ -62,22 +75,38 @@ figures="$dir/figures"
 rep=0
 fig() { echo "$rep $1 $2" >>"$figures"; }
 
-pair() { # <name> <test> [options...]: both sides over net_memif, JSON from the client
-    local name=$1 test=$2 rc=0
-    shift 2
+run_pair() { # <ordk-perf> <name> <test> [options...]: both sides over net_memif, JSON: the client
+    local bin=$1 name=$2 test=$3 rc=0
+    shift 3
     port=$((port + 1))
-    timeout 120 "$perf" "$test" -p $port --no-progress "$@" >"$dir/$name.server" 2>&1 &
+    timeout 120 "$bin" "$test" -p $port --no-progress "$@" >"$dir/$name.server" 2>&1 &
     local srv=$!
     pids+=($srv)
-    timeout 120 "$perf" "$test" -p $port --no-progress --out_json_file="$dir/$name.json" "$@" \
+    timeout 120 "$bin" "$test" -p $port --no-progress --out_json_file="$dir/$name.json" "$@" \
         127.0.0.1 >"$dir/$name.client" 2>&1 || rc=$?
     wait $srv || rc=$?
     if [ $rc -ne 0 ]; then
-        echo "bench: ordk-perf $test $* failed (exit $rc):" >&2
+        echo "bench: $bin $test $* failed (exit $rc):" >&2
         cat "$dir/$name.client" "$dir/$name.server" >&2
         exit 1
     fi
     sed -n '/#bytes/,/^---/p' "$dir/$name.client" | sed '$d' | sed "s/^/  [$rep:$name] /"
+}
+
+pair() { # <name> <test> [options...]: this build and (--against) the other one, in turn first
+    local name=$1
+    if [ -z "$against" ]; then
+        run_pair "$perf" "$@"
+        return
+    fi
+    shift
+    if [ $((rep % 2)) = 1 ]; then
+        run_pair "$perf" "$name" "$@"
+        run_pair "$against/apps/ordk-perf/ordk-perf" "against_$name" "$@"
+    else
+        run_pair "$against/apps/ordk-perf/ordk-perf" "against_$name" "$@"
+        run_pair "$perf" "$name" "$@"
+    fi
 }
 
 json() { # <name> <field>: a field of the results (perftest's JSON: one object, one size)
@@ -116,10 +145,18 @@ for rep in $(seq 1 $repeat); do
     fig send_lat_8b_us "$(json send_lat_8b t_typical)"
     fig read_bw_64k_mibs "$(json read_bw_64k BW_average)"
     fig atomic_bw_mpps "$(json atomic_bw MsgRate)"
+    if [ -n "$against" ]; then
+        fig against_write_bw_64k_mibs "$(json against_write_bw_64k BW_average)"
+        fig against_write_bw_8b_mpps "$(json against_write_bw_8b MsgRate)"
+        fig against_write_lat_8b_us "$(json against_write_lat_8b t_typical)"
+        fig against_send_lat_8b_us "$(json against_send_lat_8b t_typical)"
+        fig against_read_bw_64k_mibs "$(json against_read_bw_64k BW_average)"
+        fig against_atomic_bw_mpps "$(json against_atomic_bw MsgRate)"
+    fi
 done
 
 echo
-python3 - "$figures" "$repeat" <<'PY'
+python3 - "$figures" "$repeat" "$against" <<'PY'
 import statistics, sys
 reps = {}
 for line in open(sys.argv[1]):
@@ -167,4 +204,23 @@ for name, a, b, unit, tgt, ok in comps:
 print()
 for name, med in out:
     print("ratio %s: %.3f" % (name, med))
+if sys.argv[3]:
+    # --against: each figure of this build over the other build's, pair by pair
+    print()
+    print("this build against %s (each ratio from two runs back to back; lat: lower is better)"
+          % sys.argv[3])
+    print("%-22s %12s %12s %7s %15s" % ("figure", "this", "other", "ratio", "ratio range"))
+    out = []
+    for k in ["write_bw_64k_mibs", "write_bw_8b_mpps", "write_lat_8b_us", "send_lat_8b_us",
+              "read_bw_64k_mibs", "atomic_bw_mpps"]:
+        a = [f[k] for f in reps.values()]
+        b = [f["against_" + k] for f in reps.values()]
+        rr = [x / y for x, y in zip(a, b)]
+        print("%-22s %12.3f %12.3f %7.3f %7.3f-%-7.3f" % (
+            k, statistics.median(a), statistics.median(b), statistics.median(rr), min(rr),
+            max(rr)))
+        out.append((k, statistics.median(rr)))
+    print()
+    for k, med in out:
+        print("against %s: %.3f" % (k, med))
 PY
