@@ -19,7 +19,7 @@ extern "C" {
 /** What each side tells the other. */
 struct ordk_cm_info {
 	uint32_t qpn;
-	uint32_t psn;  /**< first PSN this side sends with (keep it below 112: see doc) */
+	uint32_t psn;  /**< first PSN this side sends with: 0..ORDK_PSN_FIRST_MAX */
 	uint32_t ip;
 	uint64_t mac;
 	uint64_t addr; /**< optional: a buffer the peer may access */

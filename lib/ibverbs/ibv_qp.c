@@ -143,12 +143,14 @@ av_ip(const struct ov_dev *d, const struct ibv_ah_attr *ah, uint32_t *ip)
 }
 
 /*
- * Every QP starts at PSN 0 both ways, whatever the application chose: the
- * card's PSN bitmap starts out accepting PSNs below 112 only (see
- * doc/guides/prog_guide/verbs.md), and READs whose requester started at
- * another PSN were seen to go unanswered (RETRY_EXC_ERR; folded below 112,
- * one ib_read_bw run in four). Peers agree since both sides do this; ORDK's
- * own tools use 0 too.
+ * Every QP starts at PSN 0 both ways, whatever the application chose. The
+ * card takes first PSNs 0..ORDK_PSN_FIRST_MAX only; passing the application's
+ * through, folded into that range (psn % 0x7fff80, alike on both peers), made
+ * perftest's ib_read_bw fail with RETRY_EXC_ERR on its first READ: ORDK
+ * answers READs in the responder's send PSN space, which starts at sq_psn at
+ * RTS, and perftest's bandwidth servers stay in RTR, so they answer from PSN
+ * 0 whatever PSN they told the peer (doc/guides/verbs_compat.md). Peers agree
+ * since both sides do this; ORDK's own tools use 0 too.
  */
 static uint32_t
 ov_psn(uint32_t psn)

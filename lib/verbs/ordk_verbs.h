@@ -396,14 +396,22 @@ struct ordk_qp_init_attr {
 	void *qp_context;
 };
 
+/**
+ * The highest first PSN (rq_psn, sq_psn) a QP may start from on a Blue card:
+ * its PSN bitmap resets to a window that misreads first PSNs 0x7fff80 ..
+ * 0xffffff (doc/guides/card_interface.md, card limits), so ordk_qp_modify()
+ * refuses them with -EINVAL. A running QP's PSNs cross 2^24 as usual.
+ */
+#define ORDK_PSN_FIRST_MAX 0x7FFF7Fu
+
 /** QP attributes (ibv_qp_attr's RC subset; the address vector is IP + MAC). */
 struct ordk_qp_attr {
 	enum ordk_qp_state qp_state;
 	unsigned int qp_access_flags; /**< ordk_access */
 	enum ordk_mtu path_mtu;
 	uint32_t dest_qp_num;
-	uint32_t rq_psn;
-	uint32_t sq_psn;
+	uint32_t rq_psn;   /**< the peer's first PSN: 0..ORDK_PSN_FIRST_MAX */
+	uint32_t sq_psn;   /**< our first PSN: 0..ORDK_PSN_FIRST_MAX */
 	uint32_t dest_ip;  /**< the peer's IPv4 (address vector) */
 	uint64_t dest_mac; /**< the peer's MAC (address vector) */
 	uint8_t timeout;   /**< local ACK timeout, 4.096 us << timeout (0: default ~1 ms) */

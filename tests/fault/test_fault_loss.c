@@ -420,3 +420,113 @@ Test(fault_loss, pipelined_reads_under_loss, .timeout = 300)
 	}
 	func_pair_close(&p);
 }
+
+/* ------------------------------------------------------ across the 2^24 wrap */
+
+#define PSN_SPACE (1u << 24)
+#define WRAP_MARGIN 1024u /* PSNs each way left before the wrap when the faults start */
+#define WRAP_CHUNK 2048u  /* packets per WRITE of the loss-free run */
+
+/*
+ * Loss-free, both ways at once: WRITEs until each side's next PSN is
+ * WRAP_MARGIN before 2^24. The QPs started at @p first, so that is
+ * 2^24 - first - WRAP_MARGIN packets each way; PMTU 256 and WRs of
+ * WRAP_CHUNK packets keep it to a few seconds.
+ */
+static void
+run_to_the_wrap(struct func_pair *p, uint32_t first)
+{
+	uint32_t need = PSN_SPACE - first - WRAP_MARGIN, posted[2] = { 0, 0 }, out[2] = { 0, 0 };
+	double end = test_now_s() + 200;
+	struct ordk_wc wc[16];
+
+	while ((posted[0] < need || posted[1] < need || out[0] || out[1]) && test_now_s() < end) {
+		for (int s = 0; s < 2; s++) {
+			struct func_side *a = &p->s[s], *b = &p->s[1 - s];
+
+			while (posted[s] < need && out[s] < 4) {
+				uint32_t n = need - posted[s] < WRAP_CHUNK ? need - posted[s] : WRAP_CHUNK;
+				struct ordk_send_wr wr = { .wr_id = posted[s], .num_sge = 1,
+							   .opcode = ORDK_WR_RDMA_WRITE,
+							   .send_flags = ORDK_SEND_SIGNALED };
+
+				wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)a->buf, n * 256,
+							    a->mr->lkey };
+				wr.rdma.remote_addr = (uint64_t)(uintptr_t)b->buf + REGION;
+				wr.rdma.rkey = b->mr->rkey;
+				cr_assert_eq(ordk_qp_post_send(a->qp, &wr, 1), 1);
+				posted[s] += n;
+				out[s]++;
+			}
+			ordk_dev_poll(b->dev, 64);
+			int k = ordk_cq_poll(a->cq, wc, 16);
+
+			cr_assert_geq(k, 0);
+			for (int i = 0; i < k; i++)
+				cr_assert_eq(wc[i].status, ORDK_WC_SUCCESS, "side %d: %s", s,
+					     ordk_wc_status_str(wc[i].status));
+			out[s] -= (uint32_t)k;
+		}
+	}
+	for (int s = 0; s < 2; s++)
+		cr_assert_eq(FUNC_QP_INFO(p->s[s].qp, next_psn), PSN_SPACE - WRAP_MARGIN,
+			     "side %d: next PSN 0x%06x after %u of %u packets", s,
+			     FUNC_QP_INFO(p->s[s].qp, next_psn), posted[s], need);
+}
+
+/* Has side @p s's next PSN passed 2^24 (it started above half the space)? */
+static bool
+wrapped(struct func_pair *p, int s)
+{
+	return FUNC_QP_INFO(p->s[s].qp, next_psn) < PSN_SPACE / 2;
+}
+
+/*
+ * Every opcode under 1% of every fault while both PSN spaces cross 2^24:
+ * both QPs start at the highest first PSN the card allows both ways
+ * (ORDK_PSN_FIRST_MAX: it cannot start nearer the wrap), run loss-free to
+ * WRAP_MARGIN before it, then the faults start. A's WRITEs and SENDs cross in
+ * A's space, the READ answers in B's. Data is checked byte for byte, every
+ * WR completes once, and afterwards each side has every PSN the other sent.
+ */
+Test(fault_loss, across_the_psn_wrap, .timeout = 600)
+{
+	static const uint32_t wsizes[] = { 1, 4097, 65537, 262144 };
+	const char *faults = "drop:0.01,dup:0.01,reorder:0.01,corrupt:0.01,delay:0.01";
+	struct func_pair p;
+	uint64_t id = 1, rtx = 0;
+	struct ordk_wc extra;
+
+	func_pair_open(&p, BUF, "seed=931|seed=932");
+	func_psn = ORDK_PSN_FIRST_MAX;
+	func_pair_qps(&p, ORDK_MTU_256, 64);
+	func_psn = -1;
+	run_to_the_wrap(&p, ORDK_PSN_FIRST_MAX);
+	for (int s = 0; s < 2; s++) {
+		cr_assert_eq(ordk_dev_set_faults(p.s[s].dev, faults), 0);
+		cr_assert_eq(ordk_dev_stats_reset(p.s[s].dev), 0);
+	}
+	for (int round = 0; round < 4 && !(wrapped(&p, 0) && wrapped(&p, 1)); round++)
+		for (size_t k = 0; k < sizeof(wsizes) / sizeof(wsizes[0]); k++)
+			for (int op = ORDK_WR_RDMA_WRITE; op <= ORDK_WR_RDMA_READ; op++)
+				one(&p, (enum ordk_wr_opcode)op, wsizes[k], id++);
+	cr_assert(wrapped(&p, 0) && wrapped(&p, 1), "next PSNs 0x%06x, 0x%06x: not past 2^24",
+		  FUNC_QP_INFO(p.s[0].qp, next_psn), FUNC_QP_INFO(p.s[1].qp, next_psn));
+	for (int s = 0; s < 2; s++) {
+		cr_assert_eq(ordk_dev_set_faults(p.s[s].dev, "drop:0,dup:0,reorder:0,corrupt:0,delay:0"),
+			     0);
+		rtx += FUNC_DEV_STAT(p.s[s].dev, retransmits);
+	}
+	func_idle(&p, 0.05);
+	cr_assert_eq(ordk_cq_poll(p.s[0].cq, &extra, 1), 0, "no WR completed twice");
+	cr_assert_eq(ordk_cq_poll(p.s[1].cq, &extra, 1), 0);
+	for (int s = 0; s < 2; s++)
+		cr_assert_eq(FUNC_QP_INFO(p.s[1 - s].qp, expected_psn),
+			     FUNC_QP_INFO(p.s[s].qp, next_psn),
+			     "side %d has every PSN side %d sent", 1 - s, s);
+	cr_assert_gt(rtx, 0, "frames were lost across the wrap, nothing was retransmitted");
+	printf("across the wrap: next PSNs 0x%06x 0x%06x, %lu retransmissions\n",
+	       FUNC_QP_INFO(p.s[0].qp, next_psn), FUNC_QP_INFO(p.s[1].qp, next_psn),
+	       (unsigned long)rtx);
+	func_pair_close(&p);
+}

@@ -117,12 +117,31 @@ func_pair_canaries_ok(const struct func_pair *p)
 	return true;
 }
 
+long func_psn = -1;
+
+uint32_t
+func_first_psn(void)
+{
+	const char *e = getenv("ORDK_TEST_FIRST_PSN");
+	char *end;
+	unsigned long v;
+
+	if (func_psn >= 0)
+		return (uint32_t)func_psn;
+	if (e == NULL || *e == '\0')
+		return 0;
+	v = strtoul(e, &end, 0);
+	cr_assert(*end == '\0' && v <= 0xFFFFFFul, "ORDK_TEST_FIRST_PSN=%s: a 24-bit PSN", e);
+	return (uint32_t)v;
+}
+
 void
 func_connect(struct func_side *a, struct ordk_qp *qa, struct func_side *b, struct ordk_qp *qb,
 	     enum ordk_mtu mtu)
 {
 	struct func_side *sides[2] = { a, b };
 	struct ordk_qp *qps[2] = { qa, qb };
+	uint32_t psn = func_first_psn();
 
 	for (int i = 0; i < 2; i++) {
 		struct ordk_qp_attr at = { .qp_state = ORDK_QPS_INIT,
@@ -134,7 +153,7 @@ func_connect(struct func_side *a, struct ordk_qp *qa, struct func_side *b, struc
 
 		cr_assert_eq(ordk_qp_modify(qps[i], &at, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS), 0);
 		at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTR, .path_mtu = mtu,
-					    .dest_qp_num = ordk_qp_num(qps[1 - i]), .rq_psn = 0,
+					    .dest_qp_num = ordk_qp_num(qps[1 - i]), .rq_psn = psn,
 					    .dest_ip = peer->attr.ip, .dest_mac = peer->attr.mac,
 					    .max_dest_rd_atomic = (uint8_t)func_max_dest_rd_atomic,
 					    .min_rnr_timer = 12 };
@@ -145,7 +164,7 @@ func_connect(struct func_side *a, struct ordk_qp *qa, struct func_side *b, struc
 			     0);
 		/* timeout 10 (about 4 ms): a realistic RTO for one core carrying two models
 		 * and their wire; the default (0: about 1 ms) is for real links */
-		at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .sq_psn = 0,
+		at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .sq_psn = psn,
 					    .timeout = (uint8_t)func_qp_timeout,
 					    .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 16 };
 		cr_assert_eq(ordk_qp_modify(qps[i], &at,

@@ -92,6 +92,13 @@ void func_pair_close(struct func_pair *p);
 void func_wait(struct func_pair *p, int side, struct ordk_wc *wc, int n, double seconds);
 /** Poll both devices for @p seconds (checks that nothing more arrives). */
 void func_idle(struct func_pair *p, double seconds);
+/** The first PSN func_connect() gives both QPs both ways; -1 (default): func_first_psn(). */
+extern long func_psn;
+/**
+ * The first PSN func_connect() gives: func_psn when set, else
+ * ORDK_TEST_FIRST_PSN (decimal or 0x hex), else 0.
+ */
+uint32_t func_first_psn(void);
 /** Connect one QP on each side (used for many-QP tests). */
 void func_connect(struct func_side *a, struct ordk_qp *qa, struct func_side *b, struct ordk_qp *qb,
 		  enum ordk_mtu mtu);

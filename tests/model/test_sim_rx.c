@@ -443,6 +443,35 @@ Test(sim_rx, far_jump_counts_as_loss_and_old_packets_are_ignored)
 	cr_assert_eq(bluesim_xstat(h.sim, "loss_detected"), 2);
 }
 
+/*
+ * The card limit behind ordk_qp_modify's first-PSN check (blue_proto.h): the
+ * reset window is stride 0xFFFFF with every bit set, so a first PSN in it
+ * finds PSNs it never got reported as arrived, and a loss there is never
+ * reported. First PSN 0xfffff0: only it arrives, then PSN 0 after the wrap;
+ * the idle report still says 0xfffff1..0xffffff arrived, and no loss report.
+ */
+Test(sim_rx, reset_window_claims_psns_of_its_own_stride)
+{
+	struct blue_meta_report r[8];
+	struct ordk_wire_rdma p = pkt(BLUE_OP_WRITE_FIRST, 0xFFFFF0, 0, 4096);
+	int n;
+
+	inject(&p, 256);
+	p = pkt(BLUE_OP_WRITE_MIDDLE, 0x000000, 4096, 256); /* 0xfffff1..0xffffff lost */
+	inject(&p, 256);
+	cr_assert_eq(count_reports(r, 8), 1, "the FIRST");
+	h.now_ns += 30000;
+	sim_host_poll(&h, 2);
+	n = count_reports(r, 8);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(r[0].kind, BLUE_META_ACK_LOCAL_HW, "an idle report, no loss report");
+	cr_assert_eq(r[0].ack.psn_now, 0x000000);
+	/* bit i is PSN 0xffff90 + i: 0xfffff0..0xffffff are bits 96..111, all set */
+	cr_assert_eq((r[0].ack.now_bitmap.hi >> 32) & 0xFFFF, 0xFFFF,
+		     "the card says 0xfffff1..0xffffff arrived");
+	cr_assert_eq(bluesim_xstat(h.sim, "loss_detected"), 0);
+}
+
 /* -------------------------------------------------------- back-pressure */
 
 Test(sim_rx, full_meta_ring_holds_reports_in_order, .timeout = 120)

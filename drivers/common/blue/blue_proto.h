@@ -198,19 +198,36 @@ blue_psn_diff(uint32_t a, uint32_t b)
  * The card's receive PSN bitmap (section 5.1): 8 strides of 16 PSNs, the
  * window named by its newest stride. On the open-rdma RTL a PSN 8 strides or
  * more behind that stride sticks the bitmap unit's busy flag for good
- * (PsnContinousChecker.bsv, section 10), and ManageQp resets the window to
- * stride 0xFFFFF: a first PSN whose stride is in 0x7FFFF..0xFFFF7
- * (PSN 0x7FFFF0..0xFFFF7F) is behind it at once.
+ * (PsnContinousChecker.bsv, section 10).
  */
 #define BLUE_BITMAP_STRIDES 8u
+
+/*
+ * ManageQp resets the window to stride 0xFFFFF with every bit set (section
+ * 5.1: so PSN 0 slides in cleanly). Strides compare as 20-bit serial numbers,
+ * so a first PSN p fails in three ranges, on the spec and on the RTL alike:
+ * - strides 0x7FFFF..0xFFFF7 (p 0x7FFFF0..0xFFFF7F) are behind the window:
+ *   the spec ignores every packet (the window never moves, so no bitmap
+ *   report names a MIDDLE packet or a loss) and the RTL locks its bitmap unit;
+ * - strides 0xFFFF8..0xFFFFF (p 0xFFFF80..0xFFFFFF) are inside it: their bits
+ *   are set already, so every report says PSNs p..0xFFFFFF arrived before
+ *   they do, and one lost there is never reported (at p = 0xFFFFF0 the
+ *   first idle report moved the tracker's expected PSN past what was sent,
+ *   the requester refused the ACKs, and fault_loss ended in RETRY_EXC_ERR
+ *   on a clean wire);
+ * - strides 0x7FFF8..0x7FFFE (p 0x7FFF80..0x7FFFEF) slide the window by 2^19
+ *   strides or more: the loss report that makes names the reset window as
+ *   its old one, 2^23 PSNs or less ahead of p, whose set bits read as PSNs
+ *   that arrived (the tracker's expected PSN would jump over the stream).
+ * So a first PSN is one of strides 0..0x7FFF7: 0..BLUE_PSN_FIRST_MAX.
+ */
+#define BLUE_PSN_FIRST_MAX 0x7FFF7Fu
 
 /** May @p psn be the first PSN a QP's card sees after ManageQp? */
 static inline bool
 blue_psn_first_ok(uint32_t psn)
 {
-	uint32_t s = (psn & BLUE_PSN_MASK) >> 4;
-
-	return s < 0x7FFFFu || s > 0xFFFF7u;
+	return (psn & BLUE_PSN_MASK) <= BLUE_PSN_FIRST_MAX;
 }
 
 /** Is @p psn inside the card window whose newest PSN is @p newest (not stale)? */

@@ -4,6 +4,7 @@
  * key over the card's QPC slots), ManageQp on every transition, and the RC
  * transport (rc.h) behind the post and modify calls of lib/verbs.
  */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
@@ -84,6 +85,8 @@ blue_qp_destroy(struct ordk_qp *qp)
 	return rc;
 }
 
+static_assert(BLUE_PSN_FIRST_MAX == ORDK_PSN_FIRST_MAX, "the API states the card's first-PSN limit");
+
 /* What only the card judges: read/atomic depth, first PSNs its bitmap unit takes. */
 int
 blue_qp_check(const struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int mask)
@@ -97,10 +100,11 @@ blue_qp_check(const struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned i
 	}
 	if (((mask & ORDK_QP_RQ_PSN) && !blue_psn_first_ok(a->rq_psn)) ||
 	    ((mask & ORDK_QP_SQ_PSN) && !blue_psn_first_ok(a->sq_psn))) {
-		QP_LOG(ERR, "qp 0x%06x: a first PSN in 0x7ffff0..0xffff7f (rq_psn 0x%06x, sq_psn "
-		       "0x%06x) would lock the card's PSN bitmap unit on its first packet "
-		       "(open-rdma RTL: it starts 2^23 PSNs away); choose one outside", qp->qpn,
-		       a->rq_psn, a->sq_psn);
+		QP_LOG(ERR, "qp 0x%06x: a first PSN above 0x%06x (rq_psn 0x%06x, sq_psn 0x%06x): "
+		       "the card's PSN bitmap resets to a window that misreads it (behind it: "
+		       "never tracked, and the RTL's bitmap unit locks; inside it: reported as "
+		       "arrived at once); choose one in 0..0x%06x", qp->qpn, BLUE_PSN_FIRST_MAX,
+		       a->rq_psn, a->sq_psn, BLUE_PSN_FIRST_MAX);
 		return -EINVAL;
 	}
 	return 0;

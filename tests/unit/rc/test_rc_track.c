@@ -169,3 +169,30 @@ Test(rc_fifo, push_pop_insert_remove_across_the_wrap)
 	cr_assert_eq(f.count, 0);
 	cr_assert_eq(f.size, 4, "the size stays");
 }
+
+/*
+ * A card bitmap shows the hole at epsn only when a later PSN arrived: with
+ * the window base before the wrap and the set bits after it, the comparison
+ * is 24-bit serial, not plain integer.
+ */
+Test(rc_track, window_shows_a_hole_only_past_it_across_the_wrap)
+{
+	uint32_t base = rc_card_window_base(0x000020); /* 0xffffb0: bits 0x50.. are PSN 0.. */
+	struct blue_bitmap128 b = { 0, 0 };
+
+	reset(0xFFFFF0);
+	cr_assert_eq(base, 0xFFFFB0);
+	cr_assert_not(rc_rx_window_shows_hole(&rs, base, &b), "nothing seen: no hole");
+	b.lo = 1ull << 0x3F; /* PSN 0xffffef: before epsn */
+	cr_assert_not(rc_rx_window_shows_hole(&rs, base, &b), "only old PSNs: no hole");
+	b.hi = 1ull << (0x55 - 64); /* PSN 0x000005: after the wrap, after epsn */
+	cr_assert(rc_rx_window_shows_hole(&rs, base, &b));
+	/* merged, epsn stays on the hole; the first PSN seen after it is past the wrap */
+	rc_rx_merge_window(&rs, base, &b);
+	cr_assert_eq(rs.epsn, 0xFFFFF0);
+	cr_assert_eq(rc_rx_first_seen_after(&rs, blue_psn_add(rs.epsn, ORDK_RECV_WINDOW)), 5);
+	cr_assert_eq(rs.rx_top, 6);
+	/* the hole at epsn itself set: the next bitmap shows none */
+	reset(0x000005);
+	cr_assert_not(rc_rx_window_shows_hole(&rs, base, &b), "the top bit is epsn: no hole");
+}

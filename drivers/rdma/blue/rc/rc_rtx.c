@@ -46,7 +46,8 @@ retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to, bool card)
 		from = qp->comp.acked_psn;
 	if (blue_psn_diff(to, qp->req.pushed_psn) > 0)
 		to = qp->req.pushed_psn;
-	uint32_t now16 = (uint32_t)(rc_now(&qp->dev->rc) >> 16);
+	/* odd, as the stamps are (0 means none): a stamp of this tick is age 0, not 2^32 - 1 */
+	uint32_t now16 = (uint32_t)(rc_now(&qp->dev->rc) >> 16) | 1;
 	uint32_t hold16 = (uint32_t)((rc_hold_tsc(qp)) >> 16);
 	uint32_t wi = qp->req.sq_head; /* card: the WQE cursor, moving along with p */
 

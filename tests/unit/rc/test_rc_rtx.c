@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Retransmission (drivers/rdma/blue/rc/rc_rtx.c) with the completer
+ * (rc_comp.c) across the 2^24 wrap: the peer driver's NAK and the peer
+ * card's loss report mark exactly the PSNs lost, resends go one packet per
+ * item with is_retry and the right offset, ACKs retire WRs whose PSNs cross
+ * the wrap. The test includes both .c files and stubs their neighbours; the
+ * Send ring's put records items, the clock is the engine's now.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "../../../drivers/rdma/blue/rc/rc_comp.c"
+#include "../../../drivers/rdma/blue/rc/rc_rtx.c"
+
+int ordk_rc_logtype;
+
+/* ------------------------------------------------------------ stubs */
+
+#define MAX_ITEMS 64
+static struct blue_send_item items[MAX_ITEMS];
+static unsigned int nitems, ncqe, fails;
+static struct ordk_wc cqe[8];
+
+int
+blue_send_item_put(struct blue_dev *dev, const struct blue_send_item *it)
+{
+	(void)dev;
+	cr_assert_lt(nitems, MAX_ITEMS);
+	items[nitems++] = *it;
+	return 0;
+}
+
+struct blue_send_item
+rc_send_item(const struct ordk_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,
+	     uint32_t psn, bool signaled, bool last)
+{
+	(void)qp;
+	return (struct blue_send_item){ .opcode = w->opcode, .psn = psn, .len = len,
+					.raddr = w->raddr + off, .is_first = off == 0,
+					.is_last = last, .flags = signaled ? BLUE_SEND_SIGNALED : 0 };
+}
+
+void
+rc_activate(struct ordk_qp *qp)
+{
+	(void)qp;
+}
+
+void
+rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
+{
+	qp->comp.rtx_deadline = deadline;
+}
+
+void
+verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc)
+{
+	(void)cq;
+	cr_assert_lt(ncqe, 8u);
+	cqe[ncqe++] = *wc;
+}
+
+void
+rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
+{
+	(void)qp;
+	(void)status;
+	fails++;
+}
+
+void
+rc_qp_error(struct ordk_qp *qp)
+{
+	(void)qp;
+	fails++;
+}
+
+int
+verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
+{
+	(void)qp;
+	(void)valid;
+	(void)error;
+	return 0;
+}
+
+bool
+rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
+{
+	(void)qp;
+	(void)w;
+	return true;
+}
+
+bool
+rc_probe(struct ordk_qp *qp)
+{
+	(void)qp;
+	return true;
+}
+
+const char *
+ordk_wc_status_str(enum ordk_wc_status status)
+{
+	(void)status;
+	return "status";
+}
+
+const char *
+rc_state_name(enum rc_sm sm, unsigned int s)
+{
+	(void)sm;
+	(void)s;
+	return "state";
+}
+
+/* ------------------------------------------------------------ fixture */
+
+#define PMTU  256u
+#define START 0xFFFFF8u /* the WRITE's first PSN: 8 packets before the wrap */
+#define NPK   24u	/* ... and 16 after it */
+
+static struct ordk_dev dev;
+static struct ordk_qp qp;
+static struct rc_wqe sq[8];
+static uint32_t stamps[ORDK_RECV_WINDOW];
+static volatile uint32_t tail_reg;
+
+static void
+setup(void)
+{
+	memset(&dev, 0, sizeof(dev));
+	memset(&qp, 0, sizeof(qp));
+	memset(sq, 0, sizeof(sq));
+	memset(stamps, 0, sizeof(stamps));
+	nitems = ncqe = fails = 0;
+	dev.hw.ring[BLUE_RING_SEND0].tail_reg = &tail_reg;
+	dev.rc.tsc_hz = 1000000000;
+	dev.rc.now = 1ull << 30;
+	qp.dev = &dev;
+	qp.attr.qp_state = ORDK_QPS_RTS;
+	qp.attr.path_mtu = ORDK_MTU_256;
+	qp.comp.timeout_tsc = 1000000;
+	qp.comp.hold_tsc = 100000;
+	qp.req.sq = sq;
+	qp.req.sq_size = 8;
+	qp.req.rtx_stamp = stamps;
+	/* one signaled WRITE of NPK packets, all pushed, nothing acknowledged */
+	sq[0] = (struct rc_wqe){ .wr_id = 42, .opcode = BLUE_WR_RDMA_WRITE, .signaled = 1,
+				 .len = NPK * PMTU, .raddr = 0x10000, .psn = START, .npkts = NPK,
+				 .sent = NPK * PMTU, .started = true };
+	qp.req.sq_tail = qp.req.sq_next = 1;
+	qp.req.sq_user = 1;
+	qp.comp.acked_psn = START;
+	qp.req.next_psn = qp.req.pushed_psn = blue_psn_add(START, NPK);
+}
+
+TestSuite(rc_rtx, .init = setup);
+
+/* The resend items pushed: PSN @p psn is item @p i, one packet at its offset, a retry. */
+static void
+check_resend(unsigned int i, uint32_t psn)
+{
+	uint32_t k = (uint32_t)blue_psn_diff(psn, START);
+
+	cr_assert_lt(i, nitems);
+	cr_assert_eq(items[i].psn, psn, "item %u: psn 0x%06x, want 0x%06x", i, items[i].psn, psn);
+	cr_assert_eq(items[i].is_retry, 1);
+	cr_assert_eq(items[i].len, PMTU);
+	cr_assert_eq(items[i].raddr, 0x10000 + (uint64_t)k * PMTU, "packet %u's bytes", k);
+	cr_assert_eq(items[i].is_last, k + 1 == NPK);
+}
+
+/*
+ * The peer driver's NAK: everything before 0xfffffc arrived, [0xfffffc,
+ * 0x000003) did not. The ACK part moves acked_psn, the rest goes again,
+ * from before the wrap to after it, in PSN order.
+ */
+Test(rc_rtx, a_driver_nak_resends_from_before_the_wrap)
+{
+	struct blue_meta_report r = { .kind = BLUE_META_NAK_REMOTE_DRIVER };
+
+	r.ack.psn_before_slide = 0xFFFFFC;
+	r.ack.psn_now = 0x000003;
+	rc_comp_rx_report(&qp, &r);
+	cr_assert_eq(qp.comp.acked_psn, 0xFFFFFC);
+	cr_assert_eq(qp.req.rtx_count, 7);
+	cr_assert_eq(rc_push_retries(&qp), 7);
+	for (uint32_t i = 0; i < 7; i++)
+		check_resend(i, blue_psn_add(0xFFFFFC, i));
+	cr_assert_eq(qp.req.rtx_count, 0);
+	cr_assert_eq(qp.st.retransmits, 7);
+	cr_assert_eq(ncqe, 0, "nothing completes before the ACK");
+	/* the same NAK again within the hold: those PSNs are on their way already */
+	rc_comp_rx_report(&qp, &r);
+	cr_assert_eq(qp.req.rtx_count, 0, "no second copy within the hold");
+}
+
+/*
+ * The peer card's loss report: its old window (newest stride 0x000000, base
+ * 0xffff90) misses PSNs 0xfffffa and 0x000001. Exactly those two go again;
+ * the zero bits before acked_psn (never sent by this WR) are not resent.
+ */
+Test(rc_rtx, a_card_loss_report_across_the_wrap_names_exactly_its_holes)
+{
+	struct blue_meta_report r = { .kind = BLUE_META_NAK_REMOTE_HW };
+	uint32_t base = rc_card_window_base(0x000000);
+
+	cr_assert_eq(base, 0xFFFF90);
+	r.ack.psn_before_slide = 0x000000;
+	r.ack.psn_now = 0x000080;
+	r.ack.pre_bitmap.lo = ~0ull;
+	r.ack.pre_bitmap.hi = ~0ull;
+	/* bit i stands for base + i: 0xfffffa is bit 0x6a, 0x000001 bit 0x71 */
+	r.ack.pre_bitmap.hi &= ~(1ull << (0x6a - 64));
+	r.ack.pre_bitmap.hi &= ~(1ull << (0x71 - 64));
+	r.ack.pre_bitmap.lo &= ~(1ull << 3); /* 0xffff93: long before this WR, acknowledged */
+	rc_comp_rx_report(&qp, &r);
+	cr_assert_eq(qp.st.naks_received, 1);
+	cr_assert_eq(qp.req.rtx_count, 2);
+	/* the card's loss reports wait out the hold (a delayed original may still come) */
+	cr_assert_eq(rc_push_retries(&qp), 0);
+	dev.rc.now += qp.comp.hold_tsc;
+	cr_assert_eq(rc_push_retries(&qp), 2);
+	check_resend(0, 0xFFFFFA);
+	check_resend(1, 0x000001);
+}
+
+/* ACKs retire the WR only once its last PSN, after the wrap, is acknowledged. */
+Test(rc_rtx, acks_across_the_wrap_retire_the_wr_once)
+{
+	uint32_t end = blue_psn_add(START, NPK);
+
+	rc_ack(&qp, 0x000000);
+	cr_assert_eq(qp.comp.acked_psn, 0x000000, "an ACK across the wrap moves forward");
+	cr_assert_eq(ncqe, 0);
+	rc_ack(&qp, 0xFFFFFE);
+	cr_assert_eq(qp.comp.acked_psn, 0x000000, "an older ACK moves nothing back");
+	rc_ack(&qp, blue_psn_add(end, 1));
+	cr_assert_eq(qp.comp.acked_psn, 0x000000, "never past what was sent");
+	rc_ack(&qp, end);
+	cr_assert_eq(qp.comp.acked_psn, end);
+	cr_assert_eq(ncqe, 1);
+	cr_assert_eq(cqe[0].wr_id, 42);
+	cr_assert_eq(cqe[0].status, ORDK_WC_SUCCESS);
+	cr_assert_eq(qp.req.sq_head, 1);
+	/* a NAK for PSNs now acknowledged resends nothing */
+	rc_retransmit(&qp, 0xFFFFFC, end);
+	cr_assert_eq(qp.req.rtx_count, 0);
+}
