@@ -459,10 +459,10 @@ Test(sim_rx, reset_window_claims_psns_of_its_own_stride)
 	inject(&p, 256);
 	p = pkt(BLUE_OP_WRITE_MIDDLE, 0x000000, 4096, 256); /* 0xfffff1..0xffffff lost */
 	inject(&p, 256);
-	cr_assert_eq(count_reports(r, 8), 1, "the FIRST");
+	cr_assert_eq(sim_host_meta_all(&h, r, 8), 1, "the FIRST");
 	h.now_ns += 30000;
 	sim_host_poll(&h, 2);
-	n = count_reports(r, 8);
+	n = sim_host_meta_all(&h, r, 8);
 	cr_assert_eq(n, 1);
 	cr_assert_eq(r[0].kind, BLUE_META_ACK_LOCAL_HW, "an idle report, no loss report");
 	cr_assert_eq(r[0].ack.psn_now, 0x000000);

@@ -77,7 +77,7 @@ rc_qp_error(struct ordk_qp *qp)
 }
 
 int
-verbs_manage_qp(struct ordk_qp *qp, bool valid, bool error)
+blue_manage_qp(struct ordk_qp *qp, bool valid, bool error)
 {
 	(void)qp;
 	(void)valid;
