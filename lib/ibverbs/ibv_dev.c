@@ -489,6 +489,18 @@ _ibv_query_gid_ex(struct ibv_context *c, uint32_t port, uint32_t index, struct i
 	return 0;
 }
 
+/* what ibv_query_gid_table() calls: one entry, index 0 */
+ssize_t _ibv_query_gid_table(struct ibv_context *c, struct ibv_gid_entry *entries,
+			     size_t max_entries, uint32_t flags, size_t entry_size);
+ssize_t
+_ibv_query_gid_table(struct ibv_context *c, struct ibv_gid_entry *entries, size_t max_entries,
+		     uint32_t flags, size_t entry_size)
+{
+	if (max_entries < 1)
+		return -ENOMEM;
+	return _ibv_query_gid_ex(c, 1, 0, entries, flags, entry_size) == 0 ? 1 : -EINVAL;
+}
+
 /* rdma-core's private ibv_query_gid_type (librdmacm calls it): 1 = RoCE v2 */
 int ibv_query_gid_type(struct ibv_context *c, uint8_t port, unsigned int index, int *type);
 int
