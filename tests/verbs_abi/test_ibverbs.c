@@ -15,6 +15,14 @@
 #include <criterion/criterion.h>
 #include <infiniband/verbs.h>
 
+/* @p call returns NULL with errno EOPNOTSUPP: a verb ORDK refuses */
+#define REFUSED_NULL(call)                             \
+	do {                                           \
+		errno = 0;                             \
+		cr_assert_null(call);                  \
+		cr_assert_eq(errno, EOPNOTSUPP, #call); \
+	} while (0)
+
 static struct ibv_context *
 open_ordk(void)
 {
@@ -49,21 +57,11 @@ Test(ibverbs, identity_and_refusals)
 	cr_assert_eq(ge.gid_type, IBV_GID_TYPE_ROCE_V2);
 	cr_assert(ge.gid.raw[10] == 0xff && ge.gid.raw[11] == 0xff && ge.gid.raw[12] == 10);
 	cr_assert(pd != NULL && cq != NULL);
-	errno = 0;
-	cr_assert_null(ibv_create_srq(pd, &sa));
-	cr_assert_eq(errno, EOPNOTSUPP);
-	errno = 0;
-	cr_assert_null(ibv_create_qp(pd, &ud));
-	cr_assert_eq(errno, EOPNOTSUPP);
-	errno = 0;
-	cr_assert_null(ibv_alloc_mw(pd, IBV_MW_TYPE_1));
-	cr_assert_eq(errno, EOPNOTSUPP);
-	errno = 0;
-	cr_assert_null(ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE));
-	cr_assert_eq(errno, EOPNOTSUPP);
-	errno = 0;
-	cr_assert_null(ibv_create_cq_ex(c, &cx));
-	cr_assert_eq(errno, EOPNOTSUPP);
+	REFUSED_NULL(ibv_create_srq(pd, &sa));
+	REFUSED_NULL(ibv_create_qp(pd, &ud));
+	REFUSED_NULL(ibv_alloc_mw(pd, IBV_MW_TYPE_1));
+	REFUSED_NULL(ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE));
+	REFUSED_NULL(ibv_create_cq_ex(c, &cx));
 	cr_assert_eq(ibv_destroy_cq(cq), 0);
 	cr_assert_eq(ibv_dealloc_pd(pd), 0);
 }
@@ -227,18 +225,10 @@ Test(ibverbs, every_symbol_answers)
 	cr_assert_eq(errno, EOPNOTSUPP);
 	cr_assert_eq(ibv_resize_cq(cq, 16), EOPNOTSUPP);
 	cr_assert_eq(ibv_modify_qp_rate_limit(qp, &rl), EOPNOTSUPP);
-	errno = 0;
-	cr_assert_null(ibv_create_rwq_ind_table(c, &rw));
-	cr_assert_eq(errno, EOPNOTSUPP);
-	errno = 0;
-	cr_assert_null(ibv_create_flow_action_esp(c, &esp));
-	cr_assert_eq(errno, EOPNOTSUPP);
-	errno = 0;
-	cr_assert_null(ibv_import_mr(pd, 1));
-	cr_assert_eq(errno, EOPNOTSUPP);
-	errno = 0;
-	cr_assert_null(ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1, IBV_ACCESS_LOCAL_WRITE));
-	cr_assert_eq(errno, EOPNOTSUPP);
+	REFUSED_NULL(ibv_create_rwq_ind_table(c, &rw));
+	REFUSED_NULL(ibv_create_flow_action_esp(c, &esp));
+	REFUSED_NULL(ibv_import_mr(pd, 1));
+	REFUSED_NULL(ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1, IBV_ACCESS_LOCAL_WRITE));
 	cr_assert_eq(ibv_destroy_qp(qp), 0);
 	cr_assert_eq(ibv_dereg_mr(mr), 0);
 	cr_assert_eq(ibv_destroy_cq(cq), 0);
