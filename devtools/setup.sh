@@ -13,6 +13,7 @@ PKGS=(
     libisal-dev libpcap-dev                              # CRC-32 (FCS); pcapng read-back in tests
     libcriterion-dev                                     # unit tests
     clang libclang-rt-14-dev                             # libFuzzer targets
+    libibverbs-dev                                       # <infiniband/verbs.h>: lib/ibverbs is built on it
     perftest ibverbs-utils                               # unmodified verbs binaries (suite verbs-abi)
     libmemcached-dev memcached                           # lib/cm's rendezvous; its tests' server
     libjansson-dev                                       # the cluster config (JSON)

@@ -87,7 +87,10 @@ app_eal_default_argv(const struct app_eal_defaults *d, char **argv, char *store,
 	ADD("%u", d->mem_mb);
 	ADD("--file-prefix=%s-%d", d->prefix, (int)getpid());
 	ADD("--no-telemetry");
-	ADD("--log-level=4");
+	/* a pattern, not the global level: one type can still be raised (d->log_level) */
+	ADD("--log-level=*:4");
+	if (d->log_level != NULL)
+		ADD("--log-level=%s", d->log_level);
 	if (d->vdev != NULL)
 		ADD("--vdev=%s", d->vdev);
 #undef ADD

@@ -21,6 +21,7 @@ struct app_eal_defaults {
 	int lcore;	       /**< the one lcore to run on (-l) */
 	unsigned int mem_mb;   /**< memory wanted (-m) */
 	const char *vdev;      /**< a --vdev value, or NULL */
+	const char *log_level; /**< a --log-level value after the defaults' *:4, or NULL */
 	const char *huge_dir;  /**< sysfs hugepages dir (tests); NULL: the real one */
 	const char *mounts;    /**< mount table (tests); NULL: /proc/mounts */
 };
@@ -30,7 +31,8 @@ struct app_eal_defaults {
 /**
  * Build the default EAL argv: --no-pci, -l <lcore>, hugepages when enough
  * 2 MiB pages are free (else --no-huge), -m, a unique --file-prefix,
- * --no-telemetry, warnings only, and the vdev. Strings live in @p store.
+ * --no-telemetry, warnings only (every log type at 4: the global level stays
+ * open, so @p d->log_level can raise one type), and the vdev. Strings live in @p store.
  * @return argc, or -1 when @p store is too small.
  */
 int app_eal_default_argv(const struct app_eal_defaults *d, char **argv, char *store,

@@ -86,6 +86,9 @@ struct side {
 	bool in_round, quit, bye_done, failed;
 	uint64_t rx_count;
 	uint8_t next_val;
+	/* server, SEND tests: RECVs on each QP's queue, and posts the QP refused (a round error) */
+	uint32_t rq_posted[PERF_MAX_QPS];
+	uint64_t recv_refused;
 	/* server, -b: its own WRs towards the client, and when they ran */
 	uint64_t dx_posted[PERF_MAX_QPS], dx_done[PERF_MAX_QPS], dx_cap[PERF_MAX_QPS];
 	uint64_t dx_t0, dx_t1;
@@ -210,6 +213,7 @@ side_data(struct side *s, const struct perf_opts *o, uint32_t nqp, uint32_t slot
 
 	s->nqp = nqp;
 	s->slot = slot;
+	memset(s->rq_posted, 0, sizeof(s->rq_posted));
 	s->cq = ordk_cq_create(s->dev, nqp * (o->tx_depth + 1 + rx) + 64);
 	ia.send_cq = ia.recv_cq = s->cq;
 	for (uint32_t q = 0; q < nqp && s->cq; q++) {
@@ -401,16 +405,34 @@ server_post_recv(struct side *s, uint32_t q)
 	struct ordk_recv_wr r = { .wr_id = q, .num_sge = 1 };
 
 	r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)region(s, q), s->slot / 2, s->mr->lkey };
-	ordk_qp_post_recv(s->qp[q], &r, 1);
+	if (ordk_qp_post_recv(s->qp[q], &r, 1) == 1)
+		s->rq_posted[q]++;
+	else
+		s->recv_refused++;
 }
 
-/* Up to @p n RECVs on every QP (the queue holds what earlier rounds left) */
+/* A RECV of QP wc->wr_id completed (or was flushed): one fewer on its queue. */
+static void
+server_recv_retired(struct side *s, const struct ordk_wc *wc)
+{
+	uint32_t q = (uint32_t)wc->wr_id;
+
+	if (q < s->nqp && s->rq_posted[q] > 0)
+		s->rq_posted[q]--;
+}
+
+/* Every QP's receive queue filled to @p n (its size): what earlier rounds left counts. */
 static void
 server_post_recvs(struct side *s, uint32_t n)
 {
 	for (uint32_t q = 0; q < s->nqp; q++)
-		for (uint32_t i = 0; i < n; i++)
+		while (s->rq_posted[q] < n) {
+			uint64_t refused = s->recv_refused;
+
 			server_post_recv(s, q);
+			if (s->recv_refused != refused)
+				break;
+		}
 }
 
 /* The local addresses of every QP, then the remote ones (perftest's order). */
@@ -588,14 +610,22 @@ server_end(struct side *s)
 			int n = ordk_cq_poll(s->cq, wc, 32);
 
 			for (int i = 0; i < n; i++)
-				if (wc[i].opcode >= ORDK_WC_RECV && wc[i].status == ORDK_WC_SUCCESS)
-					s->rx_count++;
+				if (wc[i].opcode >= ORDK_WC_RECV) {
+					server_recv_retired(s, &wc[i]);
+					s->rx_count += wc[i].status == ORDK_WC_SUCCESS;
+				}
 		}
 	if (is_send(t) && s->rx_count != s->in.count) {
 		status = -EIO;
 		snprintf(text, sizeof(text), "the server received %" PRIu64 " SENDs of %" PRIu64,
 			 s->rx_count, s->in.count);
 	}
+	if (s->recv_refused != 0 && status == 0) {
+		status = -ENOSPC;
+		snprintf(text, sizeof(text), "the server's QPs refused %" PRIu64 " RECVs (queue full)",
+			 s->recv_refused);
+	}
+	s->recv_refused = 0;
 	if (t == PERF_ATOMIC_BW || t == PERF_ATOMIC_LAT) {
 		value = *(volatile uint64_t *)region(s, 0);
 		for (uint32_t q = 1; q < s->nqp; q++)
@@ -650,6 +680,8 @@ server_pong(struct side *s)
 	}
 	n = ordk_cq_poll(s->cq, wc, 16);
 	for (int i = 0; i < n; i++) {
+		if (wc[i].opcode >= ORDK_WC_RECV)
+			server_recv_retired(s, &wc[i]);
 		if (wc[i].status != ORDK_WC_SUCCESS) {
 			if (!s->failed)
 				wc_error("server", wc[i].status);

@@ -118,6 +118,14 @@ ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 	return reg_mr(pd, addr, length, (uintptr_t)addr, (unsigned int)access, "ibv_reg_mr");
 }
 
+/* what ibv_reg_mr_iova() calls when its access flags are a constant (IBVERBS_1.7) */
+#undef ibv_reg_mr_iova
+struct ibv_mr *
+ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, int access)
+{
+	return reg_mr(pd, addr, length, iova, (unsigned int)access, "ibv_reg_mr_iova");
+}
+
 struct ibv_mr *
 ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
 		 unsigned int access)

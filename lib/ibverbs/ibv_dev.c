@@ -28,7 +28,8 @@
 #include "app_common.h"
 #include "ibv_internal.h"
 
-RTE_LOG_REGISTER_DEFAULT(ov_logtype, NOTICE);
+/* "ordk.ibverbs": --log-level=ordk.ibverbs:info (ordk-run --log-level) shows the report at close */
+RTE_LOG_REGISTER(ov_logtype, ordk.ibverbs, NOTICE);
 
 static struct ibv_device ov_device = {
 	.node_type = IBV_NODE_CA,
@@ -67,24 +68,43 @@ eal_from_env(const char *s, char **argv, char *store, size_t len)
 	return argc;
 }
 
+/* ORDK_IBV_STATS asks for the report: ordk.ibverbs at INFO, and INFO not hidden globally */
+static void
+stats_level(void)
+{
+	if (getenv("ORDK_IBV_STATS") == NULL)
+		return;
+	rte_log_set_level((uint32_t)ov_logtype, RTE_LOG_INFO);
+	if (rte_log_get_global_level() < RTE_LOG_INFO)
+		rte_log_set_global_level(RTE_LOG_INFO);
+}
+
 static int
 eal_up(void)
 {
-	static char store[2048];
+	static char store[2048], level[256];
 	static char *argv[64];
-	const char *env = getenv("ORDK_EAL");
+	const char *env = getenv("ORDK_EAL"), *lv = getenv("ORDK_LOG_LEVEL");
 	int argc;
 
 	if (ov_eal_up)
 		return 0;
 	if (env != NULL) {
 		argc = eal_from_env(env, argv, store, sizeof(store));
+		/* ordk-run --log-level: after the user's own EAL arguments */
+		if (argc >= 63 && lv != NULL) {
+			argc = -1;
+		} else if (argc > 0 && lv != NULL) {
+			snprintf(level, sizeof(level), "--log-level=%s", lv);
+			argv[argc++] = level;
+			argv[argc] = NULL;
+		}
 	} else {
-		/* ORDK's defaults (apps/common), with ordk-run's lcore and port */
+		/* ORDK's defaults (apps/common), with ordk-run's lcore, port and log level */
 		const char *lc = getenv("ORDK_LCORE");
 		struct app_eal_defaults d = { .prog = "ordk-ibverbs", .prefix = "ordk-ibv",
 					      .lcore = lc != NULL ? atoi(lc) : 0, .mem_mb = 512,
-					      .vdev = getenv("ORDK_VDEV") };
+					      .vdev = getenv("ORDK_VDEV"), .log_level = lv };
 
 		argc = app_eal_default_argv(&d, argv, store, sizeof(store));
 	}
@@ -98,6 +118,7 @@ eal_up(void)
 		return -ENODEV;
 	}
 	ov_eal_up = true;
+	stats_level();
 	return 0;
 }
 
@@ -152,30 +173,36 @@ port_up(struct ov_dev *d, const char *args)
 	return app_port_start((uint16_t)d->port, mp) == 0 ? 0 : -EIO;
 }
 
-/* ORDK_IBV_STATS: the device's counters when it closes, or at exit (lock held or not needed) */
+/*
+ * The report at close or exit: the device's counters, what its progress
+ * thread did and its lingers, at INFO on ordk.ibverbs (ORDK_IBV_STATS=1 or
+ * --log-level=ordk.ibverbs:info shows it).
+ */
 static void
-print_stats(struct ov_dev *d)
+log_stats(struct ov_dev *d)
 {
 	struct ordk_stats st;
 
-	if (getenv("ORDK_IBV_STATS") == NULL || d->dev == NULL || d->stats_done)
+	if (d->dev == NULL || d->stats_done || !rte_log_can_log((uint32_t)ov_logtype, RTE_LOG_INFO))
 		return;
 	d->stats_done = true;
 	ordk_dev_stats(d->dev, &st);
-	/* the report asked for, on the stream of app_print_stats() (EAL's log level hides NOTICE) */
-	fprintf(stderr, "ordk-ibverbs: %s: progress thread: %" PRIu64 " polls, %" PRIu64 " with work\n",
-		d->attr.name, (uint64_t)d->thread_polls, (uint64_t)d->thread_work);
-	fprintf(stderr, "ordk-ibverbs: %s: linger: %" PRIu64 " times, %" PRIu64 " saw work, %.2f us on average\n",
-		d->attr.name, d->linger.n, d->linger.hits,
-		d->linger.n ? (double)d->linger.cycles / d->linger.n * 1e6 / rte_get_tsc_hz() : 0.);
-	app_print_stats(stderr, &st, false);
+	OV_LOG(INFO, "%s: progress thread: %" PRIu64 " polls, %" PRIu64 " with work\n",
+	       d->attr.name, (uint64_t)d->thread_polls, (uint64_t)d->thread_work);
+	OV_LOG(INFO, "%s: linger: %" PRIu64 " times, %" PRIu64 " saw work, %.2f us on average\n",
+	       d->attr.name, d->linger.n, d->linger.hits,
+	       d->linger.n ? (double)d->linger.cycles / d->linger.n * 1e6 / rte_get_tsc_hz() : 0.);
+	for (unsigned int i = 0; i < ORDK_STATS_COUNT; i++)
+		if (ordk_stats_value(&st, i) != 0)
+			OV_LOG(INFO, "%s:   %-22s %" PRIu64 "\n", d->attr.name, ordk_stats_name(i),
+			       ordk_stats_value(&st, i));
 }
 
 static void
 stats_at_exit(void)
 {
 	pthread_mutex_lock(&ov_the_dev.lock);
-	print_stats(&ov_the_dev);
+	log_stats(&ov_the_dev);
 	pthread_mutex_unlock(&ov_the_dev.lock);
 }
 
@@ -225,7 +252,7 @@ dev_put(struct ov_dev *d)
 	if (--d->refs > 0)
 		return;
 	ov_progress_stop(d);
-	print_stats(d);
+	log_stats(d);
 	/*
 	 * net_memif faults when polled after its peer left: the client polls a
 	 * little (its last ACKs), then closes its port; the server stays quiet
@@ -460,6 +487,18 @@ _ibv_query_gid_ex(struct ibv_context *c, uint32_t port, uint32_t index, struct i
 	ibv_query_gid(c, 1, 0, &g.gid);
 	memcpy(e, &g, sizeof(g));
 	return 0;
+}
+
+/* what ibv_query_gid_table() calls: one entry, index 0 */
+ssize_t _ibv_query_gid_table(struct ibv_context *c, struct ibv_gid_entry *entries,
+			     size_t max_entries, uint32_t flags, size_t entry_size);
+ssize_t
+_ibv_query_gid_table(struct ibv_context *c, struct ibv_gid_entry *entries, size_t max_entries,
+		     uint32_t flags, size_t entry_size)
+{
+	if (max_entries < 1)
+		return -ENOMEM;
+	return _ibv_query_gid_ex(c, 1, 0, entries, flags, entry_size) == 0 ? 1 : -EINVAL;
 }
 
 /* rdma-core's private ibv_query_gid_type (librdmacm calls it): 1 = RoCE v2 */

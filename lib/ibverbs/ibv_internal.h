@@ -63,6 +63,7 @@ struct ov_dev {
 	atomic_uint_fast64_t last_call; /**< TSC of the application's last poll_cq */
 	atomic_uint_fast64_t thread_polls, thread_work; /**< what the thread did */
 	struct ov_cq *cqs;	  /**< every CQ */
+	struct ov_qp *qps;	  /**< every QP (the linger sums their counters) */
 	struct ov_ctx *ctxs;	  /**< open contexts (device events go to each) */
 	uint32_t sq_out;	  /**< signaled send WRs not yet polled (lock) */
 	uint32_t unsig_tail;	  /**< unsignaled send WRs posted after the last signaled one */
@@ -116,6 +117,7 @@ struct ov_qp {
 	struct ov_dev *d;
 	uint8_t sq_sig_all;
 	uint32_t async_reported; /**< async events ibv_get_async_event() returned */
+	struct ov_qp *next;	/**< in d->qps */
 };
 
 static inline struct ov_dev *

@@ -53,6 +53,10 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 	oa.qp_context = q; /* async events find their ov_qp (ibv_async.c) */
 	pthread_mutex_lock(&d->lock);
 	q->o = ordk_qp_create(((struct ov_pd *)pd)->o, &oa);
+	if (q->o != NULL) {
+		q->next = d->qps;
+		d->qps = q;
+	}
 	pthread_mutex_unlock(&d->lock);
 	if (q->o == NULL) {
 		errno = rte_errno;
@@ -239,6 +243,19 @@ ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 	return 0;
 }
 
+/*
+ * 0: not guaranteed. The card places each packet where its PSN says, and
+ * after a loss the resent packets land after later ones of the same message.
+ */
+int
+ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
+{
+	(void)qp;
+	(void)op;
+	(void)flags;
+	return 0;
+}
+
 int
 ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struct ibv_qp_init_attr *init)
 {
@@ -301,8 +318,14 @@ ibv_destroy_qp(struct ibv_qp *qp)
 
 	pthread_mutex_lock(&q->d->lock);
 	rc = ordk_qp_destroy(q->o);
-	if (rc == 0)
+	if (rc == 0) {
+		for (struct ov_qp **p = &q->d->qps; *p != NULL; p = &(*p)->next)
+			if (*p == q) {
+				*p = q->next;
+				break;
+			}
 		ov_async_purge(q->d, qp);
+	}
 	pthread_mutex_unlock(&q->d->lock);
 	if (rc != 0)
 		return -rc;

@@ -135,6 +135,105 @@ ibv_copy_path_rec_from_kern(void *dst, const void *src)
 	OV_REFUSE("ibv_copy_path_rec_from_kern", "no kernel verbs");
 }
 
+void ibv_copy_path_rec_to_kern(void *dst, const void *src);
+void
+ibv_copy_path_rec_to_kern(void *dst, const void *src)
+{
+	(void)dst;
+	(void)src;
+	OV_REFUSE("ibv_copy_path_rec_to_kern", "no kernel verbs");
+}
+
+/* --------------------------------------------- the rest of the symbols */
+
+int
+ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *a)
+{
+	(void)srq;
+	(void)a;
+	OV_REFUSE("ibv_query_srq", "shared receive queues");
+	return EOPNOTSUPP;
+}
+
+int
+ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *a, int mask)
+{
+	(void)srq;
+	(void)a;
+	(void)mask;
+	OV_REFUSE("ibv_modify_srq", "shared receive queues");
+	return EOPNOTSUPP;
+}
+
+int
+ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
+	     int access)
+{
+	(void)mr;
+	(void)flags;
+	(void)pd;
+	(void)addr;
+	(void)length;
+	(void)access;
+	OV_REFUSE("ibv_rereg_mr", "re-registration: deregister and register again");
+	return IBV_REREG_MR_ERR_INPUT; /* the old MR is still valid */
+}
+
+int
+ibv_resize_cq(struct ibv_cq *cq, int cqe)
+{
+	(void)cq;
+	(void)cqe;
+	OV_REFUSE("ibv_resize_cq", "CQ resizing: create the CQ with the size it needs");
+	return EOPNOTSUPP;
+}
+
+struct ibv_mr *
+ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova, int fd,
+		  int access)
+{
+	(void)pd;
+	(void)offset;
+	(void)length;
+	(void)iova;
+	(void)fd;
+	(void)access;
+	OV_REFUSE("ibv_reg_dmabuf_mr", "dma-buf memory (a kernel object)");
+	return NULL;
+}
+
+struct ibv_mr *
+ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	(void)pd;
+	(void)mr_handle;
+	OV_REFUSE("ibv_import_mr", "no kernel objects to import");
+	return NULL;
+}
+
+void
+ibv_unimport_mr(struct ibv_mr *mr)
+{
+	(void)mr;
+	OV_REFUSE("ibv_unimport_mr", "no kernel objects to import");
+}
+
+struct ibv_dm *
+ibv_import_dm(struct ibv_context *c, uint32_t dm_handle)
+{
+	(void)c;
+	(void)dm_handle;
+	OV_REFUSE("ibv_import_dm", "no kernel objects to import");
+	return NULL;
+}
+
+void
+ibv_unimport_dm(struct ibv_dm *dm)
+{
+	(void)dm;
+	OV_REFUSE("ibv_unimport_dm", "no kernel objects to import");
+}
+
 /* ------------------------------------------- context ops the inlines call */
 
 static struct ibv_mw *
@@ -302,6 +401,33 @@ modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *a)
 	return EOPNOTSUPP;
 }
 
+static struct ibv_flow_action *
+create_flow_action_esp(struct ibv_context *c, struct ibv_flow_action_esp_attr *a)
+{
+	(void)c;
+	(void)a;
+	OV_REFUSE("ibv_create_flow_action_esp", "flow actions (IPsec offload)");
+	return NULL;
+}
+
+static struct ibv_rwq_ind_table *
+create_rwq_ind_table(struct ibv_context *c, struct ibv_rwq_ind_table_init_attr *a)
+{
+	(void)c;
+	(void)a;
+	OV_REFUSE("ibv_create_rwq_ind_table", "work queues (RSS)");
+	return NULL;
+}
+
+static int
+modify_qp_rate_limit(struct ibv_qp *qp, struct ibv_qp_rate_limit_attr *a)
+{
+	(void)qp;
+	(void)a;
+	OV_REFUSE("ibv_modify_qp_rate_limit", "rate limits (congestion control paces a QP: cc=1)");
+	return EOPNOTSUPP;
+}
+
 void
 ov_set_refused_ops(struct verbs_context *v)
 {
@@ -323,4 +449,7 @@ ov_set_refused_ops(struct verbs_context *v)
 	v->advise_mr = advise_mr;
 	v->alloc_null_mr = alloc_null_mr;
 	v->modify_cq = modify_cq;
+	v->modify_qp_rate_limit = modify_qp_rate_limit;
+	v->create_flow_action_esp = create_flow_action_esp;
+	v->create_rwq_ind_table = create_rwq_ind_table;
 }

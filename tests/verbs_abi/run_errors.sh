@@ -28,10 +28,14 @@ check 'socket must be an absolute path'   --dev bluesim,port=memif:client:rel.so
 check 'ip=10.0.0 is not an IPv4 address'  --dev bluesim,ip=10.0.0 -- true
 check "--lcore 'x' is not a number"       --lcore x -- true
 check '--dev needs a value'               --dev
+check "--log-level 'loud' is not"         --log-level loud -- true
+check "--log-level 'ordk.rc:' is not"     --log-level ordk.rc: -- true
+check '--log-level needs a value'         --log-level
 ORDK_IBVERBS_DIR=/nonexistent check 'libibverbs.so.1 is not in /nonexistent' -- true
-out=$("$run" --dev bluesim,port=memif:client:/tmp/x.sock,fault=drop:0.01 -- env 2>&1)
+out=$("$run" --dev bluesim,port=memif:client:/tmp/x.sock,fault=drop:0.01 --log-level ordk.rc:debug -- env 2>&1)
 grep -qx 'ORDK_DEV=bluesim,port=0,fault=drop:0.01,ip=10.0.0.1' <<<"$out" &&
     grep -qx 'ORDK_VDEV=net_memif0,role=client,socket=/tmp/x.sock,bsize=8192' <<<"$out" &&
+    grep -qx 'ORDK_LOG_LEVEL=ordk.rc:debug' <<<"$out" &&
     grep -q '^LD_LIBRARY_PATH=.*ibverbs' <<<"$out" ||
     { echo "FAIL: the environment of a good configuration:"; echo "$out" | grep ORDK; fails=$((fails + 1)); }
 [ $fails -eq 0 ] && echo PASS || exit 1

@@ -7,11 +7,21 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <infiniband/verbs.h>
+
+/* @p call returns NULL with errno EOPNOTSUPP: a verb ORDK refuses */
+#define REFUSED_NULL(call)                             \
+	do {                                           \
+		errno = 0;                             \
+		cr_assert_null(call);                  \
+		cr_assert_eq(errno, EOPNOTSUPP, #call); \
+	} while (0)
 
 static struct ibv_context *
 open_ordk(void)
@@ -47,21 +57,11 @@ Test(ibverbs, identity_and_refusals)
 	cr_assert_eq(ge.gid_type, IBV_GID_TYPE_ROCE_V2);
 	cr_assert(ge.gid.raw[10] == 0xff && ge.gid.raw[11] == 0xff && ge.gid.raw[12] == 10);
 	cr_assert(pd != NULL && cq != NULL);
-	errno = 0;
-	cr_assert_null(ibv_create_srq(pd, &sa));
-	cr_assert_eq(errno, EOPNOTSUPP);
-	errno = 0;
-	cr_assert_null(ibv_create_qp(pd, &ud));
-	cr_assert_eq(errno, EOPNOTSUPP);
-	errno = 0;
-	cr_assert_null(ibv_alloc_mw(pd, IBV_MW_TYPE_1));
-	cr_assert_eq(errno, EOPNOTSUPP);
-	errno = 0;
-	cr_assert_null(ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE));
-	cr_assert_eq(errno, EOPNOTSUPP);
-	errno = 0;
-	cr_assert_null(ibv_create_cq_ex(c, &cx));
-	cr_assert_eq(errno, EOPNOTSUPP);
+	REFUSED_NULL(ibv_create_srq(pd, &sa));
+	REFUSED_NULL(ibv_create_qp(pd, &ud));
+	REFUSED_NULL(ibv_alloc_mw(pd, IBV_MW_TYPE_1));
+	REFUSED_NULL(ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE));
+	REFUSED_NULL(ibv_create_cq_ex(c, &cx));
 	cr_assert_eq(ibv_destroy_cq(cq), 0);
 	cr_assert_eq(ibv_dealloc_pd(pd), 0);
 }
@@ -155,5 +155,91 @@ Test(ibverbs, send_recv_on_a_completion_channel)
 	cr_assert_eq(ibv_dereg_mr(mr), 0);
 	cr_assert_eq(ibv_dealloc_pd(pd), 0);
 	cr_assert_eq(ibv_close_device(c), 0);
+	free(buf);
+}
+
+/* stderr into a pipe from now until stderr_end() */
+static int
+stderr_begin(int *saved)
+{
+	int p[2];
+
+	cr_assert_eq(pipe(p), 0);
+	fflush(stderr);
+	*saved = dup(2);
+	cr_assert(*saved >= 0 && dup2(p[1], 2) == 2);
+	close(p[1]);
+	return p[0];
+}
+
+/* stderr back, and what was written to it in @p out */
+static void
+stderr_end(int rd, int saved, char *out, size_t len)
+{
+	size_t n = 0;
+	ssize_t k;
+
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	while (n + 1 < len && (k = read(rd, out + n, len - 1 - n)) > 0)
+		n += (size_t)k;
+	out[n] = '\0';
+	close(rd);
+}
+
+/* The rest of rdma-core's symbols: answered, or refused with errno and one line naming the verb */
+Test(ibverbs, every_symbol_answers)
+{
+	struct ibv_context *c = open_ordk();
+	struct ibv_pd *pd = ibv_alloc_pd(c);
+	struct ibv_cq *cq = ibv_create_cq(c, 8, NULL, NULL, 0);
+	char *buf = calloc(1, 4096), err[4096] = "";
+	struct ibv_mr *mr = ibv_reg_mr_iova(pd, buf, 4096, (uintptr_t)buf, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 4, .max_recv_wr = 4,
+						.max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp *qp;
+	struct ibv_gid_entry g[4];
+	struct ibv_qp_rate_limit_attr rl = { .rate_limit = 1000 };
+	struct ibv_rwq_ind_table_init_attr rw = { 0 };
+	struct ibv_flow_action_esp_attr esp = { 0 };
+	static const char *const refused[] = {
+		"ibv_rereg_mr", "ibv_resize_cq", "ibv_modify_qp_rate_limit",
+		"ibv_create_rwq_ind_table", "ibv_create_flow_action_esp", "ibv_import_mr",
+		"ibv_reg_dmabuf_mr",
+	};
+	int saved, rd;
+
+	cr_assert(pd != NULL && cq != NULL && mr != NULL);
+	rd = stderr_begin(&saved);
+	qp = ibv_create_qp(pd, &ia);
+	cr_assert_not_null(qp);
+	cr_assert_eq(ibv_query_gid_table(c, g, 4, 0), 1);
+	cr_assert(g[0].gid_type == IBV_GID_TYPE_ROCE_V2 && g[0].port_num == 1 && g[0].gid.raw[11] == 0xff);
+	cr_assert_eq(ibv_query_qp_data_in_order(qp, IBV_WR_RDMA_WRITE, 0), 0);
+	cr_assert_eq(ibv_rate_to_mbps(IBV_RATE_100_GBPS), 103125);
+	cr_assert_str_eq(ibv_node_type_str(IBV_NODE_CA), "InfiniBand channel adapter");
+	errno = 0;
+	cr_assert_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, pd, NULL, 0, 0), IBV_REREG_MR_ERR_INPUT);
+	cr_assert_eq(errno, EOPNOTSUPP);
+	cr_assert_eq(ibv_resize_cq(cq, 16), EOPNOTSUPP);
+	cr_assert_eq(ibv_modify_qp_rate_limit(qp, &rl), EOPNOTSUPP);
+	REFUSED_NULL(ibv_create_rwq_ind_table(c, &rw));
+	REFUSED_NULL(ibv_create_flow_action_esp(c, &esp));
+	REFUSED_NULL(ibv_import_mr(pd, 1));
+	REFUSED_NULL(ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1, IBV_ACCESS_LOCAL_WRITE));
+	cr_assert_eq(ibv_destroy_qp(qp), 0);
+	cr_assert_eq(ibv_dereg_mr(mr), 0);
+	cr_assert_eq(ibv_destroy_cq(cq), 0);
+	cr_assert_eq(ibv_dealloc_pd(pd), 0);
+	stderr_end(rd, saved, err, sizeof(err));
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		char line[128];
+
+		snprintf(line, sizeof(line), "ordk-ibverbs: %s: not supported by ORDK (", refused[i]);
+		cr_expect_not_null(strstr(err, line), "no line '%s...' in:\n%s", line, err);
+	}
+	ibv_close_device(c);
 	free(buf);
 }
