@@ -528,5 +528,72 @@ Test(fault_loss, across_the_psn_wrap, .timeout = 600)
 	printf("across the wrap: next PSNs 0x%06x 0x%06x, %lu retransmissions\n",
 	       FUNC_QP_INFO(p.s[0].qp, next_psn), FUNC_QP_INFO(p.s[1].qp, next_psn),
 	       (unsigned long)rtx);
+}
+
+/*
+ * A responder that never went to RTS, as perftest's bandwidth server (RTR
+ * only: retry_cnt and timeout 0), answers READs while its answers are lost:
+ * every READ completes and the responder stays in RTR. Before, its first
+ * answer timeout exhausted retry_cnt 0: the QP went to ERR and ignored the
+ * requester's NAKs (ib_read_bw at 1% loss: RETRY_EXC_ERR at the client).
+ */
+Test(fault_loss, reads_from_a_responder_in_rtr, .timeout = 120)
+{
+	const uint32_t len = 1u << 20;
+	struct func_pair p;
+	struct ordk_qp_attr at;
+	struct ordk_qp_init_attr ia;
+	struct ordk_qp *qp[2];
+
+	func_pair_open(&p, 2 * len, "|fault=drop:0.02,seed=15");
+	for (int i = 0; i < 2; i++) {
+		ia = (struct ordk_qp_init_attr){ .send_cq = p.s[i].cq, .recv_cq = p.s[i].cq,
+						 .max_send_wr = 64, .max_recv_wr = 64 };
+		qp[i] = p.s[i].qp = ordk_qp_create(p.s[i].pd, &ia);
+		cr_assert_not_null(qp[i]);
+		at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_INIT,
+					    .qp_access_flags = ORDK_ACCESS_LOCAL_WRITE |
+							       ORDK_ACCESS_REMOTE_READ };
+		cr_assert_eq(ordk_qp_modify(qp[i], &at, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTR, .path_mtu = ORDK_MTU_4096,
+					    .dest_qp_num = ordk_qp_num(qp[1 - i]),
+					    .dest_ip = p.s[1 - i].attr.ip, .dest_mac = p.s[1 - i].attr.mac,
+					    .max_dest_rd_atomic = 16, .min_rnr_timer = 12 };
+		cr_assert_eq(ordk_qp_modify(qp[i], &at,
+					    ORDK_QP_STATE | ORDK_QP_AV | ORDK_QP_PATH_MTU |
+						    ORDK_QP_DEST_QPN | ORDK_QP_RQ_PSN |
+						    ORDK_QP_MAX_DEST_RD_ATOMIC | ORDK_QP_MIN_RNR_TIMER),
+			     0);
+	}
+	/* the requester alone goes to RTS (perftest's client) */
+	at = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS, .timeout = (uint8_t)func_qp_timeout,
+				    .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 16 };
+	cr_assert_eq(ordk_qp_modify(qp[0], &at,
+				    ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT |
+					    ORDK_QP_RETRY_CNT | ORDK_QP_RNR_RETRY |
+					    ORDK_QP_MAX_QP_RD_ATOMIC), 0);
+	for (uint32_t i = 0; i < 40; i++) {
+		struct ordk_send_wr wr = { .wr_id = i, .opcode = ORDK_WR_RDMA_READ, .num_sge = 1,
+					   .send_flags = ORDK_SEND_SIGNALED };
+		struct ordk_wc wc;
+
+		fill(p.s[1].buf + len, len, i);
+		memset(p.s[0].buf, 0xEE, len);
+		wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf, len, p.s[0].mr->lkey };
+		wr.rdma.remote_addr = (uint64_t)(uintptr_t)p.s[1].buf + len;
+		wr.rdma.rkey = p.s[1].mr->rkey;
+		cr_assert_eq(ordk_qp_post_send(qp[0], &wr, 1), 1);
+		func_wait(&p, 0, &wc, 1, 60);
+		cr_assert_eq(wc.status, ORDK_WC_SUCCESS, "READ %u: %s (responder: %lu timeouts, "
+			     "%lu retries exceeded)", i, ordk_wc_status_str(wc.status),
+			     (unsigned long)FUNC_DEV_STAT(p.s[1].dev, timeouts),
+			     (unsigned long)FUNC_DEV_STAT(p.s[1].dev, retry_exceeded));
+		cr_assert_eq(memcmp(p.s[0].buf, p.s[1].buf + len, len), 0, "READ %u: data", i);
+	}
+	cr_assert_eq(ordk_qp_query(qp[1], &at, NULL), 0);
+	cr_assert_eq(at.qp_state, ORDK_QPS_RTR, "the responder left RTR");
+	cr_assert_eq(FUNC_DEV_STAT(p.s[1].dev, retry_exceeded), 0);
 	func_pair_close(&p);
 }

@@ -330,6 +330,45 @@ Test(rc_req, the_psn_window_and_the_send_ring_hold_it_back)
 	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
 }
 
+/* Packets in the items pushed so far (PMTU 1024, remote address 0). */
+static uint32_t
+pushed_pkts(void)
+{
+	uint32_t n = 0;
+
+	for (unsigned int i = 0; i < nitems; i++)
+		n += rc_pkts(items[i].raddr, items[i].len, 1024);
+	return n;
+}
+
+/*
+ * On the RTL (window_locks) a PSN resent keeps the peer card's window on it
+ * while its first copy may still come, and a polling gap does not use that
+ * time up: a copy held across a gap arrived 9 strides behind the window and
+ * locked the card's bitmap unit (failed before the gaps counted).
+ */
+Test(rc_req, a_resend_holds_the_card_window_across_a_polling_gap)
+{
+	const uint32_t base = 0x100000; /* a stride boundary */
+	const uint64_t late = (uint64_t)ORDK_LATE_COPY_US * 1000; /* TSC at 1 GHz */
+
+	dev.hw.be.window_locks = true;
+	qp.req.next_psn = qp.req.pushed_psn = qp.comp.acked_psn = base + 64;
+	rc_late_copy_sent(&qp, base); /* resent, acknowledged since */
+	/* the process is not scheduled for twice the allowance */
+	dev.rc.now += 2 * late;
+	dev.rc.gaps_tsc += 2 * late;
+	post(BLUE_WR_RDMA_WRITE, 0, 128u << 10);
+	rc_push(&qp);
+	cr_assert_eq(pushed_pkts(), 64, "the window stays on PSN 0x%x: %u packets went", base,
+		     pushed_pkts());
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_WINDOW);
+	/* polling time passes: the allowance ends, the window follows acked_psn */
+	dev.rc.now += late;
+	rc_push(&qp);
+	cr_assert_eq(pushed_pkts(), 128);
+}
+
 Test(rc_req, a_failed_qp_pushes_nothing)
 {
 	post(BLUE_WR_RDMA_WRITE, 0, 64);

@@ -278,6 +278,7 @@ struct rc_req {
 	uint32_t pushed_psn;	   /* PSNs before this one went to the Send ring */
 	uint32_t late_psn;	   /* oldest PSN resent while a late copy may still come ... */
 	uint64_t late_tsc;	   /* ... until then (0: none); see rc_req.c */
+	uint64_t late_gaps;	   /* the engine's gaps_tsc when late_tsc was last moved */
 	uint16_t next_msn;
 	uint32_t since_ack_req;
 	enum rc_req_state state;   /* why the last rc_push() stopped */
@@ -402,6 +403,7 @@ struct rc_engine {
 	 */
 	uint64_t last_poll_tsc, resume_tsc, stall_tsc;
 	uint64_t gap_tsc;	  /* length of the last polling gap */
+	uint64_t gaps_tsc;	  /* the lengths of every polling gap, summed */
 };
 
 /* ------------------------------------------------------------ calls */
@@ -459,6 +461,8 @@ void rc_ack(struct ordk_qp *qp, uint32_t psn);
 void rc_complete_sends(struct ordk_qp *qp);
 /* requester (rc_req.c) */
 unsigned int rc_push(struct ordk_qp *qp);
+/** A resend of @p psn went: its first copy may still come (the peer card's window, rc_req.c). */
+void rc_late_copy_sent(struct ordk_qp *qp, uint32_t psn);
 /** Responder going to ERR: the READ answers owed before it go now (best effort). */
 void rc_push_owed_answers(struct ordk_qp *qp);
 /**

@@ -257,6 +257,26 @@ rc_timer_gap_shift(struct ordk_qp *qp)
 	return true;
 }
 
+/*
+ * The timeouts a QP asks the peer about before it gives up. retry_cnt is
+ * the requester's (an RTS attribute): for READ answers alone, IBA's
+ * responder has no budget and never fails; the requester recovers a lost
+ * answer. Here the responder resends its answers itself, on the
+ * requester's NAKs and its own timer, which asks the peer up to 7 times
+ * and then stops, leaving the QP as it is. With retry_cnt, a responder in
+ * RTR (perftest's bandwidth server never goes to RTS: retry_cnt 0) went to
+ * ERR at the first timeout of an answer, and ignored every NAK after it
+ * (ib_read_bw at 1% loss: RETRY_EXC_ERR at the requester).
+ */
+static bool
+only_answers(const struct ordk_qp *qp)
+{
+	const struct rc_req *rq = &qp->req;
+
+	return rq->sq_head == rq->sq_next &&
+	       (rq->sq_next == rq->sq_tail || !rq->sq[rq->sq_next % rq->sq_size].started);
+}
+
 void
 rc_timer_check(struct ordk_qp *qp, uint64_t now)
 {
@@ -286,7 +306,14 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 	if (rc_len_err_settle(qp))
 		return;
 	qp->st.timeouts++;
-	if (qp->comp.rtx_retries >= qp->attr.retry_cnt) {
+	if (qp->comp.rtx_retries >= (only_answers(qp) ? 7u : qp->attr.retry_cnt)) {
+		if (only_answers(qp)) {
+			/* only READ answers: the requester's NAKs and probes still get resends */
+			RC_LOG(DEBUG, "qp 0x%06x: READ answers unacknowledged after %u timeouts: "
+				      "left to the requester", qp->qpn, qp->comp.rtx_retries);
+			rc_timer_set(qp, 0);
+			return;
+		}
 		qp->st.retry_exceeded++;
 		rc_qp_fail(qp, ORDK_WC_RETRY_EXC_ERR);
 		return;

@@ -196,6 +196,7 @@ poll_clock(struct rc_engine *e)
 		/* a polling gap: input may have piled up */
 		e->resume_tsc = now;
 		e->gap_tsc = now - e->last_poll_tsc;
+		e->gaps_tsc += e->gap_tsc;
 	}
 	e->last_poll_tsc = now;
 	e->now = now;

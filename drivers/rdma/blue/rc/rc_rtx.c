@@ -149,10 +149,7 @@ push_packet(struct ordk_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 		return -1;
 	qp->req.rtx_stamp[it.psn % ORDK_RECV_WINDOW] = (uint32_t)(now >> 16) | 1;
 	/* the first copy was late, not lost, perhaps: keep the peer card's window on it */
-	if (qp->req.late_tsc == 0 || now >= qp->req.late_tsc ||
-	    blue_psn_diff(it.psn, qp->req.late_psn) < 0)
-		qp->req.late_psn = it.psn;
-	qp->req.late_tsc = now + (uint64_t)ORDK_LATE_COPY_US * qp->dev->rc.tsc_hz / 1000000;
+	rc_late_copy_sent(qp, it.psn);
 	qp->st.retransmits++;
 	return 0;
 }
