@@ -215,6 +215,7 @@ enum rc_req_state { RC_REQ_STATES(RC_ENUM_ITEM) RC_REQ_NSTATES };
 	X(RC_COMP_, IDLE, "idle")		/* nothing outstanding */ \
 	X(RC_COMP_, WAIT_ACK, "wait-ack")	/* timer armed */         \
 	X(RC_COMP_, RETRY, "retry")		/* timed out, asking the peer */ \
+	X(RC_COMP_, SETTLE, "settle")		/* the peer took our length error */ \
 	X(RC_COMP_, FLUSH, "flush")		/* failed: the card is told, then flush */ \
 	X(RC_COMP_, ERROR, "error")		/* failed and flushed */
 enum rc_comp_state { RC_COMP_STATES(RC_ENUM_ITEM) RC_COMP_NSTATES };
@@ -307,7 +308,7 @@ struct rc_req {
 /* Completer: what the peer acknowledged, and the timer that asks when it says nothing. */
 struct rc_comp {
 	enum rc_comp_state state;
-	/* FLUSH: the ManageQp (error) submitted with sequence err_seq (if
+	/* SETTLE, FLUSH: the ManageQp (error) submitted with sequence err_seq (if
 	 * err_submitted), reaped by the engine, given up at err_deadline */
 	bool err_submitted;
 	uint32_t err_seq;
@@ -421,8 +422,17 @@ unsigned int rc_wheel_run(struct ordk_dev *dev, uint64_t now);
 void rc_timer_set(struct ordk_qp *qp, uint64_t deadline);
 /* the completer (rc_comp.c) */
 void rc_comp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r);
-/** READs left unanswered by a peer that took our length error end (WR_FLUSH_ERR). */
+/**
+ * The peer took our too long SEND (it is in ERR): the QP goes to RC_COMP_SETTLE,
+ * the card is told without waiting. @return true when it did.
+ */
 bool rc_len_err_settle(struct ordk_qp *qp);
+/**
+ * For a QP in RC_COMP_SETTLE: once the card confirmed, READs left unanswered
+ * end (WR_FLUSH_ERR) and the SEND fails the QP. @return RC_MORE (a later poll
+ * reaps what follows).
+ */
+enum rc_step rc_len_err_reap(struct ordk_qp *qp);
 void rc_timer_arm(struct ordk_qp *qp);
 void rc_timer_check(struct ordk_qp *qp, uint64_t now);
 /**
@@ -455,6 +465,13 @@ void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
 void rc_qp_error(struct ordk_qp *qp);
 /** For a QP in RC_COMP_FLUSH: @return RC_MORE while the card has not confirmed. */
 enum rc_step rc_qp_error_reap(struct ordk_qp *qp);
+/** Submit the ManageQp (error) of SETTLE or FLUSH, without waiting (rc_qp_err_cmd_reaped()). */
+void rc_qp_err_cmd_start(struct ordk_qp *qp);
+/**
+ * Has the card confirmed that ManageQp (*@p ok), or its command timeout
+ * passed? Submits it again while the command ring was full.
+ */
+bool rc_qp_err_cmd_reaped(struct ordk_qp *qp, bool *ok);
 void rc_ack(struct ordk_qp *qp, uint32_t psn);
 void rc_complete_sends(struct ordk_qp *qp);
 /* requester (rc_req.c) */

@@ -61,7 +61,8 @@ rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
 	struct ordk_dev *dev = qp->dev;
 
 	wheel_remove(qp);
-	if (qp->comp.state != RC_COMP_ERROR && qp->comp.state != RC_COMP_FLUSH)
+	if (qp->comp.state != RC_COMP_ERROR && qp->comp.state != RC_COMP_FLUSH &&
+	    qp->comp.state != RC_COMP_SETTLE)
 		qp->comp.state = deadline == 0		 ? RC_COMP_IDLE
 				 : qp->comp.rtx_retries > 0 ? RC_COMP_RETRY
 							    : RC_COMP_WAIT_ACK;
@@ -268,6 +269,8 @@ qp_step(struct ordk_qp *qp, uint64_t now, unsigned int *items)
 
 	if (qp->comp.state == RC_COMP_FLUSH)
 		return rc_qp_error_reap(qp);
+	if (qp->comp.state == RC_COMP_SETTLE)
+		return rc_len_err_reap(qp);
 	if (connected(qp)) {
 		/* unacknowledged adverts rewind after a timeout ... */
 		rc_advert_rewind(qp, now);
