@@ -40,7 +40,7 @@ rc_resp_complete(struct ordk_qp *qp)
 }
 
 static uint64_t clock_now;
-static unsigned int clock_reads, reaps, pushes, acks_steps, settles;
+static unsigned int clock_reads, reaps, pushes, acks_steps, settles, revoke_runs;
 static enum rc_step reap_result;
 
 static uint64_t
@@ -185,6 +185,13 @@ rc_len_err_reap(struct ordk_qp *qp)
 	return RC_MORE;
 }
 
+void
+rc_recv_revoke_run(struct ordk_dev *d)
+{
+	(void)d;
+	revoke_runs++;
+}
+
 /* ------------------------------------------------------------ fixture */
 
 #define TICK 16u /* tsc_hz / 65536 rounded up to a power of two */
@@ -197,7 +204,7 @@ setup(void)
 	memset(&dev, 0, sizeof(dev));
 	memset(qp, 0, sizeof(qp));
 	clock_now = 1000000;
-	clock_reads = reaps = pushes = acks_steps = settles = 0;
+	clock_reads = reaps = pushes = acks_steps = settles = revoke_runs = 0;
 	reap_result = RC_MORE;
 	dev.rc.tsc_hz = 65536u * TICK;
 	dev.rc.clock = fake_clock;

@@ -161,16 +161,15 @@ struct rc_rwqe {
 	uint32_t lkey;
 	uint32_t recv_seq;
 	uint32_t key;	     /* its MR-table entry: exactly [addr, addr + len), SENDs only */
-	uint32_t key_seq;    /* the command that created it */
+	uint32_t key_seq;    /* the command that created it (REVOKING: that revoked it) */
 	uint32_t pgt_offset; /* PGT index of addr's page (from the user's MR) */
 	uint8_t kstate;	     /* rc_key_state */
 };
 
-/* A RECV completion waiting for the revocation of its key. */
+/* A RECV completion waiting for the revocation of its key (r.kstate, r.key_seq). */
 struct rc_rdone {
 	struct ordk_wc wc;
-	uint32_t seq;
-	bool wait;
+	struct rc_rwqe r;
 };
 
 /* A message received (its last packet's report seen), waiting for all its PSNs. */
@@ -241,11 +240,17 @@ enum rc_hole_state { RC_HOLE_STATES(RC_ENUM_ITEM) RC_HOLE_NSTATES };
 	X(RC_PROBE_, REPORTED, "reported")	/* a report came: answer now */
 enum rc_probe_state { RC_PROBE_STATES(RC_ENUM_ITEM) RC_PROBE_NSTATES };
 
-/* A RECV's own card key (rc_recv.c): UpdateMrTable submitted, then confirmed. */
+/*
+ * A RECV's own card key (rc_recv.c): UpdateMrTable submitted, then confirmed;
+ * once the RECV completed, its revocation waits for room on the command ring
+ * (REVOKE), then for the card (REVOKING), and the completion waits for both.
+ */
 #define RC_KEY_STATES(X)                                                  \
 	X(RC_KEY_, NONE, "none")                                          \
 	X(RC_KEY_, PENDING, "pending")                                    \
-	X(RC_KEY_, READY, "ready")
+	X(RC_KEY_, READY, "ready")                                        \
+	X(RC_KEY_, REVOKE, "revoke")                                      \
+	X(RC_KEY_, REVOKING, "revoking")
 enum rc_key_state { RC_KEY_STATES(RC_ENUM_ITEM) RC_KEY_NSTATES };
 
 /* The state machines, for rc_state_name(). */
@@ -403,6 +408,9 @@ struct rc_engine {
 	 */
 	uint64_t last_poll_tsc, resume_tsc, stall_tsc;
 	uint64_t gap_tsc;	  /* length of the last polling gap */
+	/* RECV keys whose RECVs are gone, waiting for room on the command ring (rc_recv.c) */
+	uint32_t revoke_keys[BLUE_MAX_MR];
+	struct rc_fifo revoke_q;
 };
 
 /* ------------------------------------------------------------ calls */
@@ -584,6 +592,8 @@ void rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *w
 /** Report RECV completions whose keys are revoked (all: @p force). @return RC_MORE while some wait. */
 enum rc_step rc_recv_retire(struct ordk_qp *qp, bool force);
 void rc_recv_keys_release(struct ordk_qp *qp, bool push);
+/** The engine's turn: revocations of keys whose RECVs are gone, that waited for room. */
+void rc_recv_revoke_run(struct ordk_dev *dev);
 
 /* Completion opcode of a send WQE's opcode (ordk_wr_opcode == blue WR 0-4, 5, 6). */
 static inline enum ordk_wc_opcode

@@ -39,6 +39,7 @@ rc_wheel_init(struct ordk_dev *dev)
 	dev->rc.stall_tsc = dev->rc.tsc_hz / 5000; /* 200 us without a poll is a gap */
 	dev->rc.last_poll_tsc = dev->rc.now;
 	dev->rc.resume_tsc = 0;
+	dev->rc.revoke_q = (struct rc_fifo){ .size = BLUE_MAX_MR };
 }
 
 static void
@@ -314,6 +315,8 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 
 	work = poll_input(dev, budget);
 	watch_send_ring(dev, now);
+	if (dev->rc.revoke_q.count > 0)
+		rc_recv_revoke_run(dev);
 	rc_wheel_run(dev, now);
 	for (qp = TAILQ_FIRST(&dev->rc.active); qp != NULL; qp = tmp) {
 		tmp = TAILQ_NEXT(qp, sched.link);
