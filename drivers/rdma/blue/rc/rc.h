@@ -44,6 +44,7 @@ extern int ordk_rc_logtype;
 #define ORDK_ACK_EVERY	  16u	 /* ask for an ACK at least every N WRs */
 #define RC_READ_MIN_BPS	  (100u << 20) /* slowest READ answer the timer allows for, bytes/s */
 #define RC_NAK_MAX	  8u	 /* NAKs for one hole, backing off, before it is given up */
+#define RC_ERR_ANSWERS	  8u	 /* ACK_REQs a QP in ERR still answers (rc_ctrl.c) */
 #define ORDK_MAX_RD_ATOMIC 16u	 /* max_rd_atomic / max_dest_rd_atomic at most */
 /* READ answers a responder holds: those in progress (at most max_dest_rd_atomic) and
  * those sent and not acknowledged yet */
@@ -368,6 +369,7 @@ struct rc_resp {
 	uint32_t next_recv_seq;
 	uint32_t rq_acked;	   /* first recv_seq the peer has not acknowledged */
 	uint64_t adv_tsc;	   /* when adverts last went out */
+	uint32_t err_answers;	   /* the peer's questions answered in ERR (rc_ctrl.c) */
 };
 
 /* A QP's places in its device's engine: the active list and the timer wheel. */

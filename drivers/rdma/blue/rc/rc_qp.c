@@ -104,6 +104,7 @@ rc_qp_to_rtr(struct ordk_qp *qp)
 		qp->req.adv_expect = 0;
 	}
 	rc_rx_reset(&qp->resp, qp->attr.rq_psn);
+	qp->resp.err_answers = 0;
 	rc_activate(qp); /* RECVs posted in INIT are advertised now */
 }
 
