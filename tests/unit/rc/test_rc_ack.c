@@ -152,6 +152,21 @@ Test(rc_ack, the_hole_closes_when_epsn_moves)
 	cr_assert_eq(nsent, 0);
 }
 
+Test(rc_ack, a_polling_gap_restarts_the_hold)
+{
+	struct rc_resp *rs = &qp.resp;
+
+	rc_rx_mark(rs, blue_psn_add(rs->epsn, 1));
+	rc_hole_check(&qp, true);
+	dev.rc.resume_tsc = 10000 + 5 * HOLD; /* polling resumed late */
+	at(10000 + 5 * HOLD + HOLD - 1);
+	rc_hole_check(&qp, false);
+	cr_assert_eq(nsent, 0, "judged on what was seen while polling");
+	at(10000 + 6 * HOLD);
+	rc_hole_check(&qp, false);
+	cr_assert_eq(nsent, 1);
+}
+
 /* ------------------------------------------------------------ the probe */
 
 Test(rc_ack, probe_waits_for_a_report_or_the_hold)
@@ -177,17 +192,18 @@ Test(rc_ack, probe_waits_for_a_report_or_the_hold)
 	cr_assert_eq(nsent, 2);
 }
 
-Test(rc_ack, a_question_waits_for_the_hold_even_in_the_poll_it_arrived_in)
+Test(rc_ack, a_question_is_answered_in_the_poll_it_arrived_in)
 {
 	struct rc_resp *rs = &qp.resp;
 	uint32_t e = rs->epsn;
 
-	/* the tracker may miss MIDDLE packets the card reports only in its next bitmap */
+	/* the engine's clock of that poll (rc_ctrl_rx records rc.now) */
 	rc_rx_mark(rs, blue_psn_add(e, 4));
 	rc_probe_asked(rs, blue_psn_add(e, 10), 10000);
 	cr_assert_eq(rc_ack_step(&qp, 10000), RC_MORE);
-	cr_assert_eq(nsent, 0, "no answer before a report or the hold");
-	cr_assert_eq(rs->probe, RC_PROBE_ASKED);
+	cr_assert_eq(nsent, 2, "answered at once, twice, with no report and no hold");
+	cr_assert_eq(sent[0].bth.psn, blue_psn_add(e, 4), "NAK exactly the hole");
+	cr_assert_eq(rs->probe, RC_PROBE_NONE);
 }
 
 Test(rc_ack, a_report_answers_the_probe_at_once)

@@ -68,6 +68,13 @@ rc_activate(struct ordk_qp *qp)
 	qp->sched.on_active = true;
 }
 
+bool
+rc_timer_gap_shift(struct ordk_qp *qp)
+{
+	(void)qp;
+	return false;
+}
+
 void
 rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
 {

@@ -35,7 +35,6 @@ extern int ordk_rc_logtype;
 #define ORDK_ITEM_MAX	  65536u /* a Send item covers at most 64 KiB */
 #define ORDK_RECV_WINDOW  4096u	 /* PSNs tracked ahead of the expected PSN */
 #define RC_WHEEL_SLOTS	  1024u	 /* power of two */
-#define RC_GAP_CADENCE	  4u	 /* a poll interval over 4 times the last is a gap */
 #define ORDK_HOLD_MAX_US  500u	 /* reordering tolerance, see rc_hold_tsc() */
 #define ORDK_LATE_COPY_US 2000u	 /* how late a copy of a resent packet may still arrive */
 #define ORDK_FIRST_LEN_SLOTS 2048u /* multi-packet messages in flight (>= 2 PSNs each) */
@@ -322,7 +321,7 @@ struct rc_comp {
 	uint64_t err_deadline;
 	uint32_t acked_psn;	   /* every PSN before this one is acknowledged */
 	uint64_t rtx_deadline;	   /* TSC; 0 when nothing is outstanding */
-	uint64_t rtx_set_tsc;	   /* when rtx_deadline was set */
+	uint64_t rtx_set_tsc;	   /* when rtx_deadline was set (polling gaps move it) */
 	uint64_t timeout_tsc, hold_tsc; /* from attr.timeout: rc_qp_set_timeout() */
 	uint32_t rtx_retries;	   /* consecutive timeouts without progress */
 	uint32_t rtx_backoff;	   /* timeout multiplier (exponential) */
@@ -402,22 +401,15 @@ struct rc_engine {
 	uint64_t send_fetched;	  /* Send ring descriptors the card has fetched, ever */
 	uint64_t send_busy_tsc;	  /* last time the card was still fetching our items */
 	/*
-	 * Polling gaps: when the application stops polling, reports and frames
-	 * pile up unseen (and a peer driven by the same thread stops too), so
-	 * time that passes without polls must not count as the peer's silence:
+	 * Polling gaps: when the application stops polling for longer than
+	 * stall_tsc, reports and frames pile up unseen. Holds and timeouts then
+	 * count from resume_tsc (when polling resumed), not from before the gap:
 	 * judged on stale input, a late report looks like a loss, and a resend
 	 * of a READ response would overwrite memory the application already
-	 * owns again (the card places every response packet). So the engine's
-	 * time (now) advances by each interval between polls, but by at most
-	 * RC_GAP_CADENCE times the last interval it counted (and at least
-	 * stall_tsc): a slow but regular poller (an idle progress thread, every
-	 * 200-250 us) keeps real time within a few polls, while a process that
-	 * stopped has every deadline and hold moved by the gap's length.
+	 * owns again (the card places every response packet).
 	 */
-	uint64_t last_poll_tsc;	  /* the clock at the last poll */
-	uint64_t cadence_tsc;	  /* the interval counted at the last poll */
-	uint64_t stall_tsc;	  /* an interval this long always counts */
-	uint64_t gap_tsc;	  /* the time the last polling gap did not count */
+	uint64_t last_poll_tsc, resume_tsc, stall_tsc;
+	uint64_t gap_tsc;	  /* length of the last polling gap */
 	/* RECV keys whose RECVs are gone, waiting for room on the command ring (rc_recv.c) */
 	uint32_t revoke_keys[BLUE_MAX_MR];
 	struct rc_fifo revoke_q;
@@ -428,10 +420,7 @@ struct rc_engine {
 /* engine (rc_engine.c) */
 unsigned int rc_poll(struct ordk_dev *dev, unsigned int budget);
 void rc_activate(struct ordk_qp *qp);
-/**
- * The engine's time: the clock read at the start of the current poll, less
- * the polling gaps (struct rc_engine: cadence_tsc).
- */
+/** The engine's time: the clock read at the start of the current poll. */
 static inline uint64_t
 rc_now(const struct rc_engine *e)
 {
@@ -456,6 +445,11 @@ bool rc_len_err_settle(struct ordk_qp *qp);
 enum rc_step rc_len_err_reap(struct ordk_qp *qp);
 void rc_timer_arm(struct ordk_qp *qp);
 void rc_timer_check(struct ordk_qp *qp, uint64_t now);
+/**
+ * A polling gap stops the clock: a deadline set before the gap ended and
+ * running into it moves by the gap's length, once. @return true if it moved.
+ */
+bool rc_timer_gap_shift(struct ordk_qp *qp);
 void rc_qp_set_timeout(struct ordk_qp *qp);
 /* QP lifecycle and the post path (rc_qp.c) */
 int rc_qp_init(struct ordk_qp *qp);

@@ -268,12 +268,33 @@ rc_timer_arm(struct ordk_qp *qp)
 			     rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
 }
 
+bool
+rc_timer_gap_shift(struct ordk_qp *qp)
+{
+	const struct ordk_dev *dev = qp->dev;
+
+	/* the peer may have been stopped too (one process, two devices) */
+	if (qp->comp.rtx_deadline == 0 || qp->comp.rtx_set_tsc >= dev->rc.resume_tsc ||
+	    qp->comp.rtx_deadline <= dev->rc.resume_tsc - dev->rc.gap_tsc)
+		return false;
+	rc_timer_set(qp, qp->comp.rtx_deadline + dev->rc.gap_tsc);
+	return true;
+}
+
 void
 rc_timer_check(struct ordk_qp *qp, uint64_t now)
 {
 	const struct rc_engine *e = &qp->dev->rc;
 
 	if (qp->comp.rtx_deadline == 0 || now < qp->comp.rtx_deadline)
+		return;
+	/*
+	 * What the peer said during a polling gap is still unread. First: the
+	 * send-busy rule below sets a deadline from a time before the gap, and
+	 * as set after the gap it could not be shifted any more (a timeout on
+	 * a clean wire after every 4 ms the process was not scheduled).
+	 */
+	if (rc_timer_gap_shift(qp))
 		return;
 	/*
 	 * While the card is still fetching items from the Send ring it is still
@@ -295,10 +316,10 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 		return;
 	}
 	RC_LOG(DEBUG, "qp 0x%06x: timer set %" PRIu64 " us ago, send ring busy %" PRIu64
-		      " us ago, poll cadence %" PRIu64 " us, last gap %" PRIu64 " us",
+		      " us ago, gap %" PRIu64 " us %" PRIu64 " us ago",
 	       qp->qpn, (now - qp->comp.rtx_set_tsc) * 1000000 / e->tsc_hz,
-	       (now - e->send_busy_tsc) * 1000000 / e->tsc_hz,
-	       e->cadence_tsc * 1000000 / e->tsc_hz, e->gap_tsc * 1000000 / e->tsc_hz);
+	       (now - e->send_busy_tsc) * 1000000 / e->tsc_hz, e->gap_tsc * 1000000 / e->tsc_hz,
+	       (now - e->resume_tsc) * 1000000 / e->tsc_hz);
 	qp->comp.rtx_retries++;
 	qp->comp.rtx_backoff = qp->comp.rtx_backoff ? qp->comp.rtx_backoff * 2 : 2;
 	if (qp->comp.rtx_backoff > RC_MAX_BACKOFF)

@@ -36,10 +36,9 @@ rc_wheel_init(struct ordk_dev *dev)
 	dev->rc.now = dev->rc.clock();
 	dev->rc.wheel_tick = dev->rc.now >> dev->rc.wheel_shift;
 	dev->rc.wheel_count = 0;
-	dev->rc.stall_tsc = dev->rc.tsc_hz / 5000; /* 200 us between polls always count */
-	dev->rc.cadence_tsc = dev->rc.stall_tsc;
+	dev->rc.stall_tsc = dev->rc.tsc_hz / 5000; /* 200 us without a poll is a gap */
 	dev->rc.last_poll_tsc = dev->rc.now;
-	dev->rc.gap_tsc = 0;
+	dev->rc.resume_tsc = 0;
 	dev->rc.revoke_q = (struct rc_fifo){ .size = BLUE_MAX_MR };
 }
 
@@ -69,7 +68,7 @@ rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
 				 : qp->comp.rtx_retries > 0 ? RC_COMP_RETRY
 							    : RC_COMP_WAIT_ACK;
 	qp->comp.rtx_deadline = deadline;
-	qp->comp.rtx_set_tsc = rc_now(&dev->rc); /* the poll it was set in (no clock read) */
+	qp->comp.rtx_set_tsc = qp->dev->rc.last_poll_tsc; /* the poll it was set in (no clock read) */
 	if (deadline == 0)
 		return;
 	TAILQ_INSERT_TAIL(&dev->rc.wheel[(deadline >> dev->rc.wheel_shift) & (RC_WHEEL_SLOTS - 1)], qp,
@@ -189,28 +188,20 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 	rc_activate(qp);
 }
 
-/*
- * Start of a poll: the one clock read, and the engine's time (see
- * cadence_tsc). The interval since the last poll counts, but at most
- * RC_GAP_CADENCE times the interval counted last (at least stall_tsc): the
- * rest was a polling gap. The interval counted becomes the cadence, so a
- * poller slowing down is followed within a few polls, and one that stopped
- * has its gap left out.
- */
+/* Start of a poll: the one clock read, and whether polling paused (see resume_tsc). */
 static uint64_t
 poll_clock(struct rc_engine *e)
 {
-	uint64_t real = e->clock(), d = real - e->last_poll_tsc;
-	uint64_t most = RTE_MAX(e->stall_tsc, RC_GAP_CADENCE * e->cadence_tsc);
+	uint64_t now = e->clock();
 
-	if (d > most) {
-		e->gap_tsc = d - most; /* input may have piled up unseen */
-		d = most;
+	if (now - e->last_poll_tsc > e->stall_tsc) {
+		/* a polling gap: input may have piled up */
+		e->resume_tsc = now;
+		e->gap_tsc = now - e->last_poll_tsc;
 	}
-	e->cadence_tsc = d;
-	e->last_poll_tsc = real;
-	e->now += d;
-	return e->now;
+	e->last_poll_tsc = now;
+	e->now = now;
+	return now;
 }
 
 /* Meta reports, then SimpleNic frames, at most @p budget each. @return how many. */

@@ -17,6 +17,7 @@
 static void
 read_timer_extend(struct ordk_qp *qp, uint64_t deadline)
 {
+	rc_timer_gap_shift(qp); /* an allowance given before a polling gap stands */
 	if (qp->comp.rtx_deadline != 0 && deadline > qp->comp.rtx_deadline)
 		rc_timer_set(qp, deadline);
 }
