@@ -116,3 +116,25 @@ Test(verbs_rnr, a_silent_peer_ends_the_wait, .timeout = 60)
 	cr_assert_eq(FUNC_DEV_STAT(p.s[0].dev, retry_exceeded), 1);
 	func_pair_close(&p);
 }
+
+/*
+ * A SEND waiting for an advert (rnr_retry 7) from a peer QP that went to
+ * ERR: IBA's QP in ERR answers nothing, so the wait must end. Before, the
+ * ERR QP kept answering the waiting side's questions (ACK_REQ) with ACKs,
+ * each of which showed the peer "there": the SEND waited for good.
+ */
+Test(verbs_rnr, a_peer_in_err_ends_the_wait, .timeout = 60)
+{
+	struct ordk_qp_attr err = { .qp_state = ORDK_QPS_ERR };
+	struct func_pair p;
+	struct ordk_wc wc;
+
+	func_pair_open(&p, 1 << 20, NULL);
+	connect_rnr(&p, 7, 1); /* RNR forever: only the peer's silence can end it */
+	cr_assert_eq(ordk_qp_modify(p.s[1].qp, &err, ORDK_QP_STATE), 0);
+	post_send(&p, 1);
+	func_wait(&p, 0, &wc, 1, 10); /* about 1.1 s: the retry budget at timeout 10 */
+	cr_assert_eq(wc.status, ORDK_WC_RETRY_EXC_ERR, "%s", ordk_wc_status_str(wc.status));
+	cr_assert_eq(FUNC_DEV_STAT(p.s[0].dev, retry_exceeded), 1);
+	func_pair_close(&p);
+}

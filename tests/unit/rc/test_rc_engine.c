@@ -40,7 +40,7 @@ rc_resp_complete(struct ordk_qp *qp)
 }
 
 static uint64_t clock_now;
-static unsigned int clock_reads, reaps, pushes, acks_steps;
+static unsigned int clock_reads, reaps, pushes, acks_steps, settles, revoke_runs;
 static enum rc_step reap_result;
 
 static uint64_t
@@ -177,6 +177,21 @@ rc_qp_error_reap(struct ordk_qp *qp)
 	return reap_result;
 }
 
+enum rc_step
+rc_len_err_reap(struct ordk_qp *qp)
+{
+	(void)qp;
+	settles++;
+	return RC_MORE;
+}
+
+void
+rc_recv_revoke_run(struct ordk_dev *d)
+{
+	(void)d;
+	revoke_runs++;
+}
+
 /* ------------------------------------------------------------ fixture */
 
 #define TICK 16u /* tsc_hz / 65536 rounded up to a power of two */
@@ -189,7 +204,7 @@ setup(void)
 	memset(&dev, 0, sizeof(dev));
 	memset(qp, 0, sizeof(qp));
 	clock_now = 1000000;
-	clock_reads = reaps = pushes = acks_steps = 0;
+	clock_reads = reaps = pushes = acks_steps = settles = revoke_runs = 0;
 	reap_result = RC_MORE;
 	dev.rc.tsc_hz = 65536u * TICK;
 	dev.rc.clock = fake_clock;
@@ -279,6 +294,9 @@ Test(rc_engine, timer_set_keeps_the_completer_state)
 	cr_assert_eq(qp[0].comp.state, RC_COMP_RETRY);
 	rc_timer_set(&qp[0], 0);
 	cr_assert_eq(qp[0].comp.state, RC_COMP_IDLE);
+	qp[0].comp.state = RC_COMP_SETTLE;
+	rc_timer_set(&qp[0], 0);
+	cr_assert_eq(qp[0].comp.state, RC_COMP_SETTLE, "settling waits for the card");
 	qp[0].comp.state = RC_COMP_FLUSH;
 	rc_timer_set(&qp[0], clock_now + 100);
 	cr_assert_eq(qp[0].comp.state, RC_COMP_FLUSH, "a failed QP stays failed");
@@ -324,6 +342,16 @@ Test(rc_engine, a_failed_qp_only_waits_for_its_reap)
 	cr_assert_eq(pushes + acks_steps, 0, "nothing else runs for it");
 	reap_result = RC_DONE;
 	cr_assert_eq(qp_step(&qp[0], clock_now, &items), RC_DONE);
+}
+
+Test(rc_engine, a_settling_qp_only_waits_for_its_reap)
+{
+	unsigned int items = 0;
+
+	qp[0].comp.state = RC_COMP_SETTLE;
+	cr_assert_eq(qp_step(&qp[0], clock_now, &items), RC_MORE);
+	cr_assert_eq(settles, 1);
+	cr_assert_eq(pushes + acks_steps + reaps, 0, "nothing else runs for it");
 }
 
 Test(rc_engine, an_idle_qp_leaves_the_list_a_busy_one_stays)

@@ -43,6 +43,7 @@ extern int ordk_rc_logtype;
 #define ORDK_ACK_EVERY	  16u	 /* ask for an ACK at least every N WRs */
 #define RC_READ_MIN_BPS	  (100u << 20) /* slowest READ answer the timer allows for, bytes/s */
 #define RC_NAK_MAX	  8u	 /* NAKs for one hole, backing off, before it is given up */
+#define RC_ERR_ANSWERS	  8u	 /* ACK_REQs a QP in ERR still answers (rc_ctrl.c) */
 #define ORDK_MAX_RD_ATOMIC 16u	 /* max_rd_atomic / max_dest_rd_atomic at most */
 /* READ answers a responder holds: those in progress (at most max_dest_rd_atomic) and
  * those sent and not acknowledged yet */
@@ -161,16 +162,15 @@ struct rc_rwqe {
 	uint32_t lkey;
 	uint32_t recv_seq;
 	uint32_t key;	     /* its MR-table entry: exactly [addr, addr + len), SENDs only */
-	uint32_t key_seq;    /* the command that created it */
+	uint32_t key_seq;    /* the command that created it (REVOKING: that revoked it) */
 	uint32_t pgt_offset; /* PGT index of addr's page (from the user's MR) */
 	uint8_t kstate;	     /* rc_key_state */
 };
 
-/* A RECV completion waiting for the revocation of its key. */
+/* A RECV completion waiting for the revocation of its key (r.kstate, r.key_seq). */
 struct rc_rdone {
 	struct ordk_wc wc;
-	uint32_t seq;
-	bool wait;
+	struct rc_rwqe r;
 };
 
 /* A message received (its last packet's report seen), waiting for all its PSNs. */
@@ -215,6 +215,7 @@ enum rc_req_state { RC_REQ_STATES(RC_ENUM_ITEM) RC_REQ_NSTATES };
 	X(RC_COMP_, IDLE, "idle")		/* nothing outstanding */ \
 	X(RC_COMP_, WAIT_ACK, "wait-ack")	/* timer armed */         \
 	X(RC_COMP_, RETRY, "retry")		/* timed out, asking the peer */ \
+	X(RC_COMP_, SETTLE, "settle")		/* the peer took our length error */ \
 	X(RC_COMP_, FLUSH, "flush")		/* failed: the card is told, then flush */ \
 	X(RC_COMP_, ERROR, "error")		/* failed and flushed */
 enum rc_comp_state { RC_COMP_STATES(RC_ENUM_ITEM) RC_COMP_NSTATES };
@@ -240,11 +241,17 @@ enum rc_hole_state { RC_HOLE_STATES(RC_ENUM_ITEM) RC_HOLE_NSTATES };
 	X(RC_PROBE_, REPORTED, "reported")	/* a report came: answer now */
 enum rc_probe_state { RC_PROBE_STATES(RC_ENUM_ITEM) RC_PROBE_NSTATES };
 
-/* A RECV's own card key (rc_recv.c): UpdateMrTable submitted, then confirmed. */
+/*
+ * A RECV's own card key (rc_recv.c): UpdateMrTable submitted, then confirmed;
+ * once the RECV completed, its revocation waits for room on the command ring
+ * (REVOKE), then for the card (REVOKING), and the completion waits for both.
+ */
 #define RC_KEY_STATES(X)                                                  \
 	X(RC_KEY_, NONE, "none")                                          \
 	X(RC_KEY_, PENDING, "pending")                                    \
-	X(RC_KEY_, READY, "ready")
+	X(RC_KEY_, READY, "ready")                                        \
+	X(RC_KEY_, REVOKE, "revoke")                                      \
+	X(RC_KEY_, REVOKING, "revoking")
 enum rc_key_state { RC_KEY_STATES(RC_ENUM_ITEM) RC_KEY_NSTATES };
 
 /* The state machines, for rc_state_name(). */
@@ -308,7 +315,7 @@ struct rc_req {
 /* Completer: what the peer acknowledged, and the timer that asks when it says nothing. */
 struct rc_comp {
 	enum rc_comp_state state;
-	/* FLUSH: the ManageQp (error) submitted with sequence err_seq (if
+	/* SETTLE, FLUSH: the ManageQp (error) submitted with sequence err_seq (if
 	 * err_submitted), reaped by the engine, given up at err_deadline */
 	bool err_submitted;
 	uint32_t err_seq;
@@ -362,6 +369,7 @@ struct rc_resp {
 	uint32_t next_recv_seq;
 	uint32_t rq_acked;	   /* first recv_seq the peer has not acknowledged */
 	uint64_t adv_tsc;	   /* when adverts last went out */
+	uint32_t err_answers;	   /* the peer's questions answered in ERR (rc_ctrl.c) */
 };
 
 /* A QP's places in its device's engine: the active list and the timer wheel. */
@@ -404,6 +412,9 @@ struct rc_engine {
 	uint64_t last_poll_tsc, resume_tsc, stall_tsc;
 	uint64_t gap_tsc;	  /* length of the last polling gap */
 	uint64_t gaps_tsc;	  /* the lengths of every polling gap, summed */
+	/* RECV keys whose RECVs are gone, waiting for room on the command ring (rc_recv.c) */
+	uint32_t revoke_keys[BLUE_MAX_MR];
+	struct rc_fifo revoke_q;
 };
 
 /* ------------------------------------------------------------ calls */
@@ -423,8 +434,17 @@ unsigned int rc_wheel_run(struct ordk_dev *dev, uint64_t now);
 void rc_timer_set(struct ordk_qp *qp, uint64_t deadline);
 /* the completer (rc_comp.c) */
 void rc_comp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r);
-/** READs left unanswered by a peer that took our length error end (WR_FLUSH_ERR). */
+/**
+ * The peer took our too long SEND (it is in ERR): the QP goes to RC_COMP_SETTLE,
+ * the card is told without waiting. @return true when it did.
+ */
 bool rc_len_err_settle(struct ordk_qp *qp);
+/**
+ * For a QP in RC_COMP_SETTLE: once the card confirmed, READs left unanswered
+ * end (WR_FLUSH_ERR) and the SEND fails the QP. @return RC_MORE (a later poll
+ * reaps what follows).
+ */
+enum rc_step rc_len_err_reap(struct ordk_qp *qp);
 void rc_timer_arm(struct ordk_qp *qp);
 void rc_timer_check(struct ordk_qp *qp, uint64_t now);
 /**
@@ -457,6 +477,13 @@ void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
 void rc_qp_error(struct ordk_qp *qp);
 /** For a QP in RC_COMP_FLUSH: @return RC_MORE while the card has not confirmed. */
 enum rc_step rc_qp_error_reap(struct ordk_qp *qp);
+/** Submit the ManageQp (error) of SETTLE or FLUSH, without waiting (rc_qp_err_cmd_reaped()). */
+void rc_qp_err_cmd_start(struct ordk_qp *qp);
+/**
+ * Has the card confirmed that ManageQp (*@p ok), or its command timeout
+ * passed? Submits it again while the command ring was full.
+ */
+bool rc_qp_err_cmd_reaped(struct ordk_qp *qp, bool *ok);
 void rc_ack(struct ordk_qp *qp, uint32_t psn);
 void rc_complete_sends(struct ordk_qp *qp);
 /* requester (rc_req.c) */
@@ -571,6 +598,8 @@ void rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *w
 /** Report RECV completions whose keys are revoked (all: @p force). @return RC_MORE while some wait. */
 enum rc_step rc_recv_retire(struct ordk_qp *qp, bool force);
 void rc_recv_keys_release(struct ordk_qp *qp, bool push);
+/** The engine's turn: revocations of keys whose RECVs are gone, that waited for room. */
+void rc_recv_revoke_run(struct ordk_dev *dev);
 
 /* Completion opcode of a send WQE's opcode (ordk_wr_opcode == blue WR 0-4, 5, 6). */
 static inline enum ordk_wc_opcode

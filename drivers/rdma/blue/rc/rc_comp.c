@@ -119,6 +119,18 @@ nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
 	return named;
 }
 
+/* The sq index of the first too long SEND (RC_WQE_LEN_ERR), or sq_next when none. */
+static uint32_t
+len_err_wqe(const struct ordk_qp *qp)
+{
+	uint32_t i;
+
+	for (i = qp->req.sq_head; i != qp->req.sq_next; i++)
+		if (qp->req.sq[i % qp->req.sq_size].flags & RC_WQE_LEN_ERR)
+			break;
+	return i;
+}
+
 /*
  * The peer acknowledged our too long SEND's announcement (RC_WQE_LEN_ERR):
  * it is in ERR and answers nothing more. A READ before that SEND whose
@@ -126,7 +138,9 @@ nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
  * be answered any more: it completes with WR_FLUSH_ERR instead of waiting
  * for the retry budget (RETRY_EXC_ERR); then the SEND fails the QP
  * (rc_complete_sends()). Our card's context goes invalid first, so no late
- * answer packet lands in a buffer given back. @return true when it settled.
+ * answer packet lands in a buffer given back: the QP waits in RC_COMP_SETTLE
+ * for the card's answer, which the engine reaps (rc_len_err_reap()), instead
+ * of this poll waiting for it. @return true when it started to settle.
  */
 bool
 rc_len_err_settle(struct ordk_qp *qp)
@@ -135,20 +149,28 @@ rc_len_err_settle(struct ordk_qp *qp)
 
 	if (qp->req.state != RC_REQ_LEN_ERR)
 		return false;
-	for (i = qp->req.sq_head; i != qp->req.sq_next; i++) {
-		const struct rc_wqe *w = &qp->req.sq[i % qp->req.sq_size];
-
-		if (w->flags & RC_WQE_LEN_ERR)
-			break;
-	}
+	i = len_err_wqe(qp);
 	if (i == qp->req.sq_next ||
 	    blue_psn_diff(qp->comp.acked_psn,
 			  blue_psn_add(qp->req.sq[i % qp->req.sq_size].psn, 1)) < 0)
 		return false;
-	RC_LOG(DEBUG, "qp 0x%06x: the peer took our length error: %u READs unanswered flushed",
+	RC_LOG(DEBUG, "qp 0x%06x: the peer took our length error: %u READs unanswered to flush",
 	       qp->qpn, qp->req.rd_q.count);
-	/* rare (after a length error only): the one wait for the card left in the poll */
-	(void)blue_manage_qp(qp, false, true);
+	rc_timer_set(qp, 0);
+	qp->comp.state = RC_COMP_SETTLE;
+	rc_qp_err_cmd_start(qp);
+	rc_activate(qp);
+	return true;
+}
+
+enum rc_step
+rc_len_err_reap(struct ordk_qp *qp)
+{
+	uint32_t i = len_err_wqe(qp);
+	bool ok;
+
+	if (!rc_qp_err_cmd_reaped(qp, &ok))
+		return RC_MORE;
 	for (uint32_t k = qp->req.sq_head; k != i; k++) {
 		struct rc_wqe *w = &qp->req.sq[k % qp->req.sq_size];
 
@@ -158,8 +180,9 @@ rc_len_err_settle(struct ordk_qp *qp)
 		}
 	}
 	rc_fifo_clear(&qp->req.rd_q);
+	/* up to the SEND, which fails the QP (FLUSH, on the command just reaped) */
 	rc_complete_sends(qp);
-	return true;
+	return RC_MORE;
 }
 
 /* The peer's ACKs and NAKs (meta reports of its driver's and its card's frames). */
@@ -235,7 +258,8 @@ rc_timer_arm(struct ordk_qp *qp)
 	 * of every new connection, on a clean wire).
 	 */
 	if (!outstanding(qp) || qp->comp.state == RC_COMP_FLUSH ||
-	    qp->comp.state == RC_COMP_ERROR || qp->attr.qp_state == ORDK_QPS_ERR ||
+	    qp->comp.state == RC_COMP_ERROR || qp->comp.state == RC_COMP_SETTLE ||
+	    qp->attr.qp_state == ORDK_QPS_ERR ||
 	    qp->attr.qp_state == ORDK_QPS_RESET) {
 		rc_timer_set(qp, 0);
 		return;

@@ -57,10 +57,26 @@ rc_probe(struct ordk_qp *qp)
 /* ------------------------------------------------------------ receiving */
 
 /*
+ * May @p qp, in ERR, answer the peer's question? Its first RC_ERR_ANSWERS
+ * only, its last words (the ACK of a too long SEND's announcement may have
+ * been lost); then it is silent as IBA's QP in ERR: a peer that waits for it
+ * (an RNR wait with rnr_retry 7, to which any answer shows the peer there)
+ * runs out of its retry budget (RETRY_EXC_ERR) instead of waiting for good.
+ */
+static bool
+may_answer(struct ordk_qp *qp)
+{
+	if (qp->resp.err_answers >= RC_ERR_ANSWERS)
+		return false;
+	qp->resp.err_answers++;
+	return true;
+}
+
+/*
  * The QP a control frame is for, if its sender may talk to it, else NULL
- * (counted). In ERR a QP still says what arrived before: a requester whose
- * SEND made this QP fail (recv_len_error) learns it though both ACKs were
- * lost.
+ * (counted). In ERR a QP still says what arrived before (may_answer()): a
+ * requester whose SEND made this QP fail (recv_len_error) learns it though
+ * both ACKs were lost.
  */
 static struct ordk_qp *
 ctrl_qp(struct ordk_dev *dev, const struct ordk_ctrl_msg *m)
@@ -69,7 +85,8 @@ ctrl_qp(struct ordk_dev *dev, const struct ordk_ctrl_msg *m)
 
 	if (qp != NULL && qp->attr.qp_state == ORDK_QPS_ERR && m->type == ORDK_CTRL_ACK_REQ &&
 	    m->src_qpn == qp->attr.dest_qp_num) {
-		(void)rc_ack_frame(qp, false, qp->resp.epsn);
+		if (may_answer(qp))
+			(void)rc_ack_frame(qp, false, qp->resp.epsn);
 		return NULL;
 	}
 	if (qp == NULL || qp->attr.qp_state == ORDK_QPS_ERR) {

@@ -39,6 +39,7 @@ rc_wheel_init(struct ordk_dev *dev)
 	dev->rc.stall_tsc = dev->rc.tsc_hz / 5000; /* 200 us without a poll is a gap */
 	dev->rc.last_poll_tsc = dev->rc.now;
 	dev->rc.resume_tsc = 0;
+	dev->rc.revoke_q = (struct rc_fifo){ .size = BLUE_MAX_MR };
 }
 
 static void
@@ -61,7 +62,8 @@ rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
 	struct ordk_dev *dev = qp->dev;
 
 	wheel_remove(qp);
-	if (qp->comp.state != RC_COMP_ERROR && qp->comp.state != RC_COMP_FLUSH)
+	if (qp->comp.state != RC_COMP_ERROR && qp->comp.state != RC_COMP_FLUSH &&
+	    qp->comp.state != RC_COMP_SETTLE)
 		qp->comp.state = deadline == 0		 ? RC_COMP_IDLE
 				 : qp->comp.rtx_retries > 0 ? RC_COMP_RETRY
 							    : RC_COMP_WAIT_ACK;
@@ -269,6 +271,8 @@ qp_step(struct ordk_qp *qp, uint64_t now, unsigned int *items)
 
 	if (qp->comp.state == RC_COMP_FLUSH)
 		return rc_qp_error_reap(qp);
+	if (qp->comp.state == RC_COMP_SETTLE)
+		return rc_len_err_reap(qp);
 	if (connected(qp)) {
 		/* unacknowledged adverts rewind after a timeout ... */
 		rc_advert_rewind(qp, now);
@@ -312,6 +316,8 @@ rc_poll(struct ordk_dev *dev, unsigned int budget)
 
 	work = poll_input(dev, budget);
 	watch_send_ring(dev, now);
+	if (dev->rc.revoke_q.count > 0)
+		rc_recv_revoke_run(dev);
 	rc_wheel_run(dev, now);
 	for (qp = TAILQ_FIRST(&dev->rc.active); qp != NULL; qp = tmp) {
 		tmp = TAILQ_NEXT(qp, sched.link);

@@ -104,6 +104,7 @@ rc_qp_to_rtr(struct ordk_qp *qp)
 		qp->req.adv_expect = 0;
 	}
 	rc_rx_reset(&qp->resp, qp->attr.rq_psn);
+	qp->resp.err_answers = 0;
 	rc_activate(qp); /* RECVs posted in INIT are advertised now */
 }
 
@@ -297,8 +298,32 @@ error_submit(struct ordk_qp *qp)
 }
 
 void
+rc_qp_err_cmd_start(struct ordk_qp *qp)
+{
+	qp->comp.err_submitted = false;
+	qp->comp.err_deadline = rc_now(&qp->dev->rc) + qp->dev->hw.cmd_timeout_tsc;
+	error_submit(qp);
+}
+
+bool
+rc_qp_err_cmd_reaped(struct ordk_qp *qp, bool *ok)
+{
+	struct rc_comp *c = &qp->comp;
+
+	*ok = false;
+	if (!c->err_submitted)
+		error_submit(qp);
+	if (c->err_submitted && blue_cmd_done(&qp->dev->hw, c->err_seq, ok))
+		return true;
+	return rc_now(&qp->dev->rc) >= c->err_deadline;
+}
+
+void
 rc_qp_error(struct ordk_qp *qp)
 {
+	/* SETTLE told the card already (or is telling it): that command serves */
+	bool told = qp->comp.state == RC_COMP_SETTLE;
+
 	qp->attr.qp_state = ORDK_QPS_ERR;
 	qp->req.atomic_wqe = NULL;
 	rc_timer_set(qp, 0);
@@ -311,23 +336,17 @@ rc_qp_error(struct ordk_qp *qp)
 	 * (rc_qp_error_reap()) instead of this poll waiting for it.
 	 */
 	qp->comp.state = RC_COMP_FLUSH;
-	qp->comp.err_submitted = false;
-	qp->comp.err_deadline = rc_now(&qp->dev->rc) + qp->dev->hw.cmd_timeout_tsc;
-	error_submit(qp);
+	if (!told)
+		rc_qp_err_cmd_start(qp);
 	rc_activate(qp);
 }
 
 enum rc_step
 rc_qp_error_reap(struct ordk_qp *qp)
 {
-	struct rc_comp *c = &qp->comp;
-	bool done = false, ok = false;
+	bool ok;
 
-	if (!c->err_submitted)
-		error_submit(qp);
-	if (c->err_submitted)
-		done = blue_cmd_done(&qp->dev->hw, c->err_seq, &ok);
-	if (!done && rc_now(&qp->dev->rc) < c->err_deadline)
+	if (!rc_qp_err_cmd_reaped(qp, &ok))
 		return RC_MORE;
 	/* best effort: the QP is in error whatever the card answers */
 	if (!ok)

@@ -15,38 +15,70 @@
  * Commands are pipelined (blue_cmd_submit): creating a key delays the RECV's
  * advert by one command round trip, revoking one delays its completion by
  * one. The card executes commands in order, so a slot is reused only after
- * its revocation (and a reused slot always gets another key part).
+ * its revocation (and a reused slot always gets another key part). Nothing
+ * here waits for the card: a revocation that finds the command ring full
+ * waits in RC_KEY_REVOKE for a later poll, beside its completion (rdone), or
+ * when its RECV is gone (flushed, reset, destroyed), in the engine's queue
+ * (rc_recv_revoke_run()). A key is freed only once its revocation went.
  */
 #include <errno.h>
 
-#include <rte_cycles.h>
-
 #include "blue_verbs.h"
 
-/* Submit a command, waiting only while the command ring is full. @return its seq, or < 0. */
-static int64_t
-submit(struct ordk_dev *dev, const struct blue_cmd *c)
-{
-	uint64_t deadline = dev->rc.clock() + dev->hw.cmd_timeout_tsc;
-	int64_t seq;
-
-	while ((seq = blue_cmd_submit(&dev->hw, c)) == -EAGAIN && dev->rc.clock() < deadline) {
-		blue_backend_poll(&dev->hw, 64);
-		blue_cmd_poll(&dev->hw);
-	}
-	return seq;
-}
-
 static struct blue_cmd
-key_cmd(const struct ordk_qp *qp, const struct rc_rwqe *r, bool valid)
+key_cmd(const struct ordk_qp *qp, const struct rc_rwqe *r)
 {
 	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_UPDATE_MR_TABLE, .valid = 1 } };
 
 	c.mr = (struct blue_cmd_update_mr_table){
-		.mr_base_va = r->addr, .mr_length = valid ? r->len : 0, .mr_key = r->key,
+		.mr_base_va = r->addr, .mr_length = r->len, .mr_key = r->key,
 		.pd_handle = qp->pd->handle, .acc_flags = BLUE_ACC_LOCAL_WRITE,
 		.pgt_offset = r->pgt_offset };
 	return c;
+}
+
+/* Submit the revocation of @p key (length 0 invalidates the entry). @return its seq,
+ * -EAGAIN while the command ring is full (the key stays allocated), or < 0. */
+static int64_t
+revoke_submit(struct ordk_dev *dev, uint32_t key)
+{
+	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_UPDATE_MR_TABLE, .valid = 1 } };
+	int64_t seq;
+
+	c.mr.mr_key = key;
+	seq = blue_cmd_submit(&dev->hw, &c);
+	if (seq == -EAGAIN)
+		return seq;
+	if (seq < 0)
+		RC_LOG(ERR, "the card did not take the revocation of RECV key 0x%x", key);
+	mem_keys_free(&dev->mr_keys, key);
+	return seq;
+}
+
+/* A key whose RECV is gone: revoked now, or by a later poll while the ring is full. */
+static void
+revoke_orphan(struct ordk_dev *dev, uint32_t key)
+{
+	struct rc_engine *e = &dev->rc;
+
+	if (e->revoke_q.count == 0 && revoke_submit(dev, key) != -EAGAIN)
+		return;
+	if (e->revoke_q.count == e->revoke_q.size) {
+		/* cannot happen: each of the BLUE_MAX_MR keys waits in one place at most */
+		RC_LOG(ERR, "RECV key 0x%x: no room to queue its revocation: the key is kept", key);
+		return;
+	}
+	e->revoke_keys[rc_fifo_push(&e->revoke_q)] = key;
+}
+
+void
+rc_recv_revoke_run(struct ordk_dev *dev)
+{
+	struct rc_engine *e = &dev->rc;
+
+	while (e->revoke_q.count > 0 &&
+	       revoke_submit(dev, e->revoke_keys[e->revoke_q.head]) != -EAGAIN)
+		rc_fifo_pop(&e->revoke_q);
 }
 
 /*
@@ -69,7 +101,7 @@ rc_recv_key_ready(struct ordk_qp *qp, struct rc_rwqe *r)
 			return false;
 		}
 		r->key = (uint32_t)key;
-		c = key_cmd(qp, r, true);
+		c = key_cmd(qp, r);
 		seq = blue_cmd_submit(&dev->hw, &c);
 		if (seq < 0) {
 			mem_keys_free(&dev->mr_keys, r->key);
@@ -84,55 +116,69 @@ rc_recv_key_ready(struct ordk_qp *qp, struct rc_rwqe *r)
 	return true;
 }
 
-/* Revoke @p r's key. @return the command's seq, or -1 when it had none. */
-static int64_t
-key_revoke(struct ordk_qp *qp, struct rc_rwqe *r)
+/*
+ * A completed RECV's revocation (RC_KEY_REVOKE): submitted when the ring has
+ * room. @return false while it waits for room.
+ */
+static bool
+revoke_step(struct ordk_qp *qp, struct rc_rwqe *r)
 {
-	struct blue_cmd c;
 	int64_t seq;
 
-	if (r->kstate == RC_KEY_NONE)
-		return -1;
-	c = key_cmd(qp, r, false);
-	seq = submit(qp->dev, &c);
-	if (seq < 0)
-		RC_LOG(ERR, "qp 0x%06x: the card did not take the revocation of RECV key 0x%x (%s)",
-		       qp->qpn, r->key, rc_state_name(RC_SM_KEY, r->kstate));
-	mem_keys_free(&qp->dev->mr_keys, r->key);
-	r->kstate = RC_KEY_NONE;
-	return seq;
+	if (r->kstate != RC_KEY_REVOKE)
+		return true;
+	seq = revoke_submit(qp->dev, r->key);
+	if (seq == -EAGAIN)
+		return false;
+	r->kstate = seq < 0 ? RC_KEY_NONE : RC_KEY_REVOKING;
+	r->key_seq = (uint32_t)seq;
+	return true;
 }
 
 /* A RECV completed: its key is revoked, and its completion waits for that. */
 void
 rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
 {
-	int64_t seq = key_revoke(qp, r);
 	struct rc_rdone *d;
 
-	if (seq < 0 && qp->resp.rdone_q.count == 0) {
+	if (r->kstate == RC_KEY_NONE && qp->resp.rdone_q.count == 0) {
 		verbs_cq_push(qp->rcq, wc);
 		return;
 	}
 	d = &qp->resp.rdone[rc_fifo_push(&qp->resp.rdone_q)];
-	*d = (struct rc_rdone){ .wc = *wc, .seq = seq < 0 ? 0 : (uint32_t)seq, .wait = seq >= 0 };
+	*d = (struct rc_rdone){ .wc = *wc, .r = *r };
+	if (r->kstate != RC_KEY_NONE) {
+		d->r.kstate = RC_KEY_REVOKE;
+		(void)revoke_step(qp, &d->r);
+	}
+	r->kstate = RC_KEY_NONE;
 }
 
 /*
- * Report the completions whose keys the card no longer knows, in order;
- * @p force: all of them (the QP's context on the card is invalid already).
- * @return RC_MORE while some still wait.
+ * Submit the revocations that waited for room, then report the completions
+ * whose keys the card no longer knows, in order; @p force: all of them (the
+ * QP's context on the card is invalid already; a revocation still waiting
+ * goes to the engine's queue). @return RC_MORE while some still wait.
  */
 enum rc_step
 rc_recv_retire(struct ordk_qp *qp, bool force)
 {
-	while (qp->resp.rdone_q.count > 0) {
-		struct rc_rdone *d = &qp->resp.rdone[qp->resp.rdone_q.head];
+	struct rc_resp *rs = &qp->resp;
 
-		if (!force && d->wait && !blue_cmd_done(&qp->dev->hw, d->seq, NULL))
+	for (uint32_t i = 0; i < rs->rdone_q.count; i++)
+		if (!revoke_step(qp, &rs->rdone[rc_fifo_at(&rs->rdone_q, i)].r))
+			break;
+	while (rs->rdone_q.count > 0) {
+		struct rc_rdone *d = &rs->rdone[rs->rdone_q.head];
+
+		if (!force && (d->r.kstate == RC_KEY_REVOKE ||
+			       (d->r.kstate == RC_KEY_REVOKING &&
+				!blue_cmd_done(&qp->dev->hw, d->r.key_seq, NULL))))
 			return RC_MORE;
+		if (d->r.kstate == RC_KEY_REVOKE)
+			revoke_orphan(qp->dev, d->r.key);
 		verbs_cq_push(qp->rcq, &d->wc);
-		rc_fifo_pop(&qp->resp.rdone_q);
+		rc_fifo_pop(&rs->rdone_q);
 	}
 	return RC_DONE;
 }
@@ -144,9 +190,22 @@ rc_recv_retire(struct ordk_qp *qp, bool force)
 void
 rc_recv_keys_release(struct ordk_qp *qp, bool push)
 {
+	struct rc_resp *rs = &qp->resp;
+
 	if (push)
 		rc_recv_retire(qp, true);
-	rc_fifo_clear(&qp->resp.rdone_q);
-	for (uint32_t i = 0; i < qp->resp.rq_q.count; i++)
-		key_revoke(qp, &qp->resp.rq[rc_fifo_at(&qp->resp.rq_q, i)]);
+	for (uint32_t i = 0; i < rs->rdone_q.count; i++) {
+		const struct rc_rwqe *r = &rs->rdone[rc_fifo_at(&rs->rdone_q, i)].r;
+
+		if (r->kstate == RC_KEY_REVOKE)
+			revoke_orphan(qp->dev, r->key);
+	}
+	rc_fifo_clear(&rs->rdone_q);
+	for (uint32_t i = 0; i < rs->rq_q.count; i++) {
+		struct rc_rwqe *r = &rs->rq[rc_fifo_at(&rs->rq_q, i)];
+
+		if (r->kstate != RC_KEY_NONE)
+			revoke_orphan(qp->dev, r->key);
+		r->kstate = RC_KEY_NONE;
+	}
 }
