@@ -18,42 +18,11 @@
 
 /* ------------------------------------------------------------ stubs */
 
-static int64_t submit_rc;
-static unsigned int submits, events, probes;
-static bool cmd_done;
+#include "rc_stub_cmd.h"
+
+static unsigned int events, probes;
 static struct ordk_wc cqe[16];
 static unsigned int ncqe;
-
-int64_t
-blue_cmd_submit(struct blue_dev *dev, const struct blue_cmd *cmd)
-{
-	(void)dev;
-	cr_assert_eq(cmd->hdr.opcode, BLUE_CMD_MANAGE_QP);
-	cr_assert(cmd->qp.is_error && !cmd->qp.is_valid, "ManageQp (error)");
-	submits++;
-	return submit_rc;
-}
-
-bool
-blue_cmd_done(const struct blue_dev *dev, uint32_t seq, bool *ok)
-{
-	(void)dev;
-	cr_assert_eq(seq, 42u, "reaps the command it submitted");
-	if (ok != NULL)
-		*ok = cmd_done;
-	return cmd_done;
-}
-
-struct blue_cmd
-blue_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
-{
-	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_MANAGE_QP, .valid = 1 } };
-
-	c.qp.qpn = qp->qpn;
-	c.qp.is_valid = valid;
-	c.qp.is_error = error;
-	return c;
-}
 
 void
 verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc)
@@ -180,7 +149,7 @@ setup(void)
 	memset(cqe, 0, sizeof(cqe));
 	ncqe = submits = events = probes = 0;
 	submit_rc = 42;
-	cmd_done = false;
+	cmd_done = cmd_ok = false;
 	dev.rc.now = 100000;
 	dev.rc.tsc_hz = 1000000000;
 	dev.hw.cmd_timeout_tsc = 5000;
@@ -234,7 +203,7 @@ Test(rc_comp, the_timeout_after_a_length_error_does_not_wait_for_the_card)
 	cr_assert_eq(ncqe, 0);
 	cr_assert_eq(qp.comp.state, RC_COMP_SETTLE);
 	/* it answers: the READ is flushed, the SEND fails the QP */
-	cmd_done = true;
+	cmd_done = cmd_ok = true;
 	cr_assert_eq(rc_len_err_reap(&qp), RC_MORE);
 	cr_assert_eq(ncqe, 2);
 	cr_assert_eq(cqe[0].wr_id, 1);
@@ -283,7 +252,7 @@ Test(rc_comp, an_answer_while_settling_completes_the_read)
 	cr_assert_eq(cqe[1].status, ORDK_WC_REM_INV_REQ_ERR);
 	cr_assert_eq(qp.comp.state, RC_COMP_FLUSH, "failed on the settle's command");
 	cr_assert_eq(submits, 1);
-	cmd_done = true;
+	cmd_done = cmd_ok = true;
 	cr_assert_eq(rc_qp_error_reap(&qp), RC_DONE);
 	cr_assert_eq(ncqe, 3);
 }

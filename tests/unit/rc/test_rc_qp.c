@@ -14,42 +14,10 @@
 
 /* ------------------------------------------------------------ stubs */
 
-static int64_t submit_rc;     /* what blue_cmd_submit returns */
-static unsigned int submits;
-static bool cmd_done, cmd_ok;
+#include "rc_stub_cmd.h"
+
 static unsigned int cqes, flush_cqes, events, revokes;
 static struct ordk_mr_int mr;
-
-int64_t
-blue_cmd_submit(struct blue_dev *dev, const struct blue_cmd *cmd)
-{
-	(void)dev;
-	cr_assert_eq(cmd->hdr.opcode, BLUE_CMD_MANAGE_QP);
-	cr_assert(cmd->qp.is_error && !cmd->qp.is_valid, "ManageQp (error)");
-	submits++;
-	return submit_rc;
-}
-
-bool
-blue_cmd_done(const struct blue_dev *dev, uint32_t seq, bool *ok)
-{
-	(void)dev;
-	cr_assert_eq(seq, 42u, "reaps the command it submitted");
-	if (ok != NULL)
-		*ok = cmd_ok;
-	return cmd_done;
-}
-
-struct blue_cmd
-blue_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
-{
-	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_MANAGE_QP, .valid = 1 } };
-
-	c.qp.qpn = qp->qpn;
-	c.qp.is_valid = valid;
-	c.qp.is_error = error;
-	return c;
-}
 
 void
 verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc)
