@@ -284,8 +284,7 @@ struct rc_req {
 	uint32_t next_psn;
 	uint32_t pushed_psn;	   /* PSNs before this one went to the Send ring */
 	uint32_t late_psn;	   /* oldest PSN resent while a late copy may still come ... */
-	uint64_t late_tsc;	   /* ... until then (0: none); see rc_req.c */
-	uint64_t late_gaps;	   /* the engine's gaps_tsc when late_tsc was last moved */
+	uint64_t late_tsc;	   /* ... until then, in rc_poll_time() (0: none); see rc_req.c */
 	uint16_t next_msn;
 	uint32_t since_ack_req;
 	enum rc_req_state state;   /* why the last rc_push() stopped */
@@ -427,6 +426,12 @@ static inline uint64_t
 rc_now(const struct rc_engine *e)
 {
 	return e->now;
+}
+/** The engine's time less every polling gap: the time this process spent polling. */
+static inline uint64_t
+rc_poll_time(const struct rc_engine *e)
+{
+	return e->now - e->gaps_tsc;
 }
 /* timer wheel (rc_engine.c) */
 void rc_wheel_init(struct ordk_dev *dev);

@@ -35,28 +35,22 @@
 #define RC_ITEM_PKTS 64u
 
 /*
- * Until when a late copy of the oldest PSN resent may still come (0: not
- * any more). Polling gaps do not count: a copy may wait in a queue this
- * process drives (bluesim's wire, the peer's RX) while it is not scheduled,
- * so every gap since the resend moves the time by its length, as gaps move
- * the transport's timers (rc_timer_gap_shift()); on a card that is only
- * longer pacing. Counted from the resend alone, a copy held across a 4 ms
- * gap arrived after the window had moved on, 9 strides behind it, and locked
- * the peer card's bitmap unit: every QP's receive stopped (fault_loss
- * all_together_5_percent on rtl=1 with the CPU shared: RETRY_EXC_ERR).
+ * Until when a late copy of the oldest PSN resent may still come, in polling
+ * time (rc_poll_time(); 0: not any more). Polling gaps do not count: a copy
+ * may wait in a queue this process drives (bluesim's wire, the peer's RX)
+ * while it is not scheduled; on a card that is only longer pacing. Counted
+ * in real time, a copy held across a 4 ms gap arrived after the window had
+ * moved on, 9 strides behind it, and locked the peer card's bitmap unit:
+ * every QP's receive stopped (fault_loss all_together_5_percent on rtl=1
+ * with the CPU shared: RETRY_EXC_ERR).
  */
 static uint64_t
 late_copy_until(struct ordk_qp *qp)
 {
 	struct rc_req *rq = &qp->req;
-	const struct rc_engine *e = &qp->dev->rc;
 
-	if (rq->late_tsc != 0) {
-		rq->late_tsc += e->gaps_tsc - rq->late_gaps;
-		rq->late_gaps = e->gaps_tsc;
-		if (rc_now(e) >= rq->late_tsc)
-			rq->late_tsc = 0;
-	}
+	if (rq->late_tsc != 0 && rc_poll_time(&qp->dev->rc) >= rq->late_tsc)
+		rq->late_tsc = 0;
 	return rq->late_tsc;
 }
 
@@ -67,8 +61,7 @@ rc_late_copy_sent(struct ordk_qp *qp, uint32_t psn)
 
 	if (late_copy_until(qp) == 0 || blue_psn_diff(psn, qp->req.late_psn) < 0)
 		qp->req.late_psn = psn;
-	qp->req.late_tsc = rc_now(e) + (uint64_t)ORDK_LATE_COPY_US * e->tsc_hz / 1000000;
-	qp->req.late_gaps = e->gaps_tsc;
+	qp->req.late_tsc = rc_poll_time(e) + (uint64_t)ORDK_LATE_COPY_US * e->tsc_hz / 1000000;
 }
 
 static bool
