@@ -292,6 +292,8 @@ rc_timer_gap_shift(struct ordk_qp *qp)
  * ERR at the first timeout of an answer, and ignored every NAK after it
  * (ib_read_bw at 1% loss: RETRY_EXC_ERR at the requester).
  */
+#define RC_ANSWER_RETRIES 7u /* IBA's largest retry_cnt */
+
 static bool
 only_answers(const struct ordk_qp *qp)
 {
@@ -305,6 +307,7 @@ void
 rc_timer_check(struct ordk_qp *qp, uint64_t now)
 {
 	const struct rc_engine *e = &qp->dev->rc;
+	bool answers;
 
 	if (qp->comp.rtx_deadline == 0 || now < qp->comp.rtx_deadline)
 		return;
@@ -330,8 +333,9 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 	if (rc_len_err_settle(qp))
 		return;
 	qp->st.timeouts++;
-	if (qp->comp.rtx_retries >= (only_answers(qp) ? 7u : qp->attr.retry_cnt)) {
-		if (only_answers(qp)) {
+	answers = only_answers(qp);
+	if (qp->comp.rtx_retries >= (answers ? RC_ANSWER_RETRIES : qp->attr.retry_cnt)) {
+		if (answers) {
 			/* only READ answers: the requester's NAKs and probes still get resends */
 			RC_LOG(DEBUG, "qp 0x%06x: READ answers unacknowledged after %u timeouts: "
 				      "left to the requester", qp->qpn, qp->comp.rtx_retries);
