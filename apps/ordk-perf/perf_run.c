@@ -1180,7 +1180,7 @@ client_lat(struct ctx *x, struct run *r)
 			post_lat_recv(c, size);
 	for (uint64_t it = 0; o->duration ? app_now_s() < t0 + o->duration : it < o->iters; it++) {
 		struct ordk_send_wr w;
-		uint64_t s0 = rte_get_tsc_cycles(), s1;
+		uint64_t s0 = rte_get_tsc_cycles(), s1 = s0;
 		double us;
 
 		if (r->tp != NULL && it < o->iters)
