@@ -345,7 +345,7 @@ ov_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 		return -1;
 	atomic_store_explicit(&q->d->last_call, rte_get_tsc_cycles(), memory_order_relaxed);
 	pthread_mutex_lock(&q->d->lock);
-	ov_linger_enter(q->d);
+	ov_linger_enter(q->d, false);
 	while (got < n && q->nstaged > 0) {
 		sends += q->staged[q->first].opcode < ORDK_WC_RECV;
 		wc_out(&wc[got++], &q->staged[q->first]);

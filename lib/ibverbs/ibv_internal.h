@@ -40,12 +40,14 @@ struct ov_cq;
 struct ov_linger {
 	bool on;		/**< linger when the device goes idle */
 	bool watching;		/**< the application left an idle device, not lingering */
+	bool judging;		/**< a linger saw nothing: did the peer answer later? */
 	uint32_t misses;	/**< lingers in a row that saw nothing */
 	uint32_t credit;	/**< detections still needed before it is on again */
 	uint64_t max;		/**< TSC cycles a linger lasts at most (0: never linger) */
 	uint64_t idle_work;	/**< thread_work when it left */
-	uint64_t served;	/**< requests of the peer served, when poll_cq was entered */
+	uint64_t peer_psns;	/**< peer_psns() at the last post (or when it turned on) */
 	uint64_t n, hits, cycles; /**< lingers, those that saw work, their total length */
+	uint64_t late;		/**< lingers that saw nothing, the peer's answer came later */
 };
 
 /** The process's ORDK device and what drives it. */
@@ -132,8 +134,11 @@ int ov_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a, 
 
 /* ibv_progress.c */
 int ov_progress_start(struct ov_dev *d);
-/** The application calls in (lock held): did the progress thread work while it was away? */
-void ov_linger_enter(struct ov_dev *d);
+/**
+ * The application calls in (lock held): did the progress thread work while it
+ * was away? @p posting: ibv_post_send(), from which the peer's answers count.
+ */
+void ov_linger_enter(struct ov_dev *d, bool posting);
 /**
  * ibv_poll_cq() leaves with @p sends send completions (lock held): linger when
  * idle, unless the CQ has a completion channel (@p events: the application

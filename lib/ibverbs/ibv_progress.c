@@ -32,7 +32,7 @@
 #define OV_IDLE_MAX_US 200
 #define OV_HANDS_OFF_US 20
 #define OV_BUDGET 64
-#define OV_LINGER_US 100	/* default of ORDK_IBV_LINGER_US */
+#define OV_LINGER_US 1000	/* default of ORDK_IBV_LINGER_US (see lingering below) */
 #define OV_LINGER_MAX_CREDIT 1024u /* 2^10 */
 
 /* The channel's event queue: @p c gets one more event (device lock held). */
@@ -97,60 +97,55 @@ link_ok(const struct ov_dev *d)
  * only the progress thread, which shares the core with the spinning thread,
  * could place the WRITE. Instead, the ibv_poll_cq() that returns the last
  * outstanding send completion keeps driving the device (like a socket's
- * busy_poll) until a request of the peer (a message to ACK, a READ, an
- * atomic, a RECV) has been served and the device is idle again, or
- * OV_LINGER_US pass.
+ * busy_poll) until a request of the peer (a WRITE, a SEND, a READ, an atomic)
+ * sent after the application's last ibv_post_send() has arrived and the
+ * device is idle again (its ACK sent, the READ answered), or the linger's
+ * length passes (ORDK_IBV_LINGER_US, default OV_LINGER_US).
  *
  * Only when the pattern was seen: the application left an idle device (no
  * signaled send outstanding, none unsignaled after the last signaled one) and
  * the progress thread had work to do before the application called in again.
- * A linger that sees nothing turns it off; it comes back after 2^misses more
- * detections (at most OV_LINGER_MAX_CREDIT), so a program that is merely idle
- * pays at most one bounded linger now and then.
+ * A linger that sees nothing turns it off, unless the peer's request comes
+ * before the application posts again (judge()): a peer that answers late
+ * keeps it on. Off, it comes back after 2^misses more detections (at most
+ * OV_LINGER_MAX_CREDIT), so a program that is merely idle pays at most one
+ * bounded linger now and then.
+ *
+ * The peer answers late while it does not linger itself: its progress thread
+ * places our WRITE, sharing its core with an application thread that spins,
+ * which on this project's VMs (kernel 6.18, HZ 250) takes 0.3 ms typically
+ * and up to a tick, 4 ms. With 100 us lingers that turned off at their first
+ * miss, both sides missed at the start, turned lingering off and stayed in
+ * that slow state: ib_write_lat ran at 300 us instead of 2.3 us.
  */
 /*
- * What the peer asked of this device's QPs so far: ACKed messages, READs,
- * atomics, RECVs. Called on every ibv_poll_cq() while lingering is on, so
- * from each QP's counters: ordk_dev_stats() walks the whole QP table and reads
- * the model's xstats by name, which made perftest's ping-pong 8x slower.
+ * The peer's packets that arrived at this device's QPs so far, as the sum of
+ * their expected PSNs: every request (WRITE, SEND, READ, atomic) takes one or
+ * more PSNs. Counters of what was served came too late: the ACKs sent
+ * (ib_write_lat sent 9,993 for 5,000 WRITEs, the second for a WRITE often
+ * after the application had posted its next one, whose linger took it for
+ * the peer's answer and stopped before the answer came). Called after every
+ * poll that worked while lingering, so per QP:
+ * ordk_dev_stats() walks the whole QP table and reads the model's xstats by
+ * name, which made perftest's ping-pong 8x slower.
  */
 static uint64_t
-served(const struct ov_dev *d)
+peer_psns(const struct ov_dev *d)
 {
-	struct ordk_stats st;
+	struct ordk_qp_info in;
 	uint64_t n = 0;
 
 	for (const struct ov_qp *q = d->qps; q != NULL; q = q->next)
-		if (ordk_qp_stats(q->o, &st) == 0)
-			n += st.acks_sent + st.read_resp_posted + st.atomics_executed +
-			     st.recv_completed;
+		if (ordk_qp_info(q->o, &in) == 0)
+			n += in.expected_psn;
 	return n;
-}
-
-void
-ov_linger_enter(struct ov_dev *d)
-{
-	struct ov_linger *l = &d->linger;
-
-	if (unlikely(l->watching)) {
-		l->watching = false;
-		/* did the progress thread work for the application while it was away? */
-		if (atomic_load_explicit(&d->thread_work, memory_order_relaxed) != l->idle_work) {
-			if (l->credit > 0)
-				l->credit--;
-			else
-				l->on = l->max > 0;
-		}
-	}
-	if (l->on) /* the peer's request may be served before this call lingers */
-		l->served = served(d);
 }
 
 static void
 linger(struct ov_dev *d, struct ov_linger *l)
 {
 	uint64_t t0 = rte_get_tsc_cycles(), now = t0;
-	bool seen = served(d) != l->served; /* already, in this very call */
+	bool seen = peer_psns(d) != l->peer_psns; /* already, in this very call */
 
 	while (now - t0 < l->max) {
 		unsigned int work = 0;
@@ -162,7 +157,7 @@ linger(struct ov_dev *d, struct ov_linger *l)
 		if (seen && work == 0)
 			break; /* the peer's request is done with */
 		if (work > 0 && !seen)
-			seen = served(d) != l->served;
+			seen = peer_psns(d) != l->peer_psns;
 	}
 	l->n++;
 	l->cycles += now - t0;
@@ -171,10 +166,60 @@ linger(struct ov_dev *d, struct ov_linger *l)
 		l->misses = 0;
 		return;
 	}
+	/* off until the application's next post says whether the peer answered late */
 	l->on = false;
+	l->judging = true;
+}
+
+/*
+ * At the post after a linger that saw nothing: did the peer's request come in
+ * meanwhile? Then it answers, only later than the linger lasted (it did not
+ * linger itself yet, or it was descheduled): lingering stays on. Otherwise
+ * the application does not wait for its peer after all: off, and it comes
+ * back only after 2^misses detections.
+ */
+static void
+judge(struct ov_dev *d, struct ov_linger *l)
+{
+	l->judging = false;
+	if (peer_psns(d) != l->peer_psns) {
+		l->late++;
+		l->on = true;
+		return;
+	}
 	if (l->misses < 31)
 		l->misses++;
 	l->credit = l->misses >= 10 ? OV_LINGER_MAX_CREDIT - 1 : (1u << l->misses) - 1;
+}
+
+void
+ov_linger_enter(struct ov_dev *d, bool posting)
+{
+	struct ov_linger *l = &d->linger;
+
+	if (unlikely(l->watching)) {
+		l->watching = false;
+		/* did the progress thread work for the application while it was away? */
+		if (atomic_load_explicit(&d->thread_work, memory_order_relaxed) != l->idle_work) {
+			if (l->credit > 0) {
+				l->credit--;
+			} else if (l->max > 0) {
+				l->on = true;
+				l->peer_psns = peer_psns(d);
+			}
+		}
+	}
+	if (posting && unlikely(l->judging))
+		judge(d, l);
+	/*
+	 * What the peer sends after this post is its answer to it, whichever
+	 * ibv_poll_cq() call takes it in: the peer's WRITE often arrives in a
+	 * poll before the one that returns this WRITE's completion (it was sent
+	 * right after the ACK), and a count taken per ibv_poll_cq() missed it, so
+	 * the linger waited its whole length for a request already there.
+	 */
+	if (posting && l->on)
+		l->peer_psns = peer_psns(d);
 }
 
 void

@@ -411,7 +411,7 @@ ov_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad
 	int rc = 0;
 
 	pthread_mutex_lock(&q->d->lock);
-	ov_linger_enter(q->d);
+	ov_linger_enter(q->d, true);
 	while (wr != NULL && rc == 0) {
 		int n = 0, k;
 
