@@ -19,13 +19,15 @@
 
 /*
  * The end of a run over net_memif: the client says bye and waits for its
- * completion at most EX_BYE_WAIT_S (under loss the server's ACK may need a
- * resend the server no longer polls for), then lingers 0.3 s and closes;
- * the server, having read the bye, polls 50 ms and stays quiet
- * EX_SERVER_QUIET_S before it closes, so the client has stopped polling by
+ * completion at most EX_BYE_WAIT_S, long enough for a resend of a lost bye
+ * (with 0.5 s, blockstore_loss's target waited out its whole 90 s), though
+ * under loss the server's ACK may need a resend the server no longer polls
+ * for; then it lingers 0.3 s and closes. The server, having read the bye,
+ * polls 50 ms and stays quiet EX_SERVER_QUIET_S before it closes, so the
+ * client has stopped polling by
  * then (net_memif faults when polled after its peer left).
  */
-#define EX_BYE_WAIT_S	  0.5
+#define EX_BYE_WAIT_S	  2.0
 #define EX_SERVER_QUIET_S 2.0
 #define EX_CONNECT_MS	  30000 /* the TCP connect and exchange with a server, bounded */
 
