@@ -24,8 +24,8 @@
  * under loss the server's ACK may need a resend the server no longer polls
  * for; then it lingers 0.3 s and closes. The server, having read the bye,
  * polls 50 ms and stays quiet EX_SERVER_QUIET_S before it closes, so the
- * client has stopped polling by
- * then (net_memif faults when polled after its peer left).
+ * client has stopped polling by then (net_memif faults when polled after
+ * its peer left).
  */
 #define EX_BYE_WAIT_S	  2.0
 #define EX_SERVER_QUIET_S 2.0
