@@ -343,7 +343,7 @@ ov_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 
 	if (n < 0)
 		return -1;
-	atomic_store_explicit(&q->d->last_call, rte_get_tsc_cycles(), memory_order_relaxed);
+	ov_app_call(q->d);
 	pthread_mutex_lock(&q->d->lock);
 	ov_linger_enter(q->d, false);
 	while (got < n && q->nstaged > 0) {
@@ -368,6 +368,7 @@ ov_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	if (got > 0)
 		ov_linger_leave(q->d, sends, cq->channel != NULL);
 	pthread_mutex_unlock(&q->d->lock);
+	ov_app_call(q->d);
 	return got;
 }
 

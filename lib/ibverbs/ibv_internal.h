@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
+#include <rte_cycles.h>
 #include <rte_log.h>
 
 #include "ordk_verbs.h"
@@ -62,7 +63,7 @@ struct ov_dev {
 	int port;		  /**< ethdev port, -1: none (loopback) */
 	pthread_t thread;
 	atomic_bool stop;
-	atomic_uint_fast64_t last_call; /**< TSC of the application's last poll_cq */
+	atomic_uint_fast64_t last_call; /**< TSC of the application's last post or poll (ov_app_call()) */
 	atomic_uint_fast64_t thread_polls, thread_work; /**< what the thread did */
 	struct ov_cq *cqs;	  /**< every CQ */
 	struct ov_qp *qps;	  /**< every QP (the linger sums their counters) */
@@ -146,6 +147,18 @@ void ov_linger_enter(struct ov_dev *d, bool posting);
  */
 void ov_linger_leave(struct ov_dev *d, uint32_t sends, bool events);
 void ov_progress_stop(struct ov_dev *d);
+
+/**
+ * The application is in a verb that feeds or drains the device
+ * (ibv_post_send(), ibv_post_recv(), ibv_poll_cq(); stamped as it enters and
+ * as it leaves): the progress thread keeps its hands off for a while (see
+ * ibv_progress.c).
+ */
+static inline void
+ov_app_call(struct ov_dev *d)
+{
+	atomic_store_explicit(&d->last_call, rte_get_tsc_cycles(), memory_order_relaxed);
+}
 /** Move completions of armed CQs to their staging and signal their channels (lock held). */
 unsigned int ov_notify_armed(struct ov_dev *d);
 

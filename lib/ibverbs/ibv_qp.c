@@ -410,6 +410,7 @@ ov_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad
 	struct ordk_send_wr o[OV_BATCH];
 	int rc = 0;
 
+	ov_app_call(q->d);
 	pthread_mutex_lock(&q->d->lock);
 	ov_linger_enter(q->d, true);
 	while (wr != NULL && rc == 0) {
@@ -442,6 +443,7 @@ ov_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad
 	struct ordk_recv_wr o[OV_BATCH];
 	int rc = 0;
 
+	ov_app_call(q->d);
 	pthread_mutex_lock(&q->d->lock);
 	while (wr != NULL && rc == 0) {
 		int n = 0, k;
