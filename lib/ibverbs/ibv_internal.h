@@ -149,10 +149,10 @@ void ov_linger_leave(struct ov_dev *d, uint32_t sends, bool events);
 void ov_progress_stop(struct ov_dev *d);
 
 /**
- * The application is in a verb that feeds or drains the device
- * (ibv_post_send(), ibv_post_recv(), ibv_poll_cq(); stamped as it enters and
- * as it leaves): the progress thread keeps its hands off for a while (see
- * ibv_progress.c).
+ * The application is in a verb that feeds or drains the device:
+ * ibv_post_send() and ibv_post_recv() stamp it as they enter, ibv_poll_cq() as
+ * it enters and as it leaves (a linger inside it stamps as it polls); the
+ * progress thread keeps its hands off for a while (see ibv_progress.c).
  */
 static inline void
 ov_app_call(struct ov_dev *d)
