@@ -452,6 +452,12 @@ app_bluesim_args(char *out, size_t len, const char *user, int port, int idx)
  * (memif_disconnect), so the linger's polls run in that thread too, as an EAL
  * alarm callback: a disconnect is then handled before or after them, never
  * during. The calling thread waits for the callback, bounded.
+ *
+ * The server's own end must not meet the client's disconnect either: reaching
+ * the interrupt thread while rte_eal_cleanup() unmaps the memory its handles
+ * live in, it faults there (seen: kv_transfer's worker, whose client left
+ * 2 s late, SIGSEGV in rte_intr_fd_get()). So a server does not time its
+ * end: app_linger_server() waits until its client has left.
  */
 struct linger_job {
 	struct ordk_dev *dev;
@@ -486,6 +492,74 @@ app_linger(struct ordk_dev *dev, double quiet_s)
 			ordk_dev_poll(dev, 64);
 	}
 	usleep((useconds_t)(quiet_s * 1e6));
+}
+
+/* An EAL alarm callback: it runs on the interrupt thread after whatever handler ran there. */
+static void
+intr_barrier_cb(void *arg)
+{
+	__atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Has every net_memif port's peer left? 1: yes (or it never came), 0: there
+ * is no net_memif port, whose link would tell, -ETIMEDOUT: one stayed.
+ */
+static int
+memif_peers_left(double until)
+{
+	bool memif = false, up = true;
+	struct rte_eth_dev_info info;
+	struct rte_eth_link link;
+	uint16_t pid;
+
+	while (up) {
+		up = false;
+		RTE_ETH_FOREACH_DEV(pid) {
+			if (rte_eth_dev_info_get(pid, &info) != 0 || info.driver_name == NULL ||
+			    strcmp(info.driver_name, "net_memif") != 0)
+				continue;
+			memif = true;
+			up |= rte_eth_link_get_nowait(pid, &link) == 0 && link.link_status;
+		}
+		if (!memif)
+			return 0;
+		if (up && app_now_s() >= until)
+			return -ETIMEDOUT;
+		if (up)
+			usleep(1000);
+	}
+	return 1;
+}
+
+int
+app_linger_server(struct ordk_dev *dev, double quiet_s)
+{
+	int left, done = 0;
+	double until;
+
+	app_linger(dev, 0);
+	left = memif_peers_left(app_now_s() + APP_PEER_LEAVE_S);
+	if (left == 0) {
+		usleep((useconds_t)(quiet_s * 1e6));
+		return 0;
+	}
+	/*
+	 * net_memif drops the link as its disconnect starts, in the interrupt
+	 * thread: an alarm there runs once that handler has returned, and after
+	 * it nothing of the peer's is left to reach EAL's cleanup.
+	 */
+	until = app_now_s() + 1.0;
+	if (rte_eal_alarm_set(1, intr_barrier_cb, &done) == 0) {
+		while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE) && app_now_s() < until)
+			usleep(1000);
+		if (!__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+			rte_eal_alarm_cancel(intr_barrier_cb, &done);
+	}
+	if (left < 0)
+		fprintf(stderr, "the net_memif peer is still connected after %.0f s: closing anyway\n",
+			APP_PEER_LEAVE_S);
+	return left;
 }
 
 void

@@ -125,6 +125,19 @@ void app_bluesim_args(char *out, size_t len, const char *user, int port, int idx
 /** The end of a two-process run over net_memif (see app_common.c). */
 void app_linger(struct ordk_dev *dev, double quiet_s);
 
+/** How long a server waits for its net_memif peer to leave first (app_linger_server()). */
+#define APP_PEER_LEAVE_S 10.0
+
+/**
+ * The server's end of a two-process run: poll 50 ms (app_linger()), then wait
+ * for the peer to leave first. Over net_memif that is seen: the link goes
+ * down, and the disconnect has run its course in EAL's interrupt thread
+ * before this returns (at most APP_PEER_LEAVE_S). Other ports do not see the
+ * peer go: stay quiet @p quiet_s instead.
+ * @return 1: the peer left, 0: not seen (quiet instead), -ETIMEDOUT: it stayed.
+ */
+int app_linger_server(struct ordk_dev *dev, double quiet_s);
+
 /** Stop and close every ethdev port (before rte_eal_cleanup()). */
 void app_close_ports(void);
 

@@ -1565,7 +1565,7 @@ run_server(struct ctx *x)
 			s->failed = true;
 		}
 	}
-	app_linger(s->dev, 1.0);
+	app_linger_server(s->dev, 1.0);
 	return s->failed ? 2 : x->refused ? 1 : 0;
 }
 

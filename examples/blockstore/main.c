@@ -223,7 +223,7 @@ target_main(uint16_t cm_port, size_t size_mb, const char *file, double seconds)
 	rte_eal_mp_wait_lcore();
 	printf("target: %" PRIu64 " I/Os served, %" PRIu64 " refused or bad, %s\n", t.ios, t.errors,
 	       t.bye ? "the client said bye" : "time is up");
-	app_linger(N.dev, EX_SERVER_QUIET_S);
+	app_linger_server(N.dev, EX_SERVER_QUIET_S);
 	ordk_mr_dereg(t.store_mr);
 	munmap(t.store, len);
 	if (fd >= 0)

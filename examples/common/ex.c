@@ -186,7 +186,7 @@ void
 ex_finish(struct ex_node *n)
 {
 	if (n->client && n->dev != NULL)
-		app_linger(n->dev, 0.3);
+		app_linger(n->dev, n->linger_s > 0 ? n->linger_s : 0.3);
 	if (n->dev != NULL && getenv("ORDK_XSTATS") != NULL) /* the rig's post-mortem */
 		app_print_xstats(stderr, n->dev, false);
 	ex_node_close(n);

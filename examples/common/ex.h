@@ -22,10 +22,11 @@
  * completion at most EX_BYE_WAIT_S, long enough for a resend of a lost bye
  * (with 0.5 s, blockstore_loss's target waited out its whole 90 s), though
  * under loss the server's ACK may need a resend the server no longer polls
- * for; then it lingers 0.3 s and closes. The server, having read the bye,
- * polls 50 ms and stays quiet EX_SERVER_QUIET_S before it closes, so the
- * client has stopped polling by then (net_memif faults when polled after
- * its peer left).
+ * for; then it lingers (0.3 s, or ex_node.linger_s) and closes. The server,
+ * having read the bye, polls 50 ms and waits for the client to leave first
+ * (app_linger_server(): net_memif faults when polled after its peer left, and
+ * when the peer's disconnect meets the server's rte_eal_cleanup()); over a
+ * port that cannot see the client go it stays quiet EX_SERVER_QUIET_S.
  */
 #define EX_BYE_WAIT_S	  2.0
 #define EX_SERVER_QUIET_S 2.0
@@ -43,6 +44,7 @@ struct ex_node {
 	struct ordk_cm_info peer[EX_MAX_QPS]; /* the peer's records: its QPN, MR addr/rkey/len */
 	unsigned int nqp;
 	bool client;
+	double linger_s; /* a client's linger before it closes (0: 0.3 s) */
 };
 
 /**

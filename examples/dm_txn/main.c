@@ -185,7 +185,7 @@ memory_main(uint16_t cm_port, double seconds)
 		       byes >= want ? "every compute node said bye" : "time is up", byes, want,
 		       st.atomics_executed, st.atomics_replayed);
 	}
-	app_linger(N.dev, mc ? 0.2 : EX_SERVER_QUIET_S);
+	app_linger_server(N.dev, mc ? 0.2 : EX_SERVER_QUIET_S);
 	if (lfd >= 0)
 		close(lfd);
 	return mc && byes < want ? 1 : 0;

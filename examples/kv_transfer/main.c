@@ -384,7 +384,8 @@ worker_main(struct ex_node *n, const char *mhost, uint16_t mport, uint16_t cm_po
 		ordk_dev_stats(n->dev, &st);
 		app_print_stats(stdout, &st, false);
 	}
-	app_linger(n->dev, redis ? 0.2 : EX_SERVER_QUIET_S); /* the client closes first */
+	if (app_linger_server(n->dev, redis ? 0.2 : EX_SERVER_QUIET_S) > 0) /* the client closes first */
+		printf("worker: the client left\n");
 	close(lfd);
 	return rc;
 }
@@ -829,6 +830,7 @@ usage(void)
 		"                          [-c cm_port] [--pool MiB] [--host name] [-t seconds]\n"
 		"       kv_transfer client [EAL args --] [-d devargs] [-m meta_host] [-p meta_port]\n"
 		"                          [-q qps] [--window wrs] [--bench] [-n blocks] [--shutdown]\n"
+		"                          [--linger s] (stays connected s seconds at the end, 0.3)\n"
 		"  metadata in redis: --redis IP[:PORT] or --config FILE (its redis_ip, cluster);\n"
 		"    worker: --name wN [--lease ms] [--idle-us us]; client: [--workers N]\n"
 		"    [--keep-workers]\n");
@@ -845,7 +847,8 @@ main(int argc, char **argv)
 		{ "name", required_argument, NULL, 'N' },   { "lease", required_argument, NULL, 'L' },
 		{ "workers", required_argument, NULL, 'W' },
 		{ "keep-workers", no_argument, NULL, 'K' }, { "idle-us", required_argument, NULL, 'U' },
-		{ "help", no_argument, NULL, 'h' },	  { NULL, 0, NULL, 0 },
+		{ "linger", required_argument, NULL, 'G' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *role = argc > 1 ? argv[1] : "", *devargs = "bluesim,port=0", *mhost = "127.0.0.1";
 	const char *host = "127.0.0.1", *redis_at = NULL, *config = NULL;
@@ -854,7 +857,7 @@ main(int argc, char **argv)
 	unsigned int rport = 6379;
 	uint16_t mport = META_PORT, cm_port = CM_PORT;
 	unsigned int qps = 4, pool_mb = 512, count = 0;
-	double seconds = 600;
+	double seconds = 600, linger = 0;
 	bool bench = false, shutdown_meta = false, client;
 	int targc, eal, c, rc;
 	char **targv;
@@ -889,14 +892,15 @@ main(int argc, char **argv)
 		case 'W': want_workers = (unsigned int)atoi(optarg); break;
 		case 'K': keep_workers = true; break;
 		case 'U': idle_us = (unsigned int)atoi(optarg); break;
+		case 'G': linger = atof(optarg); break;
 		default: usage(); return c == 'h' ? 0 : 1;
 		}
 	}
 	if (mport == 0 || cm_port == 0 || qps == 0 || qps > EX_MAX_QPS || pool_mb < 8 ||
 	    pool_mb > 16384 || count > MAX_KEYS || !(seconds > 0) || window == 0 ||
-	    window > DEPTH - 2) {
+	    window > DEPTH - 2 || !(linger >= 0 && linger <= 60)) {
 		fprintf(stderr, "kv_transfer: bad value (-q 1..%u, --pool 8..16384, -n ..%u, "
-				"--window 1..%u)\n", EX_MAX_QPS, MAX_KEYS, DEPTH - 2);
+				"--window 1..%u, --linger 0..60)\n", EX_MAX_QPS, MAX_KEYS, DEPTH - 2);
 		return 1;
 	}
 	if (strcmp(role, "meta") == 0)
@@ -939,9 +943,10 @@ main(int argc, char **argv)
 	if (ex_node_open(&N, devargs, client, client ? (264u << 20) : ((size_t)pool_mb << 20),
 			 EX_MAX_QPS * DEPTH + 64) != 0)
 		rc = 1;
-	else if (client)
+	else if (client) {
+		N.linger_s = linger;
 		rc = client_main(mhost, mport, qps, bench, count, shutdown_meta);
-	else
+	} else
 		rc = worker_main(&N, mhost, mport, cm_port, host, seconds);
 	ex_finish(&N);
 	kvr_close();

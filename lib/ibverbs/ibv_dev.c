@@ -258,14 +258,17 @@ dev_put(struct ov_dev *d)
 	log_stats(d);
 	/*
 	 * net_memif faults when polled after its peer left: the client polls a
-	 * little (its last ACKs), then closes its port; the server stays quiet
-	 * meanwhile (see app_linger()). The device stays open: EAL is not cleaned
+	 * little (its last ACKs), then closes its port; the server waits for that
+	 * (see app_linger_server()). The device stays open: EAL is not cleaned
 	 * up either (the process is about to end, and EAL cannot come up twice).
 	 */
 	if (d->port >= 0 && rte_eth_link_get_nowait((uint16_t)d->port, &link) == 0 &&
 	    link.link_status) {
 		pthread_mutex_lock(&d->lock);
-		app_linger(d->dev, d->client ? 0.3 : 0.6);
+		if (d->client)
+			app_linger(d->dev, 0.3);
+		else
+			app_linger_server(d->dev, 0.6);
 		pthread_mutex_unlock(&d->lock);
 		if (d->client)
 			app_close_ports();
