@@ -87,14 +87,3 @@ bench_post_write(struct bench_end *e, uint32_t off, uint32_t len, uint32_t roff,
 	while (ordk_qp_post_send(e->qp, &w, 1) != 1)
 		ordk_dev_poll(e->dev, 64);
 }
-
-void
-bench_linger(struct bench_end *e, double poll_s, double quiet_s)
-{
-	struct ordk_wc wc[16];
-
-	for (double t = test_now_s() + poll_s; test_now_s() < t;)
-		ordk_cq_poll(e->cq, wc, 16);
-	if (quiet_s > 0)
-		usleep((useconds_t)(quiet_s * 1e6));
-}

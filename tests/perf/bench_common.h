@@ -38,13 +38,4 @@ void bench_end_open(struct bench_end *e, const char *vdev, int idx, uint16_t por
 void bench_post_write(struct bench_end *e, uint32_t off, uint32_t len, uint32_t roff,
 		      bool signaled, const uint32_t *imm);
 
-/**
- * End of a run: keep the progress engine going for @p poll_s (ACKs, last
- * frames), then stay without polling for @p quiet_s. Neither side may poll
- * once its peer has exited: DPDK 22.11's net_memif faults in rx_burst after
- * the peer disconnects (seen here as SIGSEGV, in either process). So each
- * side's polling must end before the other side's quiet time does.
- */
-void bench_linger(struct bench_end *e, double poll_s, double quiet_s);
-
 #endif

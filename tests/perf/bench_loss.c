@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "app_common.h"
 #include "bench_common.h"
 #include "sim_host.h"
 
@@ -105,7 +106,7 @@ server(const char *vdev, uint16_t port, const struct run_cfg *c)
 		}
 	}
 	/* the client waits for the stop WRITE's ACK and exits first */
-	bench_linger(&e, 0.05, 1.0);
+	app_linger_server(e.dev, 1.0);
 	if (getenv("BENCH_LOSS_STATS")) {
 		struct ordk_stats st;
 
@@ -202,12 +203,12 @@ client(const char *vdev, uint16_t port, const struct run_cfg *c, struct run_resu
 	/* stop the server: 4 B into its stop word */
 	memcpy(e.buf + len - 256, &one, 4);
 	bench_post_write(&e, (uint32_t)(len - 256), 4, (uint32_t)(len - 64), true, NULL);
-	/* wait for the stop WRITE's ACK, then exit before the server does (bench_linger()) */
+	/* wait for the stop WRITE's ACK, then exit before the server does (app_linger_server()) */
 	for (double t1 = test_now_s() + 2; test_now_s() < t1;)
 		if (ordk_cq_poll(e.cq, wc, 64) > 0)
 			break;
-	/* the server polls 50 ms more: exit only after it has stopped */
-	bench_linger(&e, 0, 0.3);
+	/* the last ACKs (50 ms, on EAL's interrupt thread), then the server sees us go */
+	app_linger(e.dev, 0.3);
 	return 0;
 }
 
