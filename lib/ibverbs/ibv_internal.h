@@ -65,6 +65,7 @@ struct ov_dev {
 	atomic_bool stop;
 	atomic_uint_fast64_t last_call; /**< TSC of the application's last post or poll (ov_app_call()) */
 	atomic_uint_fast64_t thread_polls, thread_work; /**< what the thread did */
+	uint64_t hands_off;	  /**< TSC cycles the thread keeps off after last_call */
 	struct ov_cq *cqs;	  /**< every CQ */
 	struct ov_qp *qps;	  /**< every QP (the linger sums their counters) */
 	struct ov_ctx *ctxs;	  /**< open contexts (device events go to each) */

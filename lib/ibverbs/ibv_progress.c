@@ -250,7 +250,7 @@ progress_main(void *arg)
 {
 	struct ov_dev *d = arg;
 	unsigned int idle_us = 0, busy = 0;
-	uint64_t hands_off = OV_HANDS_OFF_US * rte_get_tsc_hz() / 1000000;
+	uint64_t hands_off = d->hands_off;
 	uint64_t spin = OV_SPIN_US * rte_get_tsc_hz() / 1000000, last_work = 0;
 
 	prctl(PR_SET_TIMERSLACK, 1000UL);
@@ -296,6 +296,10 @@ ov_progress_start(struct ov_dev *d)
 	unsigned long us = env != NULL ? strtoul(env, NULL, 10) : OV_LINGER_US;
 
 	d->linger.max = us * rte_get_tsc_hz() / 1000000;
+	/* the tests' knob: how long a post or poll keeps the thread off (at most 10 s) */
+	env = getenv("ORDK_IBV_HANDS_OFF_US");
+	us = env != NULL ? strtoul(env, NULL, 10) : OV_HANDS_OFF_US;
+	d->hands_off = (us > 10000000 ? 10000000 : us) * rte_get_tsc_hz() / 1000000;
 	atomic_store(&d->stop, false);
 	rc = pthread_create(&d->thread, NULL, progress_main, d);
 	if (rc != 0) {
