@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include <rte_dev.h>
 #include <rte_devargs.h>
 #include <rte_ethdev.h>
+#include <rte_interrupts.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -560,6 +562,60 @@ app_linger_server(struct ordk_dev *dev, double quiet_s)
 		fprintf(stderr, "the net_memif peer is still connected after %.0f s: closing anyway\n",
 			APP_PEER_LEAVE_S);
 	return left;
+}
+
+/*
+ * EAL's cleanup races its own interrupt thread in DPDK 22.11: net_memif's
+ * server frees its listener at close without unregistering it, and the
+ * thread's copies of memif's handles live in DPDK memory anyway. When
+ * rte_eal_cleanup() unregisters the alarm callback (rte_eal_alarm_cleanup()),
+ * the thread wakes and walks its sources again, reading those handles, while
+ * the main thread unmaps that memory (rte_eal_memory_detach()): SIGSEGV in
+ * rte_intr_fd_get(), seen under load in kv_transfer's worker and ordk-perf's
+ * server even after their clients had left. So the thread is parked first:
+ * a callback of our own source (an eventfd) holds it until the process ends
+ * (bounded), and it walks nothing while the memory goes. Not an EAL alarm:
+ * rte_eal_alarm_cleanup() would wait for an alarm callback that never returns.
+ */
+struct intr_park {
+	int efd;
+	int parked;
+};
+
+static void
+intr_park_cb(void *arg)
+{
+	struct intr_park *p = arg;
+	uint64_t v;
+	double until = app_wall_s() + APP_INTR_PARK_S;
+
+	if (read(p->efd, &v, sizeof(v)) < 0)
+		return; /* not ours after all: no event */
+	__atomic_store_n(&p->parked, 1, __ATOMIC_RELEASE);
+	while (app_wall_s() < until)
+		usleep(10000);
+}
+
+int
+app_eal_cleanup(void)
+{
+	static struct intr_park p = { .efd = -1 };
+	struct rte_intr_handle *h = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	uint64_t one = 1;
+	double until = app_wall_s() + 2.0;
+
+	p.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (h != NULL && p.efd >= 0 && rte_intr_fd_set(h, p.efd) == 0 &&
+	    rte_intr_type_set(h, RTE_INTR_HANDLE_EXT) == 0 &&
+	    rte_intr_callback_register(h, intr_park_cb, &p) == 0 &&
+	    write(p.efd, &one, sizeof(one)) == sizeof(one)) {
+		while (!__atomic_load_n(&p.parked, __ATOMIC_ACQUIRE) && app_wall_s() < until)
+			usleep(1000);
+	}
+	if (!__atomic_load_n(&p.parked, __ATOMIC_ACQUIRE))
+		fprintf(stderr, "EAL's interrupt thread was not parked: cleaning up regardless\n");
+	/* h and the eventfd stay: the parked callback holds them until the process ends */
+	return rte_eal_cleanup();
 }
 
 void

@@ -138,6 +138,17 @@ void app_linger(struct ordk_dev *dev, double quiet_s);
  */
 int app_linger_server(struct ordk_dev *dev, double quiet_s);
 
+/** How long app_eal_cleanup() holds EAL's interrupt thread (the process ends before). */
+#define APP_INTR_PARK_S 60.0
+
+/**
+ * rte_eal_cleanup(), with EAL's interrupt thread parked first (in a callback
+ * of its own eventfd source) so that it cannot walk handles in the memory the
+ * cleanup unmaps (DPDK 22.11, see app_common.c). For the end of a process:
+ * no interrupt callback runs after it.
+ */
+int app_eal_cleanup(void);
+
 /** Stop and close every ethdev port (before rte_eal_cleanup()). */
 void app_close_ports(void);
 

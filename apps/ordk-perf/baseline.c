@@ -264,7 +264,7 @@ raw(bool rx, uint32_t size, double secs, const char *sock, const char *prog)
 	}
 	rte_eth_dev_stop(0);
 	rte_eth_dev_close(0);
-	rte_eal_cleanup();
+	app_eal_cleanup();
 	return rc;
 }
 

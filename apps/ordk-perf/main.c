@@ -86,6 +86,6 @@ main(int argc, char **argv)
 			return 1;
 	}
 	rc = perf_run(&o);
-	rte_eal_cleanup();
+	app_eal_cleanup();
 	return rc;
 }

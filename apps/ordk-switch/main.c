@@ -378,6 +378,6 @@ out:
 	if (trace != NULL)
 		fclose(trace);
 	app_close_ports();
-	rte_eal_cleanup();
+	app_eal_cleanup();
 	return rc;
 }

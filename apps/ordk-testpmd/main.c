@@ -157,12 +157,12 @@ main(int argc, char **argv)
 		return 1;
 	if (tp_init(extra) != 0) {
 		tp_fini();
-		rte_eal_cleanup();
+		app_eal_cleanup();
 		return 1;
 	}
 	if (cmdfile != NULL && run_file(cmdfile) != 0) {
 		tp_fini();
-		rte_eal_cleanup();
+		app_eal_cleanup();
 		return 1; /* testpmd: a command file it cannot read ends the run */
 	}
 	if (!tp.quit) {
@@ -175,6 +175,6 @@ main(int argc, char **argv)
 		tp_stop();
 	printf("Bye...\n");
 	tp_fini();
-	rte_eal_cleanup();
+	app_eal_cleanup();
 	return 0;
 }

@@ -191,7 +191,7 @@ ex_finish(struct ex_node *n)
 		app_print_xstats(stderr, n->dev, false);
 	ex_node_close(n);
 	app_close_ports();
-	rte_eal_cleanup();
+	app_eal_cleanup();
 }
 
 int

@@ -317,6 +317,6 @@ main(int argc, char **argv)
 		ordk_dev_close(S[i].dev);
 	}
 	app_close_ports();
-	rte_eal_cleanup();
+	app_eal_cleanup();
 	return fails ? 1 : 0;
 }
