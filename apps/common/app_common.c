@@ -477,26 +477,37 @@ linger_cb(void *arg)
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * Run @p fn on EAL's interrupt thread (an alarm: after whatever handler runs
+ * there) and wait until it set *@p done, at most @p bound_s. One that never
+ * ran (the thread stuck) is taken back; the cancel waits if it is running.
+ * @return false when no alarm could be set.
+ */
+static bool
+on_intr_thread(rte_eal_alarm_callback fn, void *arg, int *done, double bound_s)
+{
+	double give_up = app_now_s() + bound_s;
+
+	if (rte_eal_alarm_set(1, fn, arg) != 0)
+		return false;
+	while (!__atomic_load_n(done, __ATOMIC_ACQUIRE) && app_now_s() < give_up)
+		usleep(1000);
+	if (!__atomic_load_n(done, __ATOMIC_ACQUIRE))
+		rte_eal_alarm_cancel(fn, arg);
+	return true;
+}
+
 void
 app_linger(struct ordk_dev *dev, double quiet_s)
 {
 	struct linger_job j = { .dev = dev, .until = app_now_s() + 0.05 };
-	double give_up = app_now_s() + 5.0;
 
-	if (dev != NULL && rte_eal_alarm_set(1, linger_cb, &j) == 0) {
-		while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE) && app_now_s() < give_up)
-			usleep(1000);
-		/* never ran (interrupt thread stuck): take it back; waits if it is running */
-		if (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE))
-			rte_eal_alarm_cancel(linger_cb, &j);
-	} else {
-		while (dev != NULL && app_now_s() < j.until)
+	if (dev != NULL && !on_intr_thread(linger_cb, &j, &j.done, 5.0))
+		while (app_now_s() < j.until)
 			ordk_dev_poll(dev, 64);
-	}
 	usleep((useconds_t)(quiet_s * 1e6));
 }
 
-/* An EAL alarm callback: it runs on the interrupt thread after whatever handler ran there. */
 static void
 intr_barrier_cb(void *arg)
 {
@@ -510,22 +521,21 @@ intr_barrier_cb(void *arg)
 static int
 memif_peers_left(double until)
 {
-	bool memif = false, up = true;
+	uint16_t memif[RTE_MAX_ETHPORTS], n = 0, pid;
 	struct rte_eth_dev_info info;
 	struct rte_eth_link link;
-	uint16_t pid;
+	bool up = true;
 
+	RTE_ETH_FOREACH_DEV(pid)
+		if (rte_eth_dev_info_get(pid, &info) == 0 && info.driver_name != NULL &&
+		    strcmp(info.driver_name, "net_memif") == 0)
+			memif[n++] = pid;
+	if (n == 0)
+		return 0;
 	while (up) {
 		up = false;
-		RTE_ETH_FOREACH_DEV(pid) {
-			if (rte_eth_dev_info_get(pid, &info) != 0 || info.driver_name == NULL ||
-			    strcmp(info.driver_name, "net_memif") != 0)
-				continue;
-			memif = true;
-			up |= rte_eth_link_get_nowait(pid, &link) == 0 && link.link_status;
-		}
-		if (!memif)
-			return 0;
+		for (uint16_t i = 0; i < n && !up; i++)
+			up = rte_eth_link_get_nowait(memif[i], &link) == 0 && link.link_status;
 		if (up && app_now_s() >= until)
 			return -ETIMEDOUT;
 		if (up)
@@ -538,7 +548,6 @@ int
 app_linger_server(struct ordk_dev *dev, double quiet_s)
 {
 	int left, done = 0;
-	double until;
 
 	app_linger(dev, 0);
 	left = memif_peers_left(app_now_s() + APP_PEER_LEAVE_S);
@@ -548,16 +557,10 @@ app_linger_server(struct ordk_dev *dev, double quiet_s)
 	}
 	/*
 	 * net_memif drops the link as its disconnect starts, in the interrupt
-	 * thread: an alarm there runs once that handler has returned, and after
-	 * it nothing of the peer's is left to reach EAL's cleanup.
+	 * thread: a callback there runs once that handler has returned, and after
+	 * it the peer's rings are unmapped, never while this thread polls them.
 	 */
-	until = app_now_s() + 1.0;
-	if (rte_eal_alarm_set(1, intr_barrier_cb, &done) == 0) {
-		while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE) && app_now_s() < until)
-			usleep(1000);
-		if (!__atomic_load_n(&done, __ATOMIC_ACQUIRE))
-			rte_eal_alarm_cancel(intr_barrier_cb, &done);
-	}
+	on_intr_thread(intr_barrier_cb, &done, &done, 1.0);
 	if (left < 0)
 		fprintf(stderr, "the net_memif peer is still connected after %.0f s: closing anyway\n",
 			APP_PEER_LEAVE_S);

@@ -7,7 +7,7 @@
  * listener, as a loaded machine made it happen by chance.
  *   eal_cleanup_park park   app_eal_cleanup(): the thread is parked first; exit 0
  *   eal_cleanup_park bare   rte_eal_cleanup(): SIGSEGV (DPDK 22.11), the hazard
- *                           app_eal_cleanup() is for; the test expects it to fail
+ *                           app_eal_cleanup() is for; its test expects exactly that
  */
 #include <stdio.h>
 #include <stdlib.h>

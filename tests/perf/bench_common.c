@@ -2,7 +2,6 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
