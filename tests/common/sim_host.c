@@ -82,6 +82,14 @@ test_sim_devargs(void)
 	return buf;
 }
 
+bool
+test_sim_rtl(void)
+{
+	const char *e = getenv("ORDK_TEST_SIM_DEVARGS");
+
+	return e != NULL && strstr(e, "rtl=1") != NULL;
+}
+
 void *
 test_aligned(size_t align, size_t size)
 {

@@ -42,6 +42,8 @@ int test_reap(int pid, double seconds);
  * leading comma, or "" when unset.
  */
 const char *test_sim_devargs(void);
+/** Does ORDK_TEST_SIM_DEVARGS select the RTL's behaviour (rtl=1)? */
+bool test_sim_rtl(void);
 /** posix_memalign that asserts (any size, unlike C11 aligned_alloc); free() it. */
 void *test_aligned(size_t align, size_t size);
 

@@ -28,14 +28,6 @@
 #define WSRC (768u << 10)
 #define SSRC (512u << 10)	 /* side 1's SEND sources */
 
-static bool
-rtl_mode(void)
-{
-	const char *e = getenv("ORDK_TEST_SIM_DEVARGS");
-
-	return e != NULL && strstr(e, "rtl=1") != NULL;
-}
-
 /* Side 0's host and card run; side 1's card runs, its host does not poll. */
 static void
 step_one_sided(struct func_pair *p)
@@ -109,7 +101,7 @@ Test(verbs_snic, a_full_simplenic_ring_and_rdma_recovers, .timeout = 180)
 	struct func_pair p;
 	struct ordk_wc wc;
 	struct ordk_stats st;
-	bool rtl = rtl_mode();
+	bool rtl = test_sim_rtl();
 	uint64_t rdma_at_full, items;
 	double end;
 

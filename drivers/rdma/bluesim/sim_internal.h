@@ -39,7 +39,7 @@ extern int bluesim_logtype;
 	X(drop_mem_out_of_bound) X(drop_invalid_mr_access) X(drop_invalid_header)          \
 	X(drop_invalid_qp_context) X(drop_length_error) X(drop_unknown)                    \
 	X(meta_reports) X(meta_descriptors) X(meta_backpressure)                          \
-	X(acks_received) X(loss_detected) X(loss_acks_sent) X(idle_reports)                \
+	X(acks_received) X(loss_detected) X(loss_acks_sent) X(idle_reports) X(rx_psn_stale)  \
 	X(cmd_ok) X(cmd_failed) X(cmd_bad_descriptor) X(dma_refused) X(ring_insane)        \
 	X(fault_tx_drop) X(fault_tx_dup) X(fault_tx_reorder) X(fault_tx_corrupt)           \
 	X(fault_tx_delay) X(fault_rx_drop) X(fault_rx_dup) X(fault_rx_reorder)             \

@@ -247,10 +247,12 @@ sim_bitmap_track(struct bluesim *sim, struct sim_qpc *q, uint32_t psn)
 	} else if (delta >= -7) {
 		bm_set(&q->bitmap, (unsigned int)(112 + 16 * delta + (int32_t)(psn & 15)));
 		mark_dirty(sim, q);
-	} else if (sim->cfg.rtl) {
-		sim_rtl_bitmap_lock(sim, q, psn); /* the busy flag is never cleared */
+	} else {
+		/* older than the window: ignored (the spec); the RTL's busy flag is never cleared */
+		sim->st.rx_psn_stale++;
+		if (sim->cfg.rtl)
+			sim_rtl_bitmap_lock(sim, q, psn);
 	}
-	/* older than the window: ignored (the spec) */
 }
 
 unsigned int
