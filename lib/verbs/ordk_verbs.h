@@ -547,7 +547,9 @@ struct ordk_recv_wr {
 };
 
 /**
- * Post send WRs. The QP must be in RTS.
+ * Post send WRs. The QP must be in RTS, or in ERR: there each WR is
+ * accepted and completes with ORDK_WC_WR_FLUSH_ERR, signaled or not, after
+ * the WRs flushed when the QP went to ERR (IBA).
  * @return the number of WRs accepted, from the first (0..n). When fewer than
  *   @p n were accepted, rte_errno tells why WR[return value] was not:
  *   EINVAL (QP state, opcode, num_sge, a zero-length plain WRITE, a length
@@ -558,7 +560,8 @@ int ordk_qp_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr, int n);
 
 /**
  * Post receive WRs; accepted from INIT on (so WRs posted before the
- * connection exists are kept and advertised once it does).
+ * connection exists are kept and advertised once it does); in ERR each
+ * completes with ORDK_WC_WR_FLUSH_ERR, as a send WR does.
  * @return WRs accepted; rte_errno as for ordk_qp_post_send().
  */
 int ordk_qp_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr, int n);

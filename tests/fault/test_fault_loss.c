@@ -334,9 +334,18 @@ Test(fault_loss, late_duplicate, .timeout = 300)
 		/* the lock stops tracking, so only the first stale copy is counted */
 		cr_assert_eq(stale, 1);
 		cr_assert_eq(func_xstat(p.s[1].dev, "rtl_bitmap_locked"), 1);
-		/* the QP is in error; the application resets and reconnects to go on */
+		/* the QP is in error: a WR posted now is flushed; reset and reconnect to go on */
 		ordk_qp_query(p.s[0].qp, &a, NULL);
 		cr_assert_eq(a.qp_state, ORDK_QPS_ERR);
+		struct ordk_send_wr wr = { .wr_id = 999, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1 };
+
+		wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf, 64, p.s[0].mr->lkey };
+		wr.rdma.remote_addr = (uint64_t)(uintptr_t)p.s[1].buf;
+		wr.rdma.rkey = p.s[1].mr->rkey;
+		cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 1);
+		func_wait(&p, 0, &wc, 1, 10);
+		cr_assert_eq(wc.wr_id, 999);
+		cr_assert_eq(wc.status, ORDK_WC_WR_FLUSH_ERR, "%s", ordk_wc_status_str(wc.status));
 	}
 	printf("late_duplicate (%s): %u WRITEs of 1 MiB completed in %.2f s, %lu PSNs behind the "
 	       "window, %lu resent\n", rtl ? "rtl=1: the card locked" : "spec", ok,

@@ -63,6 +63,16 @@ to_state(struct ordk_qp *qp, enum ordk_qp_state s)
 	cr_assert_eq(ordk_qp_modify(qp, &a, RTS_MASK), 0);
 }
 
+/* A QP already past RESET to @p s (ERR here) with the state alone. */
+static void
+to_state_from(struct ordk_qp *qp, enum ordk_qp_state s)
+{
+	struct ordk_qp_attr a = good;
+
+	a.qp_state = s;
+	cr_assert_eq(ordk_qp_modify(qp, &a, ORDK_QP_STATE), 0);
+}
+
 /* Every (from, to) pair: legal ones succeed with the right mask, others fail with EINVAL. */
 Test(verbs_errors, every_transition)
 {
@@ -302,6 +312,56 @@ Test(verbs_errors, post_errors)
 		cr_assert_eq(ordk_qp_post_recv(qp, &rr, 1), 1);
 	cr_assert_eq(ordk_qp_post_recv(qp, &rr, 1), 0);
 	cr_assert_eq(rte_errno, ENOMEM, "receive queue full");
+}
+
+/*
+ * IBA: in ERR a post is accepted and completes with WR_FLUSH_ERR (signaled
+ * or not), after the WRs flushed when the QP went to ERR; RTR refuses sends.
+ */
+Test(verbs_errors, posts_in_err_are_flushed)
+{
+	struct func_side *a = &p.s[0];
+	struct ordk_qp *qp = new_qp(a);
+	struct ordk_send_wr wr = { .wr_id = 10, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1 };
+	struct ordk_recv_wr rr = { .wr_id = 20, .num_sge = 1 };
+	static const struct { uint64_t id; enum ordk_wc_opcode op; } want[] = {
+		{ 1, ORDK_WC_RECV }, { 10, ORDK_WC_RDMA_WRITE }, { 11, ORDK_WC_FETCH_ADD },
+		{ 20, ORDK_WC_RECV },
+	};
+	struct ordk_wc wc[8];
+	int n = 0;
+
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)a->buf, 64, a->mr->lkey };
+	rr.sge = wr.sge;
+	to_state(qp, ORDK_QPS_RTR);
+	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 0);
+	cr_assert_eq(rte_errno, EINVAL, "send in RTR");
+	cr_assert_eq(ordk_qp_post_recv(qp, &(struct ordk_recv_wr){ .wr_id = 1, .num_sge = 1,
+								  .sge = rr.sge }, 1), 1);
+	to_state_from(qp, ORDK_QPS_ERR);
+	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 1, "an unsignaled WRITE in ERR");
+	wr.wr_id = 11;
+	wr.opcode = ORDK_WR_ATOMIC_FETCH_AND_ADD;
+	wr.sge.length = 8;
+	wr.send_flags = ORDK_SEND_SIGNALED;
+	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 1, "a FETCH_AND_ADD in ERR");
+	cr_assert_eq(ordk_qp_post_recv(qp, &rr, 1), 1, "a RECV in ERR");
+	wr.sge.lkey ^= 0x80;
+	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 0, "a bad lkey is refused in ERR too");
+	cr_assert_eq(rte_errno, EPERM);
+	for (double end = test_now_s() + 5; n < 4 && test_now_s() < end;) {
+		ordk_dev_poll(a->dev, 64);
+		n += ordk_cq_poll(a->cq, wc + n, 8 - n);
+	}
+	cr_assert_eq(n, 4, "%d completions", n);
+	for (int i = 0; i < 4; i++) {
+		cr_assert_eq(wc[i].status, ORDK_WC_WR_FLUSH_ERR, "%d: %s", i,
+			     ordk_wc_status_str(wc[i].status));
+		cr_assert_eq(wc[i].wr_id, want[i].id, "%d: wr_id %lu", i, (unsigned long)wc[i].wr_id);
+		cr_assert_eq(wc[i].opcode, want[i].op, "%d", i);
+	}
+	cr_assert_eq(ordk_cq_poll(a->cq, wc, 8), 0);
+	ordk_qp_destroy(qp);
 }
 
 Test(verbs_errors, stale_qpn_and_busy_objects)

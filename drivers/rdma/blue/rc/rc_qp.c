@@ -125,6 +125,18 @@ flush_cqe(struct ordk_cq *cq, uint64_t wr_id, enum ordk_wc_opcode op, uint32_t q
 	verbs_cq_push(cq, &wc);
 }
 
+/*
+ * IBA: a WR posted to a QP in ERR is accepted and completes with
+ * WR_FLUSH_ERR. Once the QP's queues are flushed (RC_COMP_ERROR) it does so
+ * at once, in order after them; while the flush is still to come (the card
+ * has not confirmed the context invalid) it queues and is flushed with them.
+ */
+static bool
+flushed_now(const struct ordk_qp *qp)
+{
+	return qp->attr.qp_state == ORDK_QPS_ERR && qp->comp.state == RC_COMP_ERROR;
+}
+
 /* Every outstanding WR completes with WR_FLUSH_ERR. */
 static void
 flush_wrs(struct ordk_qp *qp)
@@ -184,7 +196,7 @@ rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
 	struct rc_wqe *w;
 	int rc;
 
-	if (qp->attr.qp_state != ORDK_QPS_RTS)
+	if (qp->attr.qp_state != ORDK_QPS_RTS && qp->attr.qp_state != ORDK_QPS_ERR)
 		return -EINVAL;
 	bool atomic = wr->opcode == ORDK_WR_ATOMIC_CMP_AND_SWP ||
 		      wr->opcode == ORDK_WR_ATOMIC_FETCH_AND_ADD;
@@ -211,8 +223,14 @@ rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
 		if (rc != 0)
 			return rc;
 	}
+	if (flushed_now(qp)) {
+		flush_cqe(qp->scq, wr->wr_id, rc_wc_opcode((uint8_t)wr->opcode), qp->qpn);
+		qp->st.wr_posted++;
+		return 0;
+	}
 	if (qp->req.sq_user >= qp->init.max_send_wr || qp->req.sq_tail - qp->req.sq_head >= qp->req.sq_size)
 		return -ENOMEM;
+	/* in ERR with the flush still to come, it queues behind the rest (the requester starts nothing) */
 	w = &qp->req.sq[qp->req.sq_tail % qp->req.sq_size];
 	*w = (struct rc_wqe){
 		.wr_id = wr->wr_id, .opcode = (uint8_t)wr->opcode, /* ordk == blue WR opcodes 0-4 */
@@ -237,7 +255,7 @@ rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
 	struct ordk_mr_int *m = NULL;
 	int rc;
 
-	if (qp->attr.qp_state == ORDK_QPS_RESET || qp->attr.qp_state == ORDK_QPS_ERR)
+	if (qp->attr.qp_state == ORDK_QPS_RESET)
 		return -EINVAL;
 	if (wr->num_sge < 0 || wr->num_sge > 1)
 		return -EINVAL;
@@ -247,6 +265,11 @@ rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
 			return rc;
 		m = blue_mr_lookup(qp->dev, wr->sge.lkey);
 	}
+	if (flushed_now(qp)) {
+		flush_cqe(qp->rcq, wr->wr_id, ORDK_WC_RECV, qp->qpn);
+		return 0;
+	}
+	/* in ERR with the flush still to come it queues too: only RTR and RTS advertise */
 	/* a completion waiting for its key's revocation still holds its slot */
 	if (qp->resp.rq_q.count + qp->resp.rdone_q.count >= qp->resp.rq_q.size)
 		return -ENOMEM;
