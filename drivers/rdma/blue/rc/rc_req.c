@@ -38,11 +38,10 @@
  * Until when a late copy of the oldest PSN resent may still come, in polling
  * time (rc_poll_time(); 0: not any more). Polling gaps do not count: a copy
  * may wait in a queue this process drives (bluesim's wire, the peer's RX)
- * while it is not scheduled; on a card that is only longer pacing. Counted
- * in real time, a copy held across a 4 ms gap arrived after the window had
- * moved on, 9 strides behind it, and locked the peer card's bitmap unit:
- * every QP's receive stopped (fault_loss all_together_5_percent on rtl=1
- * with the CPU shared: RETRY_EXC_ERR).
+ * while it is not scheduled; on a card that is only longer pacing. (The
+ * failure first blamed on real-time counting, all_together_5_percent on
+ * rtl=1 with the CPU shared, may have been a late network duplicate, which
+ * no pacing prevents: fault_loss::late_duplicate.)
  */
 static uint64_t
 late_copy_until(struct ordk_qp *qp)
