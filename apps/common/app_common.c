@@ -600,24 +600,32 @@ intr_park_cb(void *arg)
 }
 
 int
+app_intr_fire(void (*fn)(void *arg), void *arg, int *efd)
+{
+	struct rte_intr_handle *h = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	uint64_t one = 1;
+
+	*efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (h != NULL && *efd >= 0 && rte_intr_fd_set(h, *efd) == 0 &&
+	    rte_intr_type_set(h, RTE_INTR_HANDLE_EXT) == 0 &&
+	    rte_intr_callback_register(h, fn, arg) == 0 &&
+	    write(*efd, &one, sizeof(one)) == sizeof(one))
+		return 0;
+	return -1;
+}
+
+int
 app_eal_cleanup(void)
 {
 	static struct intr_park p = { .efd = -1 };
-	struct rte_intr_handle *h = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
-	uint64_t one = 1;
 	double until = app_wall_s() + 2.0;
 
-	p.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (h != NULL && p.efd >= 0 && rte_intr_fd_set(h, p.efd) == 0 &&
-	    rte_intr_type_set(h, RTE_INTR_HANDLE_EXT) == 0 &&
-	    rte_intr_callback_register(h, intr_park_cb, &p) == 0 &&
-	    write(p.efd, &one, sizeof(one)) == sizeof(one)) {
+	if (app_intr_fire(intr_park_cb, &p, &p.efd) == 0)
 		while (!__atomic_load_n(&p.parked, __ATOMIC_ACQUIRE) && app_wall_s() < until)
 			usleep(1000);
-	}
 	if (!__atomic_load_n(&p.parked, __ATOMIC_ACQUIRE))
 		fprintf(stderr, "EAL's interrupt thread was not parked: cleaning up regardless\n");
-	/* h and the eventfd stay: the parked callback holds them until the process ends */
+	/* the source and its eventfd stay: the parked callback holds them until the process ends */
 	return rte_eal_cleanup();
 }
 

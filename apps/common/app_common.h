@@ -138,6 +138,14 @@ void app_linger(struct ordk_dev *dev, double quiet_s);
  */
 int app_linger_server(struct ordk_dev *dev, double quiet_s);
 
+/**
+ * Have EAL's interrupt thread run @p fn(@p arg) next, after any handler
+ * running there: a new eventfd source (its fd in *@p efd before the callback
+ * can run; @p fn reads it to take the event) is registered and signalled
+ * once. The source is never unregistered. @return 0, or -1.
+ */
+int app_intr_fire(void (*fn)(void *arg), void *arg, int *efd);
+
 /** How long app_eal_cleanup() holds EAL's interrupt thread (the process ends before). */
 #define APP_INTR_PARK_S 60.0
 

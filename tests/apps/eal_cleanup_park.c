@@ -12,13 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <rte_alarm.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
-#include <rte_interrupts.h>
 
 #include "app_common.h"
 
@@ -46,11 +44,9 @@ main(int argc, char **argv)
 	static int efd;
 	char sock[64], vdev[128], prefix[64];
 	struct app_eal_defaults d = { .prog = argv[0], .prefix = prefix, .mem_mb = 64 };
-	struct rte_intr_handle *h;
 	struct rte_eth_conf conf = { 0 };
 	struct rte_mempool *mp;
 	bool park = argc > 1 && strcmp(argv[1], "park") == 0;
-	uint64_t one = 1;
 
 	if (argc < 2 || (!park && strcmp(argv[1], "bare") != 0)) {
 		fprintf(stderr, "usage: eal_cleanup_park park|bare\n");
@@ -77,12 +73,7 @@ main(int argc, char **argv)
 		usleep(1000);
 	app_close_ports(); /* DPDK 22.11's memif leaves its listener registered */
 	/* keep the interrupt thread busy for 300 ms from now */
-	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	h = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
-	if (efd < 0 || h == NULL || rte_intr_fd_set(h, efd) != 0 ||
-	    rte_intr_type_set(h, RTE_INTR_HANDLE_EXT) != 0 ||
-	    rte_intr_callback_register(h, slow_cb, &efd) != 0 ||
-	    write(efd, &one, sizeof(one)) != sizeof(one))
+	if (app_intr_fire(slow_cb, &efd, &efd) != 0)
 		return 2;
 	usleep(50 * 1000); /* it is inside slow_cb now (it has 250 ms left) */
 	if ((park ? app_eal_cleanup() : rte_eal_cleanup()) != 0)

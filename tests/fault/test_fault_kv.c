@@ -191,21 +191,16 @@ kv_run(const char *faults, enum ordk_mtu mtu)
 	kv_close(&k);
 }
 
-/*
- * Drop, duplicate, reorder and delay, both ways, at PMTU 512 and 4096. On
- * rtl=1 duplication and delay go in separate runs: a duplicate one copy of
- * which is delayed locks the RTL's bitmap unit (fault_loss::late_duplicate).
- */
+/* Drop, duplicate, reorder and delay, both ways, at PMTU 512 and 4096 (func_fault_mixes()). */
 Test(fault_kv, blocks_put_and_got_under_every_fault, .timeout = 120)
 {
-	if (!test_sim_rtl()) {
-		kv_run("fault=drop:0.02,dup:0.02,reorder:0.02,delay:0.02,seed=41|"
-		       "fault=drop:0.02,dup:0.02,reorder:0.02,delay:0.02,seed=42", ORDK_MTU_512);
-	} else {
-		kv_run("fault=drop:0.02,dup:0.02,reorder:0.02,seed=41|"
-		       "fault=drop:0.02,dup:0.02,reorder:0.02,seed=42", ORDK_MTU_512);
-		kv_run("fault=drop:0.02,reorder:0.02,delay:0.02,seed=45|"
-		       "fault=drop:0.02,reorder:0.02,delay:0.02,seed=46", ORDK_MTU_512);
+	for (unsigned int v = 0; v < func_fault_mixes(); v++) {
+		char list[96], f[224];
+
+		func_fault_mix(list, sizeof(list), "drop,dup,reorder,delay", "0.02", v);
+		snprintf(f, sizeof(f), "fault=%s,seed=%u|fault=%s,seed=%u", list, 41 + 4 * v, list,
+			 42 + 4 * v);
+		kv_run(f, ORDK_MTU_512);
 	}
 	kv_run("fault=drop:0.05,reorder:0.05,delay:0.05,seed=43|"
 	       "fault=drop:0.05,reorder:0.05,delay:0.05,seed=44", ORDK_MTU_4096);

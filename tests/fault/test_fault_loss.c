@@ -203,40 +203,21 @@ Test(fault_loss, delay, .timeout = 300)
 	matrix("delay", 500);
 }
 
-/*
- * Every fault kind at @p rate, as a bluesim fault list. On rtl=1 the mix
- * leaves out delay (even @p variant) or duplication (odd): a duplicate whose
- * twin arrived and was acknowledged, one copy of it delayed, lands behind the
- * card's window once the sender has moved 8 strides on, and locks the RTL's
- * bitmap unit. No requester pacing can prevent it (late_duplicate, below).
- */
-static const char *
-mix(char *buf, size_t n, const char *rate, unsigned int variant)
-{
-	static const char *const kinds[] = { "drop", "dup", "reorder", "corrupt", "delay" };
-	const char *left_out = !test_sim_rtl() ? NULL : variant % 2 ? "dup" : "delay";
-	size_t at = 0;
-
-	buf[0] = '\0';
-	for (size_t k = 0; k < RTE_DIM(kinds); k++)
-		at += (size_t)snprintf(buf + at, n - at, "%s%s:%s", at ? "," : "", kinds[k],
-				       left_out != NULL && strcmp(kinds[k], left_out) == 0 ? "0" : rate);
-	return buf;
-}
+#define EVERY_FAULT "drop,dup,reorder,corrupt,delay"
 
 /*
  * Every fault at once at @p rate on both sides' stages (@p where 0), side 0's
- * only (1) or side 1's (2); on rtl=1 twice, once without delay and once
- * without duplication (mix()).
+ * only (1) or side 1's (2), in each of func_fault_mixes().
  */
 static void
 run_all(const char *rate, unsigned int seed, int where)
 {
-	for (unsigned int v = 0; v < (test_sim_rtl() ? 2u : 1u); v++) {
+	for (unsigned int v = 0; v < func_fault_mixes(); v++) {
 		char list[96], f[160];
 
 		snprintf(f, sizeof(f), "%sfault=%s,seed=%u%s", where == 2 ? "|" : "",
-			 mix(list, sizeof(list), rate, v), seed, where == 1 ? "|" : "");
+			 func_fault_mix(list, sizeof(list), EVERY_FAULT, rate, v), seed,
+			 where == 1 ? "|" : "");
 		run(f, true);
 	}
 }
@@ -278,6 +259,19 @@ Test(fault_loss_soak, all_together_5_percent_many_seeds, .timeout = 900)
  * it: the first copy was acknowledged. What the driver owes is to end the
  * WR in bounded time (RETRY_EXC_ERR, the QP in ERR) and to survive.
  */
+/* A WRITE of side 0's buf + @p off to side 1's, @p len bytes, signaled or not. */
+static struct ordk_send_wr
+write_wr(const struct func_pair *p, uint64_t id, uint32_t off, uint32_t len, bool signaled)
+{
+	struct ordk_send_wr wr = { .wr_id = id, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1,
+				   .send_flags = signaled ? ORDK_SEND_SIGNALED : 0 };
+
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p->s[0].buf + off, len, p->s[0].mr->lkey };
+	wr.rdma.remote_addr = (uint64_t)(uintptr_t)p->s[1].buf + off;
+	wr.rdma.rkey = p->s[1].mr->rkey;
+	return wr;
+}
+
 Test(fault_loss, late_duplicate, .timeout = 300)
 {
 	const uint32_t len = 1u << 20;
@@ -298,16 +292,12 @@ Test(fault_loss, late_duplicate, .timeout = 300)
 	 */
 	for (i = 0; failed == 0; i++) {
 		uint32_t off = (i % NREGION) * REGION;
-		struct ordk_send_wr wr = { .wr_id = i, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1,
-					   .send_flags = ORDK_SEND_SIGNALED };
+		struct ordk_send_wr wr = write_wr(&p, i, off, len, true);
 
 		if (!rtl && test_now_s() > t0 + 0.6)
 			break;
 		cr_assert_lt(test_now_s(), t0 + 60, "%u WRITEs in 60 s: the RTL never locked", i);
 		fill(p.s[0].buf + off, len, i % NREGION);
-		wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf + off, len, p.s[0].mr->lkey };
-		wr.rdma.remote_addr = (uint64_t)(uintptr_t)p.s[1].buf + off;
-		wr.rdma.rkey = p.s[1].mr->rkey;
 		cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 1);
 		func_wait(&p, 0, &wc, 1, 60);
 		cr_assert_eq(wc.wr_id, i);
@@ -337,11 +327,8 @@ Test(fault_loss, late_duplicate, .timeout = 300)
 		/* the QP is in error: a WR posted now is flushed; reset and reconnect to go on */
 		ordk_qp_query(p.s[0].qp, &a, NULL);
 		cr_assert_eq(a.qp_state, ORDK_QPS_ERR);
-		struct ordk_send_wr wr = { .wr_id = 999, .opcode = ORDK_WR_RDMA_WRITE, .num_sge = 1 };
+		struct ordk_send_wr wr = write_wr(&p, 999, 0, 64, false);
 
-		wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf, 64, p.s[0].mr->lkey };
-		wr.rdma.remote_addr = (uint64_t)(uintptr_t)p.s[1].buf;
-		wr.rdma.rkey = p.s[1].mr->rkey;
 		cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 1);
 		func_wait(&p, 0, &wc, 1, 10);
 		cr_assert_eq(wc.wr_id, 999);
@@ -624,7 +611,7 @@ Test(fault_loss, across_the_psn_wrap, .timeout = 600)
 	for (int s = 0; s < 2; s++)
 		cr_assert_eq(ordk_dev_stats_reset(p.s[s].dev), 0);
 	for (unsigned int round = 0; round < 4 && !(wrapped(&p, 0) && wrapped(&p, 1)); round++) {
-		mix(faults, sizeof(faults), "0.01", round);
+		func_fault_mix(faults, sizeof(faults), EVERY_FAULT, "0.01", round);
 		for (int s = 0; s < 2; s++)
 			cr_assert_eq(ordk_dev_set_faults(p.s[s].dev, faults), 0);
 		for (size_t k = 0; k < sizeof(wsizes) / sizeof(wsizes[0]); k++)

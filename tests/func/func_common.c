@@ -253,3 +253,28 @@ func_idle(struct func_pair *p, double seconds)
 		ordk_dev_poll(p->s[1].dev, 64);
 	}
 }
+
+unsigned int
+func_fault_mixes(void)
+{
+	return test_sim_rtl() ? 2u : 1u;
+}
+
+const char *
+func_fault_mix(char *buf, size_t n, const char *kinds, const char *rate, unsigned int mix)
+{
+	const char *left_out = func_fault_mixes() == 1 ? NULL : mix % 2 ? "dup" : "delay";
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (const char *k = kinds; *k != '\0';) {
+		size_t len = strcspn(k, ",");
+		bool out = left_out != NULL && strlen(left_out) == len && strncmp(k, left_out, len) == 0;
+
+		at += (size_t)snprintf(buf + at, at < n ? n - at : 0, "%s%.*s:%s", at ? "," : "",
+				       (int)len, k, out ? "0" : rate);
+		k += len + (k[len] == ',');
+	}
+	cr_assert_lt(at, n, "fault list too long for its buffer");
+	return buf;
+}

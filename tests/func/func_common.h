@@ -90,6 +90,20 @@ void func_pair_qps(struct func_pair *p, enum ordk_mtu mtu, uint32_t wr);
 void func_pair_close(struct func_pair *p);
 /** Poll both devices until @p n completions arrive on side @p side's CQ (or fail the test). */
 void func_wait(struct func_pair *p, int side, struct ordk_wc *wc, int n, double seconds);
+/**
+ * Fault mixes a test runs for "every fault at once": 1, or 2 on rtl=1, where
+ * a duplicate one copy of which is delayed locks the RTL's bitmap unit and no
+ * requester can prevent it (fault_loss::late_duplicate): there one mix goes
+ * without delay, the other without duplication.
+ */
+unsigned int func_fault_mixes(void);
+/**
+ * A bluesim fault list into @p buf: each of the comma-separated @p kinds at
+ * @p rate, on rtl=1 with "delay" (even @p mix) or "dup" (odd) at 0.
+ * @return buf.
+ */
+const char *func_fault_mix(char *buf, size_t n, const char *kinds, const char *rate,
+			   unsigned int mix);
 /** Poll both devices for @p seconds (checks that nothing more arrives). */
 void func_idle(struct func_pair *p, double seconds);
 /** The first PSN func_connect() gives both QPs both ways; -1 (default): func_first_psn(). */

@@ -63,16 +63,6 @@ to_state(struct ordk_qp *qp, enum ordk_qp_state s)
 	cr_assert_eq(ordk_qp_modify(qp, &a, RTS_MASK), 0);
 }
 
-/* A QP already past RESET to @p s (ERR here) with the state alone. */
-static void
-to_state_from(struct ordk_qp *qp, enum ordk_qp_state s)
-{
-	struct ordk_qp_attr a = good;
-
-	a.qp_state = s;
-	cr_assert_eq(ordk_qp_modify(qp, &a, ORDK_QP_STATE), 0);
-}
-
 /* Every (from, to) pair: legal ones succeed with the right mask, others fail with EINVAL. */
 Test(verbs_errors, every_transition)
 {
@@ -338,7 +328,8 @@ Test(verbs_errors, posts_in_err_are_flushed)
 	cr_assert_eq(rte_errno, EINVAL, "send in RTR");
 	cr_assert_eq(ordk_qp_post_recv(qp, &(struct ordk_recv_wr){ .wr_id = 1, .num_sge = 1,
 								  .sge = rr.sge }, 1), 1);
-	to_state_from(qp, ORDK_QPS_ERR);
+	cr_assert_eq(ordk_qp_modify(qp, &(struct ordk_qp_attr){ .qp_state = ORDK_QPS_ERR },
+				    ORDK_QP_STATE), 0);
 	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 1, "an unsignaled WRITE in ERR");
 	wr.wr_id = 11;
 	wr.opcode = ORDK_WR_ATOMIC_FETCH_AND_ADD;
