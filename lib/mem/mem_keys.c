@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Slot + key allocator: key = slot << 8 | rand8 (HW-INTERFACE.md sections 4, 5.3).
+ * Slot + key allocator: key = slot << 8 | rand8
+ * (doc/guides/drivers/blue_hw_interface.md sections 4, 5.3).
  *
  * The card checks no PD (doc/guides/drivers/blue_hw_interface.md, card limits): a peer
  * that knows a key reaches that MR through any QP. So a key must not follow
