@@ -4,7 +4,7 @@
 
 usage: cc-plot.py [-o OUT.png] [--title T] [--no-install] TRACE.csv [TRACE.csv ...]
 
-Every input is a trace CSV (doc/guides/congestion.md, "Trace CSV"):
+Every input is a trace CSV (doc/guides/prog_guide/congestion.md, "Trace CSV"):
 
     t_ns,source,metric,value
     1000000,port2,queue_bytes,40960

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Size limits of STYLE.md / the project's review: no source file in lib/ or
+# Size limits of doc/guides/contributing/coding_style.md: no source file in lib/ or
 # drivers/ over 700 lines (generated tables excepted: name them, as the
 # arguments name their folders, in SIZE_EXCEPT), no function over 80 lines
 # (from the line with its name to its closing brace). Prints each breach and

@@ -51,4 +51,4 @@ else
 fi
 echo
 echo "demo: done. Numbers are from a software model (bluesim) on this machine, not from the card."
-echo "      More: devtools/bench.sh (against TCP, memcpy and the raw port), doc/guides/apps.md."
+echo "      More: devtools/bench.sh (against TCP, memcpy and the raw port), doc/guides/tools/apps.md."

@@ -55,7 +55,7 @@ struct sw_switch {
 	/* frames end in a CRC-32 trailer (bluesim's fcs=1, the default): a mark
 	 * rewrites it, as a switch recomputes the FCS of a frame it changed */
 	bool fcs;
-	/* queue-depth trace (see doc/guides/congestion.md, "Trace CSV") */
+	/* queue-depth trace (see doc/guides/prog_guide/congestion.md, "Trace CSV") */
 	FILE *trace;
 	uint64_t trace_every_ns, trace_next_ns;
 };

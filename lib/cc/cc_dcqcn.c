@@ -29,7 +29,7 @@ const char *const cc_dcqcn_stage_name[CC_DCQCN_STAGE_COUNT] = {
 };
 
 /* Which of these values were checked against which source, and which are the paper
- * as recalled: doc/guides/congestion.md, "Parameters". */
+ * as recalled: doc/guides/prog_guide/congestion.md, "Parameters". */
 void
 cc_dcqcn_params_default(struct cc_dcqcn_params *p)
 {

@@ -153,7 +153,7 @@ av_ip(const struct ov_dev *d, const struct ibv_ah_attr *ah, uint32_t *ip)
  * perftest's ib_read_bw fail with RETRY_EXC_ERR on its first READ: ORDK
  * answers READs in the responder's send PSN space, which starts at sq_psn at
  * RTS, and perftest's bandwidth servers stay in RTR, so they answer from PSN
- * 0 whatever PSN they told the peer (doc/guides/verbs_compat.md). Peers agree
+ * 0 whatever PSN they told the peer (doc/guides/prog_guide/verbs_compat.md). Peers agree
  * since both sides do this; ORDK's own tools use 0 too.
  */
 static uint32_t

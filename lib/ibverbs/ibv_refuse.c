@@ -2,7 +2,7 @@
 /*
  * The verbs ORDK does not have (UD address handles, SRQ, memory windows, XRC,
  * multicast, ECE, the extended CQ, flows, DMs, counters, ...): each fails with
- * EOPNOTSUPP and one line naming it, never crashes. doc/guides/verbs_compat.md
+ * EOPNOTSUPP and one line naming it, never crashes. doc/guides/prog_guide/verbs_compat.md
  * lists every ibv_* function.
  */
 #include <errno.h>

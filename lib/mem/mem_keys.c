@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Slot + key allocator: key = slot << 8 | rand8 (HW-INTERFACE.md sections 4, 5.3).
+ * Slot + key allocator: key = slot << 8 | rand8
+ * (doc/guides/drivers/blue_hw_interface.md sections 4, 5.3).
  *
- * The card checks no PD (doc/guides/card_interface.md, card limits): a peer
+ * The card checks no PD (doc/guides/drivers/blue_hw_interface.md, card limits): a peer
  * that knows a key reaches that MR through any QP. So a key must not follow
  * from the keys a peer was given: the slot and the key part both come from
  * the kernel's CSPRNG (getrandom), not from a PRNG whose state a few

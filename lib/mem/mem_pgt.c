@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * PGT run allocator: the card translates an MR through a contiguous run of
- * page-table entries (HW-INTERFACE.md section 4). First fit over a sorted list
+ * page-table entries (doc/guides/drivers/blue_hw_interface.md section 4).
+ * First fit over a sorted list
  * of free extents; releasing merges with both neighbours.
  */
 #include <errno.h>

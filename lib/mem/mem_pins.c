@@ -5,7 +5,7 @@
  * covered; deregistering unpins only the pages no remaining range covers. So
  * two MRs over one page (NCCL does this) pin it once, overlapping MRs are
  * legal, and removing the middle of three MRs in one page unpins nothing
- * (the reference driver's underflow, HW-INTERFACE.md section 4).
+ * (the reference driver's underflow, doc/guides/drivers/blue_hw_interface.md section 4).
  */
 #include <errno.h>
 #include <stdlib.h>

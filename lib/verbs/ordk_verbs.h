@@ -134,7 +134,7 @@ const char *ordk_stats_name(unsigned int i);
 uint64_t ordk_stats_value(const struct ordk_stats *st, unsigned int i);
 
 /**
- * Congestion control of a QP (doc/guides/congestion.md): DCQCN's state, and the
+ * Congestion control of a QP (doc/guides/prog_guide/congestion.md): DCQCN's state, and the
  * device's parameters as devargs keys.
  */
 struct ordk_qp_cc {
@@ -399,7 +399,7 @@ struct ordk_qp_init_attr {
 /**
  * The highest first PSN (rq_psn, sq_psn) a QP may start from on a Blue card:
  * its PSN bitmap resets to a window that misreads first PSNs 0x7fff80 ..
- * 0xffffff (doc/guides/card_interface.md, card limits), so ordk_qp_modify()
+ * 0xffffff (doc/guides/drivers/blue_hw_interface.md, card limits), so ordk_qp_modify()
  * refuses them with -EINVAL. A running QP's PSNs cross 2^24 as usual.
  */
 #define ORDK_PSN_FIRST_MAX 0x7FFF7Fu

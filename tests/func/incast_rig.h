@@ -74,7 +74,7 @@ int incast_open(struct incast_rig *g, const struct incast_cfg *c);
 /**
  * One phase of @p seconds with congestion control @p cc on every flow's QP:
  * counters restart, WRITEs go, then the phase drains (bounded). @p trace: the
- * CSV of doc/guides/congestion.md (queue depth and rates every 1 ms, goodput
+ * CSV of doc/guides/prog_guide/congestion.md (queue depth and rates every 1 ms, goodput
  * every 10 ms), or NULL.
  */
 void incast_run(struct incast_rig *g, bool cc, double seconds, FILE *trace,

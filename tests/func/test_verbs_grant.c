@@ -223,7 +223,7 @@ Test(verbs_grant, send_longer_than_its_recv)
 }
 
 /*
- * Item 10, what is left (doc/guides/card_interface.md, card limits): the card
+ * Item 10, what is left (doc/guides/drivers/blue_hw_interface.md, card limits): the card
  * compares no PD. A peer that knows the rkey of an MR in PD2 WRITEs into it
  * through a QP of PD1, and READs from it only not: the driver answers READs
  * and checks the PD there. This test shows the limit as it stands; when the

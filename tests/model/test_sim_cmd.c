@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* bluesim command unit through the CmdReq/CmdResp rings (HW-INTERFACE.md 3.1). */
+/* bluesim command unit through the CmdReq/CmdResp rings
+ * (doc/guides/drivers/blue_hw_interface.md section 3.1). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <string.h>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * bluesim rtl=1: where the open-rdma RTL departs from HW-INTERFACE.md
- * (section 10), item by item, each against the strict model (rtl=0).
+ * bluesim rtl=1: where the open-rdma RTL departs from
+ * doc/guides/drivers/blue_hw_interface.md section 10, item by item, each
+ * against the strict model (rtl=0).
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 /*
  * bluesim receive: checks and drop reasons, meta report rules, the PSN bitmap's
  * loss ACK and idle report, back-pressure on a full MetaReport ring, SimpleNic RX
- * (HW-INTERFACE.md section 5.1).
+ * (doc/guides/drivers/blue_hw_interface.md section 5.1).
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* bluesim transmit: the exact frames a Send item becomes (HW-INTERFACE.md 5.1, 6). */
+/* bluesim transmit: the exact frames a Send item becomes
+ * (doc/guides/drivers/blue_hw_interface.md sections 5.1, 6). */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  *     and pmax=0.1 are set first)
  *     cc=K=V;K=V (DCQCN keys over the rig's scaled defaults) phases=both|off|on
  *     trace=PREFIX (PREFIX-off.csv, PREFIX-on.csv: queue depth and rates every 1 ms,
- *     goodput every 10 ms, the trace CSV of doc/guides/congestion.md)
+ *     goodput every 10 ms, the trace CSV of doc/guides/prog_guide/congestion.md)
  *
  * Prints, per phase, goodput / bottleneck, drops (all, and after the first 100
  * ms), retransmissions, p50/p99 queue depth, Jain's index over 10 ms windows
@@ -46,7 +46,7 @@ static int
 parse(int argc, char **argv, struct incast_cfg *c, struct opts *o)
 {
 	/* burst=64K: the shaper's bucket covers the rig's polling gaps; pmax=0.1: RED's
-	 * probability for the rig's 4 KiB packets (doc/guides/congestion.md) */
+	 * probability for the rig's 4 KiB packets (doc/guides/prog_guide/congestion.md) */
 	*c = (struct incast_cfg){.senders = 4, .msg = 65536, .depth = 8, .rate = 200000000,
 				 .queue = "burst=64K,pmax=0.1", .name = "inc"};
 	*o = (struct opts){.seconds = 3, .phases = "both"};

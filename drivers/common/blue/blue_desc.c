@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Descriptor layouts (HW-INTERFACE.md section 3): the per-field asserts,
+ * Descriptor layouts (doc/guides/drivers/blue_hw_interface.md section 3): the per-field asserts,
  * reserved-bit masks and field tables made of blue_desc_fields.h's lists,
  * the names of opcodes, kinds and rings, and the common header. The codecs
  * are in one file per descriptor family (blue_desc_cmd.c, blue_desc_send.c,

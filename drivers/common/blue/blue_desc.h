@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Blue RDMA card: descriptor layouts and their codecs (HW-INTERFACE.md section 3).
+ * Blue RDMA card: descriptor layouts and their codecs
+ * (doc/guides/drivers/blue_hw_interface.md section 3).
  *
  * A descriptor is 32 bytes read as one little-endian 256-bit number: byte n holds
  * bits [8n+7:8n]. Every field below is declared in blue_desc.c with the bit range
- * HW-INTERFACE.md gives it, and the codecs are driven by those declarations.
+ * the card's interface page gives it, and the codecs are driven by those declarations.
  *
  * Encoders check that every value fits its field. Decoders never trust their
  * input: reserved bits set, unknown opcodes, and combinations the card cannot

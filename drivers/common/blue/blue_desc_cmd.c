@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Command descriptors (HW-INTERFACE.md section 3.1): CmdReq and CmdResp, one
+ * Command descriptors (doc/guides/drivers/blue_hw_interface.md section 3.1):
+ * CmdReq and CmdResp, one
  * descriptor each, the layout chosen by the opcode.
  */
 #include "blue_desc_fields.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The descriptor layouts of HW-INTERFACE.md section 3, each an X-macro list
+ * The descriptor layouts of doc/guides/drivers/blue_hw_interface.md section 3, each an X-macro list
  * of (field, hi, lo) in the document's own bit ranges, and the macros that
  * make encoders and decoders of them; blue_desc.c makes the reserved-bit
  * masks, the tests' field tables and the per-field asserts of the same lists,

@@ -85,7 +85,7 @@ blue_bits_set(struct blue_desc_words *dw, unsigned int lo, unsigned int width, u
 	}
 }
 
-/* One field of a descriptor layout, as HW-INTERFACE.md writes it: [hi:lo]. */
+/* One field of a descriptor layout, as the card's interface page writes it: [hi:lo]. */
 struct blue_field {
 	const char *name;
 	uint16_t hi;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Meta reports (HW-INTERFACE.md section 3.3): PacketBasicInfo with its
+ * Meta reports (doc/guides/drivers/blue_hw_interface.md section 3.3): PacketBasicInfo with its
  * ReadReqExtendInfo, Ack with its AckExtra; the kind of a report follows from
  * its opcode and flags.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Send items (HW-INTERFACE.md section 3.2): Seg0 and Seg1, 64 bytes, the
+ * Send items (doc/guides/drivers/blue_hw_interface.md section 3.2): Seg0 and Seg1, 64 bytes, the
  * source QPN split across Seg1.
  */
 #include "blue_desc_fields.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * SimpleNic descriptors (HW-INTERFACE.md section 3.4): a TX frame's address
+ * SimpleNic descriptors (doc/guides/drivers/blue_hw_interface.md section 3.4): a TX frame's address
  * and length, an RX frame's slot and length.
  */
 #include "blue_desc_fields.h"

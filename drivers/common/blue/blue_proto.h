@@ -2,7 +2,7 @@
 /*
  * Blue RDMA card: protocol constants shared by the descriptors (blue_desc.h)
  * and the wire format (blue_wire.h): packet opcodes, work-request opcodes, PMTU
- * codes, access and send flags. HW-INTERFACE.md sections 3 and 6.
+ * codes, access and send flags. doc/guides/drivers/blue_hw_interface.md sections 3 and 6.
  */
 #ifndef BLUE_PROTO_H
 #define BLUE_PROTO_H

@@ -2,7 +2,8 @@
 /*
  * Blue RDMA card: BAR0 register map and ring pointer arithmetic.
  *
- * Source of every number here: HW-INTERFACE.md sections 1 and 2. Names follow
+ * Source of every number here: doc/guides/drivers/blue_hw_interface.md
+ * sections 1 and 2. Names follow
  * that document so the two can be read side by side. The PMD (drivers/rdma/blue)
  * and the model (drivers/rdma/bluesim) both take their offsets from this file.
  */
@@ -59,7 +60,7 @@ enum blue_ring_id {
 uint32_t blue_ring_csr_base(enum blue_ring_id ring);
 /** True for card-to-host rings (the card produces, the host consumes). */
 bool blue_ring_is_c2h(enum blue_ring_id ring);
-/** Name as in HW-INTERFACE.md ("CmdReq", "MetaReport ch0", ...). */
+/** Name as in doc/guides/drivers/blue_hw_interface.md ("CmdReq", "MetaReport ch0", ...). */
 const char *blue_ring_name(enum blue_ring_id ring);
 
 /* Channels 1-3 exist in the address map but are not decoded by the RTL. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The Blue RDMA card's frames (HW-INTERFACE.md section 6) and the ORDK control
+ * The Blue RDMA card's frames (doc/guides/drivers/blue_hw_interface.md
+ * section 6) and the ORDK control
  * frames its driver sends through the SimpleNic path. Driver code: it lives
  * beside the card's descriptors (blue_desc.h); lib/ never includes it.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The card's RDMA frames (HW-INTERFACE.md section 6): builders and a strict
+ * The card's RDMA frames (doc/guides/drivers/blue_hw_interface.md section 6): builders and a strict
  * parser, plus the Ethernet/IPv4/UDP layer shared with control frames.
  */
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Congestion control in the Blue driver (doc/guides/congestion.md): the
+ * Congestion control in the Blue driver (doc/guides/prog_guide/congestion.md): the
  * devargs (cc=, cc_<key>=, cc_trace=), each QP's reaction point (lib/cc's
  * cc_rp: DCQCN and the pacer), its counters and the rate trace. The
  * transport calls blue_cc_gate() / blue_cc_sent() around each send item and

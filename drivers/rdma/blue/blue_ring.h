@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Host side of the card's rings (HW-INTERFACE.md section 2).
+ * Host side of the card's rings (doc/guides/drivers/blue_hw_interface.md section 2).
  * Producer (host-to-card): write descriptors at head, then one HEAD write per
  * burst after a write barrier; free space from a cached TAIL, re-read only
  * when the cache says the ring is full.

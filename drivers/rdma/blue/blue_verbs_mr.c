@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Memory registration on the card (HW-INTERFACE.md section 4): a key and an
+ * Memory registration on the card (doc/guides/drivers/blue_hw_interface.md section 4): a key and an
  * MR-table slot, a run of PGT entries (one per 2 MiB page spanned), the pages
  * pinned and DMA-mapped once however many MRs cover them, UpdatePGT commands
  * of up to 64 entries (pipelined), then UpdateMrTable. Deregistration
@@ -153,7 +153,8 @@ mr_table(struct ordk_dev *dev, const struct ordk_mr_int *m, bool valid)
 		.pd_handle = m->pub.pd->handle,
 		/*
 		 * Without LOCAL_WRITE: the card's only use of it is to accept SEND
-		 * packets (HW-INTERFACE.md 5.1), and SENDs land only through the
+		 * packets (doc/guides/drivers/blue_hw_interface.md section 5.1), and
+		 * SENDs land only through the
 		 * per-RECV keys of lib/rc/rc_recv.c, never through the user's MRs.
 		 */
 		.acc_flags = (uint8_t)(m->pub.access & ~(unsigned int)BLUE_ACC_LOCAL_WRITE),

@@ -27,7 +27,8 @@ blue_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
 		.peer_mac = qp->attr.dest_mac, .pmtu = (uint8_t)qp->attr.path_mtu,
 		/*
 		 * The card accepts SEND packets only with REMOTE_WRITE in the QPC and
-		 * READ responses only with LOCAL_WRITE (HW-INTERFACE.md 5.1), where an
+		 * READ responses only with LOCAL_WRITE
+		 * (doc/guides/drivers/blue_hw_interface.md section 5.1), where an
 		 * ibverbs QP receives SENDs with no remote access at all. So the card
 		 * always gets both; incoming WRITEs are still gated by the MR's access.
 		 */

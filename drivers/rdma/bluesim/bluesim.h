@@ -4,7 +4,8 @@
  * bluesim: a software model of the Blue RDMA card at its host interface.
  *
  * The model owns a BAR0 block (zeroed memory) that the host reads and writes
- * exactly as it would the card's BAR0 (HW-INTERFACE.md section 1). It fetches
+ * exactly as it would the card's BAR0 (doc/guides/drivers/blue_hw_interface.md
+ * section 1). It fetches
  * descriptors from host memory, executes commands, turns Send items into
  * frames on a DPDK ethdev port, checks and places received frames, and writes
  * meta reports, all through one DMA function that refuses any address the
@@ -68,7 +69,8 @@ struct bluesim_config {
 	volatile void *bar;	     /**< the register block to serve (BLUE_BAR0_SIZE bytes), e.g.
 					  shared memory a VM maps as its PCI BAR; NULL: the model's own */
 	bool rtl;		     /**< behave as the open-rdma RTL does where it departs from
-					  HW-INTERFACE.md (section 10); false: the spec, strictly */
+					  doc/guides/drivers/blue_hw_interface.md section 10;
+					  false: the spec, strictly */
 	uint32_t snic_slot;	     /**< SimpleNic RX slot size in bytes (default 2048, the RTL's) */
 	bool cnp;		     /**< rtl=0: the notification point: a CE-marked packet makes a
 					  CNP (as the RTL), a received CNP is reported (kind Cnp) */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The command unit (HW-INTERFACE.md section 3.1): UpdateMrTable, UpdatePGT,
+ * The command unit (doc/guides/drivers/blue_hw_interface.md section 3.1): UpdateMrTable, UpdatePGT,
  * ManageQp, SetNetworkParam, SetRawPacketReceiveMeta. Each request gets one
  * response on CmdResp: the request's 32 bytes with valid = 1, has_next = 0 and
  * is_success. A request that cannot be decoded is echoed with is_success = 0,
  * so the host always gets exactly one response per command.
  * A command is fetched only when CmdResp has room for its response.
  *
- * rtl=1 (the open-rdma RTL, HW-INTERFACE.md section 10): UpdateMrTable,
+ * rtl=1 (the open-rdma RTL, doc/guides/drivers/blue_hw_interface.md section 10): UpdateMrTable,
  * UpdatePGT and ManageQp always answer success with their indices truncated;
  * SetRawPacketReceiveMeta fills a one-entry queue nobody reads (the RX base
  * stays 0) and a second one blocks the command unit for good; an unknown

@@ -4,7 +4,7 @@
  * translates an IOVA to host memory through the mappings the host made with
  * bluesim_dma_map() (the model's IOMMU). Anything else is refused and counted,
  * never performed. MR accesses translate first through the MR table and the
- * PGT of 2 MiB pages, as the card does (HW-INTERFACE.md section 4).
+ * PGT of 2 MiB pages, as the card does (doc/guides/drivers/blue_hw_interface.md section 4).
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -55,7 +55,7 @@ struct sim_stats {
 #undef SIM_STAT_FIELD
 };
 
-/* MR table entry (HW-INTERFACE.md section 4). */
+/* MR table entry (doc/guides/drivers/blue_hw_interface.md section 4). */
 struct sim_mr {
 	uint8_t valid;
 	uint8_t key_part;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Registers and rings (HW-INTERFACE.md sections 1 and 2).
+ * Registers and rings (doc/guides/drivers/blue_hw_interface.md sections 1 and 2).
  * Host-to-card: fetch when HEAD != TAIL, TAIL advances as descriptors are
  * fetched. Card-to-host: write descriptors with valid = 1, never past the
  * host's TAIL, HEAD moved after the writes. Pointers are 13 bits.

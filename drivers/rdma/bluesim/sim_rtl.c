@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rtl=1: the receive behaviour of the open-rdma RTL where it departs from
- * HW-INTERFACE.md (section 10; doc/guides/card_interface.md names the RTL's
+ * doc/guides/drivers/blue_hw_interface.md section 10, which names the RTL's
  * files and lines). The card reads headers at fixed offsets and validates
  * little: MAC and IP address, protocol and port, QP, MR and a payload length
  * rounded to 32-byte beats. A CE-marked packet makes it send a CNP, at most one

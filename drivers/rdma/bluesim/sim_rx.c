@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Receive (HW-INTERFACE.md section 5.1): address filter, RDMA / SimpleNic
+ * Receive (doc/guides/drivers/blue_hw_interface.md section 5.1): address filter, RDMA / SimpleNic
  * classification, QPC and MR checks with a silent drop and a per-reason
  * counter (mirrored into the RTL's counter registers in BAR0), payload placed
  * through the PGT with no PSN-order check, meta reports, and the per-QP PSN

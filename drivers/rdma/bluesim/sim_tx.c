@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Transmit (HW-INTERFACE.md section 5.1): Send items become packets split on
+ * Transmit (doc/guides/drivers/blue_hw_interface.md section 5.1): Send items
+ * become packets split on
  * PMTU boundaries of the remote address, with per-packet PSN and opcode, a
  * RETH on every data packet, and the payload read through the MR table and
  * PGT. SimpleNic TX sends the host's raw frame. An item is emitted a packet

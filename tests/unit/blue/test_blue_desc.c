@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Descriptor codecs against golden images. Each image below was written out by
- * hand from the byte columns of HW-INTERFACE.md section 3 (B0..B31, little-endian
+ * hand from the byte columns of doc/guides/drivers/blue_hw_interface.md
+ * section 3 (B0..B31, little-endian
  * multi-byte fields), not from the bit ranges the codec is generated from, with
  * field values chosen non-zero and distinct wherever the format allows.
  */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Register offsets (HW-INTERFACE.md section 1) and 13-bit ring pointers (section 2). */
+/* Register offsets and 13-bit ring pointers
+ * (doc/guides/drivers/blue_hw_interface.md sections 1 and 2). */
 #include <criterion/criterion.h>
 
 #include "blue_regs.h"

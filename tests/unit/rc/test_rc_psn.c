@@ -72,7 +72,8 @@ Test(rc_psn, card_window_membership_across_the_wrap)
 
 /*
  * The card's reset window (after ManageQp) is stride 0xFFFFF with every bit
- * set (HW-INTERFACE.md 5.1). A first PSN is fine only when its stride lies
+ * set (doc/guides/drivers/blue_hw_interface.md section 5.1). A first PSN is
+ * fine only when its stride lies
  * ahead of that window by fewer than 2^19 strides and outside it: strides
  * 0..0x7FFF7 (blue_proto.h says why each other range fails).
  */

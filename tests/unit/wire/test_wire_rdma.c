@@ -8,7 +8,8 @@
 
 /*
  * RDMA_WRITE_ONLY_WITH_IMMEDIATE, 8 bytes at va ...1002 (2 filler bytes),
- * written out by hand from HW-INTERFACE.md section 6. IPv4 checksum computed
+ * written out by hand from doc/guides/drivers/blue_hw_interface.md
+ * section 6. IPv4 checksum computed
  * by hand: 4500+005C+0001+4011+1122+330A+1122+330B = 0x10DC7 -> 0x0DC8 -> ~ = 0xF237.
  */
 static const uint8_t golden[106] = {

@@ -554,7 +554,8 @@ bool rc_rx_window_shows_hole(const struct rc_resp *rs, uint32_t base,
 /** The first PSN after epsn that arrived, before @p limit; @p limit if none. */
 uint32_t rc_rx_first_seen_after(const struct rc_resp *rs, uint32_t limit);
 /*
- * The card's bitmap window (HW-INTERFACE.md 5.1): 8 strides of 16 PSNs; a
+ * The card's bitmap window (doc/guides/drivers/blue_hw_interface.md
+ * section 5.1): 8 strides of 16 PSNs; a
  * report names its newest stride's PSN, and bit 0 stands for the PSN
  * (BLUE_BITMAP_STRIDES - 1) strides before it.
  */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Software atomics. The card has none (HW-INTERFACE.md 5.3), so CMP_AND_SWP
+ * Software atomics. The card has none (doc/guides/drivers/blue_hw_interface.md
+ * section 5.3), so CMP_AND_SWP
  * and FETCH_AND_ADD travel as ORDK control frames and the responder's CPU
  * executes them on its host memory.
  * - Requester: an atomic is issued only when every earlier WR of its QP is

@@ -3,7 +3,8 @@
  * Per-RECV card keys: where SENDs may land.
  *
  * The card places a SEND packet into any MR-table entry with LOCAL_WRITE, at
- * any offset (HW-INTERFACE.md 5.1): it has no receive queue. So the user's
+ * any offset (doc/guides/drivers/blue_hw_interface.md section 5.1): it has
+ * no receive queue. So the user's
  * MRs go to the card without LOCAL_WRITE (verbs_mr.c: the card uses that bit
  * for nothing else), and each posted RECV with a buffer gets an MR-table
  * entry of its own, covering exactly that buffer with LOCAL_WRITE only and a

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Retransmission. The card leaves it to the driver (HW-INTERFACE.md 5.1/5.2):
+ * Retransmission. The card leaves it to the driver
+ * (doc/guides/drivers/blue_hw_interface.md sections 5.1/5.2):
  * the completer (rc_comp.c) marks the PSNs a loss report or a NAK names, and
  * exactly those go out again, one packet per item with is_retry = 1, so the
  * card reports even MIDDLE packets and the responder can fill its holes.

@@ -5,7 +5,7 @@
  * It keeps the expected PSN (epsn: every PSN before it arrived) and a bitmap
  * of the ORDK_RECV_WINDOW PSNs from epsn on. The card reports FIRST, LAST and
  * ONLY packets and READ requests one by one, and the rest in bitmaps of its
- * 128-PSN window (HW-INTERFACE.md section 5.1): rc_resp.c feeds both here.
+ * 128-PSN window (doc/guides/drivers/blue_hw_interface.md section 5.1): rc_resp.c feeds both here.
  * PSN arithmetic is modulo 2^24 (blue_psn_add / blue_psn_diff).
  */
 #include <string.h>
