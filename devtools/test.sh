@@ -1,8 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The README's test command: install what is missing, build with -Werror,
-# run every default meson suite, and end with one line 'N passed, M failed'.
-# Exits non-zero on any build error or failed test.
+# The README's test command: install what is missing, build with -Werror, run
+# a test tier, print the ten slowest tests and end with one line
+# 'N passed, M failed'. Exits non-zero on any build error or failed test.
+#
+#   devtools/test.sh           the fast tier (`meson test`): on every change
+#   devtools/test.sh --full    the full tier (`meson test --setup full`): CI,
+#                              and before you push
+# Further arguments go to meson test (a suite, a test name, --repeat ...).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${ORDK_BUILD_DIR:-build}
@@ -13,6 +18,14 @@ fail() {
     exit 1
 }
 
+setup=()
+tier=fast
+if [ "${1:-}" = "--full" ]; then
+    setup=(--setup full)
+    tier=full
+    shift
+fi
+
 . devtools/lib.sh
 
 devtools/setup.sh || fail "setup failed"
@@ -20,7 +33,7 @@ devtools/setup.sh || fail "setup failed"
 ordk_build "$BUILD" -Dwerror=true -Dpkgconfig.relocatable=true || fail "configure or build failed (output above)"
 
 start=$(date +%s)
-meson test -C "$BUILD" --print-errorlogs --num-processes "$(nproc)"
+meson test -C "$BUILD" "${setup[@]}" --print-errorlogs --num-processes "$(nproc)" "$@"
 rc=$?
-echo "test.sh: meson test took $(( $(date +%s) - start )) s"
-python3 devtools/junit-summary.py "$BUILD/meson-logs/testlog.junit.xml" "$rc"
+echo "test.sh: the $tier tier's meson test took $(( $(date +%s) - start )) s"
+python3 devtools/junit-summary.py --slowest 10 "$BUILD/meson-logs/testlog.junit.xml" "$rc"
