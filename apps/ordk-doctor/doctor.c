@@ -128,7 +128,7 @@ hugetlbfs_mounted(const struct doc_opts *o, char *where, size_t len)
 	char p[512];
 
 	snprintf(p, sizeof(p), "%s/proc/mounts", o->root);
-	return app_hugetlbfs_mounted(p, where, len);
+	return ordk_env_hugetlbfs_mounted(p, where, len);
 }
 
 void

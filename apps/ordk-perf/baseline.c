@@ -108,14 +108,14 @@ tcp_bulk(double secs)
 	}
 	close(b);
 	pin(0);
-	t0 = app_wall_s();
+	t0 = ordk_env_wall_s();
 	do {
 		ssize_t k = write(a, buf, sizeof(buf));
 
 		if (k <= 0)
 			break;
 		bytes += (uint64_t)k;
-		t = app_wall_s() - t0;
+		t = ordk_env_wall_s() - t0;
 	} while (t < secs);
 	close(a);
 	waitpid(pid, NULL, 0);
@@ -144,13 +144,13 @@ tcp_pingpong(size_t size, unsigned int n)
 	close(b);
 	pin(0);
 	for (unsigned int i = 0; i < n; i++) {
-		double t0 = app_wall_s();
+		double t0 = ordk_env_wall_s();
 
 		if (write(a, buf, size) != (ssize_t)size || read_all(a, buf, size) != 0) {
 			fprintf(stderr, "ordk-baseline: TCP ping-pong broke at %u\n", i);
 			return 1;
 		}
-		lat[i] = (app_wall_s() - t0) * 1e6 / 2;
+		lat[i] = (ordk_env_wall_s() - t0) * 1e6 / 2;
 	}
 	close(a);
 	waitpid(pid, NULL, 0);
@@ -177,14 +177,14 @@ memcpy_bw(size_t size, double secs)
 	memset(src, 1, span);
 	memset(dst, 2, span);
 	pin(0);
-	t0 = app_wall_s();
+	t0 = ordk_env_wall_s();
 	do {
 		for (int i = 0; i < 64; i++) {
 			memcpy(dst + off, src + off, size);
 			bytes += size;
 			off = off + size + size > span ? 0 : off + size;
 		}
-		t = app_wall_s() - t0;
+		t = ordk_env_wall_s() - t0;
 	} while (t < secs);
 	*(volatile char *)&dst[0] = dst[off]; /* the copies are used: keep them */
 	printf("memcpy_gbps %.3f\n", (double)bytes * 8 / t / 1e9);
@@ -199,8 +199,8 @@ static int
 raw(bool rx, uint32_t size, double secs, const char *sock, const char *prog)
 {
 	char vdev[200];
-	struct app_eal_defaults d = { .prog = prog, .prefix = rx ? "ordk-raw-rx" : "ordk-raw-tx",
-				      .lcore = rx ? 0 : 1, .mem_mb = 256, .vdev = vdev };
+	struct ordk_env_eal d = { .prog = prog, .prefix = rx ? "ordk-raw-rx" : "ordk-raw-tx",
+				  .lcore = rx ? 0 : 1, .mem_mb = 256, .vdev = vdev };
 	struct rte_mempool *mp;
 	struct rte_mbuf *m[32];
 	uint64_t frames = 0;
@@ -215,24 +215,24 @@ raw(bool rx, uint32_t size, double secs, const char *sock, const char *prog)
 		return 1;
 	mp = rte_pktmbuf_pool_create("raw_pool", 8191, 256, 0, RTE_PKTMBUF_HEADROOM + 8192,
 				     SOCKET_ID_ANY);
-	if (mp == NULL || app_port_start(0, mp) != 0 || app_link_wait(0, 20, !rx) != 0) {
+	if (mp == NULL || ordk_env_port_start(0, mp) != 0 || ordk_env_link_wait(0, 20, !rx) != 0) {
 		fprintf(stderr, "ordk-baseline: net_memif port did not come up\n");
 		return 1;
 	}
 	if (rx) {
 		/* count until the sender has been quiet for 300 ms, then stop polling */
 		t0 = 0;
-		end = app_wall_s() + secs + 20;
-		while (app_wall_s() < end) {
+		end = ordk_env_wall_s() + secs + 20;
+		while (ordk_env_wall_s() < end) {
 			uint16_t k = rte_eth_rx_burst(0, 0, m, 32);
 
 			if (k > 0) {
 				if (t0 == 0)
-					t0 = app_wall_s();
+					t0 = ordk_env_wall_s();
 				frames += k;
-				last = app_wall_s();
+				last = ordk_env_wall_s();
 				rte_pktmbuf_free_bulk(m, k);
-			} else if (t0 != 0 && app_wall_s() - last > 0.3)
+			} else if (t0 != 0 && ordk_env_wall_s() - last > 0.3)
 				break;
 		}
 		if (frames == 0 || last <= t0) {
@@ -244,8 +244,8 @@ raw(bool rx, uint32_t size, double secs, const char *sock, const char *prog)
 			       (double)frames * size * 8 / (last - t0) / 1e9);
 		usleep(300 * 1000); /* the receiver closes first; see ordk-perf's linger() */
 	} else {
-		end = app_wall_s() + secs;
-		while (app_wall_s() < end) {
+		end = ordk_env_wall_s() + secs;
+		while (ordk_env_wall_s() < end) {
 			if (rte_pktmbuf_alloc_bulk(mp, m, 32) != 0)
 				continue;
 			for (int i = 0; i < 32; i++) {
@@ -264,7 +264,7 @@ raw(bool rx, uint32_t size, double secs, const char *sock, const char *prog)
 	}
 	rte_eth_dev_stop(0);
 	rte_eth_dev_close(0);
-	app_eal_cleanup();
+	ordk_env_eal_cleanup();
 	return rc;
 }
 

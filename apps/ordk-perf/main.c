@@ -67,7 +67,7 @@ main(int argc, char **argv)
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 		unsigned int mem = 256 + (unsigned int)((uint64_t)o.qps * 2 *
 			(o.all_sizes ? PERF_ALL_MAX_SIZE : o.size) * (o.loopback ? 2 : 1) >> 20);
-		struct app_eal_defaults d = {
+		struct ordk_env_eal d = {
 			.prog = argv[0], .prefix = "ordk-perf",
 			.lcore = o.host != NULL && ncpu > 1 ? 1 : 0,
 			.mem_mb = mem + (o.loopback ? 128 : 64), .vdev = NULL,
@@ -86,6 +86,6 @@ main(int argc, char **argv)
 			return 1;
 	}
 	rc = perf_run(&o);
-	app_eal_cleanup();
+	ordk_env_eal_cleanup();
 	return rc;
 }

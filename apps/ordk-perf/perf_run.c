@@ -599,13 +599,13 @@ server_end(struct side *s)
 {
 	const struct perf_msg *r = &s->round;
 	enum perf_test t = (enum perf_test)r->test;
-	double until = app_now_s() + IDLE_S;
+	double until = ordk_env_now_s() + IDLE_S;
 	uint64_t value = 0;
 	char text[120] = "";
 	int32_t status = 0;
 
 	if (t == PERF_SEND_BW || t == PERF_SEND_LAT) /* the last SENDs may still be arriving */
-		while (s->rx_count < s->in.count && app_now_s() < until) {
+		while (s->rx_count < s->in.count && ordk_env_now_s() < until) {
 			struct ordk_wc wc[32];
 			int n = ordk_cq_poll(s->cq, wc, 32);
 
@@ -955,7 +955,7 @@ progress_line(struct ctx *x, const struct run *r, double t0, uint64_t *next)
 	if (!x->progress || rte_get_tsc_cycles() < *next)
 		return;
 	*next = rte_get_tsc_cycles() + x->hz;
-	now = app_now_s();
+	now = ordk_env_now_s();
 	if (perf_test_is_bw(x->o->test))
 		fprintf(stderr, "ordk-perf: %s %u B: %" PRIu64 " messages, %.2f MiB/sec\n",
 			perf_test_name(x->o->test), r->size, r->msgs,
@@ -1032,14 +1032,14 @@ client_bw(struct ctx *x, struct run *r)
 	struct side *c = &x->c;
 	uint64_t posted[PERF_MAX_QPS] = { 0 }, done[PERF_MAX_QPS] = { 0 }, np = 0, nc = 0;
 	bool final[PERF_MAX_QPS] = { false }, timeup = false;
-	double t0 = app_now_s(), stop = t0 + o->duration;
+	double t0 = ordk_env_now_s(), stop = t0 + o->duration;
 	uint64_t next = rte_get_tsc_cycles() + x->hz;
 	struct ordk_wc wc[64];
 
 	for (;;) {
 		bool all = true;
 
-		if (o->duration && !timeup && app_now_s() >= stop) {
+		if (o->duration && !timeup && ordk_env_now_s() >= stop) {
 			/* each QP's last WR must be signaled, or its tail never completes */
 			timeup = true;
 			for (uint32_t q = 0; q < c->nqp; q++)
@@ -1107,7 +1107,7 @@ client_bw(struct ctx *x, struct run *r)
 			return -1;
 		}
 	}
-	r->secs = app_now_s() - t0;
+	r->secs = ordk_env_now_s() - t0;
 	r->msgs = nc;
 	return 0;
 }
@@ -1170,7 +1170,7 @@ client_lat(struct ctx *x, struct run *r)
 	const struct perf_opts *o = x->o;
 	struct side *c = &x->c;
 	uint32_t size = c->in.size;
-	double t0 = app_now_s(), hz = (double)x->hz;
+	double t0 = ordk_env_now_s(), hz = (double)x->hz;
 	uint64_t next = rte_get_tsc_cycles() + x->hz;
 	volatile uint8_t *flag = region(c, 0) + size - 1;
 	uint8_t val = 1;
@@ -1178,7 +1178,8 @@ client_lat(struct ctx *x, struct run *r)
 	if (o->test == PERF_SEND_LAT)
 		for (uint32_t i = 0; i < 16; i++)
 			post_lat_recv(c, size);
-	for (uint64_t it = 0; o->duration ? app_now_s() < t0 + o->duration : it < o->iters; it++) {
+	for (uint64_t it = 0; o->duration ? ordk_env_now_s() < t0 + o->duration : it < o->iters;
+	     it++) {
 		struct ordk_send_wr w;
 		uint64_t s0 = rte_get_tsc_cycles(), s1 = s0;
 		double us;
@@ -1220,7 +1221,7 @@ client_lat(struct ctx *x, struct run *r)
 		val = next_val(val);
 		progress_line(x, r, t0, &next);
 	}
-	r->secs = app_now_s() - t0;
+	r->secs = ordk_env_now_s() - t0;
 	r->msgs = r->nlat;
 	return 0;
 }
@@ -1565,7 +1566,7 @@ run_server(struct ctx *x)
 			s->failed = true;
 		}
 	}
-	app_linger_server(s->dev, 1.0);
+	ordk_env_linger_server(s->dev, 1.0);
 	return s->failed ? 2 : x->refused ? 1 : 0;
 }
 
@@ -1582,7 +1583,7 @@ run_loopback(struct ctx *x)
 			o->devargs);
 		return 1;
 	}
-	if (app_ring_pair("perf_lb", x->mp, p) != 0) {
+	if (ordk_env_ring_pair("perf_lb", x->mp, p) != 0) {
 		fprintf(stderr, "ordk-perf: cannot make the net_ring pair\n");
 		return 1;
 	}
@@ -1607,14 +1608,14 @@ static int
 start_port(struct ctx *x)
 {
 	const struct perf_opts *o = x->o;
-	double t0 = app_now_s();
+	double t0 = ordk_env_now_s();
 	int rc = app_start_port_wait(o->devargs, x->mp, o->host != NULL, o->host ? 0 : -1);
 
 	if (rc == -ECONNREFUSED) { /* the client came first: wait for the server */
 		fprintf(stderr, "ordk-perf: waiting for the server at %s:%u (up to %u s)\n",
 			o->host, o->port, o->peer_wait);
 		rc = app_start_port_wait(o->devargs, x->mp, true,
-					 o->peer_wait - (app_now_s() - t0));
+					 o->peer_wait - (ordk_env_now_s() - t0));
 	}
 	if (rc == 0)
 		return 0;
@@ -1638,7 +1639,7 @@ static int
 exchange(struct ctx *x, double t0)
 {
 	const struct perf_opts *o = x->o;
-	double left = o->peer_wait - (app_now_s() - t0);
+	double left = o->peer_wait - (ordk_env_now_s() - t0);
 	int wait_ms = (int)((left > 5 ? left : 5) * 1000);
 	int rc = ordk_cm_exchange(o->host, o->port, &x->me->me, &x->me->peer,
 				  o->host ? wait_ms : INT32_MAX);
@@ -1664,7 +1665,7 @@ perf_run(const struct perf_opts *o)
 {
 	static struct ctx x; /* large: not on the stack */
 	char args[512];
-	double t0 = app_now_s();
+	double t0 = ordk_env_now_s();
 	int rc = 1;
 
 	memset(&x, 0, sizeof(x));
@@ -1672,7 +1673,7 @@ perf_run(const struct perf_opts *o)
 	x.so = *o;
 	x.hz = rte_get_tsc_hz();
 	x.progress = o->progress == 1 || (o->progress == -1 && isatty(STDERR_FILENO));
-	x.mp = app_frame_pool("perf_pool", o->loopback ? 16383 : 8191);
+	x.mp = ordk_env_frame_pool("perf_pool", o->loopback ? 16383 : 8191);
 	if (x.mp == NULL) {
 		fprintf(stderr, "ordk-perf: no memory for mbufs (more -m, or hugepages)\n");
 		return 1;
@@ -1707,7 +1708,7 @@ perf_run(const struct perf_opts *o)
 		if (client_call(&x, &m, MSG_BYE) != 0 && rc == 0)
 			rc = 2;
 	}
-	app_linger(x.c.dev, 0.3);
+	ordk_env_linger(x.c.dev, 0.3);
 out:
 	if (o->stats) {
 		side_stats(&x.c, "client");
@@ -1715,6 +1716,6 @@ out:
 	}
 	side_close(&x.c);
 	side_close(&x.s);
-	app_close_ports();
+	ordk_env_close_ports();
 	return rc;
 }

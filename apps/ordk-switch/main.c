@@ -336,7 +336,7 @@ main(int argc, char **argv)
 	}
 	if (parse_opts(argc - used, argv + used, &o) != 0)
 		goto out;
-	mp = app_frame_pool("sw_pool", 16383);
+	mp = ordk_env_frame_pool("sw_pool", 16383);
 	if (mp == NULL) {
 		fprintf(stderr, "ordk-switch: no mbuf pool\n");
 		goto out;
@@ -345,7 +345,7 @@ main(int argc, char **argv)
 	{
 		if (n == SW_MAX_PORTS)
 			break;
-		if (app_port_start(pid, mp) != 0) {
+		if (ordk_env_port_start(pid, mp) != 0) {
 			fprintf(stderr, "ordk-switch: port %u does not start\n", pid);
 			goto out;
 		}
@@ -377,7 +377,7 @@ out:
 	sw_switch_fini(&sw);
 	if (trace != NULL)
 		fclose(trace);
-	app_close_ports();
-	app_eal_cleanup();
+	ordk_env_close_ports();
+	ordk_env_eal_cleanup();
 	return rc;
 }

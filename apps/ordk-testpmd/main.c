@@ -109,8 +109,8 @@ main(int argc, char **argv)
 					    { "help", no_argument, NULL, 'h' },
 					    { NULL, 0, NULL, 0 } };
 	const char *cmdfile = NULL, *extra = "";
-	struct app_eal_defaults d = { .prog = argv[0], .prefix = "ordk-testpmd", .lcore = 0,
-				      .mem_mb = 512 };
+	struct ordk_env_eal d = { .prog = argv[0], .prefix = "ordk-testpmd", .lcore = 0,
+				  .mem_mb = 512 };
 	int dd = -1, first, c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -157,12 +157,12 @@ main(int argc, char **argv)
 		return 1;
 	if (tp_init(extra) != 0) {
 		tp_fini();
-		app_eal_cleanup();
+		ordk_env_eal_cleanup();
 		return 1;
 	}
 	if (cmdfile != NULL && run_file(cmdfile) != 0) {
 		tp_fini();
-		app_eal_cleanup();
+		ordk_env_eal_cleanup();
 		return 1; /* testpmd: a command file it cannot read ends the run */
 	}
 	if (!tp.quit) {
@@ -175,6 +175,6 @@ main(int argc, char **argv)
 		tp_stop();
 	printf("Bye...\n");
 	tp_fini();
-	app_eal_cleanup();
+	ordk_env_eal_cleanup();
 	return 0;
 }

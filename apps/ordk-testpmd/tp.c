@@ -75,10 +75,10 @@ make_pairs(uint32_t n)
 int
 tp_init(const char *extra)
 {
-	struct rte_mempool *mp = app_frame_pool("tp_pool", 16383);
+	struct rte_mempool *mp = ordk_env_frame_pool("tp_pool", 16383);
 	uint16_t ports[TP_SIDES];
 
-	if (mp == NULL || app_ring_pair("tp_ring", mp, ports) != 0) {
+	if (mp == NULL || ordk_env_ring_pair("tp_ring", mp, ports) != 0) {
 		fprintf(stderr, "ordk-testpmd: cannot make the net_ring pair (memory?)\n");
 		return -1;
 	}
@@ -107,7 +107,7 @@ tp_init(const char *extra)
 			return -1;
 		}
 		snap(s->port, &tp.last_show[i]);
-		tp.last_show_t[i] = app_now_s();
+		tp.last_show_t[i] = ordk_env_now_s();
 	}
 	return make_pairs(1);
 }
@@ -131,7 +131,7 @@ tp_fini(void)
 			ordk_dev_close(s->dev);
 		rte_free(s->buf);
 	}
-	app_close_ports();
+	ordk_env_close_ports();
 }
 
 /* ---------------------------------------------------------------- traffic */
@@ -245,7 +245,7 @@ tp_start(const char *op, uint32_t size, uint32_t qps)
 		for (uint32_t q = 0; q < qps; q++)
 			for (uint32_t i = 0; i < TP_DEPTH; i++)
 				post_recv(q);
-	tp.t0 = app_now_s();
+	tp.t0 = ordk_env_now_s();
 	tp.running = true;
 	printf("Start: %s %u B on %u QP pair%s, %s -> %s (%u in flight per QP).\n", op, size, qps,
 	       qps > 1 ? "s" : "", tp.s[0].at.name, tp.s[1].at.name, TP_DEPTH);
@@ -278,7 +278,7 @@ faults_note(void)
 static void
 tally(FILE *f)
 {
-	double t = (tp.running ? app_now_s() : tp.t1) - tp.t0;
+	double t = (tp.running ? ordk_env_now_s() : tp.t1) - tp.t0;
 
 	if (t <= 0)
 		t = 1e-9;
@@ -302,16 +302,16 @@ tp_stop(void)
 	{
 		printf("Telling cores to stop...\nWaiting for lcores to finish...\n");
 		tp.running = false;
-		tp.t1 = app_now_s();
+		tp.t1 = ordk_env_now_s();
 		/* the WRs in flight complete (bounded) */
-		until = app_now_s() + 5;
+		until = ordk_env_now_s() + 5;
 		for (;;) {
 			uint64_t left = 0;
 
 			tp_step();
 			for (uint32_t q = 0; q < tp.qps; q++)
 				left += tp.outstanding[q];
-			if (left == 0 || app_now_s() > until)
+			if (left == 0 || ordk_env_now_s() > until)
 				break;
 		}
 	}
@@ -377,11 +377,11 @@ tp_sleep(const char *arg)
 		printf("Bad arguments: sleep <0..3600 seconds>\n");
 		return -1;
 	}
-	until = app_now_s() + s;
-	next = app_now_s() + 1;
-	while (app_now_s() < until) {
+	until = ordk_env_now_s() + s;
+	next = ordk_env_now_s() + 1;
+	while (ordk_env_now_s() < until) {
 		tp_step();
-		if (tp.running && app_now_s() >= next) {
+		if (tp.running && ordk_env_now_s() >= next) {
 			next += 1;
 			tally(stdout);
 		}
@@ -443,7 +443,7 @@ tp_show_port_stats(int port)
 	for (int i = 0; i < TP_SIDES; i++) {
 		struct tp_eth_snap now, *last = &tp.last_show[i];
 		struct rte_eth_stats st = { 0 };
-		double t = app_now_s(), dt = t - tp.last_show_t[i];
+		double t = ordk_env_now_s(), dt = t - tp.last_show_t[i];
 
 		if (only >= 0 && i != only)
 			continue;
@@ -666,13 +666,13 @@ tp_clear_port_stats(int port)
 		rte_eth_stats_reset(tp.s[i].port);
 		snap(tp.s[i].port, &tp.last_show[i]);
 		snap(tp.s[i].port, &tp.start_stats[i]);
-		tp.last_show_t[i] = app_now_s();
+		tp.last_show_t[i] = ordk_env_now_s();
 		tp.s[i].cq_polled = tp.s[i].cq_errors = 0;
 		printf("\n  NIC statistics for port %u cleared\n", tp.s[i].port); /* testpmd's */
 	}
 	if (only < 0) {
 		tp.done = tp.bytes = tp.errors = 0;
-		tp.t0 = app_now_s();
+		tp.t0 = ordk_env_now_s();
 	}
 	faults_note(); /* cleared counters, not the faults: say so */
 }

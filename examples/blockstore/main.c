@@ -140,7 +140,7 @@ target_lcore(void *arg)
 	uint64_t iter = 0;
 	bool armed = false;
 
-	while (!t->bye && app_now_s() < t->until) {
+	while (!t->bye && ordk_env_now_s() < t->until) {
 		struct ordk_wc wc[32];
 		int k;
 
@@ -189,7 +189,7 @@ target_lcore(void *arg)
 static int
 target_main(uint16_t cm_port, size_t size_mb, const char *file, double seconds)
 {
-	struct target t = { .until = app_now_s() + seconds };
+	struct target t = { .until = ordk_env_now_s() + seconds };
 	size_t len = size_mb << 20;
 	int fd = -1;
 
@@ -223,7 +223,7 @@ target_main(uint16_t cm_port, size_t size_mb, const char *file, double seconds)
 	rte_eal_mp_wait_lcore();
 	printf("target: %" PRIu64 " I/Os served, %" PRIu64 " refused or bad, %s\n", t.ios, t.errors,
 	       t.bye ? "the client said bye" : "time is up");
-	app_linger_server(N.dev, EX_SERVER_QUIET_S);
+	ordk_env_linger_server(N.dev, EX_SERVER_QUIET_S);
 	ordk_mr_dereg(t.store_mr);
 	munmap(t.store, len);
 	if (fd >= 0)
@@ -307,9 +307,9 @@ client_main(const char *host, uint16_t cm_port, uint32_t qd, unsigned int read_p
 	       qd, read_pct, blocks, nios, verify ? ", every block read checked" : "");
 	for (uint32_t i = 0; i < qd; i++)
 		client_recv(qd, i);
-	t0 = app_now_s();
+	t0 = ordk_env_now_s();
 	until = t0 + 120;
-	while (done < nios && app_now_s() < until) {
+	while (done < nios && ordk_env_now_s() < until) {
 		struct ordk_wc wc[32];
 		int k;
 
@@ -377,7 +377,7 @@ client_main(const char *host, uint16_t cm_port, uint32_t qd, unsigned int read_p
 			}
 		}
 	}
-	secs = app_now_s() - t0;
+	secs = ordk_env_now_s() - t0;
 	if (done < nios) {
 		fprintf(stderr, "client: %" PRIu64 " of %" PRIu64 " I/Os done in time\n", done, nios);
 		rc = 2;
@@ -397,7 +397,8 @@ client_main(const char *host, uint16_t cm_port, uint32_t qd, unsigned int read_p
 			if (gen[lba] == 0)
 				continue;
 			client_send(qd, 0, OP_READ, lba);
-			for (double end = app_now_s() + 10; got == 0 && app_now_s() < end;) {
+			for (double end = ordk_env_now_s() + 10;
+			     got == 0 && ordk_env_now_s() < end;) {
 				int k = ordk_cq_poll(N.cq, wc, 4);
 
 				for (int i = 0; i < k; i++)

@@ -32,8 +32,8 @@ ex_eal_init(int eal_argc, char **argv, const char *name, bool client, uint16_t p
 	    unsigned int mem_mb, const char *devargs)
 {
 	char vdev[200], prefix[64];
-	struct app_eal_defaults d = { .prog = argv[0], .prefix = prefix, .mem_mb = mem_mb,
-				      .lcore = client && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0 };
+	struct ordk_env_eal d = { .prog = argv[0], .prefix = prefix, .mem_mb = mem_mb,
+				  .lcore = client && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0 };
 
 	snprintf(prefix, sizeof(prefix), "ordk-%s", name);
 	if (devargs == NULL || strncmp(devargs, "bluesim", 7) == 0) {
@@ -47,7 +47,7 @@ ex_eal_init(int eal_argc, char **argv, const char *name, bool client, uint16_t p
 int
 ex_node_open(struct ex_node *n, const char *devargs, bool client, size_t len, uint32_t cqe)
 {
-	struct rte_mempool *mp = app_frame_pool("ex_pool", 8191);
+	struct rte_mempool *mp = ordk_env_frame_pool("ex_pool", 8191);
 	char args[512];
 
 	memset(n, 0, sizeof(*n));
@@ -186,21 +186,21 @@ void
 ex_finish(struct ex_node *n)
 {
 	if (n->client && n->dev != NULL)
-		app_linger(n->dev, n->linger_s > 0 ? n->linger_s : 0.3);
+		ordk_env_linger(n->dev, n->linger_s > 0 ? n->linger_s : 0.3);
 	if (n->dev != NULL && getenv("ORDK_XSTATS") != NULL) /* the rig's post-mortem */
 		app_print_xstats(stderr, n->dev, false);
 	ex_node_close(n);
-	app_close_ports();
-	app_eal_cleanup();
+	ordk_env_close_ports();
+	ordk_env_eal_cleanup();
 }
 
 int
 ex_wait(struct ex_node *n, struct ordk_wc *wc, int want, double seconds)
 {
-	double until = app_now_s() + seconds;
+	double until = ordk_env_now_s() + seconds;
 	int got = 0;
 
-	while (got < want && app_now_s() < until) {
+	while (got < want && ordk_env_now_s() < until) {
 		int k = ordk_cq_poll(n->cq, wc + got, want - got);
 
 		if (k > 0)

@@ -24,7 +24,7 @@
  * under loss the server's ACK may need a resend the server no longer polls
  * for; then it lingers (0.3 s, or ex_node.linger_s) and closes. The server,
  * having read the bye, polls 50 ms and waits for the client to leave first
- * (app_linger_server(): net_memif faults when polled after its peer left, and
+ * (ordk_env_linger_server(): net_memif faults when polled after its peer left, and
  * when the peer's disconnect meets the server's rte_eal_cleanup()); over a
  * port that cannot see the client go it stays quiet EX_SERVER_QUIET_S.
  */
@@ -81,7 +81,7 @@ int ex_connect(struct ex_node *n, const char *host, uint16_t port, unsigned int 
 int ex_accept(struct ex_node *n, int lfd, uint32_t depth);
 
 /**
- * The end of an example process: the client lingers (see app_linger()) so
+ * The end of an example process: the client lingers (see ordk_env_linger()) so
  * the server closes last, then the node, the ports and EAL close.
  */
 void ex_finish(struct ex_node *n);

@@ -143,7 +143,7 @@ memory_main(uint16_t cm_port, double seconds)
 {
 	struct rec *t = (struct rec *)N.buf;
 	int lfd = mc ? -1 : ordk_cm_listen(cm_port);
-	double until = app_now_s() + seconds;
+	double until = ordk_env_now_s() + seconds;
 	uint64_t iter = 0;
 	unsigned int posted = 0, byes = 0, want = mc ? cfg.n_cn : 1;
 
@@ -157,7 +157,7 @@ memory_main(uint16_t cm_port, double seconds)
 	       mc ? "through memcached, cluster" : "on port", mc ? cfg.n_cn : cm_port);
 	if (mc && memory_meet() != 0)
 		return 1;
-	while (byes < want && app_now_s() < until) {
+	while (byes < want && ordk_env_now_s() < until) {
 		struct ordk_wc wc[16];
 		int k;
 
@@ -185,7 +185,7 @@ memory_main(uint16_t cm_port, double seconds)
 		       byes >= want ? "every compute node said bye" : "time is up", byes, want,
 		       st.atomics_executed, st.atomics_replayed);
 	}
-	app_linger_server(N.dev, mc ? 0.2 : EX_SERVER_QUIET_S);
+	ordk_env_linger_server(N.dev, mc ? 0.2 : EX_SERVER_QUIET_S);
 	if (lfd >= 0)
 		close(lfd);
 	return mc && byes < want ? 1 : 0;
@@ -510,12 +510,12 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 	printf("compute: %s, %u contexts, %s, %" PRIu64 " records, %s\n", N.at.name, nctx,
 	       smallbank ? "SmallBank transfers" : "YCSB-like", nrec,
 	       Z.hot_n ? "hot set" : "Zipfian");
-	t0 = app_now_s();
+	t0 = ordk_env_now_s();
 	until = t0 + duration;
 	for (;;) {
 		struct ordk_wc wc[32];
 		int k;
-		bool more = ntx ? S.tried < ntx : app_now_s() < until, busy = false;
+		bool more = ntx ? S.tried < ntx : ordk_env_now_s() < until, busy = false;
 
 		for (unsigned int i = 0; i < nctx; i++) {
 			if (C[i].ph == P_IDLE && more && (!ntx || S.tried < ntx)) {
@@ -528,7 +528,7 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 		}
 		if (!busy && !more)
 			break;
-		la_tick(app_now_s());
+		la_tick(ordk_env_now_s());
 		k = ordk_cq_poll(N.cq, wc, 32);
 		if (k == 0 && idle_us)
 			usleep(idle_us);
@@ -545,10 +545,10 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 			if (--c->waiting == 0)
 				advance(c);
 		}
-		if (rc != 0 || app_now_s() > until + 60)
+		if (rc != 0 || ordk_env_now_s() > until + 60)
 			break;
 	}
-	secs = app_now_s() - t0;
+	secs = ordk_env_now_s() - t0;
 	ex_sort(S.lat, S.nlat);
 	{
 		double sum = 0;

@@ -182,7 +182,7 @@ meta_line(char *line, char *out, size_t len)
 	return true;
 }
 
-/* The service runs without EAL (no TSC frequency): its clock is app_wall_s(). */
+/* The service runs without EAL (no TSC frequency): its clock is ordk_env_wall_s(). */
 static int
 meta_main(uint16_t port, double seconds)
 {
@@ -191,7 +191,7 @@ meta_main(uint16_t port, double seconds)
 	char in[64][512];
 	size_t have[64] = { 0 };
 	int one = 1, np = 1;
-	double until = app_wall_s() + seconds;
+	double until = ordk_env_wall_s() + seconds;
 	bool run = true;
 
 	p[0].fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -202,7 +202,7 @@ meta_main(uint16_t port, double seconds)
 		return 1;
 	}
 	printf("meta: listening on port %u\n", port);
-	while (run && !stop && app_wall_s() < until) {
+	while (run && !stop && ordk_env_wall_s() < until) {
 		if (poll(p, (nfds_t)np, 200) <= 0)
 			continue;
 		if ((p[0].revents & POLLIN) && np < 64) {
@@ -312,7 +312,7 @@ worker_main(struct ex_node *n, const char *mhost, uint16_t mport, uint16_t cm_po
 {
 	int lfd = ordk_cm_listen(cm_port), bye = 0;
 	char line[256];
-	double until = app_now_s() + seconds, next_beat = 0;
+	double until = ordk_env_now_s() + seconds, next_beat = 0;
 	uint64_t iter = 0;
 	unsigned int posted = 0;
 	int rc = 0;
@@ -335,7 +335,7 @@ worker_main(struct ex_node *n, const char *mhost, uint16_t mport, uint16_t cm_po
 		snprintf(me.host, sizeof(me.host), "%s", host);
 		if (kvr_register(wname, &me, lease_ms) != 0)
 			return 1;
-		next_beat = app_now_s() + lease_ms / 3000.0;
+		next_beat = ordk_env_now_s() + lease_ms / 3000.0;
 	} else {
 		meta_send("REG %s %u %" PRIu64 " %u %zu\n", host, cm_port,
 			  (uint64_t)(uintptr_t)n->buf, n->mr->rkey, n->len);
@@ -348,7 +348,7 @@ worker_main(struct ex_node *n, const char *mhost, uint16_t mport, uint16_t cm_po
 	       n->len >> 20, redis ? " in redis as " : "", redis ? wname : "", n->mr->rkey, cm_port);
 	fflush(stdout);
 	/* one-sided transfers need nothing from the worker but polling; a client's BYE ends it */
-	while (!stop && !bye && app_now_s() < until) {
+	while (!stop && !bye && ordk_env_now_s() < until) {
 		struct ordk_wc wc[16];
 		int k;
 
@@ -356,13 +356,14 @@ worker_main(struct ex_node *n, const char *mhost, uint16_t mport, uint16_t cm_po
 			usleep(idle_us);
 		if ((++iter & 1023) == 0 && ex_accept(n, lfd, DEPTH) < 0)
 			break;
-		if (redis && (iter & 255) == 0 && app_now_s() >= next_beat) { /* the heartbeat */
+		/* the heartbeat */
+		if (redis && (iter & 255) == 0 && ordk_env_now_s() >= next_beat) {
 			if (kvr_heartbeat(wname, lease_ms) != 0) {
 				fprintf(stderr, "worker: %s: lease lost (late heartbeat?)\n", wname);
 				rc = 1;
 				break;
 			}
-			next_beat = app_now_s() + lease_ms / 3000.0;
+			next_beat = ordk_env_now_s() + lease_ms / 3000.0;
 		}
 		for (; posted < n->nqp; posted++) { /* a RECV for each new client QP */
 			struct ordk_recv_wr r = { .wr_id = posted, .num_sge = 1 };
@@ -384,7 +385,8 @@ worker_main(struct ex_node *n, const char *mhost, uint16_t mport, uint16_t cm_po
 		ordk_dev_stats(n->dev, &st);
 		app_print_stats(stdout, &st, false);
 	}
-	if (app_linger_server(n->dev, redis ? 0.2 : EX_SERVER_QUIET_S) > 0) /* the client closes first */
+	/* the client closes first */
+	if (ordk_env_linger_server(n->dev, redis ? 0.2 : EX_SERVER_QUIET_S) > 0)
 		printf("worker: the client left\n");
 	close(lfd);
 	return rc;
@@ -471,9 +473,9 @@ transfer(enum ordk_wr_opcode op, const struct loc *locs, unsigned int n, size_t 
 {
 	static struct xfer x[MAX_KEYS];
 	unsigned int outstanding[EX_MAX_QPS] = { 0 }, next = 0, done = 0, failed = 0;
-	double until = app_now_s() + 60;
+	double until = ordk_env_now_s() + 60;
 
-	while (done < n && app_now_s() < until) {
+	while (done < n && ordk_env_now_s() < until) {
 		struct ordk_wc wc[64];
 		int k;
 
@@ -684,7 +686,7 @@ kv_batch_get(size_t size, unsigned int n, size_t slot, double *lat, double *secs
 			struct ordk_wc wc[8];
 			size_t again;
 
-			for (double t = app_now_s() + 0.1; app_now_s() < t;)
+			for (double t = ordk_env_now_s() + 0.1; ordk_env_now_s() < t;)
 				ordk_cq_poll(N.cq, wc, 8);
 			again = ex_check(N.buf + (size_t)i * slot, size, seed_of(k));
 			fprintf(stderr, "client: block %s (%s) differs at byte %zu; 100 ms later %s\n",
@@ -708,11 +710,11 @@ report(const char *what, size_t size, unsigned int n, double secs, double *lat)
 static int
 redis_connect_workers(unsigned int qps)
 {
-	double until = app_now_s() + 30;
+	double until = ordk_env_now_s() + 30;
 	int k;
 
 	while ((k = kvr_nodes(W, MAX_NODES)) < (int)want_workers) {
-		if (k < 0 || app_now_s() > until) {
+		if (k < 0 || ordk_env_now_s() > until) {
 			fprintf(stderr, "client: %d of %u workers registered within 30 s\n", k,
 				want_workers);
 			return -1;
@@ -751,12 +753,12 @@ client_main(const char *mhost, uint16_t mport, unsigned int qps, bool bench, uns
 		fprintf(stderr, "client: cannot reach the metadata service at %s:%u\n", mhost, mport);
 		return 1;
 	}
-	for (double until = app_now_s() + 30; !redis;) { /* a worker may still be starting */
+	for (double until = ordk_env_now_s() + 30; !redis;) { /* a worker may still be starting */
 		meta_send("NODE 0\n");
 		if (meta_recv(line, sizeof(line)) == 0 &&
 		    sscanf(line, "OK %63s %u", host, &cm_port) == 2)
 			break;
-		if (app_now_s() > until) {
+		if (ordk_env_now_s() > until) {
 			fprintf(stderr, "client: no worker registered within 30 s (%s)", line);
 			return 1;
 		}

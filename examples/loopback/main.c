@@ -43,10 +43,10 @@ static struct side S[2];
 static void
 open_sides(void)
 {
-	struct rte_mempool *mp = app_frame_pool("lb_pool", 8191);
+	struct rte_mempool *mp = ordk_env_frame_pool("lb_pool", 8191);
 	uint16_t p[2];
 
-	if (mp == NULL || app_ring_pair("lb", mp, p) != 0)
+	if (mp == NULL || ordk_env_ring_pair("lb", mp, p) != 0)
 		rte_exit(EXIT_FAILURE, "cannot set up the net_ring pair (memory?)\n");
 	for (int i = 0; i < 2; i++) {
 		struct side *s = &S[i];
@@ -254,8 +254,8 @@ main(int argc, char **argv)
 	int first, c, fails = 0;
 
 	{
-		struct app_eal_defaults d = { .prog = argv[0], .prefix = "ordk-loopback", .lcore = 0,
-					      .mem_mb = 512 };
+		struct ordk_env_eal d = { .prog = argv[0], .prefix = "ordk-loopback", .lcore = 0,
+					  .mem_mb = 512 };
 		int i;
 
 		for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
@@ -316,7 +316,7 @@ main(int argc, char **argv)
 		ordk_pd_free(S[i].pd);
 		ordk_dev_close(S[i].dev);
 	}
-	app_close_ports();
-	app_eal_cleanup();
+	ordk_env_close_ports();
+	ordk_env_eal_cleanup();
 	return fails ? 1 : 0;
 }

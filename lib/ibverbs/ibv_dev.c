@@ -25,8 +25,8 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 
-#include "app_common.h"
 #include "ibv_internal.h"
+#include "ordk_env.h"
 
 /* "ordk.ibverbs": --log-level=ordk.ibverbs:info (ordk-run --log-level) shows the report at close */
 RTE_LOG_REGISTER(ov_logtype, ordk.ibverbs, NOTICE);
@@ -100,13 +100,13 @@ eal_up(void)
 			argv[argc] = NULL;
 		}
 	} else {
-		/* ORDK's defaults (apps/common), with ordk-run's lcore, port and log level */
+		/* ORDK's defaults (lib/env), with ordk-run's lcore, port and log level */
 		const char *lc = getenv("ORDK_LCORE");
-		struct app_eal_defaults d = { .prog = "ordk-ibverbs", .prefix = "ordk-ibv",
-					      .lcore = lc != NULL ? atoi(lc) : 0, .mem_mb = 512,
-					      .vdev = getenv("ORDK_VDEV"), .log_level = lv };
+		struct ordk_env_eal d = { .prog = "ordk-ibverbs", .prefix = "ordk-ibv",
+					  .lcore = lc != NULL ? atoi(lc) : 0, .mem_mb = 512,
+					  .vdev = getenv("ORDK_VDEV"), .log_level = lv };
 
-		argc = app_eal_default_argv(&d, argv, store, sizeof(store));
+		argc = ordk_env_eal_argv(&d, argv, store, sizeof(store));
 	}
 	if (argc < 0) {
 		OV_LOG(ERR, "ORDK_EAL has too many arguments\n");
@@ -152,25 +152,32 @@ dev_args(struct ov_dev *d, char *out, size_t len)
 }
 
 static int
-port_up(struct ov_dev *d, const char *args)
+port_up(struct ov_dev *d)
 {
 	struct rte_mempool *mp;
+	int rc;
 
 	if (d->port < 0)
 		return 0;
-	mp = app_frame_pool("ordk_ibv_pool", 8191);
+	mp = ordk_env_frame_pool("ordk_ibv_pool", 8191);
 	if (mp == NULL) {
 		OV_LOG(ERR, "no memory for the port's mbufs (more -m in ORDK_EAL)\n");
 		return -ENOMEM;
 	}
-	if (d->client) /* waits for the link, restarting a memif client while down */
-		return app_start_port_of(args, mp, true);
 	if (!rte_eth_dev_is_valid_port((uint16_t)d->port)) {
 		OV_LOG(ERR, "no ethdev port %d (give one with --vdev in ORDK_EAL)\n", d->port);
 		return -ENODEV;
 	}
-	/* a server does not wait: its peer comes when it comes */
-	return app_port_start((uint16_t)d->port, mp) == 0 ? 0 : -EIO;
+	if (!d->client) /* a server does not wait: its peer comes when it comes */
+		return ordk_env_port_start((uint16_t)d->port, mp) == 0 ? 0 : -EIO;
+	/* a client waits for the link, restarting a memif client while it is down */
+	rc = ordk_env_port_start_wait((uint16_t)d->port, mp, true, ORDK_ENV_PEER_WAIT_S);
+	if (rc == -EIO)
+		OV_LOG(ERR, "cannot start ethdev port %d\n", d->port);
+	else if (rc != 0)
+		OV_LOG(ERR, "port %d: link down after %.0f s (is the peer running?)\n", d->port,
+		       ORDK_ENV_PEER_WAIT_S);
+	return rc;
 }
 
 /*
@@ -224,7 +231,7 @@ dev_get(struct ov_dev *d)
 		if (rc == 0)
 			rc = dev_args(d, args, sizeof(args));
 		if (rc == 0)
-			rc = port_up(d, args);
+			rc = port_up(d);
 		if (rc != 0)
 			return rc;
 		d->dev = ordk_dev_open(args);
@@ -259,19 +266,19 @@ dev_put(struct ov_dev *d)
 	/*
 	 * net_memif faults when polled after its peer left: the client polls a
 	 * little (its last ACKs), then closes its port; the server waits for that
-	 * (see app_linger_server()). The device stays open: EAL is not cleaned
+	 * (see ordk_env_linger_server()). The device stays open: EAL is not cleaned
 	 * up either (the process is about to end, and EAL cannot come up twice).
 	 */
 	if (d->port >= 0 && rte_eth_link_get_nowait((uint16_t)d->port, &link) == 0 &&
 	    link.link_status) {
 		pthread_mutex_lock(&d->lock);
 		if (d->client)
-			app_linger(d->dev, 0.3);
+			ordk_env_linger(d->dev, 0.3);
 		else
-			app_linger_server(d->dev, 0.6);
+			ordk_env_linger_server(d->dev, 0.6);
 		pthread_mutex_unlock(&d->lock);
 		if (d->client)
-			app_close_ports();
+			ordk_env_close_ports();
 	}
 	if (d->port >= 0)
 		d->port = -2; /* closed: never polled again */

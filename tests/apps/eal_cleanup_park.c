@@ -5,9 +5,9 @@
  * while the cleanup runs, so it walks its sources only after
  * rte_eal_memory_detach() unmapped the handles of memif's (still registered)
  * listener, as a loaded machine made it happen by chance.
- *   eal_cleanup_park park   app_eal_cleanup(): the thread is parked first; exit 0
+ *   eal_cleanup_park park   ordk_env_eal_cleanup(): the thread is parked first; exit 0
  *   eal_cleanup_park bare   rte_eal_cleanup(): SIGSEGV (DPDK 22.11), the hazard
- *                           app_eal_cleanup() is for; its test expects exactly that
+ *                           ordk_env_eal_cleanup() is for; its test expects exactly that
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +43,7 @@ main(int argc, char **argv)
 {
 	static int efd;
 	char sock[64], vdev[128], prefix[64];
-	struct app_eal_defaults d = { .prog = argv[0], .prefix = prefix, .mem_mb = 64 };
+	struct ordk_env_eal d = { .prog = argv[0], .prefix = prefix, .mem_mb = 64 };
 	struct rte_eth_conf conf = { 0 };
 	struct rte_mempool *mp;
 	bool park = argc > 1 && strcmp(argv[1], "park") == 0;
@@ -66,17 +66,17 @@ main(int argc, char **argv)
 		fprintf(stderr, "eal_cleanup_park: cannot start the memif server port\n");
 		return 2;
 	}
-	/* an EAL alarm, as app_linger() sets: rte_eal_alarm_cleanup() will unregister it */
+	/* an EAL alarm, as ordk_env_linger() sets: rte_eal_alarm_cleanup() will unregister it */
 	if (rte_eal_alarm_set(1, alarm_cb, NULL) != 0)
 		return 2;
 	while (!__atomic_load_n(&alarm_ran, __ATOMIC_ACQUIRE))
 		usleep(1000);
-	app_close_ports(); /* DPDK 22.11's memif leaves its listener registered */
+	ordk_env_close_ports(); /* DPDK 22.11's memif leaves its listener registered */
 	/* keep the interrupt thread busy for 300 ms from now */
-	if (app_intr_fire(slow_cb, &efd, &efd) != 0)
+	if (ordk_env_intr_fire(slow_cb, &efd, &efd) != 0)
 		return 2;
 	usleep(50 * 1000); /* it is inside slow_cb now (it has 250 ms left) */
-	if ((park ? app_eal_cleanup() : rte_eal_cleanup()) != 0)
+	if ((park ? ordk_env_eal_cleanup() : rte_eal_cleanup()) != 0)
 		return 2;
 	usleep(600 * 1000); /* the thread, if free, walks its sources now */
 	printf("eal_cleanup_park %s: the process ends cleanly\n", argv[1]);

@@ -106,7 +106,7 @@ server(const char *vdev, uint16_t port, const struct run_cfg *c)
 		}
 	}
 	/* the client waits for the stop WRITE's ACK and exits first */
-	app_linger_server(e.dev, 1.0);
+	ordk_env_linger_server(e.dev, 1.0);
 	if (getenv("BENCH_LOSS_STATS")) {
 		struct ordk_stats st;
 
@@ -203,12 +203,13 @@ client(const char *vdev, uint16_t port, const struct run_cfg *c, struct run_resu
 	/* stop the server: 4 B into its stop word */
 	memcpy(e.buf + len - 256, &one, 4);
 	bench_post_write(&e, (uint32_t)(len - 256), 4, (uint32_t)(len - 64), true, NULL);
-	/* wait for the stop WRITE's ACK, then exit before the server does (app_linger_server()) */
+	/* wait for the stop WRITE's ACK, then exit before the server does
+	 * (ordk_env_linger_server()) */
 	for (double t1 = test_now_s() + 2; test_now_s() < t1;)
 		if (ordk_cq_poll(e.cq, wc, 64) > 0)
 			break;
 	/* the last ACKs (50 ms, on EAL's interrupt thread), then the server sees us go */
-	app_linger(e.dev, 0.3);
+	ordk_env_linger(e.dev, 0.3);
 	return 0;
 }
 

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "blue_backend.h"
+#include "blue_args.h"
 #include "ordk_devargs.h"
 
 static int

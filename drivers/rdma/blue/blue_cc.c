@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "blue_backend.h"
+#include "blue_args.h"
 #include "blue_cc.h"
 #include "blue_verbs.h"
 

@@ -3,8 +3,9 @@
  * The Blue driver under lib/verbs: devices "bluesim[,args]" (the model on a
  * DPDK port) and "blue:<bdf>[,args]" (the card through VFIO), one ops table.
  * Open: the driver's devargs (mac=, ip=, cc=, cc_<key>=, cc_trace=), the
- * backend, the MR-table keys, the PGT, the QP numbers, the rings
- * (blue_dev_start()), the congestion-control settings, the transport's engine.
+ * backend (by name, from the build's blue_backends[]), the MR-table keys, the
+ * PGT, the QP numbers, the rings (blue_dev_start()), the congestion-control
+ * settings, the transport's engine.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,9 +14,10 @@
 
 #include <rte_cycles.h>
 
+#include "blue_args.h"
+#include "blue_backend.h"
 #include "blue_verbs.h"
-#include "blue_vfio.h"
-#include "bluesim.h"
+#include "ordk_devargs.h"
 
 RTE_LOG_REGISTER(blue_verbs_logtype, ordk.blue.verbs, NOTICE);
 #define BV_LOG(level, fmt, ...) \
@@ -23,22 +25,40 @@ RTE_LOG_REGISTER(blue_verbs_logtype, ordk.blue.verbs, NOTICE);
 
 static unsigned int dev_count; /* default addresses: 02:00:00:00:00:<n>, 10.0.0.<n> */
 
-/* The backend behind BAR0, after the driver's own keys (mac=, ip=) are parsed. */
-static int
-backend_open(const char *args, bool vfio, struct blue_backend *be, struct blue_net_args *net)
+/* The build's provider named @p name (blue_backends[]), or NULL. */
+static const struct blue_backend_provider *
+backend_find(const char *name)
 {
+	for (unsigned int i = 0; blue_backends[i] != NULL; i++)
+		if (strcmp(blue_backends[i]->name, name) == 0)
+			return blue_backends[i];
+	return NULL;
+}
+
+/*
+ * The backend behind BAR0, after the driver's own keys (mac=, ip=, ...) are
+ * parsed. @p what: the device string's prefix, for the message.
+ */
+static int
+backend_open(const char *args, const char *backend, const char *what, struct blue_backend *be,
+	     struct blue_net_args *net)
+{
+	const struct ordk_devargs_set driver_keys = { blue_net_devargs, BLUE_NET_DEVARGS_COUNT,
+						      NULL, true };
+	const struct blue_backend_provider *p = backend_find(backend);
 	char err[256] = "";
 	int rc;
 
-	rc = vfio ? blue_net_args_parse(blue_vfio_keys(args), blue_vfio_devargs,
-					BLUE_VFIO_DEVARGS_COUNT, net, err, sizeof(err)) :
-		    blue_net_args_parse(args, bluesim_devargs, BLUESIM_DEVARGS_COUNT, net, err,
-					sizeof(err));
+	if (p == NULL) {
+		BV_LOG(ERR, "%s%s: no %s backend in this build", what, args, backend);
+		return -ENODEV;
+	}
+	rc = blue_net_args_parse(p->key_part != NULL ? p->key_part(args) : args, p->keys,
+				 p->n_keys, net, err, sizeof(err));
 	if (rc == 0)
-		rc = vfio ? blue_vfio_backend_open(args, be, err, sizeof(err)) :
-			    blue_sim_backend_open(args, be, err, sizeof(err));
+		rc = p->open(args, &driver_keys, be, err, sizeof(err));
 	if (rc != 0)
-		BV_LOG(ERR, "%s%s: %s", vfio ? "blue:" : "bluesim,", args, err);
+		BV_LOG(ERR, "%s%s: %s", what, args, err);
 	return rc;
 }
 
@@ -52,7 +72,7 @@ tables_fini(struct ordk_dev *dev)
 }
 
 static int
-dev_open(struct ordk_dev *dev, const char *args, bool vfio)
+dev_open(struct ordk_dev *dev, const char *args, const char *backend, const char *what)
 {
 	unsigned int n = dev_count;
 	struct blue_cc_args cc;
@@ -61,7 +81,7 @@ dev_open(struct ordk_dev *dev, const char *args, bool vfio)
 	int rc;
 
 	blue_cc_args_default(&cc);
-	rc = backend_open(args, vfio, &dev->hw.be, &net);
+	rc = backend_open(args, backend, what, &dev->hw.be, &net);
 	if (rc != 0)
 		return rc; /* the errno of where it failed: EINVAL, ENODEV, ENOMEM, ... */
 	snprintf(dev->name, sizeof(dev->name), "%s", dev->hw.be.name);
@@ -91,13 +111,13 @@ dev_open(struct ordk_dev *dev, const char *args, bool vfio)
 static int
 sim_open(struct ordk_dev *dev, const char *args)
 {
-	return dev_open(dev, args, false);
+	return dev_open(dev, args, "bluesim", "bluesim,");
 }
 
 static int
 vfio_open(struct ordk_dev *dev, const char *args)
 {
-	return dev_open(dev, args, true);
+	return dev_open(dev, args, "vfio", "blue:");
 }
 
 static void

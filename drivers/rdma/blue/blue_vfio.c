@@ -21,6 +21,7 @@
 #include <rte_common.h>
 #include <rte_memory.h>
 
+#include "blue_args.h"
 #include "blue_regs.h"
 #include "blue_vfio.h"
 #include "ordk_devargs.h"
@@ -565,3 +566,21 @@ blue_vfio_backend_open(const char *args, struct blue_backend *be, char *err, uin
 	snprintf(be->name, sizeof(be->name), "blue:%s", t.bdf);
 	return 0;
 }
+
+/* The driver's own backend: it parses the driver's keys with its own (parse_args()). */
+static int
+vfio_provider_open(const char *args, const struct ordk_devargs_set *driver_keys,
+		   struct blue_backend *be, char *err, uint32_t errlen)
+{
+	(void)driver_keys;
+	return blue_vfio_backend_open(args, be, err, errlen);
+}
+
+/* In the build's backend table (blue_backends.c, from drivers/rdma/blue/meson.build). */
+const struct blue_backend_provider blue_backend_vfio = {
+	.name = "vfio",
+	.keys = blue_vfio_devargs,
+	.n_keys = BLUE_VFIO_DEVARGS_COUNT,
+	.key_part = blue_vfio_keys,
+	.open = vfio_provider_open,
+};

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "blue_backend.h"
+#include "ordk_devargs.h"
 
 #define BLUE_PCI_VENDOR 0x1172u
 #define BLUE_PCI_DEVICE 0x0000u

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The bluesim provider of the Blue driver's backend seam (blue_backend.h):
- * BAR0 is the model's register block, DMA is identity-mapped (IOVA = VA)
- * through the model's IOMMU, and the model steps whenever the PMD polls.
- * It lives with the model: the driver knows only the seam.
+ * The bluesim provider of the Blue driver's backend seam
+ * (drivers/common/blue/blue_backend.h): BAR0 is the model's register block,
+ * DMA is identity-mapped (IOVA = VA) through the model's IOMMU, and the model
+ * steps whenever the driver polls. It lives with the model and reaches the
+ * driver only through the build's backend table (blue_backends[]).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -117,21 +118,22 @@ static const struct blue_backend_ops sim_ops = {
 	.close = sim_close,
 };
 
-/* The model's keys, and the driver's (mac=, ip=) as another owner's. */
+/* The model's keys, and the driver's (mac=, ip=, ...) as another owner's. */
 static int
-sim_args(const char *args, struct bluesim_config *cfg, char *keep, size_t keep_len, char *err,
-	 size_t errlen)
+sim_args(const char *args, const struct ordk_devargs_set *driver_keys, struct bluesim_config *cfg,
+	 char *keep, size_t keep_len, char *err, size_t errlen)
 {
 	const struct ordk_devargs_set sets[2] = {
 		{ bluesim_devargs, BLUESIM_DEVARGS_COUNT, cfg, false },
-		{ blue_net_devargs, BLUE_NET_DEVARGS_COUNT, NULL, true },
+		{ driver_keys->keys, driver_keys->n, NULL, true },
 	};
 
 	return ordk_devargs_parse(args, sets, 2, keep, keep_len, err, errlen);
 }
 
-int
-blue_sim_backend_open(const char *args, struct blue_backend *be, char *err, uint32_t errlen)
+static int
+sim_backend_open(const char *args, const struct ordk_devargs_set *driver_keys,
+		 struct blue_backend *be, char *err, uint32_t errlen)
 {
 	static unsigned int count;
 	struct bluesim_config cfg;
@@ -141,7 +143,8 @@ blue_sim_backend_open(const char *args, struct blue_backend *be, char *err, uint
 	if (p == NULL)
 		return -ENOMEM;
 	bluesim_config_defaults(&cfg);
-	rc = sim_args(args != NULL ? args : "", &cfg, p->keep, sizeof(p->keep), err, errlen);
+	rc = sim_args(args != NULL ? args : "", driver_keys, &cfg, p->keep, sizeof(p->keep), err,
+		      errlen);
 	if (rc != 0) {
 		free(p);
 		return rc;
@@ -164,3 +167,12 @@ blue_sim_backend_open(const char *args, struct blue_backend *be, char *err, uint
 	be->snic_any_iova = false;
 	return 0;
 }
+
+/* In the build's backend table (blue_backends.c, from drivers/rdma/bluesim/meson.build). */
+const struct blue_backend_provider blue_backend_bluesim = {
+	.name = "bluesim",
+	.keys = bluesim_devargs,
+	.n_keys = BLUESIM_DEVARGS_COUNT,
+	.key_part = NULL,
+	.open = sim_backend_open,
+};

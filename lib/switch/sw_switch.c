@@ -10,8 +10,8 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_net_crc.h>
 
-#include "blue_wire.h"
 #include "sw_switch.h"
 
 #define BURST 32
@@ -171,8 +171,11 @@ ipv4_of(struct rte_mbuf *m)
 	return ip;
 }
 
-/* CE into the ECN bits (RFC 3168 section 5), header checksum (and with @p fcs the trailer)
- * recomputed. */
+/*
+ * CE into the ECN bits (RFC 3168 section 5), header checksum (and with @p fcs
+ * the trailer: Ethernet's CRC-32 over the frame before it, least significant
+ * byte first) recomputed.
+ */
 static void
 set_ce(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, bool fcs)
 {
@@ -181,8 +184,13 @@ set_ce(struct rte_mbuf *m, struct rte_ipv4_hdr *ip, bool fcs)
 	ip->type_of_service |= 3;
 	ip->hdr_checksum = 0;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	if (fcs && len >= 4 && m->nb_segs == 1)
-		ordk_wire_fcs_append(rte_pktmbuf_mtod(m, void *), len - 4, len);
+	if (fcs && len >= 4 && m->nb_segs == 1) {
+		uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+		uint32_t crc = rte_net_crc_calc(f, len - 4, RTE_NET_CRC32_ETH);
+
+		for (int i = 0; i < 4; i++)
+			f[len - 4 + i] = (uint8_t)(crc >> (8 * i));
+	}
 }
 
 /* Queue @p m on @p out (the caller keeps no reference). */

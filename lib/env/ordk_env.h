@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * ORDK's DPDK environment (SPDK's env_dpdk): what the tools, the examples and
+ * lib/ibverbs share to bring up EAL and the ethdev ports ORDK devices run on,
+ * and to end a run. Default EAL arguments that work on a fresh machine, the
+ * frame pool, a port started with one queue pair (net_ring, net_memif,
+ * net_af_packet, a NIC), a net_ring pair, a bounded wait for a link, the end
+ * of a two-process run over net_memif (linger) and EAL's cleanup.
+ *
+ * Ports are ethdev port ids: which port a device uses is the caller's
+ * business (its devargs). Nothing here prints: failures are returned, and
+ * the few that a run survives are logged on the type "ordk.env".
+ */
+#ifndef ORDK_ENV_H
+#define ORDK_ENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ordk_dev;
+struct rte_mempool;
+
+/* ---------------------------------------------------------------- EAL */
+
+/** What the default EAL command line is made from. */
+struct ordk_env_eal {
+	const char *prog;      /**< argv[0] */
+	const char *prefix;    /**< file prefix stem: "<prefix>-<pid>" */
+	int lcore;	       /**< the one lcore to run on (-l) */
+	unsigned int mem_mb;   /**< memory wanted (-m) */
+	const char *vdev;      /**< a --vdev value, or NULL */
+	const char *log_level; /**< a --log-level value after the defaults' *:4, or NULL */
+	const char *huge_dir;  /**< sysfs hugepages dir (tests); NULL: the real one */
+	const char *mounts;    /**< mount table (tests); NULL: /proc/mounts */
+};
+
+#define ORDK_ENV_EAL_MAX_ARGS 16
+
+/**
+ * Build the default EAL argv: --no-pci, -l <lcore>, hugepages when enough
+ * 2 MiB pages are free (else --no-huge), -m, a unique --file-prefix,
+ * --no-telemetry, errors only (every log type at 4: the global level stays
+ * open, so @p d->log_level can raise one type), and the vdev. Strings live in
+ * @p store. @return argc, or -1 when @p store is too small.
+ */
+int ordk_env_eal_argv(const struct ordk_env_eal *d, char **argv, char *store, size_t store_len);
+
+/** Free 2 MiB hugepages under @p huge_dir (NULL: /sys/kernel/mm/hugepages), in MiB. */
+unsigned long ordk_env_hugepages_free_mb(const char *huge_dir);
+
+/**
+ * Is a hugetlbfs mounted (per the mount table @p mounts, NULL: /proc/mounts)?
+ * Its directory goes to @p where when not NULL.
+ */
+bool ordk_env_hugetlbfs_mounted(const char *mounts, char *where, size_t where_len);
+
+/** How long ordk_env_eal_cleanup() holds EAL's interrupt thread (the process ends before). */
+#define ORDK_ENV_INTR_PARK_S 60.0
+
+/**
+ * Have EAL's interrupt thread run @p fn(@p arg) next, after any handler
+ * running there: a new eventfd source (its fd in *@p efd before the callback
+ * can run; @p fn reads it to take the event) is registered and signalled
+ * once. The source is never unregistered. @return 0, or -1.
+ */
+int ordk_env_intr_fire(void (*fn)(void *arg), void *arg, int *efd);
+
+/**
+ * rte_eal_cleanup(), with EAL's interrupt thread parked first (in a callback
+ * of its own eventfd source) so that it cannot walk handles in the memory the
+ * cleanup unmaps (DPDK 22.11, see env_eal.c). For the end of a process: no
+ * interrupt callback runs after it. @return rte_eal_cleanup()'s.
+ */
+int ordk_env_eal_cleanup(void);
+
+/** Seconds of the monotonic clock (usable before EAL is up). */
+double ordk_env_wall_s(void);
+
+/** Seconds since an arbitrary point (TSC). */
+double ordk_env_now_s(void);
+
+/* -------------------------------------------------------------- ports */
+
+/**
+ * The data room of the frame pool: an RDMA frame at PMTU 4096 with its
+ * headers and the 4-byte trailer, or a raw (SimpleNic) frame of the same size,
+ * in one mbuf (bluesim's BLUESIM_MBUF_DATA_ROOM).
+ */
+#define ORDK_ENV_FRAME_ROOM 4352u
+
+/** An mbuf pool of @p n buffers of ORDK_ENV_FRAME_ROOM bytes. @return it or NULL (rte_errno). */
+struct rte_mempool *ordk_env_frame_pool(const char *name, unsigned int n);
+
+/**
+ * Configure and start @p port with one RX and one TX queue (a net_af_packet
+ * port with framesz= larger than @p mp's buffers gets a pool of its own).
+ * @return 0 or a negative errno.
+ */
+int ordk_env_port_start(uint16_t port, struct rte_mempool *mp);
+
+/**
+ * Two started net_ring ports wired to each other (frames sent on one are
+ * received on the other). @return 0 or a negative errno.
+ */
+int ordk_env_ring_pair(const char *name, struct rte_mempool *mp, uint16_t ports[2]);
+
+/**
+ * Wait until @p port's link is up, sleeping 1 ms between looks so EAL's
+ * interrupt thread (which brings net_memif up) gets the CPU. @p kick: restart
+ * the port every 250 ms while the link is down (DPDK 22.11's net_memif client
+ * connects once, at start: started before its server listens, it stays down).
+ * @return 0 or -ETIMEDOUT.
+ */
+int ordk_env_link_wait(uint16_t port, double timeout_s, bool kick);
+
+/** How long a client waits for its server (a memif socket, a link, a TCP listener). */
+#define ORDK_ENV_PEER_WAIT_S 30.0
+/** How often a memif client tries its server's socket again. */
+#define ORDK_ENV_PEER_RETRY_S 0.25
+
+/**
+ * Start @p port (one queue pair) and wait for its link, at most @p timeout_s
+ * seconds (< 0: for good). A memif client (@p client) whose server is not
+ * there yet (DPDK 22.11's net_memif connects its socket once, in
+ * rte_eth_dev_start()) starts again every ORDK_ENV_PEER_RETRY_S, and restarts
+ * while the link stays down (see ordk_env_link_wait()).
+ * @return 0, -ENODEV (no such port: the vdev was not created), -EIO (cannot
+ * start), -ECONNREFUSED (no server socket in time) or -ETIMEDOUT (link down).
+ */
+int ordk_env_port_start_wait(uint16_t port, struct rte_mempool *mp, bool client,
+			     double timeout_s);
+
+/** Stop and close every ethdev port (before rte_eal_cleanup()). */
+void ordk_env_close_ports(void);
+
+/* ------------------------------------------------ the end of a run */
+
+/** The end of a two-process run over net_memif: poll @p dev 50 ms, then stay quiet @p quiet_s. */
+void ordk_env_linger(struct ordk_dev *dev, double quiet_s);
+
+/** How long a server waits for its net_memif peer to leave first (ordk_env_linger_server()). */
+#define ORDK_ENV_PEER_LEAVE_S 10.0
+
+/**
+ * The server's end of a two-process run: poll 50 ms (ordk_env_linger()), then
+ * wait for the peer to leave first. Over net_memif that is seen: the link goes
+ * down, and the disconnect has run its course in EAL's interrupt thread
+ * before this returns (at most ORDK_ENV_PEER_LEAVE_S). Other ports do not see
+ * the peer go: stay quiet @p quiet_s instead.
+ * @return 1: the peer left, 0: not seen (quiet instead), -ETIMEDOUT: it stayed.
+ */
+int ordk_env_linger_server(struct ordk_dev *dev, double quiet_s);
+
+#endif /* ORDK_ENV_H */
