@@ -20,9 +20,11 @@ fail() {
 
 setup=()
 tier=fast
+log=testlog
 if [ "${1:-}" = "--full" ]; then
     setup=(--setup full)
     tier=full
+    log=testlog-full # meson names its logs after a setup other than the default
     shift
 fi
 
@@ -36,4 +38,4 @@ start=$(date +%s)
 meson test -C "$BUILD" "${setup[@]}" --print-errorlogs --num-processes "$(nproc)" "$@"
 rc=$?
 echo "test.sh: the $tier tier's meson test took $(( $(date +%s) - start )) s"
-python3 devtools/junit-summary.py --slowest 10 "$BUILD/meson-logs/testlog.junit.xml" "$rc"
+python3 devtools/junit-summary.py --slowest 10 "$BUILD/meson-logs/$log.junit.xml" "$rc"
