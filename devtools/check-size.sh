@@ -1,17 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Size limits of doc/guides/contributing/coding_style.md: no source file in lib/ or
-# drivers/ over 700 lines (generated tables excepted: name them, as the
-# arguments name their folders, in SIZE_EXCEPT), no function over 80 lines
-# (from the line with its name to its closing brace). Prints each breach and
-# exits 1 if there is any. Unit suite `check_size` runs it on lib and drivers,
-# `check_size_selftest` (tests/unit/size) shows it catches both breaches.
-# Usage: devtools/check-size.sh [dir...]   (default: lib drivers)
+# Size limits of doc/guides/contributing/coding_style.md: no source file in lib/, drivers/,
+# apps/ or examples/ over 700 lines (generated tables excepted: name them, as
+# the arguments name their folders, in SIZE_EXCEPT), no function over 80 lines
+# (from the line with its name to its closing brace). One rule for every
+# folder: an application or an example splits by role as a library does (its
+# option table at file scope, main() calling a step per job). Prints each
+# breach and exits 1 if there is any. Unit suite `check_size` runs it on the
+# four folders, `check_size_selftest` (tests/unit/size) shows it catches both
+# breaches, in each of them.
+# Usage: devtools/check-size.sh [dir...]   (default: lib drivers apps examples)
 cd "$(dirname "$0")/.." || exit 2
 FILE_MAX=${FILE_MAX:-700}
 FUNC_MAX=${FUNC_MAX:-80}
 SIZE_EXCEPT=${SIZE_EXCEPT:-}
-[ $# -gt 0 ] || set -- lib drivers
+[ $# -gt 0 ] || set -- lib drivers apps examples
 files=$(find "$@" -name '*.[ch]' | sort)
 [ -n "$files" ] || { echo "check-size: no .c or .h file in $*"; exit 2; }
 rc=0

@@ -37,16 +37,17 @@ usage(FILE *f)
 		"exit status: 0 fine, 1 warnings, 2 blocking, 64 usage error\n");
 }
 
+static const struct option long_opts[] = {
+	{ "json", no_argument, NULL, 'j' },	  { "device", required_argument, NULL, 'd' },
+	{ "netdev", required_argument, NULL, 'n' }, { "pmtu", required_argument, NULL, 'p' },
+	{ "mr-size", required_argument, NULL, 'm' }, { "root", required_argument, NULL, 'r' },
+	{ "config", required_argument, NULL, 'c' },
+	{ "help", no_argument, NULL, 'h' },	  { NULL, 0, NULL, 0 },
+};
+
 int
 main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "json", no_argument, NULL, 'j' },	  { "device", required_argument, NULL, 'd' },
-		{ "netdev", required_argument, NULL, 'n' }, { "pmtu", required_argument, NULL, 'p' },
-		{ "mr-size", required_argument, NULL, 'm' }, { "root", required_argument, NULL, 'r' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },	  { NULL, 0, NULL, 0 },
-	};
 	struct doc_opts o = { .root = "", .pmtu = 4096, .dpdk_version = rte_version(),
 			      .root_user = geteuid() == 0 };
 	static struct doc_report r;
@@ -56,7 +57,7 @@ main(int argc, char **argv)
 	int c, status;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "d:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;

@@ -2,7 +2,7 @@
 /*
  * ordk-perf: perftest's twin over ORDK. Options (perf_opts.c), perftest's
  * header block, tables and JSON (perf_report.c), and the test engine
- * (perf_run.c).
+ * (perf_run.c and the files perf_engine.h lists).
  */
 #ifndef ORDK_PERF_H
 #define ORDK_PERF_H

@@ -349,59 +349,61 @@ opts_check(struct perf_opts *o, const struct seen *w, char *err, size_t err_len)
 	return 0;
 }
 
+/* perftest's long options, and ORDK's own */
+static const struct option long_opts[] = {
+	{ "size", required_argument, NULL, 's' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "iters", required_argument, NULL, 'n' },
+	{ "duration", required_argument, NULL, 'D' },
+	{ "qp", required_argument, NULL, 'q' },
+	{ "tx-depth", required_argument, NULL, 't' },
+	{ "rx-depth", required_argument, NULL, 'r' },
+	{ "cq-mod", required_argument, NULL, 'Q' },
+	{ "mtu", required_argument, NULL, 'm' },
+	{ "inline_size", required_argument, NULL, 'I' },
+	{ "outs", required_argument, NULL, 'o' },
+	{ "qp-timeout", required_argument, NULL, 'u' },
+	{ "atomic_type", required_argument, NULL, 'A' },
+	{ "ib-dev", required_argument, NULL, 'd' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "connection", required_argument, NULL, 'c' },
+	{ "bidirectional", no_argument, NULL, 'b' },
+	{ "noPeak", no_argument, NULL, 'N' },
+	{ "report-cycles", no_argument, NULL, 'C' },
+	{ "report-histogrm", no_argument, NULL, 'H' },
+	{ "report-unsorted", no_argument, NULL, 'U' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "CPU-freq", no_argument, NULL, 'F' },
+	{ "gid-index", required_argument, NULL, 'x' },
+	{ "ib-port", required_argument, NULL, 'i' },
+	{ "sl", required_argument, NULL, 'S' },
+	{ "events", no_argument, NULL, 'e' },
+	{ "post_list", required_argument, NULL, 'l' },
+	{ "margin", required_argument, NULL, 'f' },
+	{ "limit_bw", required_argument, NULL, 'w' },
+	{ "limit_msgrate", required_argument, NULL, 'y' },
+	{ "rdma_cm", no_argument, NULL, 'R' },
+	{ "report_gbits", no_argument, NULL, OPT_GBITS },
+	{ "out_json", no_argument, NULL, OPT_JSON },
+	{ "out_json_file", required_argument, NULL, OPT_JSON_FILE },
+	{ "run_infinitely", no_argument, NULL, OPT_INFINITE },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "use_hugepages", no_argument, NULL, OPT_HUGE },
+	{ "cpu_util", no_argument, NULL, OPT_CPU_UTIL },
+	{ "loopback", no_argument, NULL, OPT_LOOPBACK },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "no-progress", no_argument, NULL, OPT_NOPROGRESS },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "wait", required_argument, NULL, OPT_WAIT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 perf_opts_parse(enum perf_test t, int argc, char **argv, struct perf_opts *o, char *err,
 		size_t err_len)
 {
-	static const struct option lo[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "iters", required_argument, NULL, 'n' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "qp", required_argument, NULL, 'q' },
-		{ "tx-depth", required_argument, NULL, 't' },
-		{ "rx-depth", required_argument, NULL, 'r' },
-		{ "cq-mod", required_argument, NULL, 'Q' },
-		{ "mtu", required_argument, NULL, 'm' },
-		{ "inline_size", required_argument, NULL, 'I' },
-		{ "outs", required_argument, NULL, 'o' },
-		{ "qp-timeout", required_argument, NULL, 'u' },
-		{ "atomic_type", required_argument, NULL, 'A' },
-		{ "ib-dev", required_argument, NULL, 'd' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "connection", required_argument, NULL, 'c' },
-		{ "bidirectional", no_argument, NULL, 'b' },
-		{ "noPeak", no_argument, NULL, 'N' },
-		{ "report-cycles", no_argument, NULL, 'C' },
-		{ "report-histogrm", no_argument, NULL, 'H' },
-		{ "report-unsorted", no_argument, NULL, 'U' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "CPU-freq", no_argument, NULL, 'F' },
-		{ "gid-index", required_argument, NULL, 'x' },
-		{ "ib-port", required_argument, NULL, 'i' },
-		{ "sl", required_argument, NULL, 'S' },
-		{ "events", no_argument, NULL, 'e' },
-		{ "post_list", required_argument, NULL, 'l' },
-		{ "margin", required_argument, NULL, 'f' },
-		{ "limit_bw", required_argument, NULL, 'w' },
-		{ "limit_msgrate", required_argument, NULL, 'y' },
-		{ "rdma_cm", no_argument, NULL, 'R' },
-		{ "report_gbits", no_argument, NULL, OPT_GBITS },
-		{ "out_json", no_argument, NULL, OPT_JSON },
-		{ "out_json_file", required_argument, NULL, OPT_JSON_FILE },
-		{ "run_infinitely", no_argument, NULL, OPT_INFINITE },
-		{ "output", required_argument, NULL, OPT_OUTPUT },
-		{ "use_hugepages", no_argument, NULL, OPT_HUGE },
-		{ "cpu_util", no_argument, NULL, OPT_CPU_UTIL },
-		{ "loopback", no_argument, NULL, OPT_LOOPBACK },
-		{ "verify", no_argument, NULL, OPT_VERIFY },
-		{ "no-progress", no_argument, NULL, OPT_NOPROGRESS },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "stats", no_argument, NULL, OPT_STATS },
-		{ "wait", required_argument, NULL, OPT_WAIT },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool bw = perf_test_is_bw(t);
 	struct seen w = { 0 };
 	int c, rc;
@@ -419,7 +421,7 @@ perf_opts_parse(enum perf_test t, int argc, char **argv, struct perf_opts *o, ch
 	optind = 0; /* glibc: start over (the tests parse many times) */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":s:an:D:q:t:r:Q:m:I:o:u:A:d:p:c:bNCHUVFx:i:S:el:f:w:y:Rh",
-				lo, NULL)) != -1) {
+				long_opts, NULL)) != -1) {
 		if (c == ':') {
 			snprintf(err, err_len, "%s: needs a value", argv[optind - 1]);
 			return -1;

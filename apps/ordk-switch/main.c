@@ -66,27 +66,28 @@ struct opts {
 	bool fcs;
 };
 
+static const struct option long_opts[] = {
+	{"queue", required_argument, NULL, 'q'},
+	{"port-queue", required_argument, NULL, 'p'},
+	{"mac", required_argument, NULL, 'm'},
+	{"stats", required_argument, NULL, 's'},
+	{"trace", required_argument, NULL, 't'},
+	{"trace-us", required_argument, NULL, 'u'},
+	{"duration", required_argument, NULL, 'd'},
+	{"console", no_argument, NULL, 'c'},
+	{"fcs", no_argument, NULL, 'f'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
 static int
 parse_opts(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {
-		{"queue", required_argument, NULL, 'q'},
-		{"port-queue", required_argument, NULL, 'p'},
-		{"mac", required_argument, NULL, 'm'},
-		{"stats", required_argument, NULL, 's'},
-		{"trace", required_argument, NULL, 't'},
-		{"trace-us", required_argument, NULL, 'u'},
-		{"duration", required_argument, NULL, 'd'},
-		{"console", no_argument, NULL, 'c'},
-		{"fcs", no_argument, NULL, 'f'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	int c;
 	char *end;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			o->queue = optarg;

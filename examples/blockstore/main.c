@@ -287,20 +287,150 @@ report(const char *what, double *lat, uint64_t n, double secs)
 	       ex_pct(lat, n, 99.9));
 }
 
+/* The load generator's run. */
+struct load {
+	uint32_t qd;
+	unsigned int read_pct;
+	uint64_t blocks, nios;
+	bool verify;
+	uint32_t *gen;	 /* per block: how often it was written (its pattern) */
+	uint8_t *busy;	 /* per block: an I/O in flight */
+	double *rl, *wl; /* latencies of reads and writes (us) */
+	uint64_t seed, posted, done, nr, nw, bad, written;
+	double until;
+	int rc;
+	struct io io[MAX_QD];
+};
+
+/* A command on every free tag, while I/Os remain to post. */
+static void
+load_issue(struct load *l)
+{
+	for (uint32_t tag = 0; tag < l->qd && l->posted < l->nios; tag++) {
+		uint64_t lba;
+		bool write;
+
+		if (l->io[tag].busy)
+			continue;
+		do /* never two I/Os on one block at once: the check knows its content */
+			lba = rnd(&l->seed) % l->blocks;
+		while (l->busy[lba]);
+		write = rnd(&l->seed) % 100 >= l->read_pct;
+		if (write) {
+			l->gen[lba]++;
+			ex_fill(N.buf + (size_t)tag * BLK, BLK, lba * 1000003ull + l->gen[lba]);
+			l->written += l->gen[lba] == 1;
+		}
+		l->busy[lba] = 1;
+		l->io[tag] = (struct io){ .busy = true, .write = write, .lba = lba,
+					  .t0 = rte_get_tsc_cycles() };
+		client_send(l->qd, tag, write ? OP_WRITE : OP_READ, lba);
+		l->posted++;
+	}
+}
+
+/* A reply (the RECV completion @p wc): its I/O is done, timed, a read checked. */
+static void
+load_reply(struct load *l, const struct ordk_wc *wc)
+{
+	struct reply rp;
+	struct io *x;
+
+	memcpy(&rp, N.buf + REPLY_AREA(l->qd) + wc->wr_id * sizeof(rp), sizeof(rp));
+	client_recv(l->qd, (uint32_t)wc->wr_id);
+	if (wc->status != ORDK_WC_SUCCESS || rp.magic != CMD_MAGIC || rp.tag >= l->qd ||
+	    !l->io[rp.tag].busy) {
+		fprintf(stderr, "client: a bad reply (%s)\n", ordk_wc_status_str(wc->status));
+		l->rc = 2;
+		return;
+	}
+	x = &l->io[rp.tag];
+	x->busy = false;
+	l->busy[x->lba] = 0;
+	l->done++;
+	if (rp.status != 0) {
+		fprintf(stderr, "client: I/O at block %" PRIu64 ": %s\n", x->lba,
+			strerror(-rp.status));
+		l->rc = 2;
+		return;
+	}
+	if (x->write)
+		l->wl[l->nw++] = (double)(rte_get_tsc_cycles() - x->t0) * 1e6 / hz;
+	else {
+		l->rl[l->nr++] = (double)(rte_get_tsc_cycles() - x->t0) * 1e6 / hz;
+		if (l->verify && l->gen[x->lba] &&
+		    ex_check(N.buf + (size_t)rp.tag * BLK, BLK,
+			     x->lba * 1000003ull + l->gen[x->lba]) != BLK && l->bad++ < 3)
+			fprintf(stderr, "client: block %" PRIu64 " read back wrong\n", x->lba);
+	}
+}
+
+/* The completions: a failed command SEND ends the run, a RECV is a reply. */
+static void
+load_reap(struct load *l)
+{
+	struct ordk_wc wc[32];
+	int k = ordk_cq_poll(N.cq, wc, 32);
+
+	for (int i = 0; i < k; i++) {
+		if (wc[i].opcode < ORDK_WC_RECV) {
+			if (wc[i].status != ORDK_WC_SUCCESS) {
+				fprintf(stderr, "client: command send: %s\n",
+					ordk_wc_status_str(wc[i].status));
+				l->rc = 2;
+				l->until = 0;
+			}
+			continue;
+		}
+		load_reply(l, &wc[i]);
+	}
+}
+
+/* --verify: every block written, read back once more. */
+static void
+load_final_read(struct load *l)
+{
+	uint64_t checked = 0;
+
+	for (uint64_t lba = 0; lba < l->blocks && l->rc == 0; lba++) {
+		struct ordk_wc wc[4];
+		int got = 0;
+
+		if (l->gen[lba] == 0)
+			continue;
+		client_send(l->qd, 0, OP_READ, lba);
+		for (double end = ordk_env_now_s() + 10; got == 0 && ordk_env_now_s() < end;) {
+			int k = ordk_cq_poll(N.cq, wc, 4);
+
+			for (int i = 0; i < k; i++)
+				if (wc[i].opcode >= ORDK_WC_RECV) {
+					client_recv(l->qd, (uint32_t)wc[i].wr_id);
+					got = 1;
+				}
+		}
+		if (!got || ex_check(N.buf, BLK, lba * 1000003ull + l->gen[lba]) != BLK) {
+			fprintf(stderr, "client: block %" PRIu64 " wrong on the final read\n", lba);
+			l->bad++;
+		}
+		checked++;
+	}
+	printf("client: %" PRIu64 " blocks written, %" PRIu64 " read back at the end\n",
+	       l->written, checked);
+}
+
 static int
 client_main(const char *host, uint16_t cm_port, uint32_t qd, unsigned int read_pct,
 	    uint64_t blocks, uint64_t nios, bool verify)
 {
-	static struct io io[MAX_QD];
-	uint32_t *gen = calloc(blocks, sizeof(*gen));
-	uint8_t *busy = calloc(blocks, 1);
-	double *rl = malloc(sizeof(double) * nios), *wl = malloc(sizeof(double) * nios);
-	uint64_t seed = 0x9E3779B97F4A7C15ull, posted = 0, done = 0, nr = 0, nw = 0, bad = 0;
-	uint64_t written = 0;
-	double t0, secs, until;
-	int rc = 0;
+	static struct load L;
+	struct load *l = &L;
+	double t0, secs;
 
-	if (gen == NULL || busy == NULL || rl == NULL || wl == NULL ||
+	*l = (struct load){ .qd = qd, .read_pct = read_pct, .blocks = blocks, .nios = nios,
+			    .verify = verify, .gen = calloc(blocks, sizeof(*l->gen)),
+			    .busy = calloc(blocks, 1), .rl = malloc(sizeof(double) * nios),
+			    .wl = malloc(sizeof(double) * nios), .seed = 0x9E3779B97F4A7C15ull };
+	if (l->gen == NULL || l->busy == NULL || l->rl == NULL || l->wl == NULL ||
 	    ex_connect(&N, host, cm_port, 1, 2 * MAX_QD + 4) != 0)
 		return 1;
 	printf("client: %s, QD %u, %u%% reads, %" PRIu64 " blocks, %" PRIu64 " I/Os%s\n", N.at.name,
@@ -308,119 +438,29 @@ client_main(const char *host, uint16_t cm_port, uint32_t qd, unsigned int read_p
 	for (uint32_t i = 0; i < qd; i++)
 		client_recv(qd, i);
 	t0 = ordk_env_now_s();
-	until = t0 + 120;
-	while (done < nios && ordk_env_now_s() < until) {
-		struct ordk_wc wc[32];
-		int k;
-
-		for (uint32_t tag = 0; tag < qd && posted < nios; tag++) {
-			uint64_t lba;
-			bool write;
-
-			if (io[tag].busy)
-				continue;
-			do /* never two I/Os on one block at once: the check knows its content */
-				lba = rnd(&seed) % blocks;
-			while (busy[lba]);
-			write = rnd(&seed) % 100 >= read_pct;
-			if (write) {
-				gen[lba]++;
-				ex_fill(N.buf + (size_t)tag * BLK, BLK, lba * 1000003ull + gen[lba]);
-				written += gen[lba] == 1;
-			}
-			busy[lba] = 1;
-			io[tag] = (struct io){ .busy = true, .write = write, .lba = lba,
-					       .t0 = rte_get_tsc_cycles() };
-			client_send(qd, tag, write ? OP_WRITE : OP_READ, lba);
-			posted++;
-		}
-		k = ordk_cq_poll(N.cq, wc, 32);
-		for (int i = 0; i < k; i++) {
-			struct reply rp;
-			struct io *x;
-
-			if (wc[i].opcode < ORDK_WC_RECV) {
-				if (wc[i].status != ORDK_WC_SUCCESS) {
-					fprintf(stderr, "client: command send: %s\n",
-						ordk_wc_status_str(wc[i].status));
-					rc = 2;
-					until = 0;
-				}
-				continue;
-			}
-			memcpy(&rp, N.buf + REPLY_AREA(qd) + wc[i].wr_id * sizeof(rp), sizeof(rp));
-			client_recv(qd, (uint32_t)wc[i].wr_id);
-			if (wc[i].status != ORDK_WC_SUCCESS || rp.magic != CMD_MAGIC || rp.tag >= qd ||
-			    !io[rp.tag].busy) {
-				fprintf(stderr, "client: a bad reply (%s)\n", ordk_wc_status_str(wc[i].status));
-				rc = 2;
-				continue;
-			}
-			x = &io[rp.tag];
-			x->busy = false;
-			busy[x->lba] = 0;
-			done++;
-			if (rp.status != 0) {
-				fprintf(stderr, "client: I/O at block %" PRIu64 ": %s\n", x->lba,
-					strerror(-rp.status));
-				rc = 2;
-				continue;
-			}
-			if (x->write)
-				wl[nw++] = (double)(rte_get_tsc_cycles() - x->t0) * 1e6 / hz;
-			else {
-				rl[nr++] = (double)(rte_get_tsc_cycles() - x->t0) * 1e6 / hz;
-				if (verify && gen[x->lba] &&
-				    ex_check(N.buf + (size_t)rp.tag * BLK, BLK,
-					     x->lba * 1000003ull + gen[x->lba]) != BLK && bad++ < 3)
-					fprintf(stderr, "client: block %" PRIu64 " read back wrong\n", x->lba);
-			}
-		}
+	l->until = t0 + 120;
+	while (l->done < nios && ordk_env_now_s() < l->until) {
+		load_issue(l);
+		load_reap(l);
 	}
 	secs = ordk_env_now_s() - t0;
-	if (done < nios) {
-		fprintf(stderr, "client: %" PRIu64 " of %" PRIu64 " I/Os done in time\n", done, nios);
-		rc = 2;
+	if (l->done < nios) {
+		fprintf(stderr, "client: %" PRIu64 " of %" PRIu64 " I/Os done in time\n", l->done,
+			nios);
+		l->rc = 2;
 	}
 	printf(" %-6s %9s %10s %8s %9s %9s %9s %9s\n", "op", "I/Os", "IOPS", "MB/s", "avg[us]",
 	       "p50[us]", "p99[us]", "p99.9[us]");
-	report("read", rl, nr, secs);
-	report("write", wl, nw, secs);
-	printf(" total  %9" PRIu64 " %10.0f\n", done, done / secs);
-	if (verify && rc == 0) { /* every block written, read back once more */
-		uint64_t checked = 0;
-
-		for (uint64_t lba = 0; lba < blocks && rc == 0; lba++) {
-			struct ordk_wc wc[4];
-			int got = 0;
-
-			if (gen[lba] == 0)
-				continue;
-			client_send(qd, 0, OP_READ, lba);
-			for (double end = ordk_env_now_s() + 10;
-			     got == 0 && ordk_env_now_s() < end;) {
-				int k = ordk_cq_poll(N.cq, wc, 4);
-
-				for (int i = 0; i < k; i++)
-					if (wc[i].opcode >= ORDK_WC_RECV) {
-						client_recv(qd, (uint32_t)wc[i].wr_id);
-						got = 1;
-					}
-			}
-			if (!got || ex_check(N.buf, BLK, lba * 1000003ull + gen[lba]) != BLK) {
-				fprintf(stderr, "client: block %" PRIu64 " wrong on the final read\n", lba);
-				bad++;
-			}
-			checked++;
-		}
-		printf("client: %" PRIu64 " blocks written, %" PRIu64 " read back at the end\n", written,
-		       checked);
+	report("read", l->rl, l->nr, secs);
+	report("write", l->wl, l->nw, secs);
+	printf(" total  %9" PRIu64 " %10.0f\n", l->done, l->done / secs);
+	if (verify && l->rc == 0)
+		load_final_read(l);
+	if (l->bad) {
+		fprintf(stderr, "client: %" PRIu64 " blocks read back wrong\n", l->bad);
+		l->rc = 2;
 	}
-	if (bad) {
-		fprintf(stderr, "client: %" PRIu64 " blocks read back wrong\n", bad);
-		rc = 2;
-	}
-	if (rc == 0 && verify)
+	if (l->rc == 0 && verify)
 		printf("client: every block verified\n");
 	{ /* the target stops on BYE */
 		struct ordk_wc wc[4];
@@ -428,11 +468,11 @@ client_main(const char *host, uint16_t cm_port, uint32_t qd, unsigned int read_p
 		client_send(qd, 0, OP_BYE, 0);
 		ex_wait(&N, wc, 1, EX_BYE_WAIT_S);
 	}
-	free(gen);
-	free(busy);
-	free(rl);
-	free(wl);
-	return rc;
+	free(l->gen);
+	free(l->busy);
+	free(l->rl);
+	free(l->wl);
+	return l->rc;
 }
 
 /* ----------------------------------------------------------------- main */

@@ -16,6 +16,9 @@
 extern "C" {
 #endif
 
+/* libordk's API: exported although ORDK builds with hidden visibility (the version map picks) */
+#pragma GCC visibility push(default)
+
 /** What each side tells the other. */
 struct ordk_cm_info {
 	uint32_t qpn;
@@ -177,6 +180,8 @@ struct ordk_cm_config {
  */
 int ordk_cm_config_load(const char *path, struct ordk_cm_config *cfg, char *err,
 			size_t err_len);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

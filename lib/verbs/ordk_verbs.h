@@ -22,12 +22,18 @@
 #ifndef ORDK_VERBS_H
 #define ORDK_VERBS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "ordk_compat.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* libordk's API: exported although ORDK builds with hidden visibility (the version map picks) */
+#pragma GCC visibility push(default)
 
 struct ordk_dev;
 struct ordk_pd;
@@ -181,16 +187,20 @@ int ordk_dev_stats_reset(struct ordk_dev *dev);
  * Change bluesim's injected faults at run time: a list like
  * "drop:0.01,dup-rx:0.001" (kinds drop, dup, reorder, corrupt, delay; an
  * optional -rx or -tx; a rate in [0, 1]). Kinds not named keep their rates.
+ * Experimental: a hook for tests and tools.
  * @return 0, -EINVAL (bad list, logged), -ENOTSUP (the card: nothing to inject into).
  */
+ORDK_EXPERIMENTAL
 int ordk_dev_set_faults(struct ordk_dev *dev, const char *spec);
 
 /**
  * Step bluesim, the card's model behind @p dev, without the driver's part of
  * ordk_dev_poll(): the card runs on while its host does not poll (a test of a
  * stalled host fills the card's rings this way). A real card runs by itself.
+ * Experimental: a hook for tests.
  * @return the model's work done (0 = idle), -EINVAL, or -ENOTSUP (the card).
  */
+ORDK_EXPERIMENTAL
 int ordk_dev_card_poll(struct ordk_dev *dev, unsigned int budget);
 
 /* ------------------------------------------------------- async events */
@@ -462,7 +472,7 @@ int ordk_qp_modify(struct ordk_qp *qp, const struct ordk_qp_attr *attr, unsigned
 int ordk_qp_query(const struct ordk_qp *qp, struct ordk_qp_attr *attr,
 		  struct ordk_qp_init_attr *init);
 
-/** Where a QP's transport stands (for tools: ordk-testpmd's "show qp"). */
+/** Where a QP's transport stands (for tools: ordk-testpmd's "show qp"; experimental). */
 struct ordk_qp_info {
 	enum ordk_qp_state state;
 	uint32_t next_psn;	   /**< the PSN our next packet takes */
@@ -483,7 +493,11 @@ struct ordk_qp_info {
 	bool active;
 };
 
-/** @return 0 or -EINVAL. */
+/**
+ * Experimental: the fields follow the transport's state machines, and change with them.
+ * @return 0 or -EINVAL.
+ */
+ORDK_EXPERIMENTAL
 int ordk_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info);
 
 /**
@@ -565,6 +579,8 @@ int ordk_qp_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr, int n);
  * @return WRs accepted; rte_errno as for ordk_qp_post_send().
  */
 int ordk_qp_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr, int n);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }
