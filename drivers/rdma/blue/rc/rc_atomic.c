@@ -19,7 +19,7 @@
 #include "blue_verbs.h"
 
 bool
-rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
+rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w)
 {
 	struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_ATOMIC_REQ);
 
@@ -34,7 +34,7 @@ rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
 }
 
 static uint8_t
-check_target(struct ordk_qp *qp, uint64_t raddr, uint32_t rkey)
+check_target(struct blue_qp *qp, uint64_t raddr, uint32_t rkey)
 {
 	int rc = rc_mr_check(qp, rkey, raddr, 8, ORDK_ACCESS_REMOTE_ATOMIC);
 
@@ -46,14 +46,14 @@ check_target(struct ordk_qp *qp, uint64_t raddr, uint32_t rkey)
 }
 
 void
-rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+rc_atomic_rx_req(struct blue_qp *qp, const struct ordk_ctrl_msg *m)
 {
 	struct rc_atomic_saved *c = &qp->resp.atomic_cache[m->atomic_req.req_id % ORDK_ATOMIC_CACHE];
 	struct ordk_ctrl_msg r = rc_ctrl_msg(qp, ORDK_CTRL_ATOMIC_RESP);
 
 	if (c->valid && c->req_id == m->atomic_req.req_id) {
 		/* a resent request: the saved result, never a second execution */
-		qp->st.atomics_replayed++;
+		qp->vqp.st.atomics_replayed++;
 	} else if (m->atomic_req.req_id != qp->resp.atomic_expect) {
 		/*
 		 * Outside the window: the requester issues one atomic at a time, so a
@@ -61,9 +61,9 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 		 * in the cache. Anything else is stale or forged: adopting its id
 		 * would make every later legitimate request look old.
 		 */
-		RC_LOG(DEBUG, "qp 0x%06x: atomic request id %u ignored (expected %u)", qp->qpn,
+		RC_LOG(DEBUG, "qp 0x%06x: atomic request id %u ignored (expected %u)", qp->vqp.qpn,
 		       m->atomic_req.req_id, qp->resp.atomic_expect);
-		qp->st.atomics_ignored++;
+		qp->vqp.st.atomics_ignored++;
 		return;
 	} else {
 		uint8_t st = check_target(qp, m->atomic_req.raddr, m->atomic_req.rkey);
@@ -75,9 +75,9 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 				    m->atomic_req.compare_add, m->atomic_req.swap, &orig) != 0)
 			st = ORDK_CTRL_ATOMIC_REM_ACCESS_ERR; /* the memory is gone */
 		if (st == ORDK_CTRL_ATOMIC_OK) {
-			qp->st.atomics_executed++;
+			qp->vqp.st.atomics_executed++;
 		} else {
-			qp->st.atomics_rejected++;
+			qp->vqp.st.atomics_rejected++;
 		}
 		*c = (struct rc_atomic_saved){ .req_id = m->atomic_req.req_id, .valid = 1,
 					       .status = st, .orig = orig };
@@ -90,12 +90,12 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 }
 
 void
-rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+rc_atomic_rx_resp(struct blue_qp *qp, const struct ordk_ctrl_msg *m)
 {
 	struct rc_wqe *w = qp->req.atomic_wqe;
 
 	if (w == NULL || m->atomic_resp.req_id != w->atomic_id) {
-		qp->st.duplicates++; /* an answer to a request already answered */
+		qp->vqp.st.duplicates++; /* an answer to a request already answered */
 		return;
 	}
 	qp->req.atomic_wqe = NULL;
