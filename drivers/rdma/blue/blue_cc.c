@@ -170,7 +170,7 @@ blue_cc_sent(struct blue_qp *qp, uint32_t bytes, uint32_t pkts)
 {
 	uint64_t c0 = qp->cc.rate_changes, l0 = qp->cc.limited_ns;
 
-	cc_rp_sent(&qp->cc, (uint64_t)bytes + (uint64_t)pkts * (ORDK_WIRE_RDMA_HLEN + 4u),
+	cc_rp_sent(&qp->cc, (uint64_t)bytes + (uint64_t)pkts * (BLUE_WIRE_RDMA_HLEN + 4u),
 		   cc_now(blue_qp_dev(qp)));
 	count(qp, c0, l0);
 }

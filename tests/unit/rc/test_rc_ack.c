@@ -15,7 +15,7 @@ int ordk_rc_logtype;
 /* ------------------------------------------------------------ stubs */
 
 #define MAX_FRAMES 16
-static struct ordk_wire_rdma sent[MAX_FRAMES];
+static struct blue_wire_rdma sent[MAX_FRAMES];
 static unsigned int nsent;
 static bool tx_full;
 
@@ -31,7 +31,7 @@ blue_snic_tx(struct blue_hw *dev, const void *frame, uint32_t len)
 {
 	(void)dev;
 	cr_assert_lt(nsent, MAX_FRAMES);
-	cr_assert_eq(ordk_wire_rdma_parse(frame, len, 0, &sent[nsent]), 0, "an ACK frame");
+	cr_assert_eq(blue_wire_rdma_parse(frame, len, 0, &sent[nsent]), 0, "an ACK frame");
 	nsent++;
 	return 0;
 }

@@ -32,17 +32,17 @@ rc_mr_check(const struct blue_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
 	return mr_rc;
 }
 
-struct ordk_ctrl_msg
-rc_ctrl_msg(const struct blue_qp *qp, enum ordk_ctrl_type type)
+struct blue_ctrl_msg
+rc_ctrl_msg(const struct blue_qp *qp, enum blue_ctrl_type type)
 {
-	return (struct ordk_ctrl_msg){ .type = type, .src_qpn = qp->vqp.qpn };
+	return (struct blue_ctrl_msg){ .type = type, .src_qpn = qp->vqp.qpn };
 }
 
 bool
-rc_send_ctrl(struct blue_qp *qp, const struct ordk_ctrl_msg *m)
+rc_send_ctrl(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 {
 	(void)qp;
-	cr_assert_eq(m->type, ORDK_CTRL_READ_NAK);
+	cr_assert_eq(m->type, BLUE_CTRL_READ_NAK);
 	nak_status = m->read_nak.status;
 	naks++;
 	return true;
@@ -181,7 +181,7 @@ Test(rc_read, beyond_max_dest_rd_atomic_is_refused)
 	cr_assert_eq(naks, 0);
 	request(blue_psn_add(E0, 4), 4);
 	cr_assert_eq(naks, 1);
-	cr_assert_eq(nak_status, ORDK_CTRL_ATOMIC_REM_INV_REQ);
+	cr_assert_eq(nak_status, BLUE_CTRL_ATOMIC_REM_INV_REQ);
 	cr_assert_eq(queued(), 4);
 	cr_assert_eq(qp.vqp.st.read_req_rejected, 1);
 }
@@ -216,7 +216,7 @@ Test(rc_read, no_access_is_refused)
 	mr_rc = -EPERM;
 	request(E0, 1);
 	cr_assert_eq(naks, 1);
-	cr_assert_eq(nak_status, ORDK_CTRL_ATOMIC_REM_ACCESS_ERR);
+	cr_assert_eq(nak_status, BLUE_CTRL_ATOMIC_REM_ACCESS_ERR);
 	cr_assert_eq(queued(), 0);
 }
 
@@ -249,11 +249,11 @@ Test(rc_read, a_response_finishes_the_oldest_read_only)
 
 Test(rc_read, a_refused_read_leaves_the_fifo_in_order)
 {
-	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_READ_NAK };
+	struct blue_ctrl_msg m = { .type = BLUE_CTRL_READ_NAK };
 
 	outstanding_reads(3);
 	m.read_nak.psn = 101;
-	m.read_nak.status = ORDK_CTRL_ATOMIC_REM_ACCESS_ERR;
+	m.read_nak.status = BLUE_CTRL_ATOMIC_REM_ACCESS_ERR;
 	rc_read_nak_rx(&qp, &m);
 	cr_assert_eq(qp.req.rd_q.count, 2);
 	cr_assert_eq(reads[(qp.req.rd_q.head + 0) % 8], 0);

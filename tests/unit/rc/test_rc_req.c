@@ -91,7 +91,7 @@ static struct blue_dev dev;
 static struct blue_qp qp;
 static struct rc_wqe sq[16];
 static uint32_t reads[16];
-static struct ordk_ctrl_advert adv[4];
+static struct blue_ctrl_advert adv[4];
 static volatile uint32_t tail_reg;
 
 static void
@@ -279,7 +279,7 @@ Test(rc_req, a_send_waits_for_an_advert_then_takes_it)
 	cr_assert_eq(qp.req.state, RC_REQ_WAIT_ADVERT);
 	cr_assert_eq(w->rnr_tsc, 5000, "the RNR wait started now");
 	cr_assert_eq(nitems, 0);
-	adv[0] = (struct ordk_ctrl_advert){ .recv_seq = 0, .length = 4096, .addr = 0xabc000,
+	adv[0] = (struct blue_ctrl_advert){ .recv_seq = 0, .length = 4096, .addr = 0xabc000,
 					    .rkey = 0x77 };
 	qp.req.adv_q.count = 1;
 	rc_push(&qp);
@@ -294,13 +294,13 @@ Test(rc_req, a_send_longer_than_the_recv_is_announced_and_nothing_follows)
 {
 	post(BLUE_WR_SEND, 0, 5000);
 	post(BLUE_WR_RDMA_WRITE, 0x2000, 64);
-	adv[0] = (struct ordk_ctrl_advert){ .length = 4096, .addr = 0xabc000, .rkey = 0x77 };
+	adv[0] = (struct blue_ctrl_advert){ .length = 4096, .addr = 0xabc000, .rkey = 0x77 };
 	qp.req.adv_q.count = 1;
 	rc_push(&qp);
 	cr_assert_eq(nitems, 1, "one announcement");
 	cr_assert_eq(items[0].len, 0);
 	cr_assert_eq(items[0].total_len, 0);
-	cr_assert_eq(items[0].rkey, ORDK_WIRE_RKEY_LEN_ERR);
+	cr_assert_eq(items[0].rkey, BLUE_WIRE_RKEY_LEN_ERR);
 	cr_assert_eq(items[0].raddr, 5000, "the SEND's length in raddr");
 	cr_assert_eq(qp.req.state, RC_REQ_LEN_ERR);
 	rc_push(&qp);

@@ -300,7 +300,7 @@ struct rc_req {
 	uint32_t *reads;	   /* sq indices of outstanding READs (<= max_rd_atomic) */
 	struct rc_fifo rd_q;
 	/* the peer's RECV adverts, for our SEND / SEND_IMM / WRITE_IMM */
-	struct ordk_ctrl_advert *adv;
+	struct blue_ctrl_advert *adv;
 	struct rc_fifo adv_q;
 	uint32_t adv_expect;
 	uint32_t adv_src;	   /* QPN that sent adverts before this QP reached RTR */
@@ -518,9 +518,9 @@ bool rc_rtx_unfetched(struct blue_qp *qp);
 /** Ask the peer what arrived (an ACK_REQ): any answer shows it is there. */
 bool rc_probe(struct blue_qp *qp);
 /** A control message of @p type from @p qp to its peer, to fill in. */
-struct ordk_ctrl_msg rc_ctrl_msg(const struct blue_qp *qp, enum ordk_ctrl_type type);
+struct blue_ctrl_msg rc_ctrl_msg(const struct blue_qp *qp, enum blue_ctrl_type type);
 /** Build and queue @p m on SimpleNic TX. @return true if it went. */
-bool rc_send_ctrl(struct blue_qp *qp, const struct ordk_ctrl_msg *m);
+bool rc_send_ctrl(struct blue_qp *qp, const struct blue_ctrl_msg *m);
 void rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len);
 /** Advertise posted RECVs not advertised yet. @return RC_MORE when some could not go. */
 enum rc_step rc_send_adverts(struct blue_qp *qp);
@@ -593,11 +593,11 @@ void rc_read_answer_seen(struct blue_qp *qp, uint16_t msn, uint32_t psn, uint64_
 void rc_read_progress(struct blue_qp *qp);
 void rc_read_done(struct blue_qp *qp, uint16_t msn);
 void rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r);
-void rc_read_nak_rx(struct blue_qp *qp, const struct ordk_ctrl_msg *m);
+void rc_read_nak_rx(struct blue_qp *qp, const struct blue_ctrl_msg *m);
 /* software atomics (rc_atomic.c) */
 bool rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w);
-void rc_atomic_rx_req(struct blue_qp *qp, const struct ordk_ctrl_msg *m);
-void rc_atomic_rx_resp(struct blue_qp *qp, const struct ordk_ctrl_msg *m);
+void rc_atomic_rx_req(struct blue_qp *qp, const struct blue_ctrl_msg *m);
+void rc_atomic_rx_resp(struct blue_qp *qp, const struct blue_ctrl_msg *m);
 /* RECV keys (rc_recv.c) */
 bool rc_recv_key_ready(struct blue_qp *qp, struct rc_rwqe *r);
 void rc_recv_done(struct blue_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc);

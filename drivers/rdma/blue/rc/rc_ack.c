@@ -45,22 +45,22 @@ bool
 rc_ack_frame(struct blue_qp *qp, bool nak, uint32_t psn)
 {
 	struct blue_dev *dev = blue_qp_dev(qp);
-	struct ordk_wire_rdma p = { 0 };
-	uint8_t frame[ORDK_WIRE_RDMA_HLEN];
+	struct blue_wire_rdma p = { 0 };
+	uint8_t frame[BLUE_WIRE_RDMA_HLEN];
 	int n;
 
 	if (!blue_snic_tx_room(&dev->hw))
 		return false;
-	p.l3 = (struct ordk_wire_l3){ .dst_mac = qp->vqp.attr.dest_mac, .src_mac = dev->hw.mac,
+	p.l3 = (struct blue_wire_l3){ .dst_mac = qp->vqp.attr.dest_mac, .src_mac = dev->hw.mac,
 				      .src_ip = dev->hw.ip, .dst_ip = qp->vqp.attr.dest_ip,
-				      .src_port = ORDK_WIRE_ROCE_UDP_PORT,
-				      .dst_port = ORDK_WIRE_ROCE_UDP_PORT, .df = 1, .ttl = 64 };
-	p.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_ACKNOWLEDGE,
+				      .src_port = BLUE_WIRE_ROCE_UDP_PORT,
+				      .dst_port = BLUE_WIRE_ROCE_UDP_PORT, .df = 1, .ttl = 64 };
+	p.bth = (struct blue_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_ACKNOWLEDGE,
 					.dqpn = qp->vqp.attr.dest_qp_num, .psn = psn };
-	p.aeth = (struct ordk_wire_aeth){ .now_bitmap = { ~0ull, ~0ull }, .is_send_by_driver = 1,
+	p.aeth = (struct blue_wire_aeth){ .now_bitmap = { ~0ull, ~0ull }, .is_send_by_driver = 1,
 					  .is_packet_lost = nak, .is_window_slided = nak,
 					  .pre_psn = qp->resp.epsn };
-	n = ordk_wire_rdma_build_hdr(frame, sizeof(frame), &p, 0);
+	n = blue_wire_rdma_build_hdr(frame, sizeof(frame), &p, 0);
 	return n > 0 && blue_snic_tx(&dev->hw, frame, (uint32_t)n) == 0;
 }
 

@@ -10,23 +10,23 @@
 
 /* ------------------------------------------------------------ sending */
 
-struct ordk_ctrl_msg
-rc_ctrl_msg(const struct blue_qp *qp, enum ordk_ctrl_type type)
+struct blue_ctrl_msg
+rc_ctrl_msg(const struct blue_qp *qp, enum blue_ctrl_type type)
 {
-	return (struct ordk_ctrl_msg){ .type = type, .src_qpn = qp->vqp.qpn,
+	return (struct blue_ctrl_msg){ .type = type, .src_qpn = qp->vqp.qpn,
 				       .dst_qpn = qp->vqp.attr.dest_qp_num };
 }
 
 /* An ORDK control frame to the QP's peer through SimpleNic TX. */
 bool
-rc_send_ctrl(struct blue_qp *qp, const struct ordk_ctrl_msg *m)
+rc_send_ctrl(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 {
 	struct blue_dev *dev = blue_qp_dev(qp);
-	struct ordk_wire_l3 l3 = { .dst_mac = qp->vqp.attr.dest_mac, .src_mac = dev->hw.mac,
+	struct blue_wire_l3 l3 = { .dst_mac = qp->vqp.attr.dest_mac, .src_mac = dev->hw.mac,
 				   .src_ip = dev->hw.ip, .dst_ip = qp->vqp.attr.dest_ip, .df = 1,
 				   .ttl = 64 };
 	uint8_t frame[BLUE_SNIC_TX_SLOT];
-	int len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, m);
+	int len = blue_wire_ctrl_build(frame, sizeof(frame), &l3, m);
 
 	return len > 0 && blue_snic_tx_room(&dev->hw) &&
 	       blue_snic_tx(&dev->hw, frame, (uint32_t)len) == 0;
@@ -45,7 +45,7 @@ rc_send_ctrl(struct blue_qp *qp, const struct ordk_ctrl_msg *m)
 bool
 rc_probe(struct blue_qp *qp)
 {
-	struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_ACK_REQ);
+	struct blue_ctrl_msg m = rc_ctrl_msg(qp, BLUE_CTRL_ACK_REQ);
 
 	m.ack_req.psn = qp->req.next_psn;
 	if (!rc_send_ctrl(qp, &m))
@@ -79,11 +79,11 @@ may_answer(struct blue_qp *qp)
  * both ACKs were lost.
  */
 static struct blue_qp *
-ctrl_qp(struct blue_dev *dev, const struct ordk_ctrl_msg *m)
+ctrl_qp(struct blue_dev *dev, const struct blue_ctrl_msg *m)
 {
 	struct blue_qp *qp = to_bqp(verbs_qp_lookup(blue_dev_handle(dev), m->dst_qpn));
 
-	if (qp != NULL && qp->vqp.attr.qp_state == ORDK_QPS_ERR && m->type == ORDK_CTRL_ACK_REQ &&
+	if (qp != NULL && qp->vqp.attr.qp_state == ORDK_QPS_ERR && m->type == BLUE_CTRL_ACK_REQ &&
 	    m->src_qpn == qp->vqp.attr.dest_qp_num) {
 		if (may_answer(qp))
 			(void)rc_ack_frame(qp, false, qp->resp.epsn);
@@ -113,13 +113,13 @@ ctrl_qp(struct blue_dev *dev, const struct ordk_ctrl_msg *m)
 
 /* The peer's RECV adverts, in sequence; duplicates and gaps are dropped (counted). */
 static void
-rx_adverts(struct blue_qp *qp, const struct ordk_ctrl_msg *m)
+rx_adverts(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 {
 	struct rc_req *rq = &qp->req;
 
 	rq->adv_ack_due = true; /* even for duplicates: our last ACK may be lost */
 	for (unsigned int i = 0; i < m->advert.count; i++) {
-		const struct ordk_ctrl_advert *a = &m->advert.e[i];
+		const struct blue_ctrl_advert *a = &m->advert.e[i];
 
 		if ((int32_t)(a->recv_seq - rq->adv_expect) < 0) {
 			qp->vqp.st.duplicates++; /* a re-sent advert we already have */
@@ -141,7 +141,7 @@ rx_adverts(struct blue_qp *qp, const struct ordk_ctrl_msg *m)
 
 /* The peer acknowledged our adverts before recv_seq. */
 static void
-rx_advert_ack(struct blue_qp *qp, const struct ordk_ctrl_msg *m)
+rx_advert_ack(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 {
 	struct rc_resp *rs = &qp->resp;
 
@@ -155,13 +155,13 @@ void
 rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len)
 {
 	bool connected;
-	struct ordk_wire_l3 l3;
-	struct ordk_ctrl_msg m;
+	struct blue_wire_l3 l3;
+	struct blue_ctrl_msg m;
 	struct blue_qp *qp;
 
-	if (ordk_wire_classify(f, len) == ORDK_WIRE_CLASS_RDMA)
+	if (blue_wire_classify(f, len) == BLUE_WIRE_CLASS_RDMA)
 		return; /* not ours */
-	if (ordk_wire_ctrl_parse(f, len, &l3, &m) != 0) {
+	if (blue_wire_ctrl_parse(f, len, &l3, &m) != 0) {
 		RC_LOG(DEBUG, "SimpleNic frame of %u B is not an ORDK control frame", len);
 		dev->vdev.st.ctrl_bad++; /* ARP and friends are for lib/cm; counted for now */
 		return;
@@ -172,7 +172,7 @@ rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len)
 	qp->comp.heard_tsc = dev->rc.now; /* the peer is there (an RNR wait asks) */
 	connected = qp->vqp.attr.qp_state >= ORDK_QPS_RTR;
 	switch (m.type) {
-	case ORDK_CTRL_ACK_REQ:
+	case BLUE_CTRL_ACK_REQ:
 		/* the peer's timer asks what arrived: rc_ack.c answers */
 		RC_LOG(DEBUG, "qp 0x%06x: the peer asks about PSNs before 0x%06x (epsn 0x%06x)",
 		       qp->vqp.qpn, m.ack_req.psn, qp->resp.epsn);
@@ -180,23 +180,23 @@ rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len)
 			return;
 		rc_probe_asked(&qp->resp, m.ack_req.psn, dev->rc.now);
 		break;
-	case ORDK_CTRL_READ_NAK:
+	case BLUE_CTRL_READ_NAK:
 		if (connected)
 			rc_read_nak_rx(qp, &m);
 		break;
-	case ORDK_CTRL_ATOMIC_REQ:
-	case ORDK_CTRL_ATOMIC_RESP:
+	case BLUE_CTRL_ATOMIC_REQ:
+	case BLUE_CTRL_ATOMIC_RESP:
 		if (!connected)
 			return;
-		if (m.type == ORDK_CTRL_ATOMIC_REQ)
+		if (m.type == BLUE_CTRL_ATOMIC_REQ)
 			rc_atomic_rx_req(qp, &m);
 		else
 			rc_atomic_rx_resp(qp, &m);
 		break;
-	case ORDK_CTRL_RECV_ADVERT_ACK:
+	case BLUE_CTRL_RECV_ADVERT_ACK:
 		rx_advert_ack(qp, &m);
 		return;
-	case ORDK_CTRL_RECV_ADVERT:
+	case BLUE_CTRL_RECV_ADVERT:
 		rx_adverts(qp, &m);
 		break;
 	default:
@@ -237,7 +237,7 @@ rc_send_adverts(struct blue_qp *qp)
 		return RC_DONE;
 	recv_keys_request(qp);
 	while (rs->rq_advertised < rs->rq_q.count) {
-		struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_RECV_ADVERT);
+		struct blue_ctrl_msg m = rc_ctrl_msg(qp, BLUE_CTRL_RECV_ADVERT);
 		uint32_t n = RTE_MIN(rs->rq_q.count - rs->rq_advertised, (slot - 70u) / 24u), ready = 0;
 
 		/* adverts go in order, each once its RECV's card key is known */
@@ -251,7 +251,7 @@ rc_send_adverts(struct blue_qp *qp)
 			const struct rc_rwqe *r =
 				&rs->rq[rc_fifo_at(&rs->rq_q, rs->rq_advertised + i)];
 
-			m.advert.e[i] = (struct ordk_ctrl_advert){ .recv_seq = r->recv_seq,
+			m.advert.e[i] = (struct blue_ctrl_advert){ .recv_seq = r->recv_seq,
 								   .length = r->len, .addr = r->addr,
 								   .rkey = r->key };
 		}
@@ -270,7 +270,7 @@ rc_send_adverts(struct blue_qp *qp)
 enum rc_step
 rc_send_advert_ack(struct blue_qp *qp)
 {
-	struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_RECV_ADVERT_ACK);
+	struct blue_ctrl_msg m = rc_ctrl_msg(qp, BLUE_CTRL_RECV_ADVERT_ACK);
 
 	m.advert_ack.recv_seq = qp->req.adv_expect;
 	if (!rc_send_ctrl(qp, &m))

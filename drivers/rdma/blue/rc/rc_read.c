@@ -128,12 +128,12 @@ rc_read_done(struct blue_qp *qp, uint16_t msn)
 static void
 read_refuse(struct blue_qp *qp, uint32_t psn, uint8_t status)
 {
-	struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_READ_NAK);
+	struct blue_ctrl_msg m = rc_ctrl_msg(qp, BLUE_CTRL_READ_NAK);
 
 	m.read_nak.psn = psn;
 	m.read_nak.status = status;
 	RC_LOG(DEBUG, "qp 0x%06x: READ request psn 0x%06x refused (%s)", qp->vqp.qpn, psn,
-	       status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR ? "access" : "beyond max_dest_rd_atomic");
+	       status == BLUE_CTRL_ATOMIC_REM_ACCESS_ERR ? "access" : "beyond max_dest_rd_atomic");
 	qp->vqp.st.read_req_rejected++;
 	(void)rc_send_ctrl(qp, &m);
 }
@@ -248,13 +248,13 @@ rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r)
 		qp->resp.ack_due = true;
 	read_hole(qp, b->psn, rc_now(&blue_qp_dev(qp)->rc));
 	if (!read_source_ok(qp, r)) {
-		read_refuse(qp, b->psn, ORDK_CTRL_ATOMIC_REM_ACCESS_ERR);
+		read_refuse(qp, b->psn, BLUE_CTRL_ATOMIC_REM_ACCESS_ERR);
 		return;
 	}
 	/* more READs in progress than max_dest_rd_atomic: the requester overran us */
 	if (qp->resp.ans_tail - qp->resp.ans_next >= dest_max ||
 	    qp->resp.ans_tail - qp->resp.ans_head >= ORDK_ANS_RING) {
-		read_refuse(qp, b->psn, ORDK_CTRL_ATOMIC_REM_INV_REQ);
+		read_refuse(qp, b->psn, BLUE_CTRL_ATOMIC_REM_INV_REQ);
 		return;
 	}
 	answer_queue(qp, r);
@@ -265,7 +265,7 @@ rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r)
  * error, in order, and then the QP goes to ERR (rc_complete_sends()).
  */
 void
-rc_read_nak_rx(struct blue_qp *qp, const struct ordk_ctrl_msg *m)
+rc_read_nak_rx(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 {
 	uint32_t i;
 	struct rc_wqe *w = NULL;
@@ -280,7 +280,7 @@ rc_read_nak_rx(struct blue_qp *qp, const struct ordk_ctrl_msg *m)
 		return;
 	}
 	w->flags |= RC_WQE_ERROR | RC_WQE_FATAL;
-	w->status = m->read_nak.status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR ? ORDK_WC_REM_ACCESS_ERR
+	w->status = m->read_nak.status == BLUE_CTRL_ATOMIC_REM_ACCESS_ERR ? ORDK_WC_REM_ACCESS_ERR
 									  : ORDK_WC_REM_INV_REQ_ERR;
 	rc_fifo_remove(&qp->req.rd_q, qp->req.reads, i);
 	qp->vqp.st.naks_received++;

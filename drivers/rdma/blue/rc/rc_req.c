@@ -167,7 +167,7 @@ start_wqe(struct blue_qp *qp, struct rc_wqe *w)
 	uint32_t pmtu = blue_pmtu_bytes(qp->vqp.attr.path_mtu), npk;
 
 	if (needs_advert(w->opcode) && !(w->flags & RC_WQE_BOUND)) {
-		const struct ordk_ctrl_advert *a;
+		const struct blue_ctrl_advert *a;
 
 		if (qp->req.adv_q.count == 0) {
 			req_hold(qp, RC_REQ_WAIT_ADVERT);
@@ -190,7 +190,7 @@ start_wqe(struct blue_qp *qp, struct rc_wqe *w)
 				 */
 				w->flags |= RC_WQE_LEN_ERR;
 				w->raddr = w->len;
-				w->rkey = ORDK_WIRE_RKEY_LEN_ERR;
+				w->rkey = BLUE_WIRE_RKEY_LEN_ERR;
 			} else {
 				w->raddr = a->addr;
 				w->rkey = a->rkey;

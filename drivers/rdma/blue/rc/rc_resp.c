@@ -156,7 +156,7 @@ msg_queue(struct blue_qp *qp, const struct blue_meta_basic *b, uint8_t op, enum 
 		/* a LAST may come before its FIRST: its length is read at completion;
 		 * a too small RECV's announcement carries the SEND's length in raddr */
 		.len = pos != BLUE_POS_ONLY ? RC_MSG_LEN_AT_FIRST
-		       : blue_op_is_send(op) && b->total_len == 0 && b->rkey == ORDK_WIRE_RKEY_LEN_ERR
+		       : blue_op_is_send(op) && b->total_len == 0 && b->rkey == BLUE_WIRE_RKEY_LEN_ERR
 			       ? (uint32_t)RTE_MIN(b->raddr, (uint64_t)UINT32_MAX)
 			       : b->total_len };
 	return true;
