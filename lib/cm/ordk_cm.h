@@ -19,12 +19,20 @@ extern "C" {
 /* libordk's API: exported although ORDK builds with hidden visibility (the version map picks) */
 #pragma GCC visibility push(default)
 
-/** What each side tells the other. */
+/**
+ * What each side tells the other. A record received (TCP or memcached) is
+ * refused with -EPROTO, logged (`ordk.cm`) with the field named ("peer mac
+ * ff:ff:ff:ff:ff:ff: not a unicast address (broadcast)"), unless it names a
+ * peer a QP can have: qpn 2..0xffffff (0 and 1 are IBA's special QPs), psn
+ * 24 bits, a unicast mac (not zero, broadcast or multicast), a unicast ip
+ * (not 0.0.0.0/8, 224.0.0.0/4, 255.255.255.255, nor loopback 127.0.0.0/8,
+ * which the card cannot reach), and addr + len not wrapping.
+ */
 struct ordk_cm_info {
 	uint32_t qpn;
 	uint32_t psn;  /**< first PSN this side sends with: 0..ORDK_PSN_FIRST_MAX */
-	uint32_t ip;
-	uint64_t mac;
+	uint32_t ip;   /**< the device's IPv4 (ordk_dev_attr) */
+	uint64_t mac;  /**< the device's MAC (ordk_dev_attr) */
 	uint64_t addr; /**< optional: a buffer the peer may access */
 	uint32_t rkey;
 	uint32_t len;
@@ -39,8 +47,8 @@ struct ordk_cm_info {
  * wait, the TCP handshake too, ends by @p timeout_ms (<= 0: 10 s): a host
  * that drops SYNs costs @p timeout_ms, not the kernel's ~2 minutes.
  * @return 0; -ETIMEDOUT (nothing within @p timeout_ms: no server listening
- *   or no answer at all), -EPROTO (the peer
- *   is not ORDK or speaks another version), -EHOSTUNREACH (host did not
+ *   or no answer at all), -EPROTO (the peer is not ORDK, speaks another
+ *   version, or its record names no peer a QP can have), -EHOSTUNREACH (host did not
  *   resolve), or another negative errno of the socket calls.
  */
 int ordk_cm_exchange(const char *host, uint16_t port, const struct ordk_cm_info *local,
@@ -56,7 +64,7 @@ int ordk_cm_exchange(const char *host, uint16_t port, const struct ordk_cm_info 
  * the connection. ordk_cm_connect() is the client's side: @p n records out,
  * @p n back. Records are the same as ordk_cm_exchange()'s (which is n = 1).
  * @return a socket (listen, accept), 0, or a negative errno (-E2BIG: more
- *   records than @p max; -EPROTO: not an ORDK peer).
+ *   records than @p max; -EPROTO: not an ORDK peer, or a record refused).
  */
 int ordk_cm_listen(uint16_t port);
 int ordk_cm_accept(int lfd, struct ordk_cm_info *remote, unsigned int max, unsigned int *n,
@@ -114,8 +122,8 @@ int ordk_cm_mc_publish(struct ordk_cm_mc *mc, const char *role, unsigned int id,
 /**
  * Wait at most @p timeout_ms for the records node @p from_role/@p from_id
  * published for @p role/@p id; at most @p max go to @p recs, *@p n says how many.
- * @return 0, -ETIMEDOUT, -E2BIG (more than @p max), -EPROTO (not records),
- *   -EINVAL, -ECONNREFUSED, -EIO.
+ * @return 0, -ETIMEDOUT, -E2BIG (more than @p max), -EPROTO (not records, or
+ *   a record refused as ordk_cm_info says), -EINVAL, -ECONNREFUSED, -EIO.
  */
 int ordk_cm_mc_fetch(struct ordk_cm_mc *mc, const char *from_role, unsigned int from_id,
 		     const char *role, unsigned int id, struct ordk_cm_info *recs, unsigned int max,
