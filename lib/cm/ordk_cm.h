@@ -158,12 +158,23 @@ int ordk_cm_mc_arrived(struct ordk_cm_mc *mc, const char *name, const char *role
  *     "memcached_ip": "10.10.1.3", "memcached_port": 11211, "mr_size": 16,
  *     "device": "bluesim,port=0", "cluster": "tpcc1",
  *     "redis_ip": "10.10.1.3", "redis_port": 6379, "ib_dev_id": 0, "ib_port": 1, "gid_idx": 3 }
- * mr_size: a number is GiB (as CREST's), a string takes K, M or G ("64M").
- * ib_dev_id, ib_port and gid_idx are read and range-checked only: ORDK names
- * its device by devargs in "device". Any other field is refused.
+ * mr_size: a number is GiB (as CREST's), a string takes K, M or G ("64M");
+ * either in 1..ORDK_CM_MR_SIZE_MAX bytes, the string read so that no
+ * overflow passes ("18446744073709551615" and "99999999999999999999" are out
+ * of range, not 16 EiB). Addresses: unicast IPv4 (not 0.0.0.0/8,
+ * 224.0.0.0/4 or 255.255.255.255); loopback is fine, these are the kernel's
+ * sockets, not the card's. ib_dev_id, ib_port and gid_idx are read and
+ * range-checked only: ORDK names its device by devargs in "device". Any
+ * other field is refused.
  */
 #define ORDK_CM_MAX_NODES 32u
 #define ORDK_CM_IP_LEN	  64u
+/**
+ * The largest mr_size: 128 TiB, a 47-bit user address space (x86-64, arm64
+ * with 4-level tables), so no device registers more; the device's own limits
+ * (ordk_dev_attr's max_mr_size per MR) apply where the memory is registered.
+ */
+#define ORDK_CM_MR_SIZE_MAX (1ull << 47)
 
 struct ordk_cm_config {
 	char mn_ips[ORDK_CM_MAX_NODES][ORDK_CM_IP_LEN];
@@ -182,8 +193,8 @@ struct ordk_cm_config {
 
 /**
  * Read and check the cluster config in @p path. On error @p err (when not
- * NULL) says which field is wrong and why, e.g. "CN_ips[1]: not an IPv4
- * address".
+ * NULL) says which field is wrong and why, e.g. "CN_ips[1]: \"10.0.0.300\" is
+ * not an IPv4 address", "mr_size: 18446744073709551615 out of range (1..140737488355328)".
  * @return 0, -ENOENT (no such file), -EINVAL (not JSON, or a field wrong).
  */
 int ordk_cm_config_load(const char *path, struct ordk_cm_config *cfg, char *err,
