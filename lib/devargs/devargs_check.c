@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,29 +110,32 @@ ordk_devargs_check_range(const char *field, uint64_t v, uint64_t lo, uint64_t hi
 		      v, lo, hi);
 }
 
-int
-ordk_devargs_size(const char *field, const char *s, uint64_t lo, uint64_t hi, uint64_t *out,
-		  char *err, size_t errlen)
+/* Digits, a K/M/G suffix when @p suffix_ok, in [lo, hi]; what ordk_devargs_size() says. */
+static int
+parse_num(const char *field, const char *s, bool suffix_ok, uint64_t lo, uint64_t hi,
+	  uint64_t *out, char *err, size_t errlen)
 {
 	unsigned long long v;
 	unsigned int shift = 0;
 	char *end;
 	int range;
 
-	/* strtoull() would take a sign or spaces: digits first, or it is not a size */
+	/* strtoull() would take a sign or spaces: digits first, or it is not a number */
 	if (s == NULL || *s < '0' || *s > '9')
-		goto not_a_size;
+		goto not_a_number;
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	range = errno;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: break;
+	if (suffix_ok) {
+		switch (*end) {
+		case 'k': case 'K': shift = 10; end++; break;
+		case 'm': case 'M': shift = 20; end++; break;
+		case 'g': case 'G': shift = 30; end++; break;
+		default: break;
+		}
 	}
 	if (*end != '\0')
-		goto not_a_size;
+		goto not_a_number;
 	/* ERANGE: beyond 2^64 - 1 (strtoull() then says ULLONG_MAX); then the suffix's overflow */
 	if (range == ERANGE || v > UINT64_MAX >> shift || (uint64_t)v << shift < lo ||
 	    (uint64_t)v << shift > hi)
@@ -139,7 +143,21 @@ ordk_devargs_size(const char *field, const char *s, uint64_t lo, uint64_t hi, ui
 			      lo, hi);
 	*out = (uint64_t)v << shift;
 	return 0;
-not_a_size:
-	return refuse(err, errlen, "%s: \"%s\" is not a size (digits and K, M or G)", field,
-		      s != NULL ? s : "");
+not_a_number:
+	return refuse(err, errlen, "%s: \"%s\" is not %s", field, s != NULL ? s : "",
+		      suffix_ok ? "a size (digits and K, M or G)" : "a number (decimal digits)");
+}
+
+int
+ordk_devargs_size(const char *field, const char *s, uint64_t lo, uint64_t hi, uint64_t *out,
+		  char *err, size_t errlen)
+{
+	return parse_num(field, s, true, lo, hi, out, err, errlen);
+}
+
+int
+ordk_devargs_number(const char *field, const char *s, uint64_t lo, uint64_t hi, uint64_t *out,
+		    char *err, size_t errlen)
+{
+	return parse_num(field, s, false, lo, hi, out, err, errlen);
 }

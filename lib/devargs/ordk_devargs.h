@@ -128,4 +128,8 @@ int ordk_devargs_check_range(const char *field, uint64_t v, uint64_t lo, uint64_
 int ordk_devargs_size(const char *field, const char *s, uint64_t lo, uint64_t hi, uint64_t *out,
 		      char *err, size_t errlen);
 
+/** As ordk_devargs_size(), decimal digits only: a port, a count. */
+int ordk_devargs_number(const char *field, const char *s, uint64_t lo, uint64_t hi, uint64_t *out,
+			char *err, size_t errlen);
+
 #endif /* ORDK_DEVARGS_H */

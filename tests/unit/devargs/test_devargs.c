@@ -261,6 +261,20 @@ Test(devargs, sizes_no_overflow_passes)
 	size_refused("1KB", "is not a size");
 	size_refused("1T", "is not a size");
 	size_refused("", "is not a size");
+
+	/* a number: the same reading, no suffix */
+	cr_expect_eq(ordk_devargs_number("-p", "65535", 1, 65535, &v, err, sizeof(err)), 0);
+	cr_expect_eq(v, 65535);
+	said(ordk_devargs_number("-p", "70000", 1, 65535, &v, err, sizeof(err)), err,
+	     "-p: 70000 out of range (1..65535)");
+	said(ordk_devargs_number("-p", "4294985156", 1, 65535, &v, err, sizeof(err)), err,
+	     "-p: 4294985156 out of range");
+	said(ordk_devargs_number("-n", "18446744073709551616", 1, UINT64_MAX, &v, err, sizeof(err)),
+	     err, "-n: 18446744073709551616 out of range");
+	said(ordk_devargs_number("-n", "4k", 1, UINT64_MAX, &v, err, sizeof(err)), err,
+	     "-n: \"4k\" is not a number (decimal digits)");
+	said(ordk_devargs_number("-n", "-1", 1, UINT64_MAX, &v, err, sizeof(err)), err,
+	     "-n: \"-1\" is not a number");
 }
 
 /* The Blue driver's mac= and ip=, the card's own address, through its devargs pass. */
