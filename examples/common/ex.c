@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,31 @@ ex_split_args(int argc, char **argv, int *targc, char ***targv)
 	*targc = argc;
 	*targv = argv;
 	return 0;
+}
+
+static uint64_t
+opt(const char *prog, const char *name, const char *s, bool size, uint64_t lo, uint64_t hi,
+    bool *bad)
+{
+	uint64_t v = 0;
+
+	if (app_opt_u64(prog, name, s, size, lo, hi, &v) != 0) {
+		*bad = true;
+		return 0;
+	}
+	return v;
+}
+
+uint64_t
+ex_num(const char *prog, const char *name, const char *s, uint64_t lo, uint64_t hi, bool *bad)
+{
+	return opt(prog, name, s, false, lo, hi, bad);
+}
+
+uint64_t
+ex_size(const char *prog, const char *name, const char *s, uint64_t lo, uint64_t hi, bool *bad)
+{
+	return opt(prog, name, s, true, lo, hi, bad);
 }
 
 int
@@ -64,6 +90,12 @@ ex_node_open(struct ex_node *n, const char *devargs, bool client, size_t len, ui
 		return -1;
 	}
 	ordk_dev_query(n->dev, &n->at);
+	/* one MR: a size the options allowed may still be more than this device registers */
+	if (len > n->at.max_mr_size) {
+		fprintf(stderr, "%s: a region of %zu bytes is more than one MR holds (max_mr_size "
+				"%" PRIu64 ")\n", n->at.name, len, n->at.max_mr_size);
+		return -1;
+	}
 	n->pd = ordk_pd_alloc(n->dev);
 	n->cq = n->pd ? ordk_cq_create(n->dev, cqe) : NULL;
 	n->len = len;
