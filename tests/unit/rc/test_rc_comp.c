@@ -265,3 +265,77 @@ Test(rc_comp, no_settle_before_the_peer_took_the_announcement)
 	cr_assert_eq(submits, 0);
 	cr_assert_eq(probes, 2, "an ordinary timeout: the peer is asked");
 }
+
+/* ------------------------------------------------------------ comp.state */
+
+/* The completer's transitions, written out apart from rc_comp.c's table. */
+static const bool comp_legal[RC_COMP_NSTATES][RC_COMP_NSTATES] = {
+	/*                   idle wait-ack retry settle flush error */
+	[RC_COMP_IDLE] = { 1, 1, 1, 0, 1, 1 },
+	[RC_COMP_WAIT_ACK] = { 1, 1, 1, 1, 1, 1 },
+	[RC_COMP_RETRY] = { 1, 1, 1, 1, 1, 1 },
+	[RC_COMP_SETTLE] = { 1, 0, 0, 0, 1, 1 },
+	[RC_COMP_FLUSH] = { 0, 0, 0, 0, 1, 1 },
+	[RC_COMP_ERROR] = { 1, 0, 0, 0, 0, 1 },
+};
+
+Test(rc_comp, comp_to_takes_the_legal_transitions_and_counts_the_rest)
+{
+	uint64_t refused = 0;
+
+	for (unsigned int from = 0; from < RC_COMP_NSTATES; from++) {
+		for (unsigned int to = 0; to < RC_COMP_NSTATES; to++) {
+			qp.comp.state = from;
+			bool taken = rc_comp_to(&qp, to);
+
+			refused += !comp_legal[from][to];
+			cr_assert_eq(taken, comp_legal[from][to], "%u -> %u", from, to);
+			cr_assert_eq(qp.comp.state, comp_legal[from][to] ? to : from, "%u -> %u",
+				     from, to);
+			cr_assert_eq(qp.vqp.st.state_refused, refused, "%u -> %u", from, to);
+		}
+	}
+	cr_assert_eq(refused, 12);
+	qp.comp.state = RC_COMP_IDLE;
+	cr_assert_not(rc_comp_to(&qp, RC_COMP_NSTATES), "no such state");
+	qp.comp.state = RC_COMP_NSTATES;
+	cr_assert_not(rc_comp_to(&qp, RC_COMP_IDLE), "from no such state");
+	cr_assert_eq(qp.vqp.st.state_refused, refused + 2);
+}
+
+Test(rc_comp, settle_flush_error_reset_are_legal_steps)
+{
+	rc_timer_check(&qp, dev.rc.now);
+	cr_assert_eq(qp.comp.state, RC_COMP_SETTLE);
+	cmd_done = cmd_ok = true;
+	rc_len_err_reap(&qp);
+	cr_assert_eq(qp.comp.state, RC_COMP_FLUSH);
+	/* the application resets the QP before the engine reaped the flush */
+	rc_qp_reset(&qp);
+	cr_assert_eq(qp.comp.state, RC_COMP_IDLE, "through error: the owed flush went");
+	cr_assert_eq(ncqe, 3);
+	cr_assert_eq(events, 1);
+	cr_assert_eq(qp.vqp.st.state_refused, 0);
+	/* the application's modify to ERR flushes at once, from any state */
+	qp.comp.state = RC_COMP_SETTLE;
+	rc_qp_flush(&qp);
+	cr_assert_eq(qp.comp.state, RC_COMP_ERROR);
+	rc_qp_flush(&qp);
+	cr_assert_eq(qp.comp.state, RC_COMP_ERROR, "ERR to ERR");
+	cr_assert_eq(qp.vqp.st.state_refused, 0);
+}
+
+Test(rc_comp, a_failure_after_the_flush_is_refused_not_asserted)
+{
+	qp.comp.state = RC_COMP_ERROR;
+	rc_qp_error(&qp);
+	cr_assert_eq(qp.comp.state, RC_COMP_ERROR, "error -> flush refused");
+	cr_assert_eq(qp.vqp.st.state_refused, 1);
+	/* a settle the table refuses starts nothing: the timeout is an ordinary one */
+	setup();
+	qp.comp.state = RC_COMP_IDLE;
+	cr_assert_not(rc_len_err_settle(&qp));
+	cr_assert_eq(qp.comp.state, RC_COMP_IDLE);
+	cr_assert_eq(submits, 0);
+	cr_assert_eq(qp.vqp.st.state_refused, 1);
+}

@@ -192,6 +192,14 @@ rc_recv_revoke_run(struct blue_dev *d)
 	revoke_runs++;
 }
 
+/* the completer's one writer, without its table (test_rc_comp.c checks that) */
+bool
+rc_comp_to(struct blue_qp *qp, enum rc_comp_state next)
+{
+	qp->comp.state = next;
+	return true;
+}
+
 /* ------------------------------------------------------------ fixture */
 
 #define TICK 16u /* tsc_hz / 65536 rounded up to a power of two */

@@ -436,6 +436,12 @@ void rc_wheel_init(struct blue_dev *dev);
 unsigned int rc_wheel_run(struct blue_dev *dev, uint64_t now);
 void rc_timer_set(struct blue_qp *qp, uint64_t deadline);
 /* the completer (rc_comp.c) */
+/**
+ * The one writer of qp->comp.state: @p next if the completer's table allows
+ * it from the state now. @return false when refused (logged, counted in
+ * state_refused; the state stays).
+ */
+bool rc_comp_to(struct blue_qp *qp, enum rc_comp_state next);
 /** The peer acknowledged every PSN before @p psn: the timer moves, WRs may complete. */
 void rc_comp_acked(struct blue_qp *qp, uint32_t psn);
 /** Complete the WRs at the send queue's head that may complete, in order. */

@@ -15,6 +15,57 @@
 
 #define RC_MAX_BACKOFF 64u
 
+/* ------------------------------------------------------------ state tables */
+
+/* Is @p from -> @p to allowed by @p next_of (by state, a bit per next state)? */
+static bool
+sm_allows(const uint8_t *next_of, unsigned int n, unsigned int from, unsigned int to)
+{
+	return from < n && to < n && ((next_of[from] >> to) & 1);
+}
+
+/* A transition the table refuses is a bug: logged and counted, the state stays. */
+static void
+sm_refused(struct blue_qp *qp, enum rc_sm sm, unsigned int from, unsigned int to)
+{
+	RC_LOG(ERR, "qp 0x%06x: %s %s -> %s refused", qp->vqp.qpn,
+	       sm == RC_SM_COMP ? "completer" : "WQE", rc_state_name(sm, from), rc_state_name(sm, to));
+	qp->vqp.st.state_refused++;
+}
+
+#define COMP_TO(s)  (1u << RC_COMP_##s)
+#define COMP_TIMER  (COMP_TO(IDLE) | COMP_TO(WAIT_ACK) | COMP_TO(RETRY))
+#define COMP_FAIL   (COMP_TO(FLUSH) | COMP_TO(ERROR))
+
+/*
+ * The completer (doc/guides/prog_guide/architecture.md, "State machines"):
+ * the timer's states follow its deadline and retries (rc_timer_set()); a
+ * timeout after our length error settles; anything but error fails (flush,
+ * again while the card is told) or is flushed at once (the application's
+ * modify to ERR); reset goes to idle, after flush's owed flush (error).
+ */
+static const uint8_t comp_next[RC_COMP_NSTATES] = {
+	[RC_COMP_IDLE] = COMP_TIMER | COMP_FAIL,
+	[RC_COMP_WAIT_ACK] = COMP_TIMER | COMP_TO(SETTLE) | COMP_FAIL,
+	[RC_COMP_RETRY] = COMP_TIMER | COMP_TO(SETTLE) | COMP_FAIL,
+	[RC_COMP_SETTLE] = COMP_TO(IDLE) | COMP_FAIL,
+	[RC_COMP_FLUSH] = COMP_FAIL,
+	[RC_COMP_ERROR] = COMP_TO(IDLE) | COMP_TO(ERROR),
+};
+
+bool
+rc_comp_to(struct blue_qp *qp, enum rc_comp_state next)
+{
+	if (!sm_allows(comp_next, RC_COMP_NSTATES, qp->comp.state, next)) {
+		sm_refused(qp, RC_SM_COMP, qp->comp.state, next);
+		return false;
+	}
+	qp->comp.state = next;
+	return true;
+}
+
+/* ------------------------------------------------------------ completions */
+
 /* Retire, in order, every WR the ACKs (and READ responses) have finished. */
 void
 rc_complete_sends(struct blue_qp *qp)
@@ -156,8 +207,9 @@ rc_len_err_settle(struct blue_qp *qp)
 		return false;
 	RC_LOG(DEBUG, "qp 0x%06x: the peer took our length error: %u READs unanswered to flush",
 	       qp->vqp.qpn, qp->req.rd_q.count);
-	rc_timer_set(qp, 0);
-	qp->comp.state = RC_COMP_SETTLE;
+	if (!rc_comp_to(qp, RC_COMP_SETTLE))
+		return false;
+	rc_timer_set(qp, 0); /* after: the timer leaves a settling state alone */
 	rc_qp_err_cmd_start(qp);
 	rc_activate(qp);
 	return true;
