@@ -240,6 +240,7 @@ rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 	w = &qp->req.sq[qp->req.sq_tail % qp->req.sq_size];
 	*w = (struct rc_wqe){
 		.wr_id = wr->wr_id, .opcode = (uint8_t)wr->opcode, /* ordk == blue WR opcodes 0-4 */
+		.state = RC_WQE_QUEUED,
 		.flags = (wr->send_flags & ORDK_SEND_FENCE) ? RC_WQE_FENCE : 0,
 		.signaled = (wr->send_flags & ORDK_SEND_SIGNALED) != 0,
 		.solicited = (wr->send_flags & ORDK_SEND_SOLICITED) != 0, .imm = wr->imm_data,
