@@ -284,11 +284,14 @@ bluesim_xstats_get(const struct bluesim *sim, uint64_t *values)
 uint64_t
 bluesim_xstat(const struct bluesim *sim, const char *name)
 {
-	const uint64_t *v = (const uint64_t *)&sim->st;
+	uint64_t v;
 
+	/* the counters in xstat_names' order, as bluesim_xstats_get() copies them */
 	for (unsigned int i = 0; i < NXSTATS; i++)
-		if (strcmp(xstat_names[i], name) == 0)
-			return v[i];
+		if (strcmp(xstat_names[i], name) == 0) {
+			memcpy(&v, (const uint8_t *)&sim->st + i * sizeof(v), sizeof(v));
+			return v;
+		}
 	return UINT64_MAX;
 }
 
