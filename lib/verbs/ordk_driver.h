@@ -159,15 +159,27 @@ extern const struct ordk_driver *const ordk_drivers[];
 
 /** The library's part of a device or QP (the first member of the driver's struct). */
 static inline struct verbs_dev *
-vdev(const struct ordk_dev *dev)
+vdev(struct ordk_dev *dev)
 {
-	return (struct verbs_dev *)(uintptr_t)dev;
+	return (struct verbs_dev *)dev;
+}
+
+static inline const struct verbs_dev *
+vdev_const(const struct ordk_dev *dev)
+{
+	return (const struct verbs_dev *)dev;
 }
 
 static inline struct verbs_qp *
-vqp(const struct ordk_qp *qp)
+vqp(struct ordk_qp *qp)
 {
-	return (struct verbs_qp *)(uintptr_t)qp;
+	return (struct verbs_qp *)qp;
+}
+
+static inline const struct verbs_qp *
+vqp_const(const struct ordk_qp *qp)
+{
+	return (const struct verbs_qp *)qp;
 }
 
 /** The QP numbered @p qpn on @p dev, or NULL. */
