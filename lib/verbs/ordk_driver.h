@@ -112,7 +112,8 @@ struct ordk_dev_ops {
 	/** Progress: @return the work done (0 = idle). */
 	unsigned int (*poll)(struct ordk_dev *dev, unsigned int budget);
 	/** The driver's and the card's own counters (ordk_dev_xstats()), or NULL. */
-	int (*xstats)(struct ordk_dev *dev, const char **names, uint64_t *values, unsigned int n);
+	int (*xstats)(const struct ordk_dev *dev, const char **names, uint64_t *values,
+		      unsigned int n);
 	void (*xstats_reset)(struct ordk_dev *dev); /**< or NULL */
 	int (*set_faults)(struct ordk_dev *dev, const char *spec); /**< or NULL: -ENOTSUP */
 	/** Step a model of the card alone (ordk_dev_card_poll()), or NULL: -ENOTSUP. */

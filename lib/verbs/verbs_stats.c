@@ -49,14 +49,13 @@ verbs_stats_add(struct ordk_stats *to, const struct ordk_stats *from)
 static uint64_t
 xstat(const struct ordk_dev *odev, const char *name)
 {
-	struct ordk_dev *d = (struct ordk_dev *)(uintptr_t)odev;
 	const char *xnames[256];
 	uint64_t values[256];
 	int n;
 
 	if (vdev_const(odev)->ops->xstats == NULL)
 		return 0;
-	n = vdev_const(odev)->ops->xstats(d, xnames, values, 256);
+	n = vdev_const(odev)->ops->xstats(odev, xnames, values, 256);
 	for (int i = 0; i < n && i < 256; i++)
 		if (strcmp(xnames[i], name) == 0)
 			return values[i];
