@@ -133,7 +133,7 @@ dev_close(struct ordk_dev *odev)
 static void
 dev_query(const struct ordk_dev *odev, struct ordk_dev_attr *a)
 {
-	const struct blue_dev *dev = to_bdev(odev);
+	const struct blue_dev *dev = to_bdev_const(odev);
 
 	a->mac = dev->hw.mac;
 	a->ip = dev->hw.ip;
@@ -167,7 +167,7 @@ enum {
 static int
 dev_xstats(const struct ordk_dev *odev, const char **names, uint64_t *values, unsigned int n)
 {
-	const struct blue_dev *dev = to_bdev(odev);
+	const struct blue_dev *dev = to_bdev_const(odev);
 	const struct blue_backend *be = &dev->hw.be;
 	unsigned int total = PMD_XSTATS, i = 0;
 
