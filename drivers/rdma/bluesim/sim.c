@@ -97,6 +97,8 @@ static int
 tables_alloc(struct bluesim *sim, const struct bluesim_config *cfg)
 {
 	if (cfg->bar != NULL) { /* served where the host (or a VM) put it */
+		/* volatile off on purpose: the model reaches its registers with
+		 * __atomic loads and stores (sim_reg_read(), sim_reg_write()) */
 		sim->bar = (uint8_t *)(uintptr_t)cfg->bar;
 		memset(sim->bar, 0, BLUE_BAR0_SIZE);
 	} else {
