@@ -7,36 +7,10 @@
 #include <criterion/criterion.h>
 #include <rte_errno.h>
 
-#include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 
 #include "func_common.h"
 #include "sim_host.h"
-
-
-/* Two ethdevs over two multi-producer rings: a test may inject frames into either side. */
-static void
-ring_pair(struct func_pair *p, const char *name, uint16_t *p0, uint16_t *p1)
-{
-	struct rte_ring *a, *b;
-	char n[64];
-	int r0, r1;
-
-	snprintf(n, sizeof(n), "%s_a", name);
-	a = rte_ring_create(n, 8192, SOCKET_ID_ANY, RING_F_SC_DEQ);
-	snprintf(n, sizeof(n), "%s_b", name);
-	b = rte_ring_create(n, 8192, SOCKET_ID_ANY, RING_F_SC_DEQ);
-	cr_assert(a != NULL && b != NULL);
-	snprintf(n, sizeof(n), "%s0", name);
-	r0 = rte_eth_from_rings(n, &a, 1, &b, 1, SOCKET_ID_ANY);
-	snprintf(n, sizeof(n), "%s1", name);
-	r1 = rte_eth_from_rings(n, &b, 1, &a, 1, SOCKET_ID_ANY);
-	cr_assert(r0 >= 0 && r1 >= 0);
-	*p0 = (uint16_t)r0;
-	*p1 = (uint16_t)r1;
-	p->rx_ring[0] = a;
-	p->rx_ring[1] = b;
-}
 
 void
 func_pair_open(struct func_pair *p, size_t len, const char *extra)
@@ -58,7 +32,7 @@ func_pair_open_guarded(struct func_pair *p, size_t len, const char *extra, size_
 	if (mp == NULL)
 		mp = test_pool("fpool", 8191);
 	snprintf(name, sizeof(name), "fr%d_", n++);
-	ring_pair(p, name, &p0, &p1);
+	test_ring_pair(name, true, &p0, &p1, p->rx_ring); /* others may inject */
 	test_port_start(p0, mp);
 	test_port_start(p1, mp);
 	p->port[0] = p0;

@@ -128,7 +128,7 @@ incast_open(struct incast_rig *g, const struct incast_cfg *c)
 	g->mp = test_pool(nm, 32767);
 	for (unsigned int i = 0; i < hosts; i++) {
 		snprintf(nm, sizeof(nm), "%s%u_", c->name, i);
-		test_ring_pair(nm, &g->sp[i], &g->hp[i]);
+		test_ring_pair(nm, false, &g->sp[i], &g->hp[i], NULL);
 		test_port_start(g->sp[i], g->mp);
 		test_port_start(g->hp[i], g->mp);
 	}

@@ -39,7 +39,7 @@ wire(const char *name, unsigned int n, uint16_t *sp, uint16_t *hp)
 		char nm[32];
 
 		snprintf(nm, sizeof(nm), "%s%u_", name, i);
-		test_ring_pair(nm, &sp[i], &hp[i]);
+		test_ring_pair(nm, false, &sp[i], &hp[i], NULL);
 		test_port_start(sp[i], pool);
 		test_port_start(hp[i], pool);
 	}
