@@ -51,20 +51,15 @@ func_pair_open_guarded(struct func_pair *p, size_t len, const char *extra, size_
 			snprintf(mine, sizeof(mine), ",%s", bar + 1);
 		snprintf(args, sizeof(args), "bluesim,port=%u,mac=02:00:00:00:00:%02x,ip=10.0.0.%d%s%s",
 			 i ? p1 : p0, i + 1, i + 1, mine, test_sim_devargs());
-		s->dev = ordk_dev_open(args);
-		cr_assert_not_null(s->dev, "ordk_dev_open(%s): %s", args, rte_strerror(rte_errno));
-		cr_assert_eq(ordk_dev_query(s->dev, &s->attr), 0);
-		s->pd = ordk_pd_alloc(s->dev);
-		s->cq = ordk_cq_create(s->dev, 65536);
-		cr_assert(s->pd && s->cq);
-		s->len = len;
 		s->base = test_aligned(1 << 21, len + 2 * guard);
 		memset(s->base, FUNC_CANARY, len + 2 * guard);
-		s->buf = s->base + guard;
-		memset(s->buf, 0, len);
-		s->mr = ordk_mr_reg(s->pd, s->buf, len,
-				    ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE |
-					    ORDK_ACCESS_REMOTE_READ | ORDK_ACCESS_REMOTE_ATOMIC);
+		memset(s->base + guard, 0, len);
+		/* a failed step leaves the later objects NULL: the checks name the first */
+		ordk_env_ep_open(&s->ep, args, 65536, s->base + guard, len,
+				 ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE |
+					 ORDK_ACCESS_REMOTE_READ | ORDK_ACCESS_REMOTE_ATOMIC);
+		cr_assert_not_null(s->dev, "ordk_dev_open(%s): %s", args, rte_strerror(rte_errno));
+		cr_assert(s->pd && s->cq);
 		cr_assert_not_null(s->mr, "mr_reg: %s", rte_strerror(rte_errno));
 	}
 }
@@ -170,10 +165,8 @@ func_pair_close(struct func_pair *p)
 
 		if (s->qp)
 			cr_assert_eq(ordk_qp_destroy(s->qp), 0);
-		cr_assert_eq(ordk_mr_dereg(s->mr), 0);
-		cr_assert_eq(ordk_cq_destroy(s->cq), 0);
-		cr_assert_eq(ordk_pd_free(s->pd), 0);
-		cr_assert_eq(ordk_dev_close(s->dev), 0);
+		/* MR, CQ, PD and device: each one's return checked */
+		cr_assert_eq(ordk_env_ep_close(&s->ep), 0);
 		free(s->base);
 	}
 	/* the build has 32 ethdev ports: a test opening many pairs needs them back */
