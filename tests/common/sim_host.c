@@ -453,7 +453,7 @@ test_frame_mbuf(struct rte_mempool *pool, const void *f, uint32_t len, bool fcs)
 	cr_assert_not_null(p);
 	memcpy(p, f, len);
 	if (fcs)
-		ordk_wire_fcs_append(p, len, len + 4);
+		blue_wire_fcs_append(p, len, len + 4);
 	return m;
 }
 

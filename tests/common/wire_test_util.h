@@ -12,9 +12,9 @@
 static inline void
 test_fix_ipv4_csum(uint8_t *f, uint32_t len)
 {
-	if (len < ORDK_WIRE_ETH_HLEN + ORDK_WIRE_IPV4_HLEN)
+	if (len < BLUE_WIRE_ETH_HLEN + BLUE_WIRE_IPV4_HLEN)
 		return;
-	wire_put_be16(f + ORDK_WIRE_ETH_HLEN + 10, wire_ipv4_csum(f + ORDK_WIRE_ETH_HLEN));
+	wire_put_be16(f + BLUE_WIRE_ETH_HLEN + 10, wire_ipv4_csum(f + BLUE_WIRE_ETH_HLEN));
 }
 
 #endif /* WIRE_TEST_UTIL_H */

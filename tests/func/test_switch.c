@@ -151,7 +151,7 @@ Test(switch, mark_rewrites_the_fcs_trailer, .timeout = 60)
 			struct rte_mbuf *f = frame(0, 2, 200, 2, s);
 			uint8_t *p = rte_pktmbuf_mtod(f, uint8_t *);
 
-			cr_assert_eq(ordk_wire_fcs_append(p, 196, 200), 200);
+			cr_assert_eq(blue_wire_fcs_append(p, 196, 200), 200);
 			send_host(hp[0], f);
 		}
 		sw_switch_poll(&sw, 0);
@@ -163,7 +163,7 @@ Test(switch, mark_rewrites_the_fcs_trailer, .timeout = 60)
 				       (uint32_t)p[198] << 16 | (uint32_t)p[199] << 24;
 
 			cr_assert_eq(p[15] & 3, i == 0 ? 2 : 3, "ECN of frame %d", i);
-			cr_assert_eq(ordk_wire_crc32(p, 196) == got, i == 0 || fcs,
+			cr_assert_eq(blue_wire_crc32(p, 196) == got, i == 0 || fcs,
 				     "fcs=%d frame %d: trailer %s", fcs, i,
 				     fcs ? "rewritten" : "left as it was");
 			rte_pktmbuf_free(m[i]);

@@ -30,9 +30,9 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t frame[70000], out[70000];
-	struct ordk_wire_rdma p;
-	struct ordk_wire_l3 l3;
-	struct ordk_ctrl_msg m;
+	struct blue_wire_rdma p;
+	struct blue_wire_l3 l3;
+	struct blue_ctrl_msg m;
 	uint32_t len;
 	uint8_t opt;
 	uint64_t mac;
@@ -48,24 +48,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (opt & 1)
 		test_fix_ipv4_csum(frame, len);
 
-	(void)ordk_wire_classify(frame, len);
-	(void)ordk_wire_peek_dst(frame, len, &mac, &ip, &has_ip);
+	(void)blue_wire_classify(frame, len);
+	(void)blue_wire_peek_dst(frame, len, &mac, &ip, &has_ip);
 
-	rc = ordk_wire_rdma_parse(frame, len, (opt & 2) ? ORDK_WIRE_F_FCS : 0, &p);
+	rc = blue_wire_rdma_parse(frame, len, (opt & 2) ? BLUE_WIRE_F_FCS : 0, &p);
 	if (rc == 0) {
 		if (p.payload_off + p.payload_len > len)
 			abort();
-		n = ordk_wire_rdma_build(out, sizeof(out), &p, frame + p.payload_off, p.payload_len);
+		n = blue_wire_rdma_build(out, sizeof(out), &p, frame + p.payload_off, p.payload_len);
 		if (n < 0 || (uint32_t)n != p.payload_off + p.payload_len)
 			abort();
 		check_same(out, frame, (uint32_t)n);
-	} else if (ordk_wire_strerror(rc) == NULL) {
+	} else if (blue_wire_strerror(rc) == NULL) {
 		abort();
 	}
 
-	rc = ordk_wire_ctrl_parse(frame, len, &l3, &m);
+	rc = blue_wire_ctrl_parse(frame, len, &l3, &m);
 	if (rc == 0) {
-		n = ordk_wire_ctrl_build(out, sizeof(out), &l3, &m);
+		n = blue_wire_ctrl_build(out, sizeof(out), &l3, &m);
 		if (n < 0 || (uint32_t)n != len)
 			abort();
 		check_same(out, frame, (uint32_t)n);

@@ -28,36 +28,36 @@ put(const char *dir, const char *name, uint8_t opt, const void *buf, size_t n)
 int
 main(int argc, char **argv)
 {
-	static uint8_t buf[ORDK_WIRE_MAX_FRAME], pay[4096];
-	struct ordk_wire_rdma p = { 0 };
-	struct ordk_ctrl_msg m = { 0 };
+	static uint8_t buf[BLUE_WIRE_MAX_FRAME], pay[4096];
+	struct blue_wire_rdma p = { 0 };
+	struct blue_ctrl_msg m = { 0 };
 	char name[64];
 	uint8_t d[64];
 	int n, bad = 0;
 
 	if (argc != 3)
 		return 2;
-	p.l3 = (struct ordk_wire_l3){ .dst_mac = 2, .src_mac = 1, .src_ip = 0x0A000001,
+	p.l3 = (struct blue_wire_l3){ .dst_mac = 2, .src_mac = 1, .src_ip = 0x0A000001,
 				      .dst_ip = 0x0A000002, .src_port = 0x100,
-				      .dst_port = ORDK_WIRE_ROCE_UDP_PORT, .ttl = 64, .ip_id = 1 };
+				      .dst_port = BLUE_WIRE_ROCE_UDP_PORT, .ttl = 64, .ip_id = 1 };
 	for (uint8_t op = 0; op <= BLUE_OP_ACKNOWLEDGE; op++) {
 		uint32_t plen = blue_op_is_data(op) ? 64 + op : 0;
 
-		p.bth = (struct ordk_wire_bth){ .opcode = op, .psn = op, .dqpn = 0x101, .msn = 1 };
-		p.reth = (struct ordk_wire_reth){ .va = 0x1000 + op, .rkey = 0x100,
+		p.bth = (struct blue_wire_bth){ .opcode = op, .psn = op, .dqpn = 0x101, .msn = 1 };
+		p.reth = (struct blue_wire_reth){ .va = 0x1000 + op, .rkey = 0x100,
 						  .dlen = blue_op_pos(op) == BLUE_POS_FIRST ? 4096 : plen };
-		n = ordk_wire_rdma_build(buf, sizeof(buf), &p, pay, plen);
+		n = blue_wire_rdma_build(buf, sizeof(buf), &p, pay, plen);
 		snprintf(name, sizeof(name), "rdma-%02x", op);
 		bad |= n < 0 || put(argv[1], name, 0, buf, (size_t)n);
 	}
-	m.type = ORDK_CTRL_RECV_ADVERT;
+	m.type = BLUE_CTRL_RECV_ADVERT;
 	m.advert.count = 2;
-	n = ordk_wire_ctrl_build(buf, sizeof(buf), &p.l3, &m);
+	n = blue_wire_ctrl_build(buf, sizeof(buf), &p.l3, &m);
 	bad |= n < 0 || put(argv[1], "ctrl-advert", 0, buf, (size_t)n);
 	memset(&m, 0, sizeof(m));
-	m.type = ORDK_CTRL_ATOMIC_REQ;
-	m.atomic_req.op = ORDK_CTRL_ATOMIC_CMP_AND_SWP;
-	n = ordk_wire_ctrl_build(buf, sizeof(buf), &p.l3, &m);
+	m.type = BLUE_CTRL_ATOMIC_REQ;
+	m.atomic_req.op = BLUE_CTRL_ATOMIC_CMP_AND_SWP;
+	n = blue_wire_ctrl_build(buf, sizeof(buf), &p.l3, &m);
 	bad |= n < 0 || put(argv[1], "ctrl-atomic", 0, buf, (size_t)n);
 
 	for (uint8_t op = 0; op <= BLUE_CMD_SET_RAW_PACKET_RECEIVE_META; op++) {

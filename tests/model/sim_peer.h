@@ -19,17 +19,17 @@
 #define MR_LEN (1u << 20)
 
 /* The peer's frame to QP @p qpn: @p op at @p psn, RETH (@p va, RKEY, @p dlen), MSN 7, AckReq. */
-static inline struct ordk_wire_rdma
+static inline struct blue_wire_rdma
 sim_peer_pkt(uint8_t op, uint32_t qpn, uint32_t psn, uint64_t va, uint32_t dlen)
 {
-	struct ordk_wire_rdma p = { 0 };
+	struct blue_wire_rdma p = { 0 };
 
-	p.l3 = (struct ordk_wire_l3){ .dst_mac = MAC_B, .src_mac = MAC_A, .src_ip = IP_A,
+	p.l3 = (struct blue_wire_l3){ .dst_mac = MAC_B, .src_mac = MAC_A, .src_ip = IP_A,
 				      .dst_ip = IP_B, .src_port = (uint16_t)PEER_QPN,
-				      .dst_port = ORDK_WIRE_ROCE_UDP_PORT, .ip_id = 1, .ttl = 64 };
-	p.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = op, .msn = 7,
+				      .dst_port = BLUE_WIRE_ROCE_UDP_PORT, .ip_id = 1, .ttl = 64 };
+	p.bth = (struct blue_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = op, .msn = 7,
 					.dqpn = qpn, .psn = psn, .ack_req = 1 };
-	p.reth = (struct ordk_wire_reth){ .va = va, .rkey = RKEY, .dlen = dlen };
+	p.reth = (struct blue_wire_reth){ .va = va, .rkey = RKEY, .dlen = dlen };
 	return p;
 }
 

@@ -42,7 +42,7 @@ Test(sim_garbage, survives_and_stays_inside_its_memory, .timeout = 120)
 	struct bluesim_config cfg;
 	struct rte_ring *wrx, *wtx;
 	struct rte_mempool *mp;
-	uint8_t *region, *mr, frame[ORDK_WIRE_MAX_FRAME], pay[4096];
+	uint8_t *region, *mr, frame[BLUE_WIRE_MAX_FRAME], pay[4096];
 
 	test_eal_init(NULL);
 	mp = test_pool("garbage_pool", 8191);
@@ -77,24 +77,24 @@ Test(sim_garbage, survives_and_stays_inside_its_memory, .timeout = 120)
 
 		/* frames: valid ones aimed near the MR's edges, then mutated */
 		for (int k = 0; k < 16; k++) {
-			struct ordk_wire_rdma p = { 0 };
+			struct blue_wire_rdma p = { 0 };
 			uint32_t plen = (uint32_t)(rnd() % 300), n, flips = (uint32_t)(rnd() % 4);
 			int64_t off = (int64_t)(rnd() % (MR_LEN + 8192)) - 4096;
 			struct rte_mbuf *m;
 			int len;
 
-			p.l3 = (struct ordk_wire_l3){ .dst_mac = MAC_B, .src_mac = MAC_A,
+			p.l3 = (struct blue_wire_l3){ .dst_mac = MAC_B, .src_mac = MAC_A,
 						      .src_ip = IP_A, .dst_ip = IP_B,
-						      .dst_port = ORDK_WIRE_ROCE_UDP_PORT, .ttl = 64 };
-			p.bth = (struct ordk_wire_bth){ .opcode = (uint8_t)(rnd() % 0x12),
+						      .dst_port = BLUE_WIRE_ROCE_UDP_PORT, .ttl = 64 };
+			p.bth = (struct blue_wire_bth){ .opcode = (uint8_t)(rnd() % 0x12),
 							.dqpn = rnd() % 8 ? QPN : (uint32_t)rnd() & 0xFFFFFF,
 							.psn = (uint32_t)rnd() & 0xFFFFFF };
 			if (!blue_op_is_data(p.bth.opcode))
 				plen = 0;
-			p.reth = (struct ordk_wire_reth){ .va = (uint64_t)(uintptr_t)mr + (uint64_t)off,
+			p.reth = (struct blue_wire_reth){ .va = (uint64_t)(uintptr_t)mr + (uint64_t)off,
 							  .rkey = rnd() % 8 ? RKEY : (uint32_t)rnd(),
 							  .dlen = plen + (blue_op_pos(p.bth.opcode) == BLUE_POS_FIRST) };
-			len = ordk_wire_rdma_build(frame, sizeof(frame), &p, pay, plen);
+			len = blue_wire_rdma_build(frame, sizeof(frame), &p, pay, plen);
 			if (len < 0)
 				continue;
 			for (uint32_t f = 0; f < flips; f++)
@@ -143,19 +143,19 @@ Test(sim_garbage, survives_and_stays_inside_its_memory, .timeout = 120)
 	/* still a working card: a clean WRITE in loopback of its own frames is not
 	 * possible on this port, so check a command round trip and a clean frame */
 	{
-		struct ordk_wire_rdma p = { 0 };
+		struct blue_wire_rdma p = { 0 };
 		struct blue_meta_report r;
 		int len, seen = 0;
 
 		cr_assert(sim_host_qp(&h, QPN, 0xA1B2, IP_A, MAC_A, BLUE_PMTU_256, BLUE_ACC_ALL));
-		p.l3 = (struct ordk_wire_l3){ .dst_mac = MAC_B, .src_mac = MAC_A, .src_ip = IP_A,
-					      .dst_ip = IP_B, .dst_port = ORDK_WIRE_ROCE_UDP_PORT,
+		p.l3 = (struct blue_wire_l3){ .dst_mac = MAC_B, .src_mac = MAC_A, .src_ip = IP_A,
+					      .dst_ip = IP_B, .dst_port = BLUE_WIRE_ROCE_UDP_PORT,
 					      .ttl = 64 };
-		p.bth = (struct ordk_wire_bth){ .opcode = BLUE_OP_WRITE_ONLY, .dqpn = QPN };
-		p.reth = (struct ordk_wire_reth){ .va = (uint64_t)(uintptr_t)mr, .rkey = RKEY,
+		p.bth = (struct blue_wire_bth){ .opcode = BLUE_OP_WRITE_ONLY, .dqpn = QPN };
+		p.reth = (struct blue_wire_reth){ .va = (uint64_t)(uintptr_t)mr, .rkey = RKEY,
 						  .dlen = 200 };
 		memset(pay, 0x77, 200);
-		len = ordk_wire_rdma_build(frame, sizeof(frame), &p, pay, 200);
+		len = blue_wire_rdma_build(frame, sizeof(frame), &p, pay, 200);
 		rte_ring_enqueue(wrx, test_frame_mbuf(mp, frame, (uint32_t)len, true));
 		sim_host_poll(&h, 8);
 		while (sim_host_meta(&h, &r) > 0)

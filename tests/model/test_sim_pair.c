@@ -196,9 +196,9 @@ Test(sim_pair, capture_holds_every_frame_sent_and_received, .timeout = 60)
 	p = pcap_open_offline(path, err);
 	cr_assert_not_null(p, "%s", err);
 	while (pcap_next_ex(p, &ph, &data) == 1) {
-		struct ordk_wire_rdma w;
+		struct blue_wire_rdma w;
 
-		cr_assert_eq(ordk_wire_rdma_parse(data, ph->caplen, 0, &w), 0,
+		cr_assert_eq(blue_wire_rdma_parse(data, ph->caplen, 0, &w), 0,
 			     "captured frames are the card's frames, without the trailer");
 		frames++;
 	}

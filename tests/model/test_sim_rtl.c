@@ -71,7 +71,7 @@ start(bool rtl)
 	start_cnp(rtl, false);
 }
 
-static struct ordk_wire_rdma
+static struct blue_wire_rdma
 pkt(uint8_t op, uint32_t qpn, uint32_t psn, uint32_t off, uint32_t dlen)
 {
 	return sim_peer_pkt(op, qpn, psn, (uint64_t)(uintptr_t)dst + off, dlen);
@@ -79,15 +79,15 @@ pkt(uint8_t op, uint32_t qpn, uint32_t psn, uint32_t off, uint32_t dlen)
 
 /* Put a frame (payload @p plen bytes of 0x5A) on the wire; @p edit may change it. */
 static void
-inject(const struct ordk_wire_rdma *p, uint32_t plen, void (*edit)(uint8_t *, uint32_t *))
+inject(const struct blue_wire_rdma *p, uint32_t plen, void (*edit)(uint8_t *, uint32_t *))
 {
-	static uint8_t buf[ORDK_WIRE_MAX_FRAME], pay[4096];
+	static uint8_t buf[BLUE_WIRE_MAX_FRAME], pay[4096];
 	uint32_t n;
 	int rc;
 
 	memset(pay, 0x5A, sizeof(pay));
-	rc = ordk_wire_rdma_build(buf, sizeof(buf), p, pay, plen);
-	cr_assert_gt(rc, 0, "%s", ordk_wire_strerror(rc));
+	rc = blue_wire_rdma_build(buf, sizeof(buf), p, pay, plen);
+	cr_assert_gt(rc, 0, "%s", blue_wire_strerror(rc));
 	n = (uint32_t)rc;
 	if (edit != NULL)
 		edit(buf, &n);
@@ -105,15 +105,15 @@ xs(const char *name)
 
 /* Frames the model sent, each parsed into @p out (FCS checked). */
 static unsigned int
-sent(struct ordk_wire_rdma *out, unsigned int max)
+sent(struct blue_wire_rdma *out, unsigned int max)
 {
 	struct rte_mbuf *m;
 	unsigned int n = 0;
 
 	while (rte_ring_dequeue(wire_tx, (void **)&m) == 0) {
 		if (n < max)
-			cr_assert_eq(ordk_wire_rdma_parse(rte_pktmbuf_mtod(m, void *),
-							  rte_pktmbuf_data_len(m), ORDK_WIRE_F_FCS,
+			cr_assert_eq(blue_wire_rdma_parse(rte_pktmbuf_mtod(m, void *),
+							  rte_pktmbuf_data_len(m), BLUE_WIRE_F_FCS,
 							  &out[n]), 0);
 		n++;
 		rte_pktmbuf_free(m);
@@ -223,7 +223,7 @@ Test(sim_rtl, commands_always_succeed_unknown_unanswered)
 /* First PSN 0x800000: 2^19 strides behind the reset window (-1): stale at once. */
 Test(sim_rtl, stale_first_psn_locks_bitmap_unit)
 {
-	struct ordk_wire_rdma p;
+	struct blue_wire_rdma p;
 
 	for (int rtl = 0; rtl <= 1; rtl++) {
 		start(rtl);
@@ -263,7 +263,7 @@ Test(sim_rtl, stale_range_edges)
 	};
 
 	for (unsigned int i = 0; i < RTE_DIM(c); i++) {
-		struct ordk_wire_rdma p;
+		struct blue_wire_rdma p;
 
 		start(true);
 		p = pkt(BLUE_OP_WRITE_ONLY, QPN, c[i].psn, 0, 64);
@@ -300,7 +300,7 @@ Test(sim_rtl, snic_ring_full_stalls_rdma_too)
 	uint8_t got[2048];
 
 	for (int rtl = 0; rtl <= 1; rtl++) {
-		struct ordk_wire_rdma p;
+		struct blue_wire_rdma p;
 
 		start(rtl);
 		p = pkt(BLUE_OP_WRITE_ONLY, QPN, 0, 0, 64);
@@ -340,10 +340,10 @@ mark_ce(uint8_t *f, uint32_t *n)
 
 Test(sim_rtl, ce_mark_sends_rate_limited_cnp)
 {
-	struct ordk_wire_rdma out[8];
+	struct blue_wire_rdma out[8];
 
 	for (int rtl = 0; rtl <= 1; rtl++) {
-		struct ordk_wire_rdma p;
+		struct blue_wire_rdma p;
 
 		start(rtl);
 		p = pkt(BLUE_OP_WRITE_ONLY, QPN, 0, 0, 64);
@@ -390,7 +390,7 @@ Test(sim_rtl, ce_mark_sends_rate_limited_cnp)
 Test(sim_rtl, strict_cnp_option_sends_and_reports)
 {
 	struct blue_meta_report r[4];
-	struct ordk_wire_rdma out[4], p, c = { 0 };
+	struct blue_wire_rdma out[4], p, c = { 0 };
 	struct bluesim_config cfg;
 	char keep[64], err[128];
 
@@ -412,7 +412,7 @@ Test(sim_rtl, strict_cnp_option_sends_and_reports)
 		/* a CNP from the peer, for QPN */
 		c.l3 = p.l3;
 		c.l3.ecn = 1;
-		c.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_CNP, .dqpn = QPN, .msn = 0x77 };
+		c.bth = (struct blue_wire_bth){ .trans = BLUE_TRANS_CNP, .dqpn = QPN, .msn = 0x77 };
 		inject(&c, 0, NULL);
 		sim_host_poll(&h, 4);
 		cr_assert_eq(xs("rx_cnp"), 1u);
@@ -428,7 +428,7 @@ Test(sim_rtl, strict_cnp_option_sends_and_reports)
 
 Test(sim_rtl, data_packets_ecn_00_whatever_enable_ecn)
 {
-	struct ordk_wire_rdma out[4];
+	struct blue_wire_rdma out[4];
 
 	for (int rtl = 0; rtl <= 1; rtl++) {
 		struct blue_send_item it = {
@@ -494,7 +494,7 @@ Test(sim_rtl, checks_only_what_the_rtl_checks)
 	struct blue_meta_report r[4];
 
 	for (int rtl = 0; rtl <= 1; rtl++) {
-		struct ordk_wire_rdma p;
+		struct blue_wire_rdma p;
 
 		start(rtl);
 		/* a wrong IPv4 checksum: rtl=0 drops it as a bad header, rtl=1 places it */
@@ -526,7 +526,7 @@ Test(sim_rtl, checks_only_what_the_rtl_checks)
 		/* a READ request's report: imm_data is the 4 bytes after the RETH */
 		sim_host_meta_all(&h, NULL, 0);
 		p = pkt(BLUE_OP_READ_REQUEST, QPN, 4, 0, 128);
-		p.rreth = (struct ordk_wire_rreth){ .va = 0x1122334455667788ull, .lkey = 0x99 };
+		p.rreth = (struct blue_wire_rreth){ .va = 0x1122334455667788ull, .lkey = 0x99 };
 		inject(&p, 0, NULL);
 		sim_host_poll(&h, 4);
 		cr_assert_eq(sim_host_meta_all(&h, r, 4), 1);

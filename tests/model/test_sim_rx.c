@@ -42,7 +42,7 @@ teardown(void)
 
 TestSuite(sim_rx, .init = setup, .fini = teardown);
 
-static struct ordk_wire_rdma
+static struct blue_wire_rdma
 pkt(uint8_t op, uint32_t psn, uint32_t off, uint32_t dlen)
 {
 	return sim_peer_pkt(op, QPN, psn, (uint64_t)(uintptr_t)dst + off, dlen);
@@ -50,16 +50,16 @@ pkt(uint8_t op, uint32_t psn, uint32_t off, uint32_t dlen)
 
 /* Build the frame, let @p edit change bytes, put it on the wire with an FCS. */
 static void
-inject_raw(const struct ordk_wire_rdma *p, uint32_t plen, void (*edit)(uint8_t *, int))
+inject_raw(const struct blue_wire_rdma *p, uint32_t plen, void (*edit)(uint8_t *, int))
 {
-	static uint8_t buf[ORDK_WIRE_MAX_FRAME], pay[4096];
+	static uint8_t buf[BLUE_WIRE_MAX_FRAME], pay[4096];
 	struct rte_mbuf *m;
 	int n;
 
 	for (uint32_t i = 0; i < plen; i++)
 		pay[i] = (uint8_t)(p->bth.psn * 3 + i);
-	n = ordk_wire_rdma_build(buf, sizeof(buf), p, pay, plen);
-	cr_assert_gt(n, 0, "%s", ordk_wire_strerror(n));
+	n = blue_wire_rdma_build(buf, sizeof(buf), p, pay, plen);
+	cr_assert_gt(n, 0, "%s", blue_wire_strerror(n));
 	if (edit != NULL)
 		edit(buf, n);
 	m = test_frame_mbuf(mp, buf, (uint32_t)n, true);
@@ -67,7 +67,7 @@ inject_raw(const struct ordk_wire_rdma *p, uint32_t plen, void (*edit)(uint8_t *
 }
 
 static void
-inject(const struct ordk_wire_rdma *p, uint32_t plen)
+inject(const struct blue_wire_rdma *p, uint32_t plen)
 {
 	inject_raw(p, plen, NULL);
 	sim_host_poll(&h, 4);
@@ -104,7 +104,7 @@ opcode_0x12(uint8_t *f, int n)
 
 Test(sim_rx, every_drop_reason)
 {
-	struct ordk_wire_rdma p;
+	struct blue_wire_rdma p;
 
 	p = pkt(BLUE_OP_WRITE_ONLY, 0, 0, 64);
 	p.bth.dqpn = 0x000401; /* index 4: no QPC */
@@ -115,7 +115,7 @@ Test(sim_rx, every_drop_reason)
 #define DROP_TEST(name, counter, reg, body)                      \
 	Test(sim_rx, drop_##name)                                \
 	{                                                        \
-		struct ordk_wire_rdma p;                         \
+		struct blue_wire_rdma p;                         \
 		body;                                            \
 		expect_drop(counter, reg);                       \
 	}
@@ -220,7 +220,7 @@ DROP_TEST(out_of_bound_below, "drop_mem_out_of_bound", BLUE_RQ_CNT_MEM_OUT_OF_BO
 
 Test(sim_rx, filtered_fcs_and_not_ready)
 {
-	struct ordk_wire_rdma p = pkt(BLUE_OP_WRITE_ONLY, 0, 0, 64);
+	struct blue_wire_rdma p = pkt(BLUE_OP_WRITE_ONLY, 0, 0, 64);
 	struct bluesim_config cfg;
 	struct sim_host h2;
 
@@ -232,7 +232,7 @@ Test(sim_rx, filtered_fcs_and_not_ready)
 	inject(&p, 64);
 	cr_assert_eq(bluesim_xstat(h.sim, "rx_filtered"), 2, "wrong IP");
 	p = pkt(BLUE_OP_WRITE_ONLY, 0, 0, 64);
-	p.l3.dst_mac = ORDK_WIRE_BROADCAST_MAC;
+	p.l3.dst_mac = BLUE_WIRE_BROADCAST_MAC;
 	inject(&p, 64);
 	cr_assert_eq(bluesim_xstat(h.sim, "rx_rdma"), 1, "broadcast MAC passes the filter");
 	cr_assert_eq(sim_host_meta_all(&h, NULL, 0), 1);
@@ -241,7 +241,7 @@ Test(sim_rx, filtered_fcs_and_not_ready)
 	p = pkt(BLUE_OP_WRITE_ONLY, 1, 0, 64);
 	{
 		uint8_t buf[256];
-		int n = ordk_wire_rdma_build(buf, sizeof(buf), &p, dst, 64);
+		int n = blue_wire_rdma_build(buf, sizeof(buf), &p, dst, 64);
 		struct rte_mbuf *m = test_frame_mbuf(mp, buf, (uint32_t)n, true);
 
 		rte_pktmbuf_mtod(m, uint8_t *)[60] ^= 1; /* corrupted on the wire */
@@ -266,7 +266,7 @@ Test(sim_rx, filtered_fcs_and_not_ready)
 Test(sim_rx, reports_first_last_only_and_retried_middle)
 {
 	struct blue_meta_report r[16];
-	struct ordk_wire_rdma p;
+	struct blue_wire_rdma p;
 	int n;
 
 	/* a 5-packet WRITE: FIRST, 3 x MIDDLE, LAST */
@@ -323,10 +323,10 @@ Test(sim_rx, reports_first_last_only_and_retried_middle)
 Test(sim_rx, read_request_and_acks)
 {
 	struct blue_meta_report r[4];
-	struct ordk_wire_rdma p = pkt(BLUE_OP_READ_REQUEST, 9, 0, 1u << 20);
+	struct blue_wire_rdma p = pkt(BLUE_OP_READ_REQUEST, 9, 0, 1u << 20);
 
 	p.reth.rkey = 0x00FFFF00; /* READ requests skip the MR checks */
-	p.rreth = (struct ordk_wire_rreth){ .va = 0x7F0011223344ull, .lkey = 0x5566 };
+	p.rreth = (struct blue_wire_rreth){ .va = 0x7F0011223344ull, .lkey = 0x5566 };
 	inject(&p, 0);
 	cr_assert_eq(sim_host_meta_all(&h, r, 4), 1);
 	cr_assert_eq(r[0].kind, BLUE_META_HEADER_READ);
@@ -339,7 +339,7 @@ Test(sim_rx, read_request_and_acks)
 
 	/* the peer driver's ACK */
 	p = pkt(BLUE_OP_ACKNOWLEDGE, 0x100, 0, 0);
-	p.aeth = (struct ordk_wire_aeth){ .now_bitmap = { ~0ull, ~0ull }, .is_send_by_driver = 1,
+	p.aeth = (struct blue_wire_aeth){ .now_bitmap = { ~0ull, ~0ull }, .is_send_by_driver = 1,
 					  .pre_psn = 0x80 };
 	inject(&p, 0);
 	cr_assert_eq(sim_host_meta_all(&h, r, 4), 1);
@@ -350,7 +350,7 @@ Test(sim_rx, read_request_and_acks)
 
 	/* the peer card's loss ACK */
 	p = pkt(BLUE_OP_ACKNOWLEDGE, 0x90, 0, 0);
-	p.aeth = (struct ordk_wire_aeth){ .pre_bitmap = { 0xFFFF0000FFFFFFFFull, ~0ull },
+	p.aeth = (struct blue_wire_aeth){ .pre_bitmap = { 0xFFFF0000FFFFFFFFull, ~0ull },
 					  .now_bitmap = { 0x1234, 0 }, .is_packet_lost = 1,
 					  .is_window_slided = 1, .pre_psn = 0x80 };
 	inject(&p, 0);
@@ -368,7 +368,7 @@ Test(sim_rx, read_request_and_acks)
 Test(sim_rx, lost_packet_makes_a_loss_ack_and_a_local_report)
 {
 	struct blue_meta_report r[300];
-	struct ordk_wire_rdma p, ack;
+	struct blue_wire_rdma p, ack;
 	struct rte_mbuf *m;
 	int n, naks = 0;
 
@@ -385,8 +385,8 @@ Test(sim_rx, lost_packet_makes_a_loss_ack_and_a_local_report)
 
 	/* the ACK frame to the peer */
 	cr_assert_eq(rte_ring_dequeue(wire_tx, (void **)&m), 0, "loss ACK on the wire");
-	cr_assert_eq(ordk_wire_rdma_parse(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m),
-					  ORDK_WIRE_F_FCS, &ack), 0);
+	cr_assert_eq(blue_wire_rdma_parse(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m),
+					  BLUE_WIRE_F_FCS, &ack), 0);
 	rte_pktmbuf_free(m);
 	cr_assert_eq(rte_ring_count(wire_tx), 0, "exactly one");
 	cr_assert_eq(ack.bth.opcode, BLUE_OP_ACKNOWLEDGE);
@@ -423,7 +423,7 @@ Test(sim_rx, lost_packet_makes_a_loss_ack_and_a_local_report)
 
 Test(sim_rx, far_jump_counts_as_loss_and_old_packets_are_ignored)
 {
-	struct ordk_wire_rdma p = pkt(BLUE_OP_WRITE_ONLY, 0, 0, 8);
+	struct blue_wire_rdma p = pkt(BLUE_OP_WRITE_ONLY, 0, 0, 8);
 
 	inject(&p, 8);
 	p = pkt(BLUE_OP_WRITE_ONLY, 16 * 9, 0, 8); /* 9 strides ahead: window cleared */
@@ -453,7 +453,7 @@ Test(sim_rx, far_jump_counts_as_loss_and_old_packets_are_ignored)
 Test(sim_rx, reset_window_claims_psns_of_its_own_stride)
 {
 	struct blue_meta_report r[8];
-	struct ordk_wire_rdma p = pkt(BLUE_OP_WRITE_FIRST, 0xFFFFF0, 0, 4096);
+	struct blue_wire_rdma p = pkt(BLUE_OP_WRITE_FIRST, 0xFFFFF0, 0, 4096);
 	int n;
 
 	inject(&p, 256);
@@ -481,7 +481,7 @@ Test(sim_rx, full_meta_ring_holds_reports_in_order, .timeout = 120)
 	uint32_t next = 0;
 
 	for (uint32_t psn = 0; psn < N; psn++) {
-		struct ordk_wire_rdma p = pkt(BLUE_OP_WRITE_ONLY, psn, 0, 4);
+		struct blue_wire_rdma p = pkt(BLUE_OP_WRITE_ONLY, psn, 0, 4);
 
 		inject_raw(&p, 4, NULL);
 		if (psn % 256 == 255)
@@ -512,15 +512,15 @@ Test(sim_rx, simple_nic_rx_and_full_ring)
 {
 	uint8_t arp[60] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02, 0, 0, 0, 0, 1, 0x08, 0x06 };
 	uint8_t got[2048];
-	struct ordk_ctrl_msg msg = { .type = ORDK_CTRL_RECV_ADVERT_ACK };
-	struct ordk_wire_l3 l3 = { .dst_mac = MAC_B, .src_mac = MAC_A, .src_ip = IP_A,
+	struct blue_ctrl_msg msg = { .type = BLUE_CTRL_RECV_ADVERT_ACK };
+	struct blue_wire_l3 l3 = { .dst_mac = MAC_B, .src_mac = MAC_A, .src_ip = IP_A,
 				   .dst_ip = IP_B, .ttl = 64 };
 	uint8_t ctrl[128];
 	int n;
 
 	arp[20] = 0x42;
 	rte_ring_enqueue(wire_rx, test_frame_mbuf(mp, arp, 60, true));
-	n = ordk_wire_ctrl_build(ctrl, sizeof(ctrl), &l3, &msg);
+	n = blue_wire_ctrl_build(ctrl, sizeof(ctrl), &l3, &msg);
 	rte_ring_enqueue(wire_rx, test_frame_mbuf(mp, ctrl, (uint32_t)n, true));
 	sim_host_poll(&h, 4);
 	cr_assert_eq(sim_host_snic_rx(&h, got), 60);
@@ -538,7 +538,7 @@ Test(sim_rx, simple_nic_rx_and_full_ring)
 	sim_host_poll(&h, 64);
 	cr_assert_eq(bluesim_xstat(h.sim, "rx_simple_nic_ring_full"), 2);
 	{
-		struct ordk_wire_rdma p = pkt(BLUE_OP_WRITE_ONLY, 0, 0, 16);
+		struct blue_wire_rdma p = pkt(BLUE_OP_WRITE_ONLY, 0, 0, 16);
 
 		inject(&p, 16);
 		cr_assert_eq(sim_host_meta_all(&h, NULL, 0), 1,

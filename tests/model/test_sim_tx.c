@@ -48,7 +48,7 @@ TestSuite(sim_tx, .init = setup, .fini = teardown);
 
 /* Frames the model put on the wire, FCS checked and parsed. */
 static unsigned int
-drain(struct ordk_wire_rdma *out, uint8_t **payload, unsigned int max)
+drain(struct blue_wire_rdma *out, uint8_t **payload, unsigned int max)
 {
 	struct rte_mbuf *m[64];
 	unsigned int n = 0, k;
@@ -62,8 +62,8 @@ drain(struct ordk_wire_rdma *out, uint8_t **payload, unsigned int max)
 				int rc;
 
 				cr_assert_lt(n, max, "more frames than expected");
-				rc = ordk_wire_rdma_parse(f, len, ORDK_WIRE_F_FCS, &out[n]);
-				cr_assert_eq(rc, 0, "frame %u: %s", n, ordk_wire_strerror(rc));
+				rc = blue_wire_rdma_parse(f, len, BLUE_WIRE_F_FCS, &out[n]);
+				cr_assert_eq(rc, 0, "frame %u: %s", n, blue_wire_strerror(rc));
 				if (payload != NULL) {
 					payload[n] = malloc(out[n].payload_len + 1);
 					memcpy(payload[n], f + out[n].payload_off, out[n].payload_len);
@@ -91,7 +91,7 @@ item(uint8_t op, uint64_t roff, uint32_t len, uint8_t pmtu)
 /* A WRITE of N bytes at remote offset K with PMTU P: every frame, field and byte. */
 Test(sim_tx, write_segmentation_golden, .timeout = 60)
 {
-	static struct ordk_wire_rdma f[2048];
+	static struct blue_wire_rdma f[2048];
 	static uint8_t *pay[2048];
 
 	for (uint8_t code = BLUE_PMTU_256; code <= BLUE_PMTU_4096; code++) {
@@ -150,7 +150,7 @@ Test(sim_tx, write_segmentation_golden, .timeout = 60)
 
 Test(sim_tx, imm_opcodes_and_split_items)
 {
-	struct ordk_wire_rdma f[64];
+	struct blue_wire_rdma f[64];
 	struct blue_send_item it = item(BLUE_WR_RDMA_WRITE_WITH_IMM, 0, 3 * 256, BLUE_PMTU_256);
 	unsigned int n;
 
@@ -209,7 +209,7 @@ Test(sim_tx, imm_opcodes_and_split_items)
 
 Test(sim_tx, read_request_framing)
 {
-	struct ordk_wire_rdma f[4];
+	struct blue_wire_rdma f[4];
 	struct blue_send_item it = item(BLUE_WR_RDMA_READ, 5, 1u << 30, BLUE_PMTU_4096);
 
 	it.laddr = 0x7F1234567000ull; /* requester buffer: not read by the card */
@@ -229,7 +229,7 @@ Test(sim_tx, read_request_framing)
 
 Test(sim_tx, bad_items_are_counted_and_skipped)
 {
-	struct ordk_wire_rdma f[8];
+	struct blue_wire_rdma f[8];
 	struct blue_send_item it = item(BLUE_WR_RDMA_WRITE, 0, 100, BLUE_PMTU_1024);
 	uint8_t d[64] = { 0 };
 
@@ -266,7 +266,7 @@ Test(sim_tx, simple_nic_tx_sends_the_raw_frame)
 	cr_assert_eq(rte_pktmbuf_data_len(m), 64, "frame + FCS trailer");
 	memcpy(got, rte_pktmbuf_mtod(m, void *), 64);
 	cr_assert_eq(memcmp(got, frame, 60), 0);
-	cr_assert_eq(ordk_wire_crc32(got, 60), (uint32_t)got[60] | got[61] << 8 | got[62] << 16 |
+	cr_assert_eq(blue_wire_crc32(got, 60), (uint32_t)got[60] | got[61] << 8 | got[62] << 16 |
 						       (uint32_t)got[63] << 24);
 	rte_pktmbuf_free(m);
 }

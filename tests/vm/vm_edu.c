@@ -31,7 +31,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "blue_dev.h"
+#include "blue_hw.h"
 #include "blue_vfio.h"
 #include "vm_common.h"
 
@@ -100,7 +100,7 @@ all_zero(const uint8_t *p, size_t n)
 
 /* Steps 1 and 2: the pattern through edu's buffer into slots 0 and SLOT_B. */
 static void
-into_slots(struct blue_dev *dev, uint8_t *src)
+into_slots(struct blue_hw *dev, uint8_t *src)
 {
 	uint32_t slot = dev->snic_slot, n = RTE_MIN(slot, XFER);
 	char why[96];
@@ -125,7 +125,7 @@ into_slots(struct blue_dev *dev, uint8_t *src)
 
 /* Step 3: the RX buffer's own physical address is not an IOVA of it. */
 static void
-not_by_pa(struct blue_dev *dev)
+not_by_pa(struct blue_hw *dev)
 {
 	const size_t off = 7u * dev->snic_slot;
 	uint64_t pa = guest_pa(dev->snic_rx_buf + off);
@@ -145,7 +145,7 @@ main(int argc, char **argv)
 {
 	char *eal[] = { argv[0], "-l", "0", "--no-pci", "-m", "16", "--no-telemetry",
 			"--log-level=4", "--file-prefix=ordk-vmedu", NULL };
-	static struct blue_dev dev; /* the PMD's device, only its backend and RX buffer used */
+	static struct blue_hw dev; /* the PMD's device, only its backend and RX buffer used */
 	char args[128], err[256] = "";
 	uint8_t *src = NULL;
 	int rc;
@@ -176,7 +176,7 @@ main(int argc, char **argv)
 		into_slots(&dev, src);
 		not_by_pa(&dev);
 	}
-	blue_dev_close(&dev); /* the RX buffer, then the backend: container and mappings */
+	blue_hw_close(&dev); /* the RX buffer, then the backend: container and mappings */
 	rte_free(src);
 out:
 	rte_eal_cleanup();

@@ -14,11 +14,11 @@
 static void
 forge(struct wire_env *w, uint32_t req_id, uint64_t add)
 {
-	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_ATOMIC_REQ };
+	struct blue_ctrl_msg m = { .type = BLUE_CTRL_ATOMIC_REQ };
 	uint64_t before = wire_qp_stats(w, 1).atomics_ignored;
 
 	m.atomic_req.req_id = req_id;
-	m.atomic_req.op = ORDK_CTRL_ATOMIC_FETCH_AND_ADD;
+	m.atomic_req.op = BLUE_CTRL_ATOMIC_FETCH_AND_ADD;
 	m.atomic_req.raddr = (uint64_t)(uintptr_t)w->p.s[1].buf;
 	m.atomic_req.rkey = w->p.s[1].mr->rkey;
 	m.atomic_req.compare_add = add;

@@ -11,15 +11,15 @@
 
 #define LEN (1u << 20)
 
-static struct ordk_wire_rdma
+static struct blue_wire_rdma
 write_only(const struct wire_env *w, int to, uint64_t va, uint32_t len)
 {
 	const struct ordk_qp *qp = w->p.s[to].qp;
-	struct ordk_wire_rdma pkt = { 0 };
+	struct blue_wire_rdma pkt = { 0 };
 
-	pkt.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_WRITE_ONLY,
+	pkt.bth = (struct blue_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_WRITE_ONLY,
 					  .psn = FUNC_QP_INFO(qp, expected_psn), .msn = 7 };
-	pkt.reth = (struct ordk_wire_reth){ .va = va, .rkey = w->p.s[to].mr->rkey, .dlen = len };
+	pkt.reth = (struct blue_wire_reth){ .va = va, .rkey = w->p.s[to].mr->rkey, .dlen = len };
 	return pkt;
 }
 
@@ -32,7 +32,7 @@ Test(wire_inject, write_lands)
 	wire_open(&w, LEN, NULL, 64);
 	epsn = FUNC_QP_INFO(w.p.s[1].qp, expected_psn);
 	memset(data, 0x5C, sizeof(data));
-	struct ordk_wire_rdma pkt = write_only(&w, 1, (uint64_t)(uintptr_t)w.p.s[1].buf + 4096,
+	struct blue_wire_rdma pkt = write_only(&w, 1, (uint64_t)(uintptr_t)w.p.s[1].buf + 4096,
 					       sizeof(data));
 
 	wire_inject_rdma(&w, 1, &pkt, data, sizeof(data));
@@ -52,7 +52,7 @@ Test(wire_inject, past_the_mr_refused)
 	wire_open(&w, LEN, NULL, 64);
 	memset(data, 0x5C, sizeof(data));
 	/* the last 128 bytes of the MR and 128 bytes of the canary after it */
-	struct ordk_wire_rdma pkt = write_only(&w, 1, (uint64_t)(uintptr_t)w.p.s[1].buf + LEN - 128,
+	struct blue_wire_rdma pkt = write_only(&w, 1, (uint64_t)(uintptr_t)w.p.s[1].buf + LEN - 128,
 					       sizeof(data));
 
 	wire_inject_rdma(&w, 1, &pkt, data, sizeof(data));

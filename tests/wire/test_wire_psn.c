@@ -17,16 +17,16 @@
 Test(psn_forged, beyond_the_expected_psn)
 {
 	struct wire_env w;
-	struct ordk_wire_rdma pkt = { 0 };
+	struct blue_wire_rdma pkt = { 0 };
 	struct ordk_stats st;
 	uint8_t data[64];
 	struct ordk_wc wc;
 
 	wire_open(&w, LEN, NULL, 64);
 	memset(data, 0x3C, sizeof(data));
-	pkt.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_WRITE_ONLY,
+	pkt.bth = (struct blue_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_WRITE_ONLY,
 					  .psn = blue_psn_add(FUNC_QP_INFO(w.p.s[1].qp, expected_psn), 1000), .msn = 9 };
-	pkt.reth = (struct ordk_wire_reth){ .va = (uint64_t)(uintptr_t)w.p.s[1].buf + 8192,
+	pkt.reth = (struct blue_wire_reth){ .va = (uint64_t)(uintptr_t)w.p.s[1].buf + 8192,
 					    .rkey = w.p.s[1].mr->rkey, .dlen = sizeof(data) };
 	wire_inject_rdma(&w, 1, &pkt, data, sizeof(data));
 	/* two seconds: the bounded NAKs back off from the hold (at most 500 us) */

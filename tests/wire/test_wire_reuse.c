@@ -23,11 +23,11 @@
 static void
 inject_ack(struct wire_env *w, bool nak, uint32_t epsn, uint32_t psn)
 {
-	struct ordk_wire_rdma pkt = { 0 };
+	struct blue_wire_rdma pkt = { 0 };
 
-	pkt.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_ACKNOWLEDGE,
+	pkt.bth = (struct blue_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_ACKNOWLEDGE,
 					  .psn = psn };
-	pkt.aeth = (struct ordk_wire_aeth){ .now_bitmap = { ~0ull, ~0ull }, .is_send_by_driver = 1,
+	pkt.aeth = (struct blue_wire_aeth){ .now_bitmap = { ~0ull, ~0ull }, .is_send_by_driver = 1,
 					    .is_packet_lost = nak, .is_window_slided = nak,
 					    .pre_psn = epsn };
 	wire_inject_rdma(w, 0, &pkt, NULL, 0);

@@ -28,13 +28,13 @@ static void
 inject_send(struct wire_env *w, uint64_t va, uint32_t rkey, uint32_t len, uint8_t fill)
 {
 	uint8_t data[256];
-	struct ordk_wire_rdma pkt = { 0 };
+	struct blue_wire_rdma pkt = { 0 };
 
 	cr_assert_leq(len, sizeof(data));
 	memset(data, fill, sizeof(data));
-	pkt.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_SEND_ONLY,
+	pkt.bth = (struct blue_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_SEND_ONLY,
 					  .psn = FUNC_QP_INFO(w->p.s[1].qp, expected_psn), .msn = 3 };
-	pkt.reth = (struct ordk_wire_reth){ .va = va, .rkey = rkey, .dlen = len };
+	pkt.reth = (struct blue_wire_reth){ .va = va, .rkey = rkey, .dlen = len };
 	wire_inject_rdma(w, 1, &pkt, data, len);
 }
 

@@ -67,14 +67,14 @@ wire_close(struct wire_env *w)
 }
 
 void
-wire_l3_to(const struct wire_env *w, int to, uint16_t udp_port, struct ordk_wire_l3 *l3)
+wire_l3_to(const struct wire_env *w, int to, uint16_t udp_port, struct blue_wire_l3 *l3)
 {
 	const struct ordk_dev_attr *dst = &w->p.s[to].attr, *src = &w->p.s[1 - to].attr;
 
-	*l3 = (struct ordk_wire_l3){ .dst_mac = dst->mac, .src_mac = src->mac,
+	*l3 = (struct blue_wire_l3){ .dst_mac = dst->mac, .src_mac = src->mac,
 				     .src_ip = src->ip, .dst_ip = dst->ip,
 				     .src_port = udp_port, .dst_port = udp_port,
-				     .ip_id = ORDK_WIRE_CARD_IP_ID, .ttl = ORDK_WIRE_CARD_TTL,
+				     .ip_id = BLUE_WIRE_CARD_IP_ID, .ttl = BLUE_WIRE_CARD_TTL,
 				     .df = 1 };
 }
 
@@ -89,34 +89,34 @@ wire_inject(struct wire_env *w, int to, const void *frame, uint32_t len)
 }
 
 void
-wire_inject_rdma(struct wire_env *w, int to, struct ordk_wire_rdma *pkt, const void *payload,
+wire_inject_rdma(struct wire_env *w, int to, struct blue_wire_rdma *pkt, const void *payload,
 		 uint32_t payload_len)
 {
-	uint8_t frame[ORDK_WIRE_MAX_FRAME];
+	uint8_t frame[BLUE_WIRE_MAX_FRAME];
 	int n;
 
-	wire_l3_to(w, to, ORDK_WIRE_ROCE_UDP_PORT, &pkt->l3);
+	wire_l3_to(w, to, BLUE_WIRE_ROCE_UDP_PORT, &pkt->l3);
 	if (pkt->bth.dqpn == 0)
 		pkt->bth.dqpn = ordk_qp_num(w->p.s[to].qp);
-	n = ordk_wire_rdma_build(frame, sizeof(frame), pkt, payload, payload_len);
-	cr_assert_gt(n, 0, "rdma build: %s", ordk_wire_strerror(n));
+	n = blue_wire_rdma_build(frame, sizeof(frame), pkt, payload, payload_len);
+	cr_assert_gt(n, 0, "rdma build: %s", blue_wire_strerror(n));
 	wire_inject(w, to, frame, (uint32_t)n);
 }
 
 void
-wire_inject_ctrl(struct wire_env *w, int to, struct ordk_ctrl_msg *m)
+wire_inject_ctrl(struct wire_env *w, int to, struct blue_ctrl_msg *m)
 {
-	struct ordk_wire_l3 l3;
+	struct blue_wire_l3 l3;
 	uint8_t frame[2048];
 	int n;
 
-	wire_l3_to(w, to, ORDK_WIRE_CTRL_UDP_PORT, &l3);
+	wire_l3_to(w, to, BLUE_WIRE_CTRL_UDP_PORT, &l3);
 	if (m->src_qpn == 0)
 		m->src_qpn = ordk_qp_num(w->p.s[1 - to].qp);
 	if (m->dst_qpn == 0)
 		m->dst_qpn = ordk_qp_num(w->p.s[to].qp);
-	n = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, m);
-	cr_assert_gt(n, 0, "ctrl build: %s", ordk_wire_strerror(n));
+	n = blue_wire_ctrl_build(frame, sizeof(frame), &l3, m);
+	cr_assert_gt(n, 0, "ctrl build: %s", blue_wire_strerror(n));
 	wire_inject(w, to, frame, (uint32_t)n);
 }
 

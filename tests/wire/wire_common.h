@@ -41,24 +41,24 @@ void wire_close(struct wire_env *w);
  * Ethernet/IPv4/UDP fields of a frame to side @p to, as if side 1 - to sent
  * it (its MAC and IP), UDP ports @p udp_port.
  */
-void wire_l3_to(const struct wire_env *w, int to, uint16_t udp_port, struct ordk_wire_l3 *l3);
+void wire_l3_to(const struct wire_env *w, int to, uint16_t udp_port, struct blue_wire_l3 *l3);
 
 /** Put a whole frame (no FCS: it is appended) on the wire towards side @p to. */
 void wire_inject(struct wire_env *w, int to, const void *frame, uint32_t len);
 
 /**
- * Build with ordk_wire_rdma_build() and inject an RDMA frame towards side
+ * Build with blue_wire_rdma_build() and inject an RDMA frame towards side
  * @p to. pkt->l3 is filled as from the peer (wire_l3_to()) and bth.dqpn, when
  * 0, with side @p to's QPN.
  */
-void wire_inject_rdma(struct wire_env *w, int to, struct ordk_wire_rdma *pkt,
+void wire_inject_rdma(struct wire_env *w, int to, struct blue_wire_rdma *pkt,
 		      const void *payload, uint32_t payload_len);
 
 /**
- * Build with ordk_wire_ctrl_build() and inject an ORDK control frame towards
+ * Build with blue_wire_ctrl_build() and inject an ORDK control frame towards
  * side @p to; src_qpn and dst_qpn, when 0, are the peer's and side @p to's.
  */
-void wire_inject_ctrl(struct wire_env *w, int to, struct ordk_ctrl_msg *m);
+void wire_inject_ctrl(struct wire_env *w, int to, struct blue_ctrl_msg *m);
 
 /**
  * Post one WR on side @p side's QP: local buffer at @p loff of its own

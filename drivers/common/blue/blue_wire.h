@@ -33,76 +33,76 @@ extern "C" {
 #endif
 
 /* Header sizes (section 6). */
-#define ORDK_WIRE_ETH_HLEN	 14u
-#define ORDK_WIRE_IPV4_HLEN	 20u
-#define ORDK_WIRE_UDP_HLEN	 8u
-#define ORDK_WIRE_BTH_LEN	 12u
-#define ORDK_WIRE_EXT_AREA_LEN	 42u /**< extension-header buffer after the BTH */
-#define ORDK_WIRE_RDMA_AREA_LEN	 54u /**< BTH + extension area */
-#define ORDK_WIRE_RETH_LEN	 16u
-#define ORDK_WIRE_RRETH_LEN	 12u
-#define ORDK_WIRE_IMMDT_LEN	 4u
-#define ORDK_WIRE_AETH_LEN	 36u
+#define BLUE_WIRE_ETH_HLEN	 14u
+#define BLUE_WIRE_IPV4_HLEN	 20u
+#define BLUE_WIRE_UDP_HLEN	 8u
+#define BLUE_WIRE_BTH_LEN	 12u
+#define BLUE_WIRE_EXT_AREA_LEN	 42u /**< extension-header buffer after the BTH */
+#define BLUE_WIRE_RDMA_AREA_LEN	 54u /**< BTH + extension area */
+#define BLUE_WIRE_RETH_LEN	 16u
+#define BLUE_WIRE_RRETH_LEN	 12u
+#define BLUE_WIRE_IMMDT_LEN	 4u
+#define BLUE_WIRE_AETH_LEN	 36u
 /** Ethernet + IPv4 + UDP + RDMA area: 96 bytes, three 256-bit beats. */
-#define ORDK_WIRE_RDMA_HLEN                                                  \
-	(ORDK_WIRE_ETH_HLEN + ORDK_WIRE_IPV4_HLEN + ORDK_WIRE_UDP_HLEN + \
-	 ORDK_WIRE_RDMA_AREA_LEN)
-#define ORDK_WIRE_MAX_PAYLOAD	 4096u /**< PMTU 4096 */
+#define BLUE_WIRE_RDMA_HLEN                                                  \
+	(BLUE_WIRE_ETH_HLEN + BLUE_WIRE_IPV4_HLEN + BLUE_WIRE_UDP_HLEN + \
+	 BLUE_WIRE_RDMA_AREA_LEN)
+#define BLUE_WIRE_MAX_PAYLOAD	 4096u /**< PMTU 4096 */
 /** Largest RDMA frame: header, 3 alignment filler bytes, PMTU payload, FCS trailer. */
-#define ORDK_WIRE_MAX_FRAME	 (ORDK_WIRE_RDMA_HLEN + 3u + ORDK_WIRE_MAX_PAYLOAD + 4u)
+#define BLUE_WIRE_MAX_FRAME	 (BLUE_WIRE_RDMA_HLEN + 3u + BLUE_WIRE_MAX_PAYLOAD + 4u)
 
-#define ORDK_WIRE_ROCE_UDP_PORT	 4791u /**< the card's RDMA port */
+#define BLUE_WIRE_ROCE_UDP_PORT	 4791u /**< the card's RDMA port */
 /**
  * RETH rkey of a zero-length SEND_ONLY that says "the RECV you advertised is
  * too small": its RETH va holds the SEND's length (no key has MR index
  * 0xFFFFFF, and the card checks no key on a packet without payload).
  */
-#define ORDK_WIRE_RKEY_LEN_ERR	 0xFFFFFFFFu
-#define ORDK_WIRE_CTRL_UDP_PORT	 4792u /**< ORDK control frames (SimpleNic path) */
-#define ORDK_WIRE_ETHERTYPE_IPV4 0x0800u
-#define ORDK_WIRE_ETHERTYPE_ARP	 0x0806u
-#define ORDK_WIRE_IPPROTO_UDP	 17u
-#define ORDK_WIRE_BROADCAST_MAC	 0xFFFFFFFFFFFFull
+#define BLUE_WIRE_RKEY_LEN_ERR	 0xFFFFFFFFu
+#define BLUE_WIRE_CTRL_UDP_PORT	 4792u /**< ORDK control frames (SimpleNic path) */
+#define BLUE_WIRE_ETHERTYPE_IPV4 0x0800u
+#define BLUE_WIRE_ETHERTYPE_ARP	 0x0806u
+#define BLUE_WIRE_IPPROTO_UDP	 17u
+#define BLUE_WIRE_BROADCAST_MAC	 0xFFFFFFFFFFFFull
 
 /* IPv4 header values the card writes on data frames (section 6). */
-#define ORDK_WIRE_CARD_IP_ID 1u
-#define ORDK_WIRE_CARD_TTL   64u
+#define BLUE_WIRE_CARD_IP_ID 1u
+#define BLUE_WIRE_CARD_TTL   64u
 
 /** Parse and build results: 0 or a negative reason. */
-enum ordk_wire_err {
-	ORDK_WIRE_OK = 0,
-	ORDK_WIRE_E_TRUNCATED = -1,	/**< frame shorter than its headers */
-	ORDK_WIRE_E_NOT_IPV4 = -2,	/**< EtherType is not IPv4 */
-	ORDK_WIRE_E_IP_VERSION = -3,	/**< IP version field is not 4 */
-	ORDK_WIRE_E_IP_IHL = -4,	/**< IHL is not 5 (the card sends no options) */
-	ORDK_WIRE_E_IP_LEN = -5,	/**< IP total length disagrees with the frame */
-	ORDK_WIRE_E_IP_FRAGMENT = -6,	/**< MF set or fragment offset non-zero */
-	ORDK_WIRE_E_IP_CSUM = -7,	/**< IPv4 header checksum wrong */
-	ORDK_WIRE_E_NOT_UDP = -8,	/**< IP protocol is not UDP */
-	ORDK_WIRE_E_UDP_LEN = -9,	/**< UDP length disagrees with the IP length */
-	ORDK_WIRE_E_NOT_ROCE_PORT = -10, /**< UDP destination port is not 4791 */
-	ORDK_WIRE_E_BTH = -11,		/**< BTH reserved bits, pad count or version set */
-	ORDK_WIRE_E_OPCODE = -12,	/**< unknown transport or opcode */
-	ORDK_WIRE_E_LENGTH = -13,	/**< payload length impossible for the opcode/RETH */
-	ORDK_WIRE_E_EXT_NONZERO = -14,	/**< unused header area or filler bytes not zero */
-	ORDK_WIRE_E_TRAILING = -15,	/**< bytes after the IP datagram */
-	ORDK_WIRE_E_NOT_CTRL_PORT = -16, /**< UDP destination port is not 4792 */
-	ORDK_WIRE_E_CTRL_MAGIC = -17,	/**< control frame magic wrong */
-	ORDK_WIRE_E_CTRL_VERSION = -18,	/**< control frame version unknown */
-	ORDK_WIRE_E_CTRL_TYPE = -19,	/**< control message type unknown */
-	ORDK_WIRE_E_CTRL_LEN = -20,	/**< control body length wrong for its type */
-	ORDK_WIRE_E_CTRL_FIELD = -21,	/**< control field out of range or reserved set */
-	ORDK_WIRE_E_FCS = -22,		/**< CRC-32 trailer missing or wrong */
-	ORDK_WIRE_E_NOSPACE = -23,	/**< builder: output buffer too small */
-	ORDK_WIRE_E_ARG = -24,		/**< bad argument (NULL, value out of range) */
+enum blue_wire_err {
+	BLUE_WIRE_OK = 0,
+	BLUE_WIRE_E_TRUNCATED = -1,	/**< frame shorter than its headers */
+	BLUE_WIRE_E_NOT_IPV4 = -2,	/**< EtherType is not IPv4 */
+	BLUE_WIRE_E_IP_VERSION = -3,	/**< IP version field is not 4 */
+	BLUE_WIRE_E_IP_IHL = -4,	/**< IHL is not 5 (the card sends no options) */
+	BLUE_WIRE_E_IP_LEN = -5,	/**< IP total length disagrees with the frame */
+	BLUE_WIRE_E_IP_FRAGMENT = -6,	/**< MF set or fragment offset non-zero */
+	BLUE_WIRE_E_IP_CSUM = -7,	/**< IPv4 header checksum wrong */
+	BLUE_WIRE_E_NOT_UDP = -8,	/**< IP protocol is not UDP */
+	BLUE_WIRE_E_UDP_LEN = -9,	/**< UDP length disagrees with the IP length */
+	BLUE_WIRE_E_NOT_ROCE_PORT = -10, /**< UDP destination port is not 4791 */
+	BLUE_WIRE_E_BTH = -11,		/**< BTH reserved bits, pad count or version set */
+	BLUE_WIRE_E_OPCODE = -12,	/**< unknown transport or opcode */
+	BLUE_WIRE_E_LENGTH = -13,	/**< payload length impossible for the opcode/RETH */
+	BLUE_WIRE_E_EXT_NONZERO = -14,	/**< unused header area or filler bytes not zero */
+	BLUE_WIRE_E_TRAILING = -15,	/**< bytes after the IP datagram */
+	BLUE_WIRE_E_NOT_CTRL_PORT = -16, /**< UDP destination port is not 4792 */
+	BLUE_WIRE_E_CTRL_MAGIC = -17,	/**< control frame magic wrong */
+	BLUE_WIRE_E_CTRL_VERSION = -18,	/**< control frame version unknown */
+	BLUE_WIRE_E_CTRL_TYPE = -19,	/**< control message type unknown */
+	BLUE_WIRE_E_CTRL_LEN = -20,	/**< control body length wrong for its type */
+	BLUE_WIRE_E_CTRL_FIELD = -21,	/**< control field out of range or reserved set */
+	BLUE_WIRE_E_FCS = -22,		/**< CRC-32 trailer missing or wrong */
+	BLUE_WIRE_E_NOSPACE = -23,	/**< builder: output buffer too small */
+	BLUE_WIRE_E_ARG = -24,		/**< bad argument (NULL, value out of range) */
 };
-#define ORDK_WIRE_E_COUNT 25
+#define BLUE_WIRE_E_COUNT 25
 
-/** Short reason text of an ordk_wire_err. */
-const char *ordk_wire_strerror(int err);
+/** Short reason text of an blue_wire_err. */
+const char *blue_wire_strerror(int err);
 
 /** Ethernet, IPv4 and UDP fields; MACs as 48-bit integers, first octet most significant. */
-struct ordk_wire_l3 {
+struct blue_wire_l3 {
 	uint64_t dst_mac;
 	uint64_t src_mac;
 	uint32_t src_ip; /**< numeric, 17.34.51.10 = 0x1122330A */
@@ -120,7 +120,7 @@ struct ordk_wire_l3 {
 };
 
 /** Base Transport Header, card variant (section 6). */
-struct ordk_wire_bth {
+struct blue_wire_bth {
 	uint8_t trans;	   /**< BLUE_TRANS_RC or BLUE_TRANS_CNP */
 	uint8_t opcode;	   /**< blue_pkt_opcode (low five bits) */
 	uint8_t solicited;
@@ -131,19 +131,19 @@ struct ordk_wire_bth {
 	uint32_t psn;
 };
 
-struct ordk_wire_reth {
+struct blue_wire_reth {
 	uint64_t va;
 	uint32_t rkey;
 	uint32_t dlen; /**< whole message on the WR's first packet, packet length otherwise */
 };
 
-struct ordk_wire_rreth {
+struct blue_wire_rreth {
 	uint64_t va;   /**< requester buffer */
 	uint32_t lkey; /**< requester key */
 };
 
 /** The card's ACK extension (36 bytes). */
-struct ordk_wire_aeth {
+struct blue_wire_aeth {
 	struct blue_bitmap128 pre_bitmap;
 	struct blue_bitmap128 now_bitmap;
 	uint8_t is_packet_lost;
@@ -153,13 +153,13 @@ struct ordk_wire_aeth {
 };
 
 /** An RDMA frame: what a builder takes and the parser fills. */
-struct ordk_wire_rdma {
-	struct ordk_wire_l3 l3;
-	struct ordk_wire_bth bth;
-	struct ordk_wire_reth reth;   /**< data packets and READ requests */
-	struct ordk_wire_rreth rreth; /**< READ requests */
+struct blue_wire_rdma {
+	struct blue_wire_l3 l3;
+	struct blue_wire_bth bth;
+	struct blue_wire_reth reth;   /**< data packets and READ requests */
+	struct blue_wire_rreth rreth; /**< READ requests */
 	uint32_t imm;		      /**< *_WITH_IMMEDIATE */
-	struct ordk_wire_aeth aeth;   /**< ACKNOWLEDGE */
+	struct blue_wire_aeth aeth;   /**< ACKNOWLEDGE */
 	uint8_t short_ack;	      /**< an ACK whose RDMA area ends after the AETH (48 bytes,
 					   the reference driver's); builders write it so */
 	/* Filled by the parser (ignored by the builders): */
@@ -174,7 +174,7 @@ struct ordk_wire_rdma {
  * inferred from the RTL) and counts them in the UDP length.
  */
 static inline uint32_t
-ordk_wire_filler(const struct ordk_wire_rdma *p)
+blue_wire_filler(const struct blue_wire_rdma *p)
 {
 	return p->bth.trans == BLUE_TRANS_RC && blue_op_is_data(p->bth.opcode)
 		       ? (uint32_t)(p->reth.va & 3)
@@ -185,46 +185,46 @@ ordk_wire_filler(const struct ordk_wire_rdma *p)
  * Write the headers of an RDMA frame (96 bytes plus filler) for a payload of
  * @p payload_len bytes that the caller places right after them. Lengths and
  * the IPv4 checksum are computed; the UDP checksum is 0 as on the card.
- * @return header length, or a negative ordk_wire_err.
+ * @return header length, or a negative blue_wire_err.
  */
-int ordk_wire_rdma_build_hdr(void *buf, uint32_t cap, const struct ordk_wire_rdma *pkt,
+int blue_wire_rdma_build_hdr(void *buf, uint32_t cap, const struct blue_wire_rdma *pkt,
 			     uint32_t payload_len);
 
 /** Build a whole frame, payload copied in. @return frame length or < 0. */
-int ordk_wire_rdma_build(void *buf, uint32_t cap, const struct ordk_wire_rdma *pkt,
+int blue_wire_rdma_build(void *buf, uint32_t cap, const struct blue_wire_rdma *pkt,
 			 const void *payload, uint32_t payload_len);
 
 /** Parser flags. */
-#define ORDK_WIRE_F_FCS 0x1u /**< frame ends with a 4-byte CRC-32 trailer; check it */
+#define BLUE_WIRE_F_FCS 0x1u /**< frame ends with a 4-byte CRC-32 trailer; check it */
 
 /**
  * Strictly parse an RDMA frame (UDP 4791).
- * @return 0 with @p pkt filled, or a negative ordk_wire_err saying why not.
+ * @return 0 with @p pkt filled, or a negative blue_wire_err saying why not.
  */
-int ordk_wire_rdma_parse(const void *frame, uint32_t len, unsigned int flags,
-			 struct ordk_wire_rdma *pkt);
+int blue_wire_rdma_parse(const void *frame, uint32_t len, unsigned int flags,
+			 struct blue_wire_rdma *pkt);
 
 /** Where a frame goes on receive (the card's classifier, section 5.1). */
-enum ordk_wire_class {
-	ORDK_WIRE_CLASS_RDMA = 0,  /**< IPv4 + UDP dst 4791 */
-	ORDK_WIRE_CLASS_OTHER = 1, /**< everything else: the SimpleNic path */
+enum blue_wire_class {
+	BLUE_WIRE_CLASS_RDMA = 0,  /**< IPv4 + UDP dst 4791 */
+	BLUE_WIRE_CLASS_OTHER = 1, /**< everything else: the SimpleNic path */
 };
 
 /** Classify without validating (the card looks at EtherType, protocol and port). */
-enum ordk_wire_class ordk_wire_classify(const void *frame, uint32_t len);
+enum blue_wire_class blue_wire_classify(const void *frame, uint32_t len);
 
 /**
  * Addresses the card filters on: destination MAC and, for IPv4 frames, the
  * destination IP. @return true when the frame is at least an Ethernet header;
  * @p has_ip tells whether @p dst_ip was read.
  */
-bool ordk_wire_peek_dst(const void *frame, uint32_t len, uint64_t *dst_mac, uint32_t *dst_ip,
+bool blue_wire_peek_dst(const void *frame, uint32_t len, uint64_t *dst_mac, uint32_t *dst_ip,
 			bool *has_ip);
 
 /** CRC-32 (IEEE 802.3) of a buffer, as Ethernet's FCS. */
-uint32_t ordk_wire_crc32(const void *buf, uint32_t len);
+uint32_t blue_wire_crc32(const void *buf, uint32_t len);
 /** Append the 4-byte CRC-32 trailer after @p len bytes; @return new length or < 0. */
-int ordk_wire_fcs_append(void *frame, uint32_t len, uint32_t cap);
+int blue_wire_fcs_append(void *frame, uint32_t len, uint32_t cap);
 
 /* ------------------------------------------------------ ORDK control frames */
 
@@ -237,45 +237,45 @@ int ordk_wire_fcs_append(void *frame, uint32_t len, uint32_t cap);
  *   8 src_qpn (u32)  12 dst_qpn (u32)  16 seq (u32)  20 ack (u32)
  * Layouts of each type: doc/guides/prog_guide/wire_formats.md.
  */
-#define ORDK_CTRL_MAGIC	      0x4F52u
-#define ORDK_CTRL_VERSION     1u
-#define ORDK_CTRL_HLEN	      24u
-#define ORDK_CTRL_MAX_ADVERTS 32u
-#define ORDK_CTRL_ADVERT_LEN  24u
+#define BLUE_CTRL_MAGIC	      0x4F52u
+#define BLUE_CTRL_VERSION     1u
+#define BLUE_CTRL_HLEN	      24u
+#define BLUE_CTRL_MAX_ADVERTS 32u
+#define BLUE_CTRL_ADVERT_LEN  24u
 
-enum ordk_ctrl_type {
-	ORDK_CTRL_RECV_ADVERT = 1,     /**< receiver -> sender: posted RECV buffers */
-	ORDK_CTRL_RECV_ADVERT_ACK = 2, /**< sender -> receiver: adverts received */
-	ORDK_CTRL_ATOMIC_REQ = 3,      /**< requester -> responder */
-	ORDK_CTRL_ATOMIC_RESP = 4,     /**< responder -> requester */
-	ORDK_CTRL_ACK_REQ = 5,	       /**< requester -> responder: say what arrived */
-	ORDK_CTRL_READ_NAK = 6,	       /**< responder -> requester: a READ request refused */
-	ORDK_CTRL_TYPE_MAX = 6,
+enum blue_ctrl_type {
+	BLUE_CTRL_RECV_ADVERT = 1,     /**< receiver -> sender: posted RECV buffers */
+	BLUE_CTRL_RECV_ADVERT_ACK = 2, /**< sender -> receiver: adverts received */
+	BLUE_CTRL_ATOMIC_REQ = 3,      /**< requester -> responder */
+	BLUE_CTRL_ATOMIC_RESP = 4,     /**< responder -> requester */
+	BLUE_CTRL_ACK_REQ = 5,	       /**< requester -> responder: say what arrived */
+	BLUE_CTRL_READ_NAK = 6,	       /**< responder -> requester: a READ request refused */
+	BLUE_CTRL_TYPE_MAX = 6,
 };
 
-const char *ordk_ctrl_type_name(uint8_t type);
+const char *blue_ctrl_type_name(uint8_t type);
 
-enum ordk_ctrl_atomic_op {
-	ORDK_CTRL_ATOMIC_CMP_AND_SWP = 1,
-	ORDK_CTRL_ATOMIC_FETCH_AND_ADD = 2,
+enum blue_ctrl_atomic_op {
+	BLUE_CTRL_ATOMIC_CMP_AND_SWP = 1,
+	BLUE_CTRL_ATOMIC_FETCH_AND_ADD = 2,
 };
 
-enum ordk_ctrl_atomic_status {
-	ORDK_CTRL_ATOMIC_OK = 0,
-	ORDK_CTRL_ATOMIC_REM_ACCESS_ERR = 1, /**< bad rkey or no REMOTE_ATOMIC access */
-	ORDK_CTRL_ATOMIC_REM_INV_REQ = 2,    /**< misaligned or out of the MR */
-	ORDK_CTRL_ATOMIC_STATUS_MAX = 2,
+enum blue_ctrl_atomic_status {
+	BLUE_CTRL_ATOMIC_OK = 0,
+	BLUE_CTRL_ATOMIC_REM_ACCESS_ERR = 1, /**< bad rkey or no REMOTE_ATOMIC access */
+	BLUE_CTRL_ATOMIC_REM_INV_REQ = 2,    /**< misaligned or out of the MR */
+	BLUE_CTRL_ATOMIC_STATUS_MAX = 2,
 };
 
 /** One advertised RECV buffer. */
-struct ordk_ctrl_advert {
+struct blue_ctrl_advert {
 	uint32_t recv_seq; /**< ordinal of the RECV on its QP */
 	uint32_t length;
 	uint64_t addr;
 	uint32_t rkey;
 };
 
-struct ordk_ctrl_msg {
+struct blue_ctrl_msg {
 	uint8_t type;
 	uint8_t flags;
 	uint32_t src_qpn;
@@ -285,14 +285,14 @@ struct ordk_ctrl_msg {
 	union {
 		struct {
 			uint16_t count;
-			struct ordk_ctrl_advert e[ORDK_CTRL_MAX_ADVERTS];
+			struct blue_ctrl_advert e[BLUE_CTRL_MAX_ADVERTS];
 		} advert;
 		struct {
 			uint32_t recv_seq; /**< every advert before this one arrived */
 		} advert_ack;
 		struct {
 			uint32_t req_id;
-			uint8_t op; /**< ordk_ctrl_atomic_op */
+			uint8_t op; /**< blue_ctrl_atomic_op */
 			uint64_t raddr;
 			uint32_t rkey;
 			uint64_t compare_add;
@@ -300,7 +300,7 @@ struct ordk_ctrl_msg {
 		} atomic_req;
 		struct {
 			uint32_t req_id;
-			uint8_t status; /**< ordk_ctrl_atomic_status */
+			uint8_t status; /**< blue_ctrl_atomic_status */
 			uint64_t orig;
 		} atomic_resp;
 		struct {
@@ -308,24 +308,24 @@ struct ordk_ctrl_msg {
 		} ack_req;
 		struct {
 			uint32_t psn;	/**< the refused READ request's PSN */
-			uint8_t status; /**< ordk_ctrl_atomic_status, not OK */
+			uint8_t status; /**< blue_ctrl_atomic_status, not OK */
 		} read_nak;
 	};
 };
 
 /** Body length of a message of @p msg's type; negative when invalid. */
-int ordk_ctrl_body_len(const struct ordk_ctrl_msg *msg);
+int blue_ctrl_body_len(const struct blue_ctrl_msg *msg);
 
 /**
  * Build a whole control frame: Ethernet/IPv4/UDP (@p l3; ports forced to 4792)
- * and the message. @return frame length, or a negative ordk_wire_err.
+ * and the message. @return frame length, or a negative blue_wire_err.
  */
-int ordk_wire_ctrl_build(void *buf, uint32_t cap, const struct ordk_wire_l3 *l3,
-			 const struct ordk_ctrl_msg *msg);
+int blue_wire_ctrl_build(void *buf, uint32_t cap, const struct blue_wire_l3 *l3,
+			 const struct blue_ctrl_msg *msg);
 
-/** Strictly parse a control frame. @return 0 or a negative ordk_wire_err. */
-int ordk_wire_ctrl_parse(const void *frame, uint32_t len, struct ordk_wire_l3 *l3,
-			 struct ordk_ctrl_msg *msg);
+/** Strictly parse a control frame. @return 0 or a negative blue_wire_err. */
+int blue_wire_ctrl_parse(const void *frame, uint32_t len, struct blue_wire_l3 *l3,
+			 struct blue_ctrl_msg *msg);
 
 #ifdef __cplusplus
 }

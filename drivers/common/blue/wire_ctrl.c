@@ -19,20 +19,20 @@
 #define READ_NAK_LEN	   8u  /* psn (u32) + status (u8) + reserved (3) */
 
 const char *
-ordk_ctrl_type_name(uint8_t type)
+blue_ctrl_type_name(uint8_t type)
 {
 	switch (type) {
-	case ORDK_CTRL_RECV_ADVERT:
+	case BLUE_CTRL_RECV_ADVERT:
 		return "RECV_ADVERT";
-	case ORDK_CTRL_RECV_ADVERT_ACK:
+	case BLUE_CTRL_RECV_ADVERT_ACK:
 		return "RECV_ADVERT_ACK";
-	case ORDK_CTRL_ATOMIC_REQ:
+	case BLUE_CTRL_ATOMIC_REQ:
 		return "ATOMIC_REQ";
-	case ORDK_CTRL_ATOMIC_RESP:
+	case BLUE_CTRL_ATOMIC_RESP:
 		return "ATOMIC_RESP";
-	case ORDK_CTRL_ACK_REQ:
+	case BLUE_CTRL_ACK_REQ:
 		return "ACK_REQ";
-	case ORDK_CTRL_READ_NAK:
+	case BLUE_CTRL_READ_NAK:
 		return "READ_NAK";
 	default:
 		return "?";
@@ -40,39 +40,39 @@ ordk_ctrl_type_name(uint8_t type)
 }
 
 int
-ordk_ctrl_body_len(const struct ordk_ctrl_msg *msg)
+blue_ctrl_body_len(const struct blue_ctrl_msg *msg)
 {
 	if (msg == NULL)
-		return ORDK_WIRE_E_ARG;
+		return BLUE_WIRE_E_ARG;
 	switch (msg->type) {
-	case ORDK_CTRL_RECV_ADVERT:
-		if (msg->advert.count == 0 || msg->advert.count > ORDK_CTRL_MAX_ADVERTS)
-			return ORDK_WIRE_E_CTRL_FIELD;
-		return (int)(ADVERT_HDR_LEN + ORDK_CTRL_ADVERT_LEN * msg->advert.count);
-	case ORDK_CTRL_RECV_ADVERT_ACK:
+	case BLUE_CTRL_RECV_ADVERT:
+		if (msg->advert.count == 0 || msg->advert.count > BLUE_CTRL_MAX_ADVERTS)
+			return BLUE_WIRE_E_CTRL_FIELD;
+		return (int)(ADVERT_HDR_LEN + BLUE_CTRL_ADVERT_LEN * msg->advert.count);
+	case BLUE_CTRL_RECV_ADVERT_ACK:
 		return ADVERT_ACK_LEN;
-	case ORDK_CTRL_ATOMIC_REQ:
+	case BLUE_CTRL_ATOMIC_REQ:
 		return ATOMIC_REQ_LEN;
-	case ORDK_CTRL_ATOMIC_RESP:
+	case BLUE_CTRL_ATOMIC_RESP:
 		return ATOMIC_RESP_LEN;
-	case ORDK_CTRL_ACK_REQ:
+	case BLUE_CTRL_ACK_REQ:
 		return ACK_REQ_LEN;
-	case ORDK_CTRL_READ_NAK:
+	case BLUE_CTRL_READ_NAK:
 		return READ_NAK_LEN;
 	default:
-		return ORDK_WIRE_E_CTRL_TYPE;
+		return BLUE_WIRE_E_CTRL_TYPE;
 	}
 }
 
-/* The body of @p msg at @p body (zeroed, long enough): 0 or ORDK_WIRE_E_CTRL_FIELD. */
+/* The body of @p msg at @p body (zeroed, long enough): 0 or BLUE_WIRE_E_CTRL_FIELD. */
 static int
-body_build(uint8_t *body, const struct ordk_ctrl_msg *msg)
+body_build(uint8_t *body, const struct blue_ctrl_msg *msg)
 {
 	switch (msg->type) {
-	case ORDK_CTRL_RECV_ADVERT:
+	case BLUE_CTRL_RECV_ADVERT:
 		wire_put_be16(body, msg->advert.count);
 		for (unsigned int i = 0; i < msg->advert.count; i++) {
-			uint8_t *e = body + ADVERT_HDR_LEN + i * ORDK_CTRL_ADVERT_LEN;
+			uint8_t *e = body + ADVERT_HDR_LEN + i * BLUE_CTRL_ADVERT_LEN;
 
 			wire_put_be32(e, msg->advert.e[i].recv_seq);
 			wire_put_be32(e + 4, msg->advert.e[i].length);
@@ -80,22 +80,22 @@ body_build(uint8_t *body, const struct ordk_ctrl_msg *msg)
 			wire_put_be32(e + 16, msg->advert.e[i].rkey);
 		}
 		break;
-	case ORDK_CTRL_RECV_ADVERT_ACK:
+	case BLUE_CTRL_RECV_ADVERT_ACK:
 		wire_put_be32(body, msg->advert_ack.recv_seq);
 		break;
-	case ORDK_CTRL_ACK_REQ:
+	case BLUE_CTRL_ACK_REQ:
 		if (msg->ack_req.psn > BLUE_PSN_MASK)
-			return ORDK_WIRE_E_CTRL_FIELD;
+			return BLUE_WIRE_E_CTRL_FIELD;
 		wire_put_be32(body, msg->ack_req.psn);
 		break;
-	case ORDK_CTRL_READ_NAK:
-		if (msg->read_nak.psn > BLUE_PSN_MASK || msg->read_nak.status == ORDK_CTRL_ATOMIC_OK ||
-		    msg->read_nak.status > ORDK_CTRL_ATOMIC_STATUS_MAX)
-			return ORDK_WIRE_E_CTRL_FIELD;
+	case BLUE_CTRL_READ_NAK:
+		if (msg->read_nak.psn > BLUE_PSN_MASK || msg->read_nak.status == BLUE_CTRL_ATOMIC_OK ||
+		    msg->read_nak.status > BLUE_CTRL_ATOMIC_STATUS_MAX)
+			return BLUE_WIRE_E_CTRL_FIELD;
 		wire_put_be32(body, msg->read_nak.psn);
 		body[4] = msg->read_nak.status;
 		break;
-	case ORDK_CTRL_ATOMIC_REQ:
+	case BLUE_CTRL_ATOMIC_REQ:
 		wire_put_be32(body, msg->atomic_req.req_id);
 		body[4] = msg->atomic_req.op;
 		wire_put_be64(body + 8, msg->atomic_req.raddr);
@@ -113,41 +113,41 @@ body_build(uint8_t *body, const struct ordk_ctrl_msg *msg)
 }
 
 int
-ordk_wire_ctrl_build(void *buf, uint32_t cap, const struct ordk_wire_l3 *l3,
-		     const struct ordk_ctrl_msg *msg)
+blue_wire_ctrl_build(void *buf, uint32_t cap, const struct blue_wire_l3 *l3,
+		     const struct blue_ctrl_msg *msg)
 {
-	struct ordk_wire_l3 a;
+	struct blue_wire_l3 a;
 	uint8_t *f = buf, *h;
 	uint32_t total;
 	int blen, rc;
 
 	if (buf == NULL || l3 == NULL || msg == NULL)
-		return ORDK_WIRE_E_ARG;
-	blen = ordk_ctrl_body_len(msg);
+		return BLUE_WIRE_E_ARG;
+	blen = blue_ctrl_body_len(msg);
 	if (blen < 0)
 		return blen;
 	if (msg->src_qpn > BLUE_QPN_MASK || msg->dst_qpn > BLUE_QPN_MASK)
-		return ORDK_WIRE_E_CTRL_FIELD;
-	if (msg->type == ORDK_CTRL_ATOMIC_REQ &&
-	    msg->atomic_req.op != ORDK_CTRL_ATOMIC_CMP_AND_SWP &&
-	    msg->atomic_req.op != ORDK_CTRL_ATOMIC_FETCH_AND_ADD)
-		return ORDK_WIRE_E_CTRL_FIELD;
-	if (msg->type == ORDK_CTRL_ATOMIC_RESP &&
-	    msg->atomic_resp.status > ORDK_CTRL_ATOMIC_STATUS_MAX)
-		return ORDK_WIRE_E_CTRL_FIELD;
-	total = WIRE_L4_PAYLOAD_OFF + ORDK_CTRL_HLEN + (uint32_t)blen;
+		return BLUE_WIRE_E_CTRL_FIELD;
+	if (msg->type == BLUE_CTRL_ATOMIC_REQ &&
+	    msg->atomic_req.op != BLUE_CTRL_ATOMIC_CMP_AND_SWP &&
+	    msg->atomic_req.op != BLUE_CTRL_ATOMIC_FETCH_AND_ADD)
+		return BLUE_WIRE_E_CTRL_FIELD;
+	if (msg->type == BLUE_CTRL_ATOMIC_RESP &&
+	    msg->atomic_resp.status > BLUE_CTRL_ATOMIC_STATUS_MAX)
+		return BLUE_WIRE_E_CTRL_FIELD;
+	total = WIRE_L4_PAYLOAD_OFF + BLUE_CTRL_HLEN + (uint32_t)blen;
 	if (cap < total)
-		return ORDK_WIRE_E_NOSPACE;
+		return BLUE_WIRE_E_NOSPACE;
 
 	memset(f, 0, total);
 	a = *l3;
-	a.src_port = ORDK_WIRE_CTRL_UDP_PORT;
-	a.dst_port = ORDK_WIRE_CTRL_UDP_PORT;
-	wire_l3_build(f, &a, ORDK_CTRL_HLEN + (uint32_t)blen);
+	a.src_port = BLUE_WIRE_CTRL_UDP_PORT;
+	a.dst_port = BLUE_WIRE_CTRL_UDP_PORT;
+	wire_l3_build(f, &a, BLUE_CTRL_HLEN + (uint32_t)blen);
 
 	h = f + WIRE_L4_PAYLOAD_OFF;
-	wire_put_be16(h, ORDK_CTRL_MAGIC);
-	h[2] = ORDK_CTRL_VERSION;
+	wire_put_be16(h, BLUE_CTRL_MAGIC);
+	h[2] = BLUE_CTRL_VERSION;
 	h[3] = msg->type;
 	h[4] = msg->flags;
 	wire_put_be16(h + 6, (uint16_t)blen);
@@ -155,7 +155,7 @@ ordk_wire_ctrl_build(void *buf, uint32_t cap, const struct ordk_wire_l3 *l3,
 	wire_put_be32(h + 12, msg->dst_qpn);
 	wire_put_be32(h + 16, msg->seq);
 	wire_put_be32(h + 20, msg->ack);
-	rc = body_build(h + ORDK_CTRL_HLEN, msg);
+	rc = body_build(h + BLUE_CTRL_HLEN, msg);
 	return rc != 0 ? rc : (int)total;
 }
 
@@ -170,138 +170,138 @@ zero(const uint8_t *p, unsigned int n)
 
 /* The 24-byte header at @p h of a UDP payload of @p udp_payload bytes; *blen its body length. */
 static int
-hdr_parse(const uint8_t *h, uint32_t udp_payload, struct ordk_ctrl_msg *msg, uint32_t *blen)
+hdr_parse(const uint8_t *h, uint32_t udp_payload, struct blue_ctrl_msg *msg, uint32_t *blen)
 {
-	if (wire_get_be16(h) != ORDK_CTRL_MAGIC)
-		return ORDK_WIRE_E_CTRL_MAGIC;
-	if (h[2] != ORDK_CTRL_VERSION)
-		return ORDK_WIRE_E_CTRL_VERSION;
+	if (wire_get_be16(h) != BLUE_CTRL_MAGIC)
+		return BLUE_WIRE_E_CTRL_MAGIC;
+	if (h[2] != BLUE_CTRL_VERSION)
+		return BLUE_WIRE_E_CTRL_VERSION;
 	msg->type = h[3];
 	msg->flags = h[4];
 	if (h[5] != 0)
-		return ORDK_WIRE_E_CTRL_FIELD;
+		return BLUE_WIRE_E_CTRL_FIELD;
 	*blen = wire_get_be16(h + 6);
-	if (*blen != udp_payload - ORDK_CTRL_HLEN)
-		return ORDK_WIRE_E_CTRL_LEN;
+	if (*blen != udp_payload - BLUE_CTRL_HLEN)
+		return BLUE_WIRE_E_CTRL_LEN;
 	msg->src_qpn = wire_get_be32(h + 8);
 	msg->dst_qpn = wire_get_be32(h + 12);
 	msg->seq = wire_get_be32(h + 16);
 	msg->ack = wire_get_be32(h + 20);
 	if (msg->src_qpn > BLUE_QPN_MASK || msg->dst_qpn > BLUE_QPN_MASK)
-		return ORDK_WIRE_E_CTRL_FIELD;
+		return BLUE_WIRE_E_CTRL_FIELD;
 	return 0;
 }
 
 /* The body at @p body, its length checked against the type: 0 or a reason. */
 static int
-body_parse(const uint8_t *body, struct ordk_ctrl_msg *msg)
+body_parse(const uint8_t *body, struct blue_ctrl_msg *msg)
 {
 	switch (msg->type) {
-	case ORDK_CTRL_RECV_ADVERT:
+	case BLUE_CTRL_RECV_ADVERT:
 		for (unsigned int i = 0; i < msg->advert.count; i++) {
-			const uint8_t *e = body + ADVERT_HDR_LEN + i * ORDK_CTRL_ADVERT_LEN;
+			const uint8_t *e = body + ADVERT_HDR_LEN + i * BLUE_CTRL_ADVERT_LEN;
 
 			if (!zero(e + 20, 4))
-				return ORDK_WIRE_E_CTRL_FIELD;
+				return BLUE_WIRE_E_CTRL_FIELD;
 			msg->advert.e[i].recv_seq = wire_get_be32(e);
 			msg->advert.e[i].length = wire_get_be32(e + 4);
 			msg->advert.e[i].addr = wire_get_be64(e + 8);
 			msg->advert.e[i].rkey = wire_get_be32(e + 16);
 		}
 		break;
-	case ORDK_CTRL_RECV_ADVERT_ACK:
+	case BLUE_CTRL_RECV_ADVERT_ACK:
 		if (!zero(body + 4, 4))
-			return ORDK_WIRE_E_CTRL_FIELD;
+			return BLUE_WIRE_E_CTRL_FIELD;
 		msg->advert_ack.recv_seq = wire_get_be32(body);
 		break;
-	case ORDK_CTRL_ACK_REQ:
+	case BLUE_CTRL_ACK_REQ:
 		msg->ack_req.psn = wire_get_be32(body);
 		if (!zero(body + 4, 4) || msg->ack_req.psn > BLUE_PSN_MASK)
-			return ORDK_WIRE_E_CTRL_FIELD;
+			return BLUE_WIRE_E_CTRL_FIELD;
 		break;
-	case ORDK_CTRL_READ_NAK:
+	case BLUE_CTRL_READ_NAK:
 		msg->read_nak.psn = wire_get_be32(body);
 		msg->read_nak.status = body[4];
 		if (!zero(body + 5, 3) || msg->read_nak.psn > BLUE_PSN_MASK ||
-		    msg->read_nak.status == ORDK_CTRL_ATOMIC_OK ||
-		    msg->read_nak.status > ORDK_CTRL_ATOMIC_STATUS_MAX)
-			return ORDK_WIRE_E_CTRL_FIELD;
+		    msg->read_nak.status == BLUE_CTRL_ATOMIC_OK ||
+		    msg->read_nak.status > BLUE_CTRL_ATOMIC_STATUS_MAX)
+			return BLUE_WIRE_E_CTRL_FIELD;
 		break;
-	case ORDK_CTRL_ATOMIC_REQ:
+	case BLUE_CTRL_ATOMIC_REQ:
 		if (!zero(body + 5, 3) || !zero(body + 20, 4))
-			return ORDK_WIRE_E_CTRL_FIELD;
+			return BLUE_WIRE_E_CTRL_FIELD;
 		msg->atomic_req.req_id = wire_get_be32(body);
 		msg->atomic_req.op = body[4];
 		msg->atomic_req.raddr = wire_get_be64(body + 8);
 		msg->atomic_req.rkey = wire_get_be32(body + 16);
 		msg->atomic_req.compare_add = wire_get_be64(body + 24);
 		msg->atomic_req.swap = wire_get_be64(body + 32);
-		if (msg->atomic_req.op != ORDK_CTRL_ATOMIC_CMP_AND_SWP &&
-		    msg->atomic_req.op != ORDK_CTRL_ATOMIC_FETCH_AND_ADD)
-			return ORDK_WIRE_E_CTRL_FIELD;
+		if (msg->atomic_req.op != BLUE_CTRL_ATOMIC_CMP_AND_SWP &&
+		    msg->atomic_req.op != BLUE_CTRL_ATOMIC_FETCH_AND_ADD)
+			return BLUE_WIRE_E_CTRL_FIELD;
 		break;
 	default: /* ATOMIC_RESP */
 		if (!zero(body + 5, 3))
-			return ORDK_WIRE_E_CTRL_FIELD;
+			return BLUE_WIRE_E_CTRL_FIELD;
 		msg->atomic_resp.req_id = wire_get_be32(body);
 		msg->atomic_resp.status = body[4];
 		msg->atomic_resp.orig = wire_get_be64(body + 8);
-		if (msg->atomic_resp.status > ORDK_CTRL_ATOMIC_STATUS_MAX)
-			return ORDK_WIRE_E_CTRL_FIELD;
+		if (msg->atomic_resp.status > BLUE_CTRL_ATOMIC_STATUS_MAX)
+			return BLUE_WIRE_E_CTRL_FIELD;
 		break;
 	}
-	return ORDK_WIRE_OK;
+	return BLUE_WIRE_OK;
 }
 
 int
-ordk_wire_ctrl_parse(const void *frame, uint32_t len, struct ordk_wire_l3 *l3,
-		     struct ordk_ctrl_msg *msg)
+blue_wire_ctrl_parse(const void *frame, uint32_t len, struct blue_wire_l3 *l3,
+		     struct blue_ctrl_msg *msg)
 {
 	const uint8_t *f = frame, *body;
 	uint32_t udp_payload, frame_end, blen;
 	int rc, want;
 
 	if (frame == NULL || l3 == NULL || msg == NULL)
-		return ORDK_WIRE_E_ARG;
+		return BLUE_WIRE_E_ARG;
 	memset(msg, 0, sizeof(*msg));
 	memset(l3, 0, sizeof(*l3));
 	rc = wire_l3_parse(f, len, l3, &udp_payload, &frame_end);
 	if (rc != 0)
 		return rc;
 	/* both ports are 4792: the builder writes them so, and a parse must round-trip */
-	if (l3->dst_port != ORDK_WIRE_CTRL_UDP_PORT || l3->src_port != ORDK_WIRE_CTRL_UDP_PORT)
-		return ORDK_WIRE_E_NOT_CTRL_PORT;
+	if (l3->dst_port != BLUE_WIRE_CTRL_UDP_PORT || l3->src_port != BLUE_WIRE_CTRL_UDP_PORT)
+		return BLUE_WIRE_E_NOT_CTRL_PORT;
 	rc = wire_check_trailer(f, len, frame_end, 0);
 	if (rc != 0)
 		return rc;
-	if (udp_payload < ORDK_CTRL_HLEN)
-		return ORDK_WIRE_E_TRUNCATED;
+	if (udp_payload < BLUE_CTRL_HLEN)
+		return BLUE_WIRE_E_TRUNCATED;
 
 	rc = hdr_parse(f + WIRE_L4_PAYLOAD_OFF, udp_payload, msg, &blen);
 	if (rc != 0)
 		return rc;
-	body = f + WIRE_L4_PAYLOAD_OFF + ORDK_CTRL_HLEN;
+	body = f + WIRE_L4_PAYLOAD_OFF + BLUE_CTRL_HLEN;
 	switch (msg->type) {
-	case ORDK_CTRL_RECV_ADVERT:
+	case BLUE_CTRL_RECV_ADVERT:
 		if (blen < ADVERT_HDR_LEN)
-			return ORDK_WIRE_E_CTRL_LEN;
+			return BLUE_WIRE_E_CTRL_LEN;
 		msg->advert.count = wire_get_be16(body);
 		if (!zero(body + 2, 2))
-			return ORDK_WIRE_E_CTRL_FIELD;
+			return BLUE_WIRE_E_CTRL_FIELD;
 		break;
-	case ORDK_CTRL_ATOMIC_REQ:
-	case ORDK_CTRL_RECV_ADVERT_ACK:
-	case ORDK_CTRL_ATOMIC_RESP:
-	case ORDK_CTRL_ACK_REQ:
-	case ORDK_CTRL_READ_NAK:
+	case BLUE_CTRL_ATOMIC_REQ:
+	case BLUE_CTRL_RECV_ADVERT_ACK:
+	case BLUE_CTRL_ATOMIC_RESP:
+	case BLUE_CTRL_ACK_REQ:
+	case BLUE_CTRL_READ_NAK:
 		break;
 	default:
-		return ORDK_WIRE_E_CTRL_TYPE;
+		return BLUE_WIRE_E_CTRL_TYPE;
 	}
-	want = ordk_ctrl_body_len(msg);
+	want = blue_ctrl_body_len(msg);
 	if (want < 0)
 		return want;
 	if ((uint32_t)want != blen)
-		return ORDK_WIRE_E_CTRL_LEN;
+		return BLUE_WIRE_E_CTRL_LEN;
 	return body_parse(body, msg);
 }

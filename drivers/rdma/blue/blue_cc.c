@@ -92,7 +92,7 @@ blue_cc_args_default(struct blue_cc_args *a)
 }
 
 int
-blue_cc_open(struct ordk_dev *dev, const struct blue_cc_args *a)
+blue_cc_open(struct blue_dev *dev, const struct blue_cc_args *a)
 {
 	dev->cc = a->p;
 	dev->cc_on = a->on;
@@ -101,7 +101,7 @@ blue_cc_open(struct ordk_dev *dev, const struct blue_cc_args *a)
 		return 0;
 	dev->cc_trace = fopen(a->trace, "w");
 	if (dev->cc_trace == NULL) {
-		CC_LOG(ERR, "%s: cc_trace=%s: cannot open: %s", dev->name, a->trace,
+		CC_LOG(ERR, "%s: cc_trace=%s: cannot open: %s", dev->vdev.name, a->trace,
 		       strerror(errno));
 		return -EINVAL;
 	}
@@ -110,7 +110,7 @@ blue_cc_open(struct ordk_dev *dev, const struct blue_cc_args *a)
 }
 
 void
-blue_cc_close(struct ordk_dev *dev)
+blue_cc_close(struct blue_dev *dev)
 {
 	if (dev->cc_trace != NULL)
 		fclose(dev->cc_trace);
@@ -121,7 +121,7 @@ blue_cc_close(struct ordk_dev *dev)
 
 /* The poll's clock (dev->rc.now) in ns: the transport reads the TSC once per poll. */
 static uint64_t
-cc_now(const struct ordk_dev *dev)
+cc_now(const struct blue_dev *dev)
 {
 	return (uint64_t)((double)dev->rc.now * 1e9 / (double)dev->rc.tsc_hz);
 }
@@ -129,34 +129,34 @@ cc_now(const struct ordk_dev *dev)
 static void
 trace_row(void *arg, uint64_t t_ns, double rate_bps)
 {
-	struct ordk_qp *qp = arg;
+	struct blue_qp *qp = arg;
 
-	if (qp->dev->cc_trace != NULL)
-		fprintf(qp->dev->cc_trace, "%" PRIu64 ",qp%u,rate_bps,%.0f\n", t_ns, qp->qpn,
+	if (blue_qp_dev(qp)->cc_trace != NULL)
+		fprintf(blue_qp_dev(qp)->cc_trace, "%" PRIu64 ",qp%u,rate_bps,%.0f\n", t_ns, qp->vqp.qpn,
 			rate_bps);
 }
 
 void
-blue_cc_qp_init(struct ordk_qp *qp, bool on)
+blue_cc_qp_init(struct blue_qp *qp, bool on)
 {
 	qp->cc_on = on;
 	if (on)
-		cc_rp_init(&qp->cc, &qp->dev->cc, cc_now(qp->dev), trace_row, qp);
+		cc_rp_init(&qp->cc, &blue_qp_dev(qp)->cc, cc_now(blue_qp_dev(qp)), trace_row, qp);
 }
 
 /* What the reaction point's own counters moved since @p changes0 / @p limited0. */
 static void
-count(struct ordk_qp *qp, uint64_t changes0, uint64_t limited0)
+count(struct blue_qp *qp, uint64_t changes0, uint64_t limited0)
 {
-	qp->st.cc_rate_changes += qp->cc.rate_changes - changes0;
-	qp->st.cc_limited_ns += qp->cc.limited_ns - limited0;
+	qp->vqp.st.cc_rate_changes += qp->cc.rate_changes - changes0;
+	qp->vqp.st.cc_limited_ns += qp->cc.limited_ns - limited0;
 }
 
 bool
-blue_cc_gate(struct ordk_qp *qp, uint32_t pmtu, uint32_t *cap)
+blue_cc_gate(struct blue_qp *qp, uint32_t pmtu, uint32_t *cap)
 {
 	uint64_t c0 = qp->cc.rate_changes, l0 = qp->cc.limited_ns;
-	bool ok = cc_rp_may_send(&qp->cc, cc_now(qp->dev));
+	bool ok = cc_rp_may_send(&qp->cc, cc_now(blue_qp_dev(qp)));
 	uint32_t max = cc_rp_item_max(&qp->cc, pmtu);
 
 	count(qp, c0, l0);
@@ -166,39 +166,41 @@ blue_cc_gate(struct ordk_qp *qp, uint32_t pmtu, uint32_t *cap)
 }
 
 void
-blue_cc_sent(struct ordk_qp *qp, uint32_t bytes, uint32_t pkts)
+blue_cc_sent(struct blue_qp *qp, uint32_t bytes, uint32_t pkts)
 {
 	uint64_t c0 = qp->cc.rate_changes, l0 = qp->cc.limited_ns;
 
-	cc_rp_sent(&qp->cc, (uint64_t)bytes + (uint64_t)pkts * (ORDK_WIRE_RDMA_HLEN + 4u),
-		   cc_now(qp->dev));
+	cc_rp_sent(&qp->cc, (uint64_t)bytes + (uint64_t)pkts * (BLUE_WIRE_RDMA_HLEN + 4u),
+		   cc_now(blue_qp_dev(qp)));
 	count(qp, c0, l0);
 }
 
 void
-blue_cc_cnp(struct ordk_qp *qp)
+blue_cc_cnp(struct blue_qp *qp)
 {
 	uint64_t c0 = qp->cc.rate_changes, l0 = qp->cc.limited_ns;
 
-	qp->st.cnps++;
+	qp->vqp.st.cnps++;
 	if (!qp->cc_on)
 		return;
-	cc_rp_cnp(&qp->cc, cc_now(qp->dev));
+	cc_rp_cnp(&qp->cc, cc_now(blue_qp_dev(qp)));
 	count(qp, c0, l0);
 }
 
 int
-blue_qp_cc_enable(struct ordk_qp *qp, bool on)
+blue_qp_cc_enable(struct ordk_qp *oqp, bool on)
 {
+	struct blue_qp *qp = to_bqp(oqp);
 	blue_cc_qp_init(qp, on);
 	return 0;
 }
 
 int
-blue_qp_cc_query(const struct ordk_qp *qp, struct ordk_qp_cc *cc)
+blue_qp_cc_query(const struct ordk_qp *oqp, struct ordk_qp_cc *cc)
 {
+	const struct blue_qp *qp = to_bqp(oqp);
 	cc->on = qp->cc_on;
-	cc_params_format(&qp->dev->cc, cc->params, sizeof(cc->params));
+	cc_params_format(&blue_qp_dev(qp)->cc, cc->params, sizeof(cc->params));
 	if (!qp->cc_on) {
 		cc->stage = "off";
 		return 0;
@@ -211,6 +213,6 @@ blue_qp_cc_query(const struct ordk_qp *qp, struct ordk_qp_cc *cc)
 	cc->bc_count = qp->cc.f.bc_count;
 	cc->cnps = qp->cc.f.cnps;
 	cc->rate_changes = qp->cc.rate_changes;
-	cc->limited_ns = cc_rp_limited_ns(&qp->cc, cc_now(qp->dev));
+	cc->limited_ns = cc_rp_limited_ns(&qp->cc, cc_now(blue_qp_dev(qp)));
 	return 0;
 }

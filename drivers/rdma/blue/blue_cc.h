@@ -14,7 +14,8 @@
 
 #include "cc_rp.h"
 
-struct ordk_dev;
+struct blue_dev;
+struct blue_qp;
 struct ordk_qp;
 struct ordk_qp_cc;
 
@@ -28,16 +29,16 @@ struct blue_cc_args {
 /** DCQCN's defaults, off, no trace. */
 void blue_cc_args_default(struct blue_cc_args *a);
 /** The device takes @p a's settings; opens the trace. @return 0 or -EINVAL. */
-int blue_cc_open(struct ordk_dev *dev, const struct blue_cc_args *a);
-void blue_cc_close(struct ordk_dev *dev);
+int blue_cc_open(struct blue_dev *dev, const struct blue_cc_args *a);
+void blue_cc_close(struct blue_dev *dev);
 
-void blue_cc_qp_init(struct ordk_qp *qp, bool on);
+void blue_cc_qp_init(struct blue_qp *qp, bool on);
 /** May the next item go now? *cap: at most this many bytes (a few packets when paced). */
-bool blue_cc_gate(struct ordk_qp *qp, uint32_t pmtu, uint32_t *cap);
+bool blue_cc_gate(struct blue_qp *qp, uint32_t pmtu, uint32_t *cap);
 /** An item of @p bytes in @p pkts packets went to the Send ring. */
-void blue_cc_sent(struct ordk_qp *qp, uint32_t bytes, uint32_t pkts);
+void blue_cc_sent(struct blue_qp *qp, uint32_t bytes, uint32_t pkts);
 /** A Cnp report for @p qp. */
-void blue_cc_cnp(struct ordk_qp *qp);
+void blue_cc_cnp(struct blue_qp *qp);
 
 /* the ops behind ordk_qp_cc_enable() / ordk_qp_cc_query() */
 int blue_qp_cc_enable(struct ordk_qp *qp, bool on);

@@ -1,391 +1,242 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * PMD device bring-up and the command queue. Commands are pipelined on the
- * CmdReq ring (up to BLUE_CMDQ_DEPTH in flight); the card answers in order,
- * so responses are matched to a FIFO of sequence numbers. blue_cmd_exec() is
- * the blocking helper of the control path, bounded by a timeout.
+ * The Blue driver under lib/verbs: devices "bluesim[,args]" (the model on a
+ * DPDK port) and "blue:<bdf>[,args]" (the card through VFIO), one ops table.
+ * Open: the driver's devargs (mac=, ip=, cc=, cc_<key>=, cc_trace=), the
+ * backend (by name, from the build's blue_backends[]), the MR-table keys, the
+ * PGT, the QP numbers, the rings (blue_hw_start()), the congestion-control
+ * settings, the transport's engine.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_cycles.h>
-#include <rte_common.h>
-#include <rte_malloc.h>
 
-#include "blue_dev.h"
+#include "blue_args.h"
+#include "blue_backend.h"
+#include "blue_verbs.h"
+#include "ordk_devargs.h"
 
-RTE_LOG_REGISTER(blue_logtype, ordk.blue, NOTICE);
+RTE_LOG_REGISTER(blue_verbs_logtype, ordk.blue.verbs, NOTICE);
+#define BV_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, blue_verbs_logtype, "blue: " fmt "\n", ##__VA_ARGS__)
 
-void *
-blue_dma_alloc(struct blue_dev *dev, size_t len, size_t align, uint64_t *iova)
+static unsigned int dev_count; /* default addresses: 02:00:00:00:00:<n>, 10.0.0.<n> */
+
+/* The build's provider named @p name (blue_backends[]), or NULL. */
+static const struct blue_backend_provider *
+backend_find(const char *name)
 {
-	void *p;
-
-	/*
-	 * A device that DMAs by physical address (no-IOMMU) needs each block in
-	 * one physically contiguous run: aligned to its own size (a power of
-	 * two up to 2 MiB), a block cannot straddle two hugepages.
-	 */
-	if (dev->be.needs_pa && len <= (2u << 20) && align < rte_align64pow2(len))
-		align = (size_t)rte_align64pow2(len);
-	p = rte_zmalloc("blue_dma", len, align);
-
-	if (p == NULL)
-		return NULL;
-	if (dev->be.ops->dma_map(&dev->be, p, len, iova) != 0) {
-		rte_free(p);
-		return NULL;
-	}
-	return p;
-}
-
-void
-blue_dma_free(struct blue_dev *dev, void *va, size_t len)
-{
-	if (va == NULL)
-		return;
-	dev->be.ops->dma_unmap(&dev->be, va, len);
-	rte_free(va);
-}
-
-static void
-ring_base(struct blue_dev *dev, enum blue_ring_id id)
-{
-	uint32_t csr = blue_ring_csr_base(id);
-	volatile uint32_t *lo = (volatile uint32_t *)(dev->be.bar0 + BLUE_RING_REG(csr, 0));
-	volatile uint32_t *hi = (volatile uint32_t *)(dev->be.bar0 + BLUE_RING_REG(csr, 1));
-
-	/* low word then high word (section 1) */
-	*lo = (uint32_t)dev->ring[id].iova;
-	*hi = (uint32_t)(dev->ring[id].iova >> 32);
-}
-
-/*
- * The SimpleNic RX buffer. The open-rdma RTL never writes its RX base
- * register (SetRawPacketReceiveMeta is queued and never read): frames land at
- * DMA address 0 + slot * slot size. So the buffer sits at IOVA 0 where the
- * IOVA can be chosen (an IOMMU, the model); with physical addresses it cannot.
- */
-int
-blue_snic_rx_alloc(struct blue_dev *dev)
-{
-	dev->snic_slot = dev->be.snic_slot ? dev->be.snic_slot : BLUE_SIMPLE_NIC_RX_SLOT_SIZE;
-	dev->snic_rx_len = (size_t)dev->snic_slot * BLUE_SIMPLE_NIC_RX_SLOTS;
-	if (dev->be.snic_any_iova) {
-		dev->snic_rx_buf = blue_dma_alloc(dev, dev->snic_rx_len, 4096, &dev->snic_rx_iova);
-		return dev->snic_rx_buf != NULL ? 0 : -ENOMEM;
-	}
-	if (dev->be.ops->dma_map_at == NULL) {
-		BLUE_LOG(ERR, dev, "this card (open-rdma RTL) writes received SimpleNic frames to "
-			 "DMA address 0 + slot * %u: it ignores SetRawPacketReceiveMeta. Without "
-			 "an IOMMU that is physical page 0, which is not ours: refusing to start "
-			 "(use an IOMMU, or snic_iova0=0 for a card that honours the command)",
-			 dev->snic_slot);
-		return -ENOTSUP;
-	}
-	dev->snic_rx_buf = rte_zmalloc("blue_snic_rx", dev->snic_rx_len, 4096);
-	if (dev->snic_rx_buf == NULL)
-		return -ENOMEM;
-	if (dev->be.ops->dma_map_at(&dev->be, dev->snic_rx_buf, dev->snic_rx_len, 0) != 0) {
-		BLUE_LOG(ERR, dev, "cannot map the SimpleNic RX buffer at IOVA 0");
-		rte_free(dev->snic_rx_buf);
-		dev->snic_rx_buf = NULL;
-		return -ENOMEM;
-	}
-	dev->snic_rx_iova = 0;
-	dev->snic_rx_fixed = true;
-	return 0;
-}
-
-void
-blue_snic_rx_free(struct blue_dev *dev)
-{
-	if (dev->snic_rx_fixed)
-		rte_free(dev->snic_rx_buf); /* its IOVA-0 mapping goes with the backend */
-	else
-		blue_dma_free(dev, dev->snic_rx_buf, dev->snic_rx_len);
-	dev->snic_rx_buf = NULL;
-	dev->snic_rx_fixed = false;
-}
-
-int
-blue_dev_start(struct blue_dev *dev, uint64_t mac, uint32_t ip)
-{
-	struct blue_cmd c = { .hdr = { .valid = 1 } };
-	int rc;
-
-	dev->mac = mac;
-	dev->ip = ip;
-	dev->netmask = 0xFFFFFF00;
-	dev->gateway = (ip & 0xFFFFFF00) | 1;
-	dev->tsc_hz = rte_get_tsc_hz();
-	/* the model needs steps to answer; real hardware answers in microseconds */
-	dev->cmd_timeout_tsc = dev->tsc_hz * (dev->be.ops->poll != NULL ? 5 : 1);
-
-	for (int r = 0; r < BLUE_RING_COUNT; r++) {
-		uint64_t iova;
-
-		dev->ring_mem[r] = blue_dma_alloc(dev, BLUE_RING_BYTES, 4096, &iova);
-		if (dev->ring_mem[r] == NULL)
-			goto nomem;
-		blue_hring_init(&dev->ring[r], dev->ring_mem[r], iova, dev->be.bar0,
-				blue_ring_csr_base((enum blue_ring_id)r));
-		ring_base(dev, (enum blue_ring_id)r);
-	}
-	dev->pgt_staging = blue_dma_alloc(dev, BLUE_PGT_STAGING_SLOTS * 512, 4096,
-					  &dev->pgt_staging_iova);
-	dev->snic_tx_buf = blue_dma_alloc(dev, (size_t)BLUE_RING_DEPTH * BLUE_SNIC_TX_SLOT, 4096,
-					  &dev->snic_tx_iova);
-	if (dev->pgt_staging == NULL || dev->snic_tx_buf == NULL)
-		goto nomem;
-	rc = blue_snic_rx_alloc(dev);
-	if (rc == -ENOTSUP)
-		return rc;
-	if (rc != 0)
-		goto nomem;
-
-	c.hdr.opcode = BLUE_CMD_SET_NETWORK_PARAM;
-	c.net = (struct blue_cmd_set_network_param){ .gateway = dev->gateway,
-						     .netmask = dev->netmask, .local_ip = ip,
-						     .local_mac = mac };
-	rc = blue_cmd_exec(dev, &c);
-	if (rc == 0) {
-		/* once: on the RTL a second one blocks the command queue for good */
-		c = (struct blue_cmd){ .hdr = { .opcode = BLUE_CMD_SET_RAW_PACKET_RECEIVE_META,
-						.valid = 1 } };
-		c.raw.write_base_addr = dev->snic_rx_iova;
-		rc = blue_cmd_exec(dev, &c);
-	}
-	if (rc != 0) {
-		BLUE_LOG(ERR, dev, "device start: %s", rc == -ETIMEDOUT ? "the card did not answer"
-								       : "the card refused a command");
-		return rc;
-	}
-	dev->started = true;
-	return 0;
-nomem:
-	BLUE_LOG(ERR, dev, "cannot allocate DMA memory for rings and buffers");
-	return -ENOMEM;
-}
-
-void
-blue_dev_close(struct blue_dev *dev)
-{
-	for (int r = 0; r < BLUE_RING_COUNT; r++) {
-		blue_dma_free(dev, dev->ring_mem[r], BLUE_RING_BYTES);
-		dev->ring_mem[r] = NULL;
-	}
-	blue_dma_free(dev, dev->pgt_staging, BLUE_PGT_STAGING_SLOTS * 512);
-	blue_dma_free(dev, dev->snic_tx_buf, (size_t)BLUE_RING_DEPTH * BLUE_SNIC_TX_SLOT);
-	blue_snic_rx_free(dev);
-	dev->pgt_staging = dev->snic_tx_buf = NULL;
-	dev->started = false;
-	if (dev->be.ops != NULL && dev->be.ops->close != NULL)
-		dev->be.ops->close(&dev->be);
-	dev->be.ops = NULL;
-}
-
-/* --------------------------------------------------------------- commands */
-
-int64_t
-blue_cmd_submit(struct blue_dev *dev, const struct blue_cmd *cmd)
-{
-	struct blue_hring *r = &dev->ring[BLUE_RING_CMD_REQ];
-	uint32_t seq = dev->cmd_seq;
-	struct blue_cmd_slot *s = &dev->cmd[seq % BLUE_CMDQ_DEPTH];
-
-	if (s->busy || blue_hring_free(r, 1) < 1)
-		return -EAGAIN;
-	if (blue_cmd_encode(cmd, blue_hring_prod_slot(r, 0)) != 0)
-		return -EINVAL;
-	*s = (struct blue_cmd_slot){ .busy = 1, .opcode = cmd->hdr.opcode };
-	blue_hring_produce(r, 1);
-	blue_hring_doorbell(r);
-	dev->cmd_seq++;
-	dev->st.cmd_submitted++;
-	return seq;
-}
-
-unsigned int
-blue_cmd_poll(struct blue_dev *dev)
-{
-	struct blue_hring *r = &dev->ring[BLUE_RING_CMD_RESP];
-	const uint8_t *d0, *d1;
-	unsigned int n = 0, k;
-
-	while ((k = blue_hring_ready(r, &d0, &d1)) > 0) {
-		struct blue_cmd_slot *s = &dev->cmd[dev->cmd_done_seq % BLUE_CMDQ_DEPTH];
-		bool ok = (d0[29] & 1) != 0;
-
-		if (dev->cmd_done_seq == dev->cmd_seq || !s->busy ||
-		    blue_desc_opcode(d0) != s->opcode) {
-			/* a response nobody asked for, or out of order: counted, dropped */
-			dev->st.cmd_resp_unexpected++;
-		} else {
-			s->done = 1;
-			s->ok = ok;
-			s->busy = 0;
-			dev->cmd_done_seq++;
-			if (ok)
-				dev->st.cmd_ok++;
-			else
-				dev->st.cmd_failed++;
-		}
-		blue_hring_consume(r, k);
-		n++;
-	}
-	blue_hring_commit(r);
-	return n;
-}
-
-bool
-blue_cmd_done(const struct blue_dev *dev, uint32_t seq, bool *ok)
-{
-	const struct blue_cmd_slot *s = &dev->cmd[seq % BLUE_CMDQ_DEPTH];
-
-	if ((int32_t)(dev->cmd_done_seq - seq) <= 0)
-		return false;
-	if (ok != NULL)
-		*ok = s->ok;
-	return true;
-}
-
-int
-blue_cmd_exec(struct blue_dev *dev, const struct blue_cmd *cmd)
-{
-	uint64_t deadline = rte_get_tsc_cycles() + dev->cmd_timeout_tsc;
-	int64_t seq;
-	bool ok = false;
-
-	do {
-		seq = blue_cmd_submit(dev, cmd);
-		if (seq == -EAGAIN) {
-			blue_backend_poll(dev, 64);
-			blue_cmd_poll(dev);
-		}
-	} while (seq == -EAGAIN && rte_get_tsc_cycles() < deadline);
-	if (seq < 0)
-		return seq == -EAGAIN ? -ETIMEDOUT : (int)seq;
-	while (!blue_cmd_done(dev, (uint32_t)seq, &ok)) {
-		if (rte_get_tsc_cycles() > deadline) {
-			dev->st.cmd_timeouts++;
-			BLUE_LOG(ERR, dev, "%s: no response from the card",
-				 blue_cmd_opcode_name(cmd->hdr.opcode));
-			return -ETIMEDOUT;
-		}
-		blue_backend_poll(dev, 64);
-		blue_cmd_poll(dev);
-	}
-	return ok ? 0 : -EIO;
-}
-
-uint64_t *
-blue_pgt_staging(struct blue_dev *dev, uint64_t *iova)
-{
-	uint32_t i = dev->pgt_staging_next++ % BLUE_PGT_STAGING_SLOTS;
-
-	*iova = dev->pgt_staging_iova + (uint64_t)i * 512;
-	return (uint64_t *)(dev->pgt_staging + (size_t)i * 512);
-}
-
-/* ------------------------------------------------------------- send ring */
-
-int
-blue_send_item_put(struct blue_dev *dev, const struct blue_send_item *it)
-{
-	struct blue_hring *r = &dev->ring[BLUE_RING_SEND0];
-	uint8_t *s0 = blue_hring_prod_slot(r, 0), *s1 = blue_hring_prod_slot(r, 1);
-	uint8_t tmp[64];
-	int rc;
-
-	rc = blue_send_item_encode(it, tmp);
-	if (rc != 0)
-		return -EINVAL;
-	/* the two slots may sit at the ring's end and start */
-	memcpy(s0, tmp, BLUE_DESC_SIZE);
-	memcpy(s1, tmp + BLUE_DESC_SIZE, BLUE_DESC_SIZE);
-	blue_hring_produce(r, 2);
-	dev->st.send_items++;
-	return 0;
-}
-
-/* ------------------------------------------------------------- meta ring */
-
-int
-blue_meta_next(struct blue_dev *dev, struct blue_meta_report *rep)
-{
-	struct blue_hring *r = &dev->ring[BLUE_RING_META0];
-	const uint8_t *d0, *d1;
-	unsigned int k = blue_hring_ready(r, &d0, &d1);
-	int rc;
-
-	if (k == 0)
-		return 0;
-	rc = blue_meta_decode(d0, d1, rep);
-	blue_hring_consume(r, k);
-	if (rc != (int)k) {
-		/* a report outside the classification table: counted, dropped (section 3.3) */
-		dev->st.meta_bad++;
-		return -1;
-	}
-	dev->st.meta_reports++;
-	return 1;
-}
-
-/* ------------------------------------------------------------- SimpleNic */
-
-bool
-blue_snic_tx_room(struct blue_dev *dev)
-{
-	return blue_hring_free(&dev->ring[BLUE_RING_SIMPLE_NIC_TX], 1) > 0;
-}
-
-int
-blue_snic_tx(struct blue_dev *dev, const void *frame, uint32_t len)
-{
-	struct blue_hring *r = &dev->ring[BLUE_RING_SIMPLE_NIC_TX];
-	uint32_t idx = blue_ring_idx(r->head);
-	struct blue_simple_nic_tx tx;
-
-	if (len == 0 || len > BLUE_SNIC_TX_SLOT)
-		return -EINVAL;
-	if (blue_hring_free(r, 1) < 1) {
-		dev->st.snic_tx_full++;
-		return -EAGAIN;
-	}
-	/* slot i belongs to ring slot i: reused only after the card fetched 4096 more */
-	memcpy(dev->snic_tx_buf + (size_t)idx * BLUE_SNIC_TX_SLOT, frame, len);
-	tx = (struct blue_simple_nic_tx){ .len = len,
-					  .addr = dev->snic_tx_iova + (uint64_t)idx * BLUE_SNIC_TX_SLOT };
-	blue_simple_nic_tx_encode(&tx, blue_hring_prod_slot(r, 0));
-	blue_hring_produce(r, 1);
-	dev->st.snic_tx++;
-	return 0;
-}
-
-const uint8_t *
-blue_snic_rx_next(struct blue_dev *dev, uint32_t *len)
-{
-	struct blue_hring *r = &dev->ring[BLUE_RING_SIMPLE_NIC_RX];
-	const uint8_t *d0, *d1;
-	struct blue_simple_nic_rx rx;
-
-	while (blue_hring_ready(r, &d0, &d1) > 0) {
-		/* a frame longer than a slot ran into the next one (the RTL checks no length) */
-		if (d1 == NULL && blue_simple_nic_rx_decode(d0, &rx) == 0 &&
-		    rx.len <= dev->snic_slot) {
-			*len = rx.len;
-			dev->st.snic_rx++;
-			return dev->snic_rx_buf + (size_t)rx.slot_idx * dev->snic_slot;
-		}
-		dev->st.snic_rx_bad++;
-		blue_hring_consume(r, d1 != NULL ? 2 : 1);
-	}
+	for (unsigned int i = 0; blue_backends[i] != NULL; i++)
+		if (strcmp(blue_backends[i]->name, name) == 0)
+			return blue_backends[i];
 	return NULL;
 }
 
-void
-blue_snic_rx_done(struct blue_dev *dev)
+/*
+ * The backend behind BAR0, after the driver's own keys (mac=, ip=, ...) are
+ * parsed. @p what: the device string's prefix, for the message.
+ */
+static int
+backend_open(const char *args, const char *backend, const char *what, struct blue_backend *be,
+	     struct blue_net_args *net)
 {
-	blue_hring_consume(&dev->ring[BLUE_RING_SIMPLE_NIC_RX], 1);
+	const struct ordk_devargs_set driver_keys = { blue_net_devargs, BLUE_NET_DEVARGS_COUNT,
+						      NULL, true };
+	const struct blue_backend_provider *p = backend_find(backend);
+	char err[256] = "";
+	int rc;
+
+	if (p == NULL) {
+		BV_LOG(ERR, "%s%s: no %s backend in this build", what, args, backend);
+		return -ENODEV;
+	}
+	rc = blue_net_args_parse(p->key_part != NULL ? p->key_part(args) : args, p->keys,
+				 p->n_keys, net, err, sizeof(err));
+	if (rc == 0)
+		rc = p->open(args, &driver_keys, be, err, sizeof(err));
+	if (rc != 0)
+		BV_LOG(ERR, "%s%s: %s", what, args, err);
+	return rc;
 }
+
+static void
+tables_fini(struct blue_dev *dev)
+{
+	mem_keys_fini(&dev->mr_keys);
+	mem_keys_fini(&dev->qp_keys);
+	mem_pgt_fini(&dev->pgt);
+	mem_pins_fini(&dev->pins);
+}
+
+static int
+dev_open(struct blue_dev *dev, const char *args, const char *backend, const char *what)
+{
+	unsigned int n = dev_count;
+	struct blue_cc_args cc;
+	struct blue_net_args net = { 0x020000000000ull | (n + 1), 0x0A000000u | ((n + 1) & 0xFF),
+				     &cc };
+	int rc;
+
+	blue_cc_args_default(&cc);
+	rc = backend_open(args, backend, what, &dev->hw.be, &net);
+	if (rc != 0)
+		return rc; /* the errno of where it failed: EINVAL, ENODEV, ENOMEM, ... */
+	snprintf(dev->vdev.name, sizeof(dev->vdev.name), "%s", dev->hw.be.name);
+	if (mem_keys_init(&dev->mr_keys, BLUE_MAX_MR, 0, rte_rdtsc()) ||
+	    mem_keys_init(&dev->qp_keys, BLUE_MAX_QP, 1, rte_rdtsc() ^ 0x5555) ||
+	    mem_pgt_init(&dev->pgt, BLUE_PGT_ENTRIES))
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = blue_cc_open(dev, &cc);
+	if (rc == 0)
+		rc = blue_hw_start(&dev->hw, net.mac, net.ip);
+	if (rc != 0) {
+		blue_cc_close(dev);
+		blue_hw_close(&dev->hw);
+		tables_fini(dev);
+		return rc;
+	}
+	TAILQ_INIT(&dev->rc.active);
+	dev->rc.tsc_hz = rte_get_tsc_hz();
+	rc_wheel_init(dev);
+	dev_count++;
+	BV_LOG(INFO, "%s: open, MAC %012" PRIx64 ", IP %u.%u.%u.%u", dev->vdev.name, net.mac,
+	       net.ip >> 24, (net.ip >> 16) & 0xFF, (net.ip >> 8) & 0xFF, net.ip & 0xFF);
+	return 0;
+}
+
+static int
+sim_open(struct ordk_dev *dev, const char *args)
+{
+	return dev_open(to_bdev(dev), args, "bluesim", "bluesim,");
+}
+
+static int
+vfio_open(struct ordk_dev *dev, const char *args)
+{
+	return dev_open(to_bdev(dev), args, "vfio", "blue:");
+}
+
+static void
+dev_close(struct ordk_dev *odev)
+{
+	struct blue_dev *dev = to_bdev(odev);
+
+	blue_cc_close(dev);
+	blue_hw_close(&dev->hw);
+	tables_fini(dev);
+}
+
+static void
+dev_query(const struct ordk_dev *odev, struct ordk_dev_attr *a)
+{
+	const struct blue_dev *dev = to_bdev(odev);
+
+	a->mac = dev->hw.mac;
+	a->ip = dev->hw.ip;
+	a->max_qp = BLUE_MAX_QP - 1; /* index 0 is reserved */
+	a->max_qp_wr = ORDK_MAX_QP_WR;
+	a->max_sge = 1;
+	a->max_mr = BLUE_MAX_MR;
+	a->max_mr_size = 0x7FFFFFFFull; /* the MR length is 32 bits */
+	a->max_msg_sz = 1u << 31;
+	a->pgt_entries = BLUE_PGT_ENTRIES;
+}
+
+static unsigned int
+dev_poll(struct ordk_dev *odev, unsigned int budget)
+{
+	struct blue_dev *dev = to_bdev(odev);
+	unsigned int work = blue_backend_poll(&dev->hw, budget);
+
+	work += blue_cmd_poll(&dev->hw);
+	return work + rc_poll(dev, budget);
+}
+
+enum {
+#define PMD_XSTAT_ENUM(n) PMD_XSTAT_##n,
+	BLUE_HW_STATS(PMD_XSTAT_ENUM)
+#undef PMD_XSTAT_ENUM
+	PMD_XSTATS
+};
+
+/* The driver's counters ("pmd_<name>", blue_hw.h's BLUE_HW_STATS), then the backend's. */
+static int
+dev_xstats(struct ordk_dev *odev, const char **names, uint64_t *values, unsigned int n)
+{
+	struct blue_dev *dev = to_bdev(odev);
+	const struct blue_backend *be = &dev->hw.be;
+	unsigned int total = PMD_XSTATS, i = 0;
+
+	if (be->ops->xstats != NULL)
+		total += be->ops->xstats(&dev->hw.be, NULL, NULL, 0);
+	if (names == NULL || values == NULL || n < total)
+		return (int)total;
+#define PMD_XSTAT_GET(s) names[i] = "pmd_" #s, values[i++] = dev->hw.st.s;
+	BLUE_HW_STATS(PMD_XSTAT_GET)
+#undef PMD_XSTAT_GET
+	if (be->ops->xstats != NULL)
+		i += be->ops->xstats(&dev->hw.be, names + i, values + i, n - i);
+	return (int)i;
+}
+
+static void
+dev_xstats_reset(struct ordk_dev *odev)
+{
+	struct blue_dev *dev = to_bdev(odev);
+
+	memset(&dev->hw.st, 0, sizeof(dev->hw.st));
+	if (dev->hw.be.ops->xstats_reset != NULL)
+		dev->hw.be.ops->xstats_reset(&dev->hw.be);
+}
+
+/* The model steps alone: the host's part of dev_poll() does not run. */
+static int
+dev_card_poll(struct ordk_dev *odev, unsigned int budget)
+{
+	struct blue_dev *dev = to_bdev(odev);
+
+	if (dev->hw.be.ops->poll == NULL)
+		return -ENOTSUP; /* the card runs by itself */
+	return (int)blue_backend_poll(&dev->hw, budget);
+}
+
+static int
+dev_set_faults(struct ordk_dev *odev, const char *spec)
+{
+	struct blue_dev *dev = to_bdev(odev);
+	char err[160] = "";
+	int rc;
+
+	if (dev->hw.be.ops->set_faults == NULL)
+		return -ENOTSUP;
+	rc = dev->hw.be.ops->set_faults(&dev->hw.be, spec, err, sizeof(err));
+	if (rc != 0)
+		BV_LOG(ERR, "%s: faults '%s': %s", dev->vdev.name, spec, err);
+	return rc;
+}
+
+#define BLUE_OPS(open_fn)                                                                   \
+	{                                                                                    \
+		.dev_size = sizeof(struct blue_dev), .qp_size = sizeof(struct blue_qp),      \
+		.mr_size = sizeof(struct blue_mr), .open = open_fn, .close = dev_close,  \
+		.query = dev_query, .poll = dev_poll, .xstats = dev_xstats,                 \
+		.xstats_reset = dev_xstats_reset, .set_faults = dev_set_faults,             \
+		.card_poll = dev_card_poll,                                                 \
+		.mr_reg = blue_mr_reg, .mr_dereg = blue_mr_dereg, .qp_create = blue_qp_create, \
+		.qp_destroy = blue_qp_destroy, .qp_check = blue_qp_check,                   \
+		.qp_modify = blue_qp_modify, .qp_flush = blue_qp_flush,                     \
+		.qp_info = blue_qp_info, .post_send = blue_post_send,                       \
+		.post_recv = blue_post_recv, .post_done = blue_post_done,                   \
+		.qp_cc_enable = blue_qp_cc_enable, .qp_cc_query = blue_qp_cc_query,         \
+	}
+
+static const struct ordk_dev_ops sim_ops = BLUE_OPS(sim_open);
+static const struct ordk_dev_ops vfio_ops = BLUE_OPS(vfio_open);
+
+/* In the build's driver table (ordk_drivers.c, from drivers/rdma/blue/meson.build). */
+const struct ordk_driver ordk_driver_bluesim = { "bluesim", &sim_ops };
+const struct ordk_driver ordk_driver_blue = { "blue", &vfio_ops };

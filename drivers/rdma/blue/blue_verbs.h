@@ -3,7 +3,7 @@
  * The Blue driver's verbs objects: its device (the card's rings and command
  * queue, the MR table and PGT, the QP numbers, the RC transport's engine) and
  * its QPs and MRs, each after lib/verbs' part (ordk_driver.h). The driver
- * completes the public handle types struct ordk_dev and struct ordk_qp with
+ * completes the public handle types struct blue_dev and struct blue_qp with
  * them; lib/verbs never sees these definitions.
  */
 #ifndef BLUE_VERBS_H
@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -18,23 +19,23 @@
 #include <rte_log.h>
 
 #include "blue_cc.h"
-#include "blue_dev.h"
+#include "blue_hw.h"
 #include "mem_internal.h"
 #include "ordk_driver.h"
 #include "rc.h"
 
 #define ORDK_MAX_QP_WR 4096u
 
-struct ordk_mr_int;
+struct blue_mr;
 
-struct ordk_dev {
-	struct verbs_dev;	/* lib/verbs' part: name, counters, events, QP table */
-	struct blue_dev hw;
+struct blue_dev {
+	struct verbs_dev vdev;	/* lib/verbs' part: name, counters, events, QP table */
+	struct blue_hw hw;
 	struct mem_keys mr_keys;
 	struct mem_pgt pgt;
 	struct mem_pins pins;
 	struct mem_keys qp_keys;
-	struct ordk_mr_int *mr_by_slot[BLUE_MAX_MR]; /* responder-side rkey checks */
+	struct blue_mr *mr_by_slot[BLUE_MAX_MR]; /* responder-side rkey checks */
 	struct rc_engine rc;	/* the transport's engine (rc.h) */
 	/* congestion control (blue_cc.c): devargs cc=, cc_<key>=, cc_trace= */
 	struct cc_params cc;
@@ -42,15 +43,15 @@ struct ordk_dev {
 	FILE *cc_trace;		/* cc_trace=FILE: every QP's rate changes, trace CSV */
 };
 
-struct ordk_mr_int {
-	struct verbs_mr;	/* pub: what the application holds */
+struct blue_mr {
+	struct verbs_mr vmr;	/* lib/verbs' part; vmr.pub is what the application holds */
 	uint32_t pgt_start;
 	uint32_t pgt_n;
 	uint64_t iova;		/* where the device sees addr (identity with the model) */
 };
 
-struct ordk_qp {
-	struct verbs_qp;	/* lib/verbs' part: pd, CQs, attributes, counters */
+struct blue_qp {
+	struct verbs_qp vqp;	/* lib/verbs' part: pd, CQs, attributes, counters */
 	bool cc_on;		/* DCQCN paces this QP, its data goes out ECT(0) */
 	struct cc_rp cc;
 	/* the transport (rc.h), in rxe's parts */
@@ -60,17 +61,58 @@ struct ordk_qp {
 	struct rc_resp resp;
 };
 
-/* blue_verbs_mr.c */
+/* ------------------------------------------------ handles and objects */
+
+/** The driver's device behind a handle lib/verbs passes (its first member is the library's part). */
+static inline struct blue_dev *
+to_bdev(const struct ordk_dev *dev)
+{
+	return (struct blue_dev *)((uintptr_t)dev - offsetof(struct blue_dev, vdev));
+}
+
+static inline struct blue_qp *
+to_bqp(const struct ordk_qp *qp)
+{
+	return (struct blue_qp *)((uintptr_t)qp - offsetof(struct blue_qp, vqp));
+}
+
+static inline struct blue_mr *
+to_bmr(const struct verbs_mr *mr)
+{
+	return (struct blue_mr *)((uintptr_t)mr - offsetof(struct blue_mr, vmr));
+}
+
+/** The handle lib/verbs knows a device or QP by (for the calls of ordk_driver.h). */
+static inline struct ordk_dev *
+blue_dev_handle(struct blue_dev *dev)
+{
+	return (struct ordk_dev *)(void *)&dev->vdev;
+}
+
+static inline struct ordk_qp *
+blue_qp_handle(struct blue_qp *qp)
+{
+	return (struct ordk_qp *)(void *)&qp->vqp;
+}
+
+/** The device a QP belongs to. */
+static inline struct blue_dev *
+blue_qp_dev(const struct blue_qp *qp)
+{
+	return to_bdev(qp->vqp.dev);
+}
+
+/* blue_mr.c */
 /** The MR of key @p key (lkey or rkey), or NULL. */
-struct ordk_mr_int *blue_mr_lookup(struct ordk_dev *dev, uint32_t key);
+struct blue_mr *blue_mr_lookup(struct blue_dev *dev, uint32_t key);
 int blue_mr_reg(struct ordk_dev *dev, struct verbs_mr *mr);
 int blue_mr_dereg(struct ordk_dev *dev, struct verbs_mr *mr);
 
-/* blue_verbs_qp.c */
+/* blue_qp.c */
 /** The ManageQp command telling the card @p qp's context (valid, error). */
-struct blue_cmd blue_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error);
+struct blue_cmd blue_manage_qp_cmd(const struct blue_qp *qp, bool valid, bool error);
 /** Execute it and wait (control path only). @return 0 or blue_cmd_exec()'s error. */
-int blue_manage_qp(struct ordk_qp *qp, bool valid, bool error);
+int blue_manage_qp(struct blue_qp *qp, bool valid, bool error);
 int blue_qp_create(struct ordk_qp *qp);
 int blue_qp_destroy(struct ordk_qp *qp);
 int blue_qp_check(const struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int mask);
@@ -83,13 +125,13 @@ void blue_post_done(struct ordk_qp *qp);
 
 /* The QP's ACK timeout and reordering hold in TSC cycles (rc_qp_set_timeout()). */
 static inline uint64_t
-rc_timeout_tsc(const struct ordk_qp *qp)
+rc_timeout_tsc(const struct blue_qp *qp)
 {
 	return qp->comp.timeout_tsc;
 }
 
 static inline uint64_t
-rc_hold_tsc(const struct ordk_qp *qp)
+rc_hold_tsc(const struct blue_qp *qp)
 {
 	return qp->comp.hold_tsc;
 }

@@ -83,10 +83,10 @@ config_check(const struct bluesim_config *cfg)
 			    !rte_eth_dev_is_valid_port(cfg->port_id)))
 		return -EINVAL;
 	if (cfg->pool != NULL && rte_pktmbuf_data_room_size(cfg->pool) <
-					 RTE_PKTMBUF_HEADROOM + ORDK_WIRE_MAX_FRAME) {
+					 RTE_PKTMBUF_HEADROOM + BLUE_WIRE_MAX_FRAME) {
 		RTE_LOG(ERR, USER1, "bluesim: mbuf pool data room %u < %u (a PMTU-4096 frame)\n",
 			rte_pktmbuf_data_room_size(cfg->pool),
-			RTE_PKTMBUF_HEADROOM + ORDK_WIRE_MAX_FRAME);
+			RTE_PKTMBUF_HEADROOM + BLUE_WIRE_MAX_FRAME);
 		return -EINVAL;
 	}
 	return 0;

@@ -289,12 +289,12 @@ unsigned int sim_idle_scan(struct bluesim *sim);
 
 /* sim_rtl.c: where the RTL departs from the spec (rtl=1) */
 /** Read an RDMA frame as the RTL does: fixed offsets, no header validation. @return 0 or < 0. */
-int sim_rtl_parse(const uint8_t *f, uint32_t len, struct ordk_wire_rdma *p);
+int sim_rtl_parse(const uint8_t *f, uint32_t len, struct blue_wire_rdma *p);
 /** The RTL's receive checks (QP access, MR key/access/bounds, beat count): counter or -1. */
 int sim_rtl_check_payload(struct bluesim *sim, const struct sim_qpc *q,
-			  const struct ordk_wire_rdma *p, const struct sim_mr **mrp);
+			  const struct blue_wire_rdma *p, const struct sim_mr **mrp);
 /** A CE-marked packet was accepted: send a CNP unless the pause holds it back. */
-void sim_cnp_send(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wire_rdma *p);
+void sim_cnp_send(struct bluesim *sim, const struct sim_qpc *q, const struct blue_wire_rdma *p);
 /** The RTL's address filter: MAC, then frame bytes 30-33 against the local IP. */
 bool sim_rtl_filter_pass(const struct bluesim *sim, const uint8_t *f, uint32_t len);
 /** The RTL's classifier: EtherType IPv4, protocol UDP, destination port 4791 at byte 36. */

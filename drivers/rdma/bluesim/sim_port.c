@@ -214,7 +214,7 @@ sim_port_send(struct bluesim *sim, struct rte_mbuf *m)
 			rte_pktmbuf_free(m);
 			return;
 		}
-		ordk_wire_fcs_append(rte_pktmbuf_mtod(m, void *), len, len + 4);
+		blue_wire_fcs_append(rte_pktmbuf_mtod(m, void *), len, len + 4);
 	}
 	capture(sim, m, len, ORDK_PCAPNG_DIR_OUT);
 	fault_apply(sim, BLUESIM_DIR_TX, m);
@@ -257,7 +257,7 @@ rx_deliver(struct bluesim *sim, struct rte_mbuf *m)
 		if (len >= 4)
 			got = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 |
 			      (uint32_t)p[len - 2] << 16 | (uint32_t)p[len - 1] << 24;
-		if (len < 4 || ordk_wire_crc32(p, len - 4) != got) {
+		if (len < 4 || blue_wire_crc32(p, len - 4) != got) {
 			sim->st.rx_fcs_error++;
 			rte_pktmbuf_free(m);
 			return;

@@ -60,16 +60,16 @@ sim_rtl_filter_pass(const struct bluesim *sim, const uint8_t *f, uint32_t len)
 	if (len <= 32)
 		return false;
 	dst_mac = be48(f);
-	return (dst_mac == sim->local_mac || dst_mac == ORDK_WIRE_BROADCAST_MAC) &&
+	return (dst_mac == sim->local_mac || dst_mac == BLUE_WIRE_BROADCAST_MAC) &&
 	       be32(f + OFF_DST_IP) == sim->local_ip;
 }
 
 bool
 sim_rtl_is_rdma(const uint8_t *f, uint32_t len)
 {
-	return len >= OFF_DST_PORT + 2 && be16(f + OFF_ETHERTYPE) == ORDK_WIRE_ETHERTYPE_IPV4 &&
-	       f[OFF_IP_PROTO] == ORDK_WIRE_IPPROTO_UDP &&
-	       be16(f + OFF_DST_PORT) == ORDK_WIRE_ROCE_UDP_PORT;
+	return len >= OFF_DST_PORT + 2 && be16(f + OFF_ETHERTYPE) == BLUE_WIRE_ETHERTYPE_IPV4 &&
+	       f[OFF_IP_PROTO] == BLUE_WIRE_IPPROTO_UDP &&
+	       be16(f + OFF_DST_PORT) == BLUE_WIRE_ROCE_UDP_PORT;
 }
 
 /* Known opcodes: RC 0x00-0x12 less the atomics' 0x13+; the CNP's 0. */
@@ -82,7 +82,7 @@ rtl_opcode_known(uint8_t trans, uint8_t op)
 }
 
 int
-sim_rtl_parse(const uint8_t *f, uint32_t len, struct ordk_wire_rdma *p)
+sim_rtl_parse(const uint8_t *f, uint32_t len, struct blue_wire_rdma *p)
 {
 	uint8_t hdr[OFF_PAYLOAD];
 	const uint8_t *bth, *ext;
@@ -117,7 +117,7 @@ sim_rtl_parse(const uint8_t *f, uint32_t len, struct ordk_wire_rdma *p)
 	if (p->bth.trans == BLUE_TRANS_CNP)
 		return 0;
 	if (p->bth.opcode == BLUE_OP_ACKNOWLEDGE) {
-		struct ordk_wire_aeth *a = &p->aeth;
+		struct blue_wire_aeth *a = &p->aeth;
 
 		a->pre_bitmap.hi = be64(ext);
 		a->pre_bitmap.lo = be64(ext + 8);
@@ -159,7 +159,7 @@ beats0(uint64_t va, uint32_t len)
 
 int
 sim_rtl_check_payload(struct bluesim *sim, const struct sim_qpc *q,
-		      const struct ordk_wire_rdma *p, const struct sim_mr **mrp)
+		      const struct blue_wire_rdma *p, const struct sim_mr **mrp)
 {
 	uint8_t op = p->bth.opcode;
 	bool read_resp = blue_op_is_read_resp(op);
@@ -191,11 +191,11 @@ sim_rtl_check_payload(struct bluesim *sim, const struct sim_qpc *q,
 }
 
 void
-sim_cnp_send(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wire_rdma *p)
+sim_cnp_send(struct bluesim *sim, const struct sim_qpc *q, const struct blue_wire_rdma *p)
 {
 	/* the pause is kept per index of the *peer's* QPN, as CnpPacketGen.bsv does */
 	uint64_t *last = &sim->cnp_last_ns[blue_qpn_index(q->peer_qpn) % BLUE_MAX_QP];
-	struct ordk_wire_rdma c = { 0 };
+	struct blue_wire_rdma c = { 0 };
 	struct rte_mbuf *m;
 	int n;
 
@@ -208,15 +208,15 @@ sim_cnp_send(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wir
 		sim->st.tx_no_mbuf++;
 		return;
 	}
-	c.l3 = (struct ordk_wire_l3){ .dst_mac = p->l3.src_mac, .src_mac = sim->local_mac,
+	c.l3 = (struct blue_wire_l3){ .dst_mac = p->l3.src_mac, .src_mac = sim->local_mac,
 				      .src_ip = sim->local_ip, .dst_ip = p->l3.src_ip,
 				      .src_port = q->local_udp_port,
-				      .dst_port = ORDK_WIRE_ROCE_UDP_PORT,
-				      .ip_id = ORDK_WIRE_CARD_IP_ID, .ttl = ORDK_WIRE_CARD_TTL,
+				      .dst_port = BLUE_WIRE_ROCE_UDP_PORT,
+				      .ip_id = BLUE_WIRE_CARD_IP_ID, .ttl = BLUE_WIRE_CARD_TTL,
 				      .ecn = 1 /* IpHeaderEcnFlagEnabled */ };
-	c.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_CNP, .opcode = 0,
+	c.bth = (struct blue_wire_bth){ .trans = BLUE_TRANS_CNP, .opcode = 0,
 					.msn = p->bth.msn, .dqpn = q->peer_qpn };
-	n = ordk_wire_rdma_build_hdr(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_tailroom(m), &c, 0);
+	n = blue_wire_rdma_build_hdr(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_tailroom(m), &c, 0);
 	if (n <= 0) {
 		rte_pktmbuf_free(m);
 		return;

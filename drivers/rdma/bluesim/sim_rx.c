@@ -54,7 +54,7 @@ post(struct bluesim *sim, const struct blue_meta_report *r)
 }
 
 static void
-report_header(struct bluesim *sim, const struct ordk_wire_rdma *p)
+report_header(struct bluesim *sim, const struct blue_wire_rdma *p)
 {
 	struct blue_meta_report r = { .opcode = BLUE_BTH_OPCODE(BLUE_TRANS_RC, p->bth.opcode) };
 
@@ -80,7 +80,7 @@ report_header(struct bluesim *sim, const struct ordk_wire_rdma *p)
  * for a CNP (RQ.bsv genMetaReportQueueDesc: trans CNP falls to the default).
  */
 static void
-report_cnp(struct bluesim *sim, const struct ordk_wire_rdma *p)
+report_cnp(struct bluesim *sim, const struct blue_wire_rdma *p)
 {
 	struct blue_meta_report r = { .kind = BLUE_META_CNP,
 				      .opcode = BLUE_BTH_OPCODE(BLUE_TRANS_RC, 0) };
@@ -93,9 +93,9 @@ report_cnp(struct bluesim *sim, const struct ordk_wire_rdma *p)
 
 /* A received ACK packet, reported with its own flags and raw PSNs. */
 static void
-report_ack(struct bluesim *sim, const struct ordk_wire_rdma *p)
+report_ack(struct bluesim *sim, const struct blue_wire_rdma *p)
 {
-	const struct ordk_wire_aeth *a = &p->aeth;
+	const struct blue_wire_aeth *a = &p->aeth;
 	struct blue_meta_report r = { .opcode = BLUE_OP_ACKNOWLEDGE };
 	uint8_t d[2][BLUE_DESC_SIZE];
 	int n;
@@ -170,23 +170,23 @@ report_loss(struct bluesim *sim, struct sim_qpc *q, uint32_t old_L,
 	uint16_t msn = q->loss_msn++;
 	struct blue_meta_report r = { .kind = BLUE_META_NAK_LOCAL_HW,
 				      .opcode = BLUE_OP_ACKNOWLEDGE };
-	struct ordk_wire_rdma p = { 0 };
+	struct blue_wire_rdma p = { 0 };
 	struct rte_mbuf *m;
 
 	sim->st.loss_detected++;
-	p.l3 = (struct ordk_wire_l3){ .dst_mac = q->peer_mac, .src_mac = sim->local_mac,
+	p.l3 = (struct blue_wire_l3){ .dst_mac = q->peer_mac, .src_mac = sim->local_mac,
 				      .src_ip = sim->local_ip, .dst_ip = q->peer_ip,
 				      .src_port = q->local_udp_port,
-				      .dst_port = ORDK_WIRE_ROCE_UDP_PORT,
-				      .ip_id = ORDK_WIRE_CARD_IP_ID, .ttl = ORDK_WIRE_CARD_TTL };
-	p.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_ACKNOWLEDGE,
+				      .dst_port = BLUE_WIRE_ROCE_UDP_PORT,
+				      .ip_id = BLUE_WIRE_CARD_IP_ID, .ttl = BLUE_WIRE_CARD_TTL };
+	p.bth = (struct blue_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_ACKNOWLEDGE,
 					.msn = msn, .dqpn = q->peer_qpn, .psn = psn_now };
-	p.aeth = (struct ordk_wire_aeth){ .pre_bitmap = *pre, .now_bitmap = q->bitmap,
+	p.aeth = (struct blue_wire_aeth){ .pre_bitmap = *pre, .now_bitmap = q->bitmap,
 					  .is_packet_lost = 1, .is_window_slided = 1,
 					  .is_send_by_driver = 0, .pre_psn = psn_pre };
 	m = sim_mbuf_alloc(sim);
 	if (m != NULL) {
-		int n = ordk_wire_rdma_build_hdr(rte_pktmbuf_mtod(m, void *),
+		int n = blue_wire_rdma_build_hdr(rte_pktmbuf_mtod(m, void *),
 						 rte_pktmbuf_tailroom(m), &p, 0);
 
 		if (n > 0) {
@@ -295,9 +295,9 @@ static int
 parse_drop_reason(int rc)
 {
 	switch (rc) {
-	case ORDK_WIRE_E_OPCODE:
+	case BLUE_WIRE_E_OPCODE:
 		return BLUE_RQ_CNT_INVALID_OPCODE;
-	case ORDK_WIRE_E_LENGTH:
+	case BLUE_WIRE_E_LENGTH:
 		return BLUE_RQ_CNT_PACKET_LENGTH_ERROR;
 	default:
 		return BLUE_RQ_CNT_INVALID_HEADER;
@@ -306,7 +306,7 @@ parse_drop_reason(int rc)
 
 /* Payload checks of section 5.1; returns a counter to drop with, or -1. */
 static int
-check_payload(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wire_rdma *p,
+check_payload(struct bluesim *sim, const struct sim_qpc *q, const struct blue_wire_rdma *p,
 	      const struct sim_mr **mrp)
 {
 	uint8_t op = p->bth.opcode;
@@ -350,7 +350,7 @@ check_payload(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wi
 
 /* The QP a packet names, or NULL (dropped and counted). */
 static struct sim_qpc *
-rx_qp(struct bluesim *sim, const struct ordk_wire_rdma *p)
+rx_qp(struct bluesim *sim, const struct blue_wire_rdma *p)
 {
 	uint32_t idx = blue_qpn_index(p->bth.dqpn);
 	struct sim_qpc *q = idx < BLUE_MAX_QP ? &sim->qpcs[idx] : NULL;
@@ -368,7 +368,7 @@ rx_qp(struct bluesim *sim, const struct ordk_wire_rdma *p)
 
 /* Payload checks and placement; false when the packet is dropped. */
 static bool
-rx_place(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wire_rdma *p,
+rx_place(struct bluesim *sim, const struct sim_qpc *q, const struct blue_wire_rdma *p,
 	 const uint8_t *f)
 {
 	const struct sim_mr *mr = NULL;
@@ -406,7 +406,7 @@ rx_place(struct bluesim *sim, const struct sim_qpc *q, const struct ordk_wire_rd
 static void
 rdma_rx(struct bluesim *sim, const uint8_t *f, uint32_t len)
 {
-	struct ordk_wire_rdma p;
+	struct blue_wire_rdma p;
 	struct sim_qpc *q;
 	uint8_t op;
 	int rc;
@@ -417,7 +417,7 @@ rdma_rx(struct bluesim *sim, const uint8_t *f, uint32_t len)
 			return;
 		}
 	} else {
-		rc = ordk_wire_rdma_parse(f, len, 0, &p);
+		rc = blue_wire_rdma_parse(f, len, 0, &p);
 		if (rc != 0) {
 			rx_drop(sim, (enum blue_rq_counter)parse_drop_reason(rc));
 			return;
@@ -501,8 +501,8 @@ rx_filter(struct bluesim *sim, const uint8_t *f, uint32_t len)
 	if (sim->cfg.rtl)
 		pass = sim_rtl_filter_pass(sim, f, len);
 	else
-		pass = ordk_wire_peek_dst(f, len, &dst_mac, &dst_ip, &has_ip) &&
-		       (dst_mac == sim->local_mac || dst_mac == ORDK_WIRE_BROADCAST_MAC) &&
+		pass = blue_wire_peek_dst(f, len, &dst_mac, &dst_ip, &has_ip) &&
+		       (dst_mac == sim->local_mac || dst_mac == BLUE_WIRE_BROADCAST_MAC) &&
 		       (!has_ip || dst_ip == sim->local_ip);
 	if (!pass) {
 		sim->st.rx_filtered++;
@@ -530,7 +530,7 @@ sim_rx_frame(struct bluesim *sim, struct rte_mbuf *m)
 		return true;
 	}
 	rdma = sim->cfg.rtl ? sim_rtl_is_rdma(f, len)
-			    : ordk_wire_classify(f, len) == ORDK_WIRE_CLASS_RDMA;
+			    : blue_wire_classify(f, len) == BLUE_WIRE_CLASS_RDMA;
 	if (!rdma && !simple_nic_rx(sim, f, len))
 		return false; /* held: counted when it finally goes through */
 	sim->st.rx_frames++;

@@ -47,13 +47,13 @@ pkt_opcode(uint8_t wr_op, bool first, bool last)
 }
 
 static void
-data_l3(const struct bluesim *sim, const struct blue_send_item *it, struct ordk_wire_l3 *l3)
+data_l3(const struct bluesim *sim, const struct blue_send_item *it, struct blue_wire_l3 *l3)
 {
-	*l3 = (struct ordk_wire_l3){
+	*l3 = (struct blue_wire_l3){
 		.dst_mac = it->dst_mac, .src_mac = sim->local_mac, .src_ip = sim->local_ip,
 		.dst_ip = it->dqp_ip, .src_port = (uint16_t)it->sqpn,
-		.dst_port = ORDK_WIRE_ROCE_UDP_PORT, .ip_id = ORDK_WIRE_CARD_IP_ID,
-		.ttl = ORDK_WIRE_CARD_TTL,
+		.dst_port = BLUE_WIRE_ROCE_UDP_PORT, .ip_id = BLUE_WIRE_CARD_IP_ID,
+		.ttl = BLUE_WIRE_CARD_TTL,
 		/* ECT(0) on request; the RTL never copies enable_ecn: always 00 */
 		.ecn = it->enable_ecn && !sim->cfg.rtl ? 2 : 0,
 	};
@@ -113,7 +113,7 @@ tx_emit(struct bluesim *sim)
 {
 	struct sim_tx_state *tx = &sim->tx;
 	const struct blue_send_item *it = &tx->it;
-	struct ordk_wire_rdma p = { 0 };
+	struct blue_wire_rdma p = { 0 };
 	uint32_t plen = 0, pmtu = blue_pmtu_bytes(it->pmtu);
 	bool first_of_item, last_of_item;
 	struct rte_mbuf *m;
@@ -127,7 +127,7 @@ tx_emit(struct bluesim *sim)
 	}
 	data = rte_pktmbuf_mtod(m, uint8_t *);
 	data_l3(sim, it, &p.l3);
-	p.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .msn = it->msn,
+	p.bth = (struct blue_wire_bth){ .trans = BLUE_TRANS_RC, .msn = it->msn,
 					.dqpn = it->dqpn, .is_retry = it->is_retry,
 					.solicited = (it->flags & BLUE_SEND_SOLICITED) != 0,
 					.ack_req = (it->flags & BLUE_SEND_SIGNALED) != 0,
@@ -135,9 +135,9 @@ tx_emit(struct bluesim *sim)
 
 	if (it->opcode == BLUE_WR_RDMA_READ) {
 		p.bth.opcode = BLUE_OP_READ_REQUEST;
-		p.reth = (struct ordk_wire_reth){ .va = it->raddr, .rkey = it->rkey,
+		p.reth = (struct blue_wire_reth){ .va = it->raddr, .rkey = it->rkey,
 						  .dlen = it->total_len };
-		p.rreth = (struct ordk_wire_rreth){ .va = it->laddr, .lkey = it->lkey };
+		p.rreth = (struct blue_wire_rreth){ .va = it->laddr, .lkey = it->lkey };
 		first_of_item = last_of_item = true;
 		sim->st.tx_read_requests++;
 	} else {
@@ -151,13 +151,13 @@ tx_emit(struct bluesim *sim)
 		last_of_item = tx->off + plen >= it->len;
 		p.bth.opcode = pkt_opcode(it->opcode, it->is_first && first_of_item,
 					  it->is_last && last_of_item);
-		p.reth = (struct ordk_wire_reth){
+		p.reth = (struct blue_wire_reth){
 			.va = it->raddr + tx->off, .rkey = it->rkey,
 			.dlen = (it->is_first && first_of_item) ? it->total_len : plen };
 		p.imm = it->imm;
 	}
 
-	hlen = ordk_wire_rdma_build_hdr(data, rte_pktmbuf_tailroom(m), &p, plen);
+	hlen = blue_wire_rdma_build_hdr(data, rte_pktmbuf_tailroom(m), &p, plen);
 	rc = hlen < 0 ? hlen
 		      : plen > 0 ? sim_mr_read(sim, &tx->mr, it->laddr + tx->off, data + hlen, plen)
 				 : 0;

@@ -14,7 +14,7 @@ static unsigned int submits;  /* ManageQp (error) submitted */
 static bool cmd_done, cmd_ok; /* the card answered; its answer */
 
 int64_t
-blue_cmd_submit(struct blue_dev *dev, const struct blue_cmd *cmd)
+blue_cmd_submit(struct blue_hw *dev, const struct blue_cmd *cmd)
 {
 	(void)dev;
 	cr_assert_eq(cmd->hdr.opcode, BLUE_CMD_MANAGE_QP);
@@ -24,7 +24,7 @@ blue_cmd_submit(struct blue_dev *dev, const struct blue_cmd *cmd)
 }
 
 bool
-blue_cmd_done(const struct blue_dev *dev, uint32_t seq, bool *ok)
+blue_cmd_done(const struct blue_hw *dev, uint32_t seq, bool *ok)
 {
 	(void)dev;
 	cr_assert_eq(seq, 42u, "reaps the command it submitted");
@@ -34,11 +34,11 @@ blue_cmd_done(const struct blue_dev *dev, uint32_t seq, bool *ok)
 }
 
 struct blue_cmd
-blue_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
+blue_manage_qp_cmd(const struct blue_qp *qp, bool valid, bool error)
 {
 	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_MANAGE_QP, .valid = 1 } };
 
-	c.qp.qpn = qp->qpn;
+	c.qp.qpn = qp->vqp.qpn;
 	c.qp.is_valid = valid;
 	c.qp.is_error = error;
 	return c;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ACK/NAK generation (lib/rc/rc_ack.c) with the receive tracker: the hole and
+ * ACK/NAK generation (rc/rc_ack.c) with the receive tracker: the hole and
  * probe state machines on a stubbed clock. The test includes both .c files
  * and stubs their neighbours: SimpleNic TX records the frames sent.
  */
@@ -15,23 +15,23 @@ int ordk_rc_logtype;
 /* ------------------------------------------------------------ stubs */
 
 #define MAX_FRAMES 16
-static struct ordk_wire_rdma sent[MAX_FRAMES];
+static struct blue_wire_rdma sent[MAX_FRAMES];
 static unsigned int nsent;
 static bool tx_full;
 
 bool
-blue_snic_tx_room(struct blue_dev *dev)
+blue_snic_tx_room(struct blue_hw *dev)
 {
 	(void)dev;
 	return !tx_full;
 }
 
 int
-blue_snic_tx(struct blue_dev *dev, const void *frame, uint32_t len)
+blue_snic_tx(struct blue_hw *dev, const void *frame, uint32_t len)
 {
 	(void)dev;
 	cr_assert_lt(nsent, MAX_FRAMES);
-	cr_assert_eq(ordk_wire_rdma_parse(frame, len, 0, &sent[nsent]), 0, "an ACK frame");
+	cr_assert_eq(blue_wire_rdma_parse(frame, len, 0, &sent[nsent]), 0, "an ACK frame");
 	nsent++;
 	return 0;
 }
@@ -39,8 +39,8 @@ blue_snic_tx(struct blue_dev *dev, const void *frame, uint32_t len)
 /* ------------------------------------------------------------ fixture */
 
 #define HOLD 1000u /* TSC cycles */
-static struct ordk_dev dev;
-static struct ordk_qp qp;
+static struct blue_dev dev;
+static struct blue_qp qp;
 
 static void
 setup(void)
@@ -50,8 +50,8 @@ setup(void)
 	memset(sent, 0, sizeof(sent));
 	nsent = 0;
 	tx_full = false;
-	qp.dev = &dev;
-	qp.attr.qp_state = ORDK_QPS_RTS;
+	qp.vqp.dev = blue_dev_handle(&dev);
+	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
 	qp.comp.hold_tsc = HOLD;
 	dev.rc.now = 10000;
 	rc_rx_reset(&qp.resp, BLUE_PSN_MASK - 1); /* the hole sits on the 2^24 wrap */
@@ -88,7 +88,7 @@ Test(rc_ack, a_report_opens_the_hole_and_the_hold_delays_the_nak)
 	cr_assert(sent[0].aeth.is_packet_lost && sent[0].aeth.is_send_by_driver);
 	cr_assert_eq(sent[0].aeth.pre_psn, e, "NAK from epsn 0x%06x", sent[0].aeth.pre_psn);
 	cr_assert_eq(sent[0].bth.psn, blue_psn_add(e, 3), "to the first PSN that arrived");
-	cr_assert_eq(qp.st.naks_sent, 1);
+	cr_assert_eq(qp.vqp.st.naks_sent, 1);
 }
 
 Test(rc_ack, reported_hole_is_judged_on_time_while_reads_are_answered)
@@ -122,7 +122,7 @@ Test(rc_ack, naks_back_off_and_give_up)
 		cr_assert_eq(nsent, k + 1, "backoff after NAK %u", k);
 		t += (uint64_t)HOLD << k;
 	}
-	cr_assert_eq(qp.st.naks_given_up, 1);
+	cr_assert_eq(qp.vqp.st.naks_given_up, 1);
 	at(t + 100 * HOLD);
 	rc_hole_check(&qp, false);
 	cr_assert_eq(rc_hole_state(rs), RC_HOLE_GIVEN_UP);
@@ -217,7 +217,7 @@ Test(rc_ack, a_report_answers_the_probe_at_once)
 	cr_assert_eq(nsent, 1);
 	cr_assert_not(sent[0].aeth.is_packet_lost);
 	cr_assert_eq(sent[0].bth.psn, rs->epsn);
-	cr_assert_eq(qp.st.acks_sent, 1);
+	cr_assert_eq(qp.vqp.st.acks_sent, 1);
 }
 
 Test(rc_ack, an_ack_that_cannot_go_keeps_the_qp_active)

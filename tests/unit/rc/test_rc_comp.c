@@ -43,8 +43,8 @@ verbs_event_raise(struct ordk_dev *dev, enum ordk_event_type type, struct ordk_q
 	events++;
 }
 
-struct ordk_mr_int *
-blue_mr_lookup(struct ordk_dev *dev, uint32_t key)
+struct blue_mr *
+blue_mr_lookup(struct blue_dev *dev, uint32_t key)
 {
 	(void)dev;
 	(void)key;
@@ -67,7 +67,7 @@ rc_state_name(enum rc_sm sm, unsigned int s)
 }
 
 enum rc_step
-rc_recv_retire(struct ordk_qp *qp, bool force)
+rc_recv_retire(struct blue_qp *qp, bool force)
 {
 	(void)qp;
 	(void)force;
@@ -75,26 +75,26 @@ rc_recv_retire(struct ordk_qp *qp, bool force)
 }
 
 void
-rc_recv_keys_release(struct ordk_qp *qp, bool push)
+rc_recv_keys_release(struct blue_qp *qp, bool push)
 {
 	(void)qp;
 	(void)push;
 }
 
 void
-rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
+rc_timer_set(struct blue_qp *qp, uint64_t deadline)
 {
 	qp->comp.rtx_deadline = deadline;
 }
 
 void
-rc_activate(struct ordk_qp *qp)
+rc_activate(struct blue_qp *qp)
 {
 	qp->sched.on_active = true;
 }
 
 uint32_t
-rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to)
+rc_retransmit_card(struct blue_qp *qp, uint32_t from, uint32_t to)
 {
 	(void)qp;
 	(void)from;
@@ -103,7 +103,7 @@ rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to)
 }
 
 void
-rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
+rc_retransmit(struct blue_qp *qp, uint32_t from, uint32_t to)
 {
 	(void)qp;
 	(void)from;
@@ -111,14 +111,14 @@ rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
 }
 
 bool
-rc_rtx_unfetched(struct ordk_qp *qp)
+rc_rtx_unfetched(struct blue_qp *qp)
 {
 	(void)qp;
 	return false;
 }
 
 bool
-rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
+rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w)
 {
 	(void)qp;
 	(void)w;
@@ -126,7 +126,7 @@ rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
 }
 
 bool
-rc_probe(struct ordk_qp *qp)
+rc_probe(struct blue_qp *qp)
 {
 	(void)qp;
 	probes++;
@@ -135,8 +135,8 @@ rc_probe(struct ordk_qp *qp)
 
 /* ------------------------------------------------------------ fixture */
 
-static struct ordk_dev dev;
-static struct ordk_qp qp;
+static struct blue_dev dev;
+static struct blue_qp qp;
 static struct rc_wqe sq[8];
 static uint32_t reads[8];
 
@@ -153,10 +153,10 @@ setup(void)
 	dev.rc.now = 100000;
 	dev.rc.tsc_hz = 1000000000;
 	dev.hw.cmd_timeout_tsc = 5000;
-	qp.dev = &dev;
-	qp.qpn = 0x000101;
-	qp.attr.qp_state = ORDK_QPS_RTS;
-	qp.attr.retry_cnt = 7;
+	qp.vqp.dev = blue_dev_handle(&dev);
+	qp.vqp.qpn = 0x000101;
+	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
+	qp.vqp.attr.retry_cnt = 7;
 	qp.comp.timeout_tsc = 1000;
 	qp.req.sq = sq;
 	qp.req.sq_size = 8;

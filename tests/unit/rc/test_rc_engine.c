@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The engine (lib/rc/rc_engine.c) on a stubbed clock: the timer wheel, the
+ * The engine (rc/rc_engine.c) on a stubbed clock: the timer wheel, the
  * completer state rc_timer_set() keeps, the one clock read per poll and the
  * polling-gap bookkeeping, and a QP's step. The test includes the .c and
  * stubs the parts it dispatches to.
@@ -15,26 +15,26 @@ int ordk_rc_logtype;
 /* ------------------------------------------------------------ stubs */
 
 void
-blue_cc_cnp(struct ordk_qp *qp)
+blue_cc_cnp(struct blue_qp *qp)
 {
 	(void)qp;
 }
 
 bool
-rc_rtx_unfetched(struct ordk_qp *qp)
+rc_rtx_unfetched(struct blue_qp *qp)
 {
 	(void)qp;
 	return false;
 }
 
 void
-rc_complete_sends(struct ordk_qp *qp)
+rc_complete_sends(struct blue_qp *qp)
 {
 	(void)qp;
 }
 
 void
-rc_resp_complete(struct ordk_qp *qp)
+rc_resp_complete(struct blue_qp *qp)
 {
 	(void)qp;
 }
@@ -59,28 +59,28 @@ verbs_qp_lookup(struct ordk_dev *dev, uint32_t qpn)
 }
 
 void
-rc_resp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r)
+rc_resp_rx_report(struct blue_qp *qp, const struct blue_meta_report *r)
 {
 	(void)qp;
 	(void)r;
 }
 
 void
-rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
+rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r)
 {
 	(void)qp;
 	(void)r;
 }
 
 void
-rc_comp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r)
+rc_comp_rx_report(struct blue_qp *qp, const struct blue_meta_report *r)
 {
 	(void)qp;
 	(void)r;
 }
 
 void
-rc_ctrl_rx(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
+rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len)
 {
 	(void)dev;
 	(void)f;
@@ -88,7 +88,7 @@ rc_ctrl_rx(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 }
 
 int
-blue_meta_next(struct blue_dev *dev, struct blue_meta_report *rep)
+blue_meta_next(struct blue_hw *dev, struct blue_meta_report *rep)
 {
 	(void)dev;
 	(void)rep;
@@ -96,7 +96,7 @@ blue_meta_next(struct blue_dev *dev, struct blue_meta_report *rep)
 }
 
 const uint8_t *
-blue_snic_rx_next(struct blue_dev *dev, uint32_t *len)
+blue_snic_rx_next(struct blue_hw *dev, uint32_t *len)
 {
 	(void)dev;
 	(void)len;
@@ -104,34 +104,34 @@ blue_snic_rx_next(struct blue_dev *dev, uint32_t *len)
 }
 
 void
-blue_snic_rx_done(struct blue_dev *dev)
+blue_snic_rx_done(struct blue_hw *dev)
 {
 	(void)dev;
 }
 
 void
-rc_advert_rewind(struct ordk_qp *qp, uint64_t now)
+rc_advert_rewind(struct blue_qp *qp, uint64_t now)
 {
 	(void)qp;
 	(void)now;
 }
 
 enum rc_step
-rc_send_advert_ack(struct ordk_qp *qp)
+rc_send_advert_ack(struct blue_qp *qp)
 {
 	(void)qp;
 	return RC_DONE;
 }
 
 enum rc_step
-rc_send_adverts(struct ordk_qp *qp)
+rc_send_adverts(struct blue_qp *qp)
 {
 	(void)qp;
 	return RC_DONE;
 }
 
 enum rc_step
-rc_recv_retire(struct ordk_qp *qp, bool force)
+rc_recv_retire(struct blue_qp *qp, bool force)
 {
 	(void)qp;
 	(void)force;
@@ -139,21 +139,21 @@ rc_recv_retire(struct ordk_qp *qp, bool force)
 }
 
 enum rc_step
-rc_advert_pending(const struct ordk_qp *qp)
+rc_advert_pending(const struct blue_qp *qp)
 {
 	(void)qp;
 	return RC_DONE;
 }
 
 void
-rc_timer_check(struct ordk_qp *qp, uint64_t now)
+rc_timer_check(struct blue_qp *qp, uint64_t now)
 {
 	(void)qp;
 	(void)now;
 }
 
 unsigned int
-rc_push(struct ordk_qp *qp)
+rc_push(struct blue_qp *qp)
 {
 	(void)qp;
 	pushes++;
@@ -161,7 +161,7 @@ rc_push(struct ordk_qp *qp)
 }
 
 enum rc_step
-rc_ack_step(struct ordk_qp *qp, uint64_t now)
+rc_ack_step(struct blue_qp *qp, uint64_t now)
 {
 	(void)qp;
 	(void)now;
@@ -170,7 +170,7 @@ rc_ack_step(struct ordk_qp *qp, uint64_t now)
 }
 
 enum rc_step
-rc_qp_error_reap(struct ordk_qp *qp)
+rc_qp_error_reap(struct blue_qp *qp)
 {
 	(void)qp;
 	reaps++;
@@ -178,7 +178,7 @@ rc_qp_error_reap(struct ordk_qp *qp)
 }
 
 enum rc_step
-rc_len_err_reap(struct ordk_qp *qp)
+rc_len_err_reap(struct blue_qp *qp)
 {
 	(void)qp;
 	settles++;
@@ -186,7 +186,7 @@ rc_len_err_reap(struct ordk_qp *qp)
 }
 
 void
-rc_recv_revoke_run(struct ordk_dev *d)
+rc_recv_revoke_run(struct blue_dev *d)
 {
 	(void)d;
 	revoke_runs++;
@@ -195,8 +195,8 @@ rc_recv_revoke_run(struct ordk_dev *d)
 /* ------------------------------------------------------------ fixture */
 
 #define TICK 16u /* tsc_hz / 65536 rounded up to a power of two */
-static struct ordk_dev dev;
-static struct ordk_qp qp[4];
+static struct blue_dev dev;
+static struct blue_qp qp[4];
 
 static void
 setup(void)
@@ -211,15 +211,15 @@ setup(void)
 	TAILQ_INIT(&dev.rc.active);
 	rc_wheel_init(&dev);
 	for (unsigned int i = 0; i < RTE_DIM(qp); i++) {
-		qp[i].dev = &dev;
-		qp[i].attr.qp_state = ORDK_QPS_RTS;
+		qp[i].vqp.dev = blue_dev_handle(&dev);
+		qp[i].vqp.attr.qp_state = ORDK_QPS_RTS;
 	}
 }
 
 TestSuite(rc_engine, .init = setup);
 
 static bool
-active(const struct ordk_qp *q)
+active(const struct blue_qp *q)
 {
 	return q->sched.on_active;
 }
@@ -335,7 +335,7 @@ Test(rc_engine, a_failed_qp_only_waits_for_its_reap)
 {
 	unsigned int items = 0;
 
-	qp[0].attr.qp_state = ORDK_QPS_ERR;
+	qp[0].vqp.attr.qp_state = ORDK_QPS_ERR;
 	qp[0].comp.state = RC_COMP_FLUSH;
 	cr_assert_eq(qp_step(&qp[0], clock_now, &items), RC_MORE);
 	cr_assert_eq(reaps, 1);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The QP's lifecycle in lib/rc/rc_qp.c: the asynchronous error transition
+ * The QP's lifecycle in rc/rc_qp.c: the asynchronous error transition
  * (ManageQp submitted, reaped by the engine, then the flush) and the MR range
  * check. The test includes the .c and stubs its neighbours: the command
  * queue, the CQ, the event queue, the MR table.
@@ -17,7 +17,7 @@
 #include "rc_stub_cmd.h"
 
 static unsigned int cqes, flush_cqes, events, revokes;
-static struct ordk_mr_int mr;
+static struct blue_mr mr;
 
 void
 verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc)
@@ -38,11 +38,11 @@ verbs_event_raise(struct ordk_dev *dev, enum ordk_event_type type, struct ordk_q
 	events++;
 }
 
-struct ordk_mr_int *
-blue_mr_lookup(struct ordk_dev *dev, uint32_t key)
+struct blue_mr *
+blue_mr_lookup(struct blue_dev *dev, uint32_t key)
 {
 	(void)dev;
-	return key == mr.pub.lkey ? &mr : NULL;
+	return key == mr.vmr.pub.lkey ? &mr : NULL;
 }
 
 const char *
@@ -53,7 +53,7 @@ ordk_wc_status_str(enum ordk_wc_status status)
 }
 
 enum rc_step
-rc_recv_retire(struct ordk_qp *qp, bool force)
+rc_recv_retire(struct blue_qp *qp, bool force)
 {
 	(void)qp;
 	(void)force;
@@ -61,7 +61,7 @@ rc_recv_retire(struct ordk_qp *qp, bool force)
 }
 
 void
-rc_recv_keys_release(struct ordk_qp *qp, bool push)
+rc_recv_keys_release(struct blue_qp *qp, bool push)
 {
 	(void)qp;
 	(void)push;
@@ -69,27 +69,27 @@ rc_recv_keys_release(struct ordk_qp *qp, bool push)
 }
 
 void
-rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
+rc_timer_set(struct blue_qp *qp, uint64_t deadline)
 {
 	qp->comp.rtx_deadline = deadline;
 }
 
 void
-rc_activate(struct ordk_qp *qp)
+rc_activate(struct blue_qp *qp)
 {
 	qp->sched.on_active = true;
 }
 
 void
-rc_qp_set_timeout(struct ordk_qp *qp)
+rc_qp_set_timeout(struct blue_qp *qp)
 {
 	(void)qp;
 }
 
 /* ------------------------------------------------------------ fixture */
 
-static struct ordk_dev dev;
-static struct ordk_qp qp;
+static struct blue_dev dev;
+static struct blue_qp qp;
 static struct ordk_pd pd;
 static struct rc_wqe sq[8];
 static struct rc_rwqe rq[8];
@@ -106,10 +106,10 @@ setup(void)
 	cmd_done = cmd_ok = false;
 	dev.rc.now = 1000;
 	dev.hw.cmd_timeout_tsc = 500;
-	qp.dev = &dev;
-	qp.pd = &pd;
-	qp.qpn = 0x000101;
-	qp.attr.qp_state = ORDK_QPS_RTS;
+	qp.vqp.dev = blue_dev_handle(&dev);
+	qp.vqp.pd = &pd;
+	qp.vqp.qpn = 0x000101;
+	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
 	qp.req.sq = sq;
 	qp.req.sq_size = 8;
 	qp.resp.rq = rq;
@@ -121,7 +121,7 @@ setup(void)
 	qp.resp.rq_q.count = 2;
 	qp.req.rtx_count = 5;
 	qp.comp.rtx_deadline = 2000;
-	mr = (struct ordk_mr_int){ .pub = { .pd = &pd, .addr = (void *)(uintptr_t)0x10000,
+	mr = (struct blue_mr){ .vmr.pub = { .pd = &pd, .addr = (void *)(uintptr_t)0x10000,
 					   .length = 0x1000, .lkey = 0x0107,
 					   .access = ORDK_ACCESS_LOCAL_WRITE |
 						     ORDK_ACCESS_REMOTE_READ } };
@@ -134,7 +134,7 @@ TestSuite(rc_qp, .init = setup);
 Test(rc_qp, error_submits_and_returns_without_waiting)
 {
 	rc_qp_error(&qp);
-	cr_assert_eq(qp.attr.qp_state, ORDK_QPS_ERR);
+	cr_assert_eq(qp.vqp.attr.qp_state, ORDK_QPS_ERR);
 	cr_assert_eq(qp.comp.state, RC_COMP_FLUSH);
 	cr_assert_eq(submits, 1);
 	cr_assert(qp.comp.err_submitted);
@@ -222,6 +222,6 @@ Test(rc_qp, mr_range_check)
 	cr_assert_eq(rc_mr_check(&qp, 0x0107, 0x10000, 8, ORDK_ACCESS_REMOTE_ATOMIC), -EPERM,
 		     "missing access");
 	cr_assert_eq(rc_mr_check(&qp, 0x0207, 0x10000, 8, rd), -EPERM, "no such key");
-	mr.pub.pd = NULL;
+	mr.vmr.pub.pd = NULL;
 	cr_assert_eq(rc_mr_check(&qp, 0x0107, 0x10000, 8, rd), -EPERM, "another PD");
 }

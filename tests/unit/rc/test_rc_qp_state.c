@@ -2,7 +2,7 @@
 /*
  * The QP transition table (IBA 11.2.4 / ibverbs' RC attribute masks) and
  * what each transition tells the card and the transport: lib/verbs/verbs_qp.c
- * (the table, the checks) and the Blue driver's blue_verbs_qp.c (ManageQp,
+ * (the table, the checks) and the Blue driver's blue_qp.c (ManageQp,
  * the transport's transitions) included, the card command, the handle arena
  * and the transport stubbed (its calls are recorded).
  */
@@ -10,14 +10,14 @@
 #include <string.h>
 
 #include "../../../lib/verbs/verbs_qp.c"
-#include "../../../drivers/rdma/blue/blue_verbs_qp.c"
+#include "../../../drivers/rdma/blue/blue_qp.c"
 
 int ordk_verbs_logtype;
 
 /* ------------------------------------------------------------ stubs */
 
 void
-blue_cc_qp_init(struct ordk_qp *qp, bool on)
+blue_cc_qp_init(struct blue_qp *qp, bool on)
 {
 	(void)qp;
 	(void)on;
@@ -35,7 +35,7 @@ called(const char *what)
 }
 
 int
-blue_cmd_exec(struct blue_dev *dev, const struct blue_cmd *cmd)
+blue_cmd_exec(struct blue_hw *dev, const struct blue_cmd *cmd)
 {
 	(void)dev;
 	manage_calls++;
@@ -68,14 +68,14 @@ verbs_handle_free(void *obj, size_t size)
 }
 
 int
-rc_qp_init(struct ordk_qp *qp)
+rc_qp_init(struct blue_qp *qp)
 {
 	(void)qp;
 	return 0;
 }
 
 #define RC_STUB(name)                      \
-	void name(struct ordk_qp *qp)      \
+	void name(struct blue_qp *qp)      \
 	{                                  \
 		(void)qp;                  \
 		called(#name);             \
@@ -89,14 +89,14 @@ RC_STUB(rc_qp_to_rts)
 RC_STUB(rc_activate)
 
 void
-rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
+rc_timer_set(struct blue_qp *qp, uint64_t deadline)
 {
 	(void)qp;
 	(void)deadline;
 }
 
 int
-rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
+rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 {
 	(void)qp;
 	(void)wr;
@@ -104,7 +104,7 @@ rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
 }
 
 int
-rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
+rc_post_recv(struct blue_qp *qp, const struct ordk_recv_wr *wr)
 {
 	(void)qp;
 	(void)wr;
@@ -135,17 +135,17 @@ static const struct ordk_dev_ops ops = {
 
 /* ------------------------------------------------------------ fixture */
 
-static struct ordk_dev dev;
-static struct ordk_qp qp;
+static struct blue_dev dev;
+static struct blue_qp qp;
 
 static void
 setup(void)
 {
 	memset(&dev, 0, sizeof(dev));
 	memset(&qp, 0, sizeof(qp));
-	dev.ops = &ops;
-	qp.dev = &dev;
-	qp.attr.qp_state = ORDK_QPS_RESET;
+	dev.vdev.ops = &ops;
+	qp.vqp.dev = blue_dev_handle(&dev);
+	qp.vqp.attr.qp_state = ORDK_QPS_RESET;
 	manage_calls = 0;
 	manage_rc = 0;
 	calls[0] = '\0';
@@ -170,7 +170,7 @@ to(enum ordk_qp_state s, unsigned int mask)
 	struct ordk_qp_attr a = good;
 
 	a.qp_state = s;
-	return ordk_qp_modify(&qp, &a, mask);
+	return ordk_qp_modify(blue_qp_handle(&qp), &a, mask);
 }
 
 Test(rc_qp_state, the_legal_transitions_of_rc)
@@ -204,7 +204,7 @@ Test(rc_qp_state, each_transition_tells_the_card_and_the_transport)
 	cr_assert(strstr(calls, "rc_qp_to_rtr") != NULL, "%s", calls);
 	cr_assert_eq(to(ORDK_QPS_RTS, RTS_MASK), 0);
 	cr_assert(strstr(calls, "rc_qp_to_rts") != NULL, "%s", calls);
-	cr_assert_eq(qp.attr.qp_state, ORDK_QPS_RTS);
+	cr_assert_eq(qp.vqp.attr.qp_state, ORDK_QPS_RTS);
 	cr_assert_eq(to(ORDK_QPS_ERR, ORDK_QP_STATE), 0);
 	cr_assert_eq(manage_error, 1);
 	cr_assert(strstr(calls, "rc_qp_flush") != NULL, "%s", calls);
@@ -219,10 +219,10 @@ Test(rc_qp_state, refused_transitions_change_nothing)
 	cr_assert_eq(to(ORDK_QPS_INIT, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS), 0);
 	cr_assert_eq(to(ORDK_QPS_RTR, RTR_MASK & ~ORDK_QP_AV), -EINVAL, "a required bit missing");
 	cr_assert_eq(to(ORDK_QPS_RTR, RTR_MASK | ORDK_QP_SQ_PSN), -EINVAL, "a bit RTR does not take");
-	cr_assert_eq(qp.attr.qp_state, ORDK_QPS_INIT);
+	cr_assert_eq(qp.vqp.attr.qp_state, ORDK_QPS_INIT);
 	cr_assert_eq(manage_calls, 1, "the card heard of none of them");
 	manage_rc = -ETIMEDOUT;
 	cr_assert_eq(to(ORDK_QPS_RTR, RTR_MASK), -ETIMEDOUT, "the card did not confirm");
-	cr_assert_eq(qp.attr.qp_state, ORDK_QPS_INIT);
-	cr_assert_eq(qp.attr.dest_qp_num, 0, "the attributes are as before");
+	cr_assert_eq(qp.vqp.attr.qp_state, ORDK_QPS_INIT);
+	cr_assert_eq(qp.vqp.attr.dest_qp_num, 0, "the attributes are as before");
 }

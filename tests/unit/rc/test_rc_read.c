@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * READ resources (lib/rc/rc_read.c) alone: the responder's answer ring
+ * READ resources (rc/rc_read.c) alone: the responder's answer ring
  * (max_dest_rd_atomic in progress, answers kept until acknowledged, request
  * order), its refusals, and the requester's FIFO of outstanding READs. The
  * test includes the .c with the tracker; the rest is stubbed.
@@ -21,7 +21,7 @@ static unsigned int naks, acks, completes;
 static uint8_t nak_status;
 
 int
-rc_mr_check(const struct ordk_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
+rc_mr_check(const struct blue_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
 	    unsigned int access)
 {
 	(void)qp;
@@ -32,24 +32,24 @@ rc_mr_check(const struct ordk_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
 	return mr_rc;
 }
 
-struct ordk_ctrl_msg
-rc_ctrl_msg(const struct ordk_qp *qp, enum ordk_ctrl_type type)
+struct blue_ctrl_msg
+rc_ctrl_msg(const struct blue_qp *qp, enum blue_ctrl_type type)
 {
-	return (struct ordk_ctrl_msg){ .type = type, .src_qpn = qp->qpn };
+	return (struct blue_ctrl_msg){ .type = type, .src_qpn = qp->vqp.qpn };
 }
 
 bool
-rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+rc_send_ctrl(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 {
 	(void)qp;
-	cr_assert_eq(m->type, ORDK_CTRL_READ_NAK);
+	cr_assert_eq(m->type, BLUE_CTRL_READ_NAK);
 	nak_status = m->read_nak.status;
 	naks++;
 	return true;
 }
 
 enum rc_rx_result
-rc_resp_mark(struct ordk_qp *qp, uint32_t psn)
+rc_resp_mark(struct blue_qp *qp, uint32_t psn)
 {
 	return rc_rx_mark(&qp->resp, psn);
 }
@@ -63,39 +63,39 @@ rc_hole_open(struct rc_resp *rs, enum rc_hole_state s, uint64_t now)
 }
 
 void
-rc_activate(struct ordk_qp *qp)
+rc_activate(struct blue_qp *qp)
 {
 	qp->sched.on_active = true;
 }
 
 bool
-rc_timer_gap_shift(struct ordk_qp *qp)
+rc_timer_gap_shift(struct blue_qp *qp)
 {
 	(void)qp;
 	return false;
 }
 
 void
-rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
+rc_timer_set(struct blue_qp *qp, uint64_t deadline)
 {
 	qp->comp.rtx_deadline = deadline;
 }
 
 void
-rc_timer_arm(struct ordk_qp *qp)
+rc_timer_arm(struct blue_qp *qp)
 {
 	(void)qp;
 }
 
 void
-rc_ack(struct ordk_qp *qp, uint32_t psn)
+rc_comp_acked(struct blue_qp *qp, uint32_t psn)
 {
 	qp->comp.acked_psn = psn;
 	acks++;
 }
 
 void
-rc_complete_sends(struct ordk_qp *qp)
+rc_complete_sends(struct blue_qp *qp)
 {
 	(void)qp;
 	completes++;
@@ -103,8 +103,8 @@ rc_complete_sends(struct ordk_qp *qp)
 
 /* ------------------------------------------------------------ fixture */
 
-static struct ordk_dev dev;
-static struct ordk_qp qp;
+static struct blue_dev dev;
+static struct blue_qp qp;
 static struct rc_wqe ans[ORDK_ANS_RING], sq[8];
 static uint32_t reads[8];
 #define E0 (BLUE_PSN_MASK - 1u) /* the requests cross the 2^24 wrap */
@@ -120,10 +120,10 @@ setup(void)
 	naks = acks = completes = 0;
 	dev.rc.now = 100;
 	dev.rc.tsc_hz = 1000000;
-	qp.dev = &dev;
-	qp.attr.qp_state = ORDK_QPS_RTS;
-	qp.attr.max_dest_rd_atomic = 4;
-	qp.attr.path_mtu = ORDK_MTU_1024;
+	qp.vqp.dev = blue_dev_handle(&dev);
+	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
+	qp.vqp.attr.max_dest_rd_atomic = 4;
+	qp.vqp.attr.path_mtu = ORDK_MTU_1024;
 	qp.resp.ans = ans;
 	qp.req.sq = sq;
 	qp.req.sq_size = 8;
@@ -171,7 +171,7 @@ Test(rc_read, answers_go_in_request_order)
 		cr_assert_eq(ans[i].laddr, 0x5000, "from ours");
 	}
 	cr_assert_eq(qp.resp.epsn, blue_psn_add(E0, 4));
-	cr_assert_eq(qp.st.read_resp_posted, 4);
+	cr_assert_eq(qp.vqp.st.read_resp_posted, 4);
 }
 
 Test(rc_read, beyond_max_dest_rd_atomic_is_refused)
@@ -181,9 +181,9 @@ Test(rc_read, beyond_max_dest_rd_atomic_is_refused)
 	cr_assert_eq(naks, 0);
 	request(blue_psn_add(E0, 4), 4);
 	cr_assert_eq(naks, 1);
-	cr_assert_eq(nak_status, ORDK_CTRL_ATOMIC_REM_INV_REQ);
+	cr_assert_eq(nak_status, BLUE_CTRL_ATOMIC_REM_INV_REQ);
 	cr_assert_eq(queued(), 4);
-	cr_assert_eq(qp.st.read_req_rejected, 1);
+	cr_assert_eq(qp.vqp.st.read_req_rejected, 1);
 }
 
 Test(rc_read, answers_kept_until_acknowledged_defer_new_requests)
@@ -192,7 +192,7 @@ Test(rc_read, answers_kept_until_acknowledged_defer_new_requests)
 	qp.resp.ans_head = 0;
 	qp.resp.ans_next = qp.resp.ans_tail = ORDK_ANS_RING;
 	request(E0, 1);
-	cr_assert_eq(qp.st.read_req_deferred, 1);
+	cr_assert_eq(qp.vqp.st.read_req_deferred, 1);
 	cr_assert_eq(qp.resp.epsn, E0, "taken as not received: the requester asks again");
 	cr_assert_eq(naks, 0, "never refused");
 	/* an ACK frees one: the request is answered */
@@ -207,7 +207,7 @@ Test(rc_read, a_duplicate_is_acked_not_answered_again)
 	request(E0, 1);
 	request(E0, 1);
 	cr_assert_eq(queued(), 1);
-	cr_assert_eq(qp.st.duplicates, 1);
+	cr_assert_eq(qp.vqp.st.duplicates, 1);
 	cr_assert(qp.resp.ack_due);
 }
 
@@ -216,7 +216,7 @@ Test(rc_read, no_access_is_refused)
 	mr_rc = -EPERM;
 	request(E0, 1);
 	cr_assert_eq(naks, 1);
-	cr_assert_eq(nak_status, ORDK_CTRL_ATOMIC_REM_ACCESS_ERR);
+	cr_assert_eq(nak_status, BLUE_CTRL_ATOMIC_REM_ACCESS_ERR);
 	cr_assert_eq(queued(), 0);
 }
 
@@ -239,7 +239,7 @@ Test(rc_read, a_response_finishes_the_oldest_read_only)
 	outstanding_reads(3);
 	rc_read_done(&qp, 11); /* not the oldest's MSN: nobody's */
 	cr_assert_eq(qp.req.rd_q.count, 3);
-	cr_assert_eq(qp.st.duplicates, 1);
+	cr_assert_eq(qp.vqp.st.duplicates, 1);
 	rc_read_done(&qp, 10);
 	cr_assert_eq(qp.req.rd_q.count, 2);
 	cr_assert_eq(qp.req.rd_q.head, 1);
@@ -249,11 +249,11 @@ Test(rc_read, a_response_finishes_the_oldest_read_only)
 
 Test(rc_read, a_refused_read_leaves_the_fifo_in_order)
 {
-	struct ordk_ctrl_msg m = { .type = ORDK_CTRL_READ_NAK };
+	struct blue_ctrl_msg m = { .type = BLUE_CTRL_READ_NAK };
 
 	outstanding_reads(3);
 	m.read_nak.psn = 101;
-	m.read_nak.status = ORDK_CTRL_ATOMIC_REM_ACCESS_ERR;
+	m.read_nak.status = BLUE_CTRL_ATOMIC_REM_ACCESS_ERR;
 	rc_read_nak_rx(&qp, &m);
 	cr_assert_eq(qp.req.rd_q.count, 2);
 	cr_assert_eq(reads[(qp.req.rd_q.head + 0) % 8], 0);
@@ -264,5 +264,5 @@ Test(rc_read, a_refused_read_leaves_the_fifo_in_order)
 	m.read_nak.psn = 555; /* no READ there */
 	rc_read_nak_rx(&qp, &m);
 	cr_assert_eq(qp.req.rd_q.count, 2);
-	cr_assert_eq(qp.st.duplicates, 1);
+	cr_assert_eq(qp.vqp.st.duplicates, 1);
 }

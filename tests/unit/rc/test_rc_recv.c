@@ -23,7 +23,7 @@ static uint32_t revoked[16], freed[16]; /* keys revoked, freed, in order */
 static uint64_t cqe_ids[16];
 
 int64_t
-blue_cmd_submit(struct blue_dev *dev, const struct blue_cmd *cmd)
+blue_cmd_submit(struct blue_hw *dev, const struct blue_cmd *cmd)
 {
 	(void)dev;
 	cr_assert_eq(cmd->hdr.opcode, BLUE_CMD_UPDATE_MR_TABLE);
@@ -39,7 +39,7 @@ blue_cmd_submit(struct blue_dev *dev, const struct blue_cmd *cmd)
 }
 
 bool
-blue_cmd_done(const struct blue_dev *dev, uint32_t seq, bool *ok)
+blue_cmd_done(const struct blue_hw *dev, uint32_t seq, bool *ok)
 {
 	(void)dev;
 	if (ok != NULL)
@@ -73,8 +73,8 @@ verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc)
 
 /* ------------------------------------------------------------ fixture */
 
-static struct ordk_dev dev;
-static struct ordk_qp qp;
+static struct blue_dev dev;
+static struct blue_qp qp;
 static struct rc_rwqe rq[8];
 static struct rc_rdone rdone[8];
 
@@ -89,7 +89,7 @@ setup(void)
 	next_seq = done_seq = 0;
 	submits = cqes = frees = 0;
 	dev.rc.revoke_q.size = BLUE_MAX_MR;
-	qp.dev = &dev;
+	qp.vqp.dev = blue_dev_handle(&dev);
 	qp.resp.rq = rq;
 	qp.resp.rdone = rdone;
 	qp.resp.rq_q.size = qp.resp.rdone_q.size = 8;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The requester (lib/rc/rc_req.c) alone: the packetizer (items of at most
+ * The requester (rc/rc_req.c) alone: the packetizer (items of at most
  * 64 KiB split on PMTU boundaries of the remote address, PSNs across the
  * 2^24 wrap), the requester's states and the READ resources it keeps. The
  * test includes the .c; the Send ring's put is stubbed and records items.
@@ -18,7 +18,7 @@ static bool cc_gate_open = true;
 static unsigned int cc_sent_pkts;
 
 bool
-blue_cc_gate(struct ordk_qp *qp, uint32_t pmtu, uint32_t *cap)
+blue_cc_gate(struct blue_qp *qp, uint32_t pmtu, uint32_t *cap)
 {
 	(void)qp;
 	*cap = RTE_MIN(*cap, 4 * pmtu); /* a paced QP's items are a few packets */
@@ -26,7 +26,7 @@ blue_cc_gate(struct ordk_qp *qp, uint32_t pmtu, uint32_t *cap)
 }
 
 void
-blue_cc_sent(struct ordk_qp *qp, uint32_t bytes, uint32_t pkts)
+blue_cc_sent(struct blue_qp *qp, uint32_t bytes, uint32_t pkts)
 {
 	(void)qp;
 	(void)bytes;
@@ -38,7 +38,7 @@ static struct blue_send_item items[MAX_ITEMS];
 static unsigned int nitems, probes, fails, atomics_sent, timer_arms;
 
 int
-blue_send_item_put(struct blue_dev *dev, const struct blue_send_item *it)
+blue_send_item_put(struct blue_hw *dev, const struct blue_send_item *it)
 {
 	(void)dev;
 	cr_assert_lt(nitems, MAX_ITEMS);
@@ -47,14 +47,14 @@ blue_send_item_put(struct blue_dev *dev, const struct blue_send_item *it)
 }
 
 unsigned int
-rc_push_retries(struct ordk_qp *qp)
+rc_push_retries(struct blue_qp *qp)
 {
 	(void)qp;
 	return 0;
 }
 
 bool
-rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
+rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w)
 {
 	(void)qp;
 	(void)w;
@@ -63,22 +63,22 @@ rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
 }
 
 void
-rc_timer_arm(struct ordk_qp *qp)
+rc_timer_arm(struct blue_qp *qp)
 {
 	(void)qp;
 	timer_arms++;
 }
 
 void
-rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
+rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
 {
 	(void)status;
-	qp->attr.qp_state = ORDK_QPS_ERR;
+	qp->vqp.attr.qp_state = ORDK_QPS_ERR;
 	fails++;
 }
 
 bool
-rc_probe(struct ordk_qp *qp)
+rc_probe(struct blue_qp *qp)
 {
 	(void)qp;
 	probes++;
@@ -87,11 +87,11 @@ rc_probe(struct ordk_qp *qp)
 
 /* ------------------------------------------------------------ fixture */
 
-static struct ordk_dev dev;
-static struct ordk_qp qp;
+static struct blue_dev dev;
+static struct blue_qp qp;
 static struct rc_wqe sq[16];
 static uint32_t reads[16];
-static struct ordk_ctrl_advert adv[4];
+static struct blue_ctrl_advert adv[4];
 static volatile uint32_t tail_reg;
 
 static void
@@ -104,12 +104,12 @@ setup(void)
 	dev.hw.ring[BLUE_RING_SEND0].tail_reg = &tail_reg;
 	dev.rc.tsc_hz = 1000000000;
 	dev.rc.now = 5000;
-	qp.dev = &dev;
-	qp.attr.qp_state = ORDK_QPS_RTS;
-	qp.attr.path_mtu = ORDK_MTU_1024;
-	qp.attr.max_rd_atomic = 2;
-	qp.attr.rnr_retry = 7;
-	qp.attr.retry_cnt = 7;
+	qp.vqp.dev = blue_dev_handle(&dev);
+	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
+	qp.vqp.attr.path_mtu = ORDK_MTU_1024;
+	qp.vqp.attr.max_rd_atomic = 2;
+	qp.vqp.attr.rnr_retry = 7;
+	qp.vqp.attr.retry_cnt = 7;
 	qp.comp.timeout_tsc = 1000;
 	qp.req.sq = sq;
 	qp.req.sq_size = 16;
@@ -279,7 +279,7 @@ Test(rc_req, a_send_waits_for_an_advert_then_takes_it)
 	cr_assert_eq(qp.req.state, RC_REQ_WAIT_ADVERT);
 	cr_assert_eq(w->rnr_tsc, 5000, "the RNR wait started now");
 	cr_assert_eq(nitems, 0);
-	adv[0] = (struct ordk_ctrl_advert){ .recv_seq = 0, .length = 4096, .addr = 0xabc000,
+	adv[0] = (struct blue_ctrl_advert){ .recv_seq = 0, .length = 4096, .addr = 0xabc000,
 					    .rkey = 0x77 };
 	qp.req.adv_q.count = 1;
 	rc_push(&qp);
@@ -294,13 +294,13 @@ Test(rc_req, a_send_longer_than_the_recv_is_announced_and_nothing_follows)
 {
 	post(BLUE_WR_SEND, 0, 5000);
 	post(BLUE_WR_RDMA_WRITE, 0x2000, 64);
-	adv[0] = (struct ordk_ctrl_advert){ .length = 4096, .addr = 0xabc000, .rkey = 0x77 };
+	adv[0] = (struct blue_ctrl_advert){ .length = 4096, .addr = 0xabc000, .rkey = 0x77 };
 	qp.req.adv_q.count = 1;
 	rc_push(&qp);
 	cr_assert_eq(nitems, 1, "one announcement");
 	cr_assert_eq(items[0].len, 0);
 	cr_assert_eq(items[0].total_len, 0);
-	cr_assert_eq(items[0].rkey, ORDK_WIRE_RKEY_LEN_ERR);
+	cr_assert_eq(items[0].rkey, BLUE_WIRE_RKEY_LEN_ERR);
 	cr_assert_eq(items[0].raddr, 5000, "the SEND's length in raddr");
 	cr_assert_eq(qp.req.state, RC_REQ_LEN_ERR);
 	rc_push(&qp);
@@ -372,7 +372,7 @@ Test(rc_req, a_resend_holds_the_card_window_across_a_polling_gap)
 Test(rc_req, a_failed_qp_pushes_nothing)
 {
 	post(BLUE_WR_RDMA_WRITE, 0, 64);
-	qp.attr.qp_state = ORDK_QPS_ERR;
+	qp.vqp.attr.qp_state = ORDK_QPS_ERR;
 	cr_assert_eq(rc_push(&qp), 0);
 	cr_assert_eq(nitems, 0);
 }

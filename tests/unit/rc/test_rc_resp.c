@@ -20,13 +20,13 @@ static unsigned int hole_checks, hole_reports, hole_opens, recvs_done, reads_don
 static struct ordk_wc last_wc;
 
 void
-rc_read_progress(struct ordk_qp *qp)
+rc_read_progress(struct blue_qp *qp)
 {
 	(void)qp;
 }
 
 void
-rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now)
+rc_read_answer_seen(struct blue_qp *qp, uint16_t msn, uint32_t psn, uint64_t now)
 {
 	(void)qp;
 	(void)msn;
@@ -35,7 +35,7 @@ rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now
 }
 
 void
-rc_read_done(struct ordk_qp *qp, uint16_t msn)
+rc_read_done(struct blue_qp *qp, uint16_t msn)
 {
 	(void)qp;
 	(void)msn;
@@ -43,7 +43,7 @@ rc_read_done(struct ordk_qp *qp, uint16_t msn)
 }
 
 void
-rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
+rc_recv_done(struct blue_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
 {
 	(void)qp;
 	(void)r;
@@ -52,13 +52,13 @@ rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
 }
 
 void
-rc_push_owed_answers(struct ordk_qp *qp)
+rc_push_owed_answers(struct blue_qp *qp)
 {
 	(void)qp;
 }
 
 bool
-rc_ack_frame(struct ordk_qp *qp, bool nak, uint32_t psn)
+rc_ack_frame(struct blue_qp *qp, bool nak, uint32_t psn)
 {
 	(void)qp;
 	(void)nak;
@@ -67,9 +67,9 @@ rc_ack_frame(struct ordk_qp *qp, bool nak, uint32_t psn)
 }
 
 void
-rc_qp_error(struct ordk_qp *qp)
+rc_qp_error(struct blue_qp *qp)
 {
-	qp->attr.qp_state = ORDK_QPS_ERR;
+	qp->vqp.attr.qp_state = ORDK_QPS_ERR;
 }
 
 void
@@ -82,7 +82,7 @@ rc_hole_open(struct rc_resp *rs, enum rc_hole_state s, uint64_t now)
 }
 
 void
-rc_hole_check(struct ordk_qp *qp, bool report)
+rc_hole_check(struct blue_qp *qp, bool report)
 {
 	(void)qp;
 	hole_checks++;
@@ -90,15 +90,15 @@ rc_hole_check(struct ordk_qp *qp, bool report)
 }
 
 void
-rc_activate(struct ordk_qp *qp)
+rc_activate(struct blue_qp *qp)
 {
 	(void)qp;
 }
 
 /* ------------------------------------------------------------ fixture */
 
-static struct ordk_dev dev;
-static struct ordk_qp qp;
+static struct blue_dev dev;
+static struct blue_qp qp;
 static struct rc_msg msgs[16];
 static struct rc_rwqe rq[8];
 
@@ -108,8 +108,8 @@ setup(void)
 	memset(&dev, 0, sizeof(dev));
 	memset(&qp, 0, sizeof(qp));
 	hole_checks = hole_reports = hole_opens = recvs_done = reads_done = 0;
-	qp.dev = &dev;
-	qp.attr.qp_state = ORDK_QPS_RTS;
+	qp.vqp.dev = blue_dev_handle(&dev);
+	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
 	qp.resp.msgs = msgs;
 	qp.resp.msg_q.size = 16;
 	qp.resp.rq = rq;
@@ -191,7 +191,7 @@ Test(rc_resp, a_message_across_the_wrap_completes_once_every_psn_arrived)
 	cr_assert_eq(qp.resp.msg_q.count, 0);
 	/* a late copy of the FIRST, from before the wrap: a duplicate, never completed again */
 	header(BLUE_OP_SEND_FIRST, first, 3, 0x80 * 256);
-	cr_assert_eq(qp.st.duplicates, 1);
+	cr_assert_eq(qp.vqp.st.duplicates, 1);
 	cr_assert_eq(recvs_done, 1);
 }
 

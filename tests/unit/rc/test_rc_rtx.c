@@ -23,7 +23,7 @@ static unsigned int nitems, ncqe, fails;
 static struct ordk_wc cqe[8];
 
 int
-blue_send_item_put(struct blue_dev *dev, const struct blue_send_item *it)
+blue_send_item_put(struct blue_hw *dev, const struct blue_send_item *it)
 {
 	(void)dev;
 	cr_assert_lt(nitems, MAX_ITEMS);
@@ -32,7 +32,7 @@ blue_send_item_put(struct blue_dev *dev, const struct blue_send_item *it)
 }
 
 struct blue_send_item
-rc_send_item(const struct ordk_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,
+rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,
 	     uint32_t psn, bool signaled, bool last)
 {
 	(void)qp;
@@ -42,20 +42,20 @@ rc_send_item(const struct ordk_qp *qp, const struct rc_wqe *w, uint32_t off, uin
 }
 
 void
-rc_activate(struct ordk_qp *qp)
+rc_activate(struct blue_qp *qp)
 {
 	(void)qp;
 }
 
 /* the length error's ManageQp (rc_qp.c) is not reached here */
 void
-rc_qp_err_cmd_start(struct ordk_qp *qp)
+rc_qp_err_cmd_start(struct blue_qp *qp)
 {
 	(void)qp;
 }
 
 bool
-rc_qp_err_cmd_reaped(struct ordk_qp *qp, bool *ok)
+rc_qp_err_cmd_reaped(struct blue_qp *qp, bool *ok)
 {
 	(void)qp;
 	*ok = true;
@@ -64,14 +64,14 @@ rc_qp_err_cmd_reaped(struct ordk_qp *qp, bool *ok)
 
 /* the card-window pacing after a resend (rc_req.c) is not under test here */
 void
-rc_late_copy_sent(struct ordk_qp *qp, uint32_t psn)
+rc_late_copy_sent(struct blue_qp *qp, uint32_t psn)
 {
 	(void)qp;
 	(void)psn;
 }
 
 void
-rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
+rc_timer_set(struct blue_qp *qp, uint64_t deadline)
 {
 	qp->comp.rtx_deadline = deadline;
 }
@@ -85,7 +85,7 @@ verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc)
 }
 
 void
-rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
+rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
 {
 	(void)qp;
 	(void)status;
@@ -93,14 +93,14 @@ rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 }
 
 void
-rc_qp_error(struct ordk_qp *qp)
+rc_qp_error(struct blue_qp *qp)
 {
 	(void)qp;
 	fails++;
 }
 
 int
-blue_manage_qp(struct ordk_qp *qp, bool valid, bool error)
+blue_manage_qp(struct blue_qp *qp, bool valid, bool error)
 {
 	(void)qp;
 	(void)valid;
@@ -109,7 +109,7 @@ blue_manage_qp(struct ordk_qp *qp, bool valid, bool error)
 }
 
 bool
-rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
+rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w)
 {
 	(void)qp;
 	(void)w;
@@ -117,7 +117,7 @@ rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
 }
 
 bool
-rc_probe(struct ordk_qp *qp)
+rc_probe(struct blue_qp *qp)
 {
 	(void)qp;
 	return true;
@@ -144,8 +144,8 @@ rc_state_name(enum rc_sm sm, unsigned int s)
 #define START 0xFFFFF8u /* the WRITE's first PSN: 8 packets before the wrap */
 #define NPK   24u	/* ... and 16 after it */
 
-static struct ordk_dev dev;
-static struct ordk_qp qp;
+static struct blue_dev dev;
+static struct blue_qp qp;
 static struct rc_wqe sq[8];
 static uint32_t stamps[ORDK_RECV_WINDOW];
 static volatile uint32_t tail_reg;
@@ -161,9 +161,9 @@ setup(void)
 	dev.hw.ring[BLUE_RING_SEND0].tail_reg = &tail_reg;
 	dev.rc.tsc_hz = 1000000000;
 	dev.rc.now = 1ull << 30;
-	qp.dev = &dev;
-	qp.attr.qp_state = ORDK_QPS_RTS;
-	qp.attr.path_mtu = ORDK_MTU_256;
+	qp.vqp.dev = blue_dev_handle(&dev);
+	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
+	qp.vqp.attr.path_mtu = ORDK_MTU_256;
 	qp.comp.timeout_tsc = 1000000;
 	qp.comp.hold_tsc = 100000;
 	qp.req.sq = sq;
@@ -213,7 +213,7 @@ Test(rc_rtx, a_driver_nak_resends_from_before_the_wrap)
 	for (uint32_t i = 0; i < 7; i++)
 		check_resend(i, blue_psn_add(0xFFFFFC, i));
 	cr_assert_eq(qp.req.rtx_count, 0);
-	cr_assert_eq(qp.st.retransmits, 7);
+	cr_assert_eq(qp.vqp.st.retransmits, 7);
 	cr_assert_eq(ncqe, 0, "nothing completes before the ACK");
 	/* the same NAK again within the hold: those PSNs are on their way already */
 	rc_comp_rx_report(&qp, &r);
@@ -240,7 +240,7 @@ Test(rc_rtx, a_card_loss_report_across_the_wrap_names_exactly_its_holes)
 	r.ack.pre_bitmap.hi &= ~(1ull << (0x71 - 64));
 	r.ack.pre_bitmap.lo &= ~(1ull << 3); /* 0xffff93: long before this WR, acknowledged */
 	rc_comp_rx_report(&qp, &r);
-	cr_assert_eq(qp.st.naks_received, 1);
+	cr_assert_eq(qp.vqp.st.naks_received, 1);
 	cr_assert_eq(qp.req.rtx_count, 2);
 	/* the card's loss reports wait out the hold (a delayed original may still come) */
 	cr_assert_eq(rc_push_retries(&qp), 0);
@@ -255,14 +255,14 @@ Test(rc_rtx, acks_across_the_wrap_retire_the_wr_once)
 {
 	uint32_t end = blue_psn_add(START, NPK);
 
-	rc_ack(&qp, 0x000000);
+	rc_comp_acked(&qp, 0x000000);
 	cr_assert_eq(qp.comp.acked_psn, 0x000000, "an ACK across the wrap moves forward");
 	cr_assert_eq(ncqe, 0);
-	rc_ack(&qp, 0xFFFFFE);
+	rc_comp_acked(&qp, 0xFFFFFE);
 	cr_assert_eq(qp.comp.acked_psn, 0x000000, "an older ACK moves nothing back");
-	rc_ack(&qp, blue_psn_add(end, 1));
+	rc_comp_acked(&qp, blue_psn_add(end, 1));
 	cr_assert_eq(qp.comp.acked_psn, 0x000000, "never past what was sent");
-	rc_ack(&qp, end);
+	rc_comp_acked(&qp, end);
 	cr_assert_eq(qp.comp.acked_psn, end);
 	cr_assert_eq(ncqe, 1);
 	cr_assert_eq(cqe[0].wr_id, 42);

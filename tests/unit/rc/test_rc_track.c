@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The receive tracker (lib/rc/rc_track.c), alone: the test includes the .c
+ * The receive tracker (rc/rc_track.c), alone: the test includes the .c
  * (SPDK's way). PSNs are 24-bit: every case also runs across the 2^24 wrap.
  */
 #include <criterion/criterion.h>

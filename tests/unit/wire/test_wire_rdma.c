@@ -32,16 +32,16 @@ static const uint8_t golden[106] = {
 	0x00, 0x00, 'p', 'a', 'y', 'l', 'o', 'a', 'd', '!',
 };
 
-static struct ordk_wire_rdma
+static struct blue_wire_rdma
 base_pkt(uint8_t op)
 {
-	struct ordk_wire_rdma p = { 0 };
+	struct blue_wire_rdma p = { 0 };
 
-	p.l3 = (struct ordk_wire_l3){ .dst_mac = 0x020000000002ull, .src_mac = 0x020000000001ull,
+	p.l3 = (struct blue_wire_l3){ .dst_mac = 0x020000000002ull, .src_mac = 0x020000000001ull,
 				      .src_ip = 0x1122330A, .dst_ip = 0x1122330B,
-				      .src_port = 0x0123, .dst_port = ORDK_WIRE_ROCE_UDP_PORT,
-				      .ip_id = ORDK_WIRE_CARD_IP_ID, .ttl = ORDK_WIRE_CARD_TTL };
-	p.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = op, .solicited = 1,
+				      .src_port = 0x0123, .dst_port = BLUE_WIRE_ROCE_UDP_PORT,
+				      .ip_id = BLUE_WIRE_CARD_IP_ID, .ttl = BLUE_WIRE_CARD_TTL };
+	p.bth = (struct blue_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = op, .solicited = 1,
 					.msn = 5, .dqpn = 0x301, .ack_req = 1, .psn = 0x10 };
 	return p;
 }
@@ -49,18 +49,18 @@ base_pkt(uint8_t op)
 
 Test(wire_rdma, golden_write_only_with_imm)
 {
-	struct ordk_wire_rdma p = base_pkt(BLUE_OP_WRITE_ONLY_WITH_IMM), o;
+	struct blue_wire_rdma p = base_pkt(BLUE_OP_WRITE_ONLY_WITH_IMM), o;
 	uint8_t buf[256];
 	int n;
 
-	p.reth = (struct ordk_wire_reth){ .va = 0x00007F0000001002ull, .rkey = 0x1234, .dlen = 8 };
+	p.reth = (struct blue_wire_reth){ .va = 0x00007F0000001002ull, .rkey = 0x1234, .dlen = 8 };
 	p.imm = 0xDEADBEEF;
-	n = ordk_wire_rdma_build(buf, sizeof(buf), &p, "payload!", 8);
+	n = blue_wire_rdma_build(buf, sizeof(buf), &p, "payload!", 8);
 	cr_assert_eq(n, (int)sizeof(golden));
 	for (int i = 0; i < n; i++)
 		cr_assert_eq(buf[i], golden[i], "byte %d: 0x%02x, want 0x%02x", i, buf[i], golden[i]);
 
-	cr_assert_eq(ordk_wire_rdma_parse(golden, sizeof(golden), 0, &o), 0);
+	cr_assert_eq(blue_wire_rdma_parse(golden, sizeof(golden), 0, &o), 0);
 	cr_assert_eq(o.bth.opcode, BLUE_OP_WRITE_ONLY_WITH_IMM);
 	cr_assert_eq(o.bth.msn, 5);
 	cr_assert_eq(o.bth.dqpn, 0x301);
@@ -83,24 +83,24 @@ Test(wire_rdma, golden_write_only_with_imm)
 	cr_assert_eq(o.l3.src_port, 0x0123);
 	cr_assert_eq(o.l3.ttl, 64);
 	cr_assert_eq(o.l3.ip_id, 1);
-	cr_assert_eq(ordk_wire_classify(golden, sizeof(golden)), ORDK_WIRE_CLASS_RDMA);
+	cr_assert_eq(blue_wire_classify(golden, sizeof(golden)), BLUE_WIRE_CLASS_RDMA);
 }
 
 #define EQ(a, b, f) cr_assert_eq((a).f, (b).f, "field " #f " (opcode 0x%x)", p->bth.opcode)
 
 static void
-roundtrip(const struct ordk_wire_rdma *p, uint32_t plen)
+roundtrip(const struct blue_wire_rdma *p, uint32_t plen)
 {
-	static uint8_t payload[ORDK_WIRE_MAX_PAYLOAD], buf[ORDK_WIRE_MAX_FRAME];
-	struct ordk_wire_rdma o;
+	static uint8_t payload[BLUE_WIRE_MAX_PAYLOAD], buf[BLUE_WIRE_MAX_FRAME];
+	struct blue_wire_rdma o;
 	int n, rc;
 
 	for (uint32_t i = 0; i < plen; i++)
 		payload[i] = (uint8_t)(i * 7 + 3);
-	n = ordk_wire_rdma_build(buf, sizeof(buf), p, payload, plen);
-	cr_assert_gt(n, 0, "build opcode 0x%x: %s", p->bth.opcode, ordk_wire_strerror(n));
-	rc = ordk_wire_rdma_parse(buf, (uint32_t)n, 0, &o);
-	cr_assert_eq(rc, 0, "parse opcode 0x%x: %s", p->bth.opcode, ordk_wire_strerror(rc));
+	n = blue_wire_rdma_build(buf, sizeof(buf), p, payload, plen);
+	cr_assert_gt(n, 0, "build opcode 0x%x: %s", p->bth.opcode, blue_wire_strerror(n));
+	rc = blue_wire_rdma_parse(buf, (uint32_t)n, 0, &o);
+	cr_assert_eq(rc, 0, "parse opcode 0x%x: %s", p->bth.opcode, blue_wire_strerror(rc));
 	EQ(o.l3, p->l3, dst_mac); EQ(o.l3, p->l3, src_mac); EQ(o.l3, p->l3, src_ip);
 	EQ(o.l3, p->l3, dst_ip); EQ(o.l3, p->l3, src_port); EQ(o.l3, p->l3, dst_port);
 	EQ(o.l3, p->l3, ip_id); EQ(o.l3, p->l3, ttl); EQ(o.l3, p->l3, dscp); EQ(o.l3, p->l3, ecn);
@@ -119,16 +119,16 @@ roundtrip(const struct ordk_wire_rdma *p, uint32_t plen)
 	cr_assert_eq(memcmp(buf + o.payload_off, payload, plen), 0, "payload bytes");
 
 	/* with an FCS trailer */
-	n = ordk_wire_fcs_append(buf, (uint32_t)n, sizeof(buf));
+	n = blue_wire_fcs_append(buf, (uint32_t)n, sizeof(buf));
 	cr_assert_gt(n, 0);
-	cr_assert_eq(ordk_wire_rdma_parse(buf, (uint32_t)n, ORDK_WIRE_F_FCS, &o), 0);
-	cr_assert_eq(ordk_wire_rdma_parse(buf, (uint32_t)n, 0, &o), ORDK_WIRE_E_TRAILING);
+	cr_assert_eq(blue_wire_rdma_parse(buf, (uint32_t)n, BLUE_WIRE_F_FCS, &o), 0);
+	cr_assert_eq(blue_wire_rdma_parse(buf, (uint32_t)n, 0, &o), BLUE_WIRE_E_TRAILING);
 }
 
 Test(wire_rdma, roundtrip_every_data_opcode)
 {
 	for (uint8_t op = 0; op <= BLUE_OP_READ_RESPONSE_ONLY; op++) {
-		struct ordk_wire_rdma p;
+		struct blue_wire_rdma p;
 		uint32_t plen;
 
 		if (op == BLUE_OP_READ_REQUEST)
@@ -150,9 +150,9 @@ Test(wire_rdma, roundtrip_every_data_opcode)
 
 Test(wire_rdma, roundtrip_zero_length_imm)
 {
-	struct ordk_wire_rdma p = base_pkt(BLUE_OP_WRITE_ONLY_WITH_IMM);
+	struct blue_wire_rdma p = base_pkt(BLUE_OP_WRITE_ONLY_WITH_IMM);
 
-	p.reth = (struct ordk_wire_reth){ .va = 0x1000, .rkey = 7, .dlen = 0 };
+	p.reth = (struct blue_wire_reth){ .va = 0x1000, .rkey = 7, .dlen = 0 };
 	p.imm = 42;
 	roundtrip(&p, 0);
 	p.bth.opcode = BLUE_OP_SEND_ONLY_WITH_IMM;
@@ -161,21 +161,21 @@ Test(wire_rdma, roundtrip_zero_length_imm)
 
 Test(wire_rdma, roundtrip_read_request)
 {
-	struct ordk_wire_rdma p = base_pkt(BLUE_OP_READ_REQUEST);
+	struct blue_wire_rdma p = base_pkt(BLUE_OP_READ_REQUEST);
 
-	p.reth = (struct ordk_wire_reth){ .va = 0x7F0000000003ull, .rkey = 0x5566, .dlen = 1u << 30 };
-	p.rreth = (struct ordk_wire_rreth){ .va = 0x7F1111111111ull, .lkey = 0x7788 };
+	p.reth = (struct blue_wire_reth){ .va = 0x7F0000000003ull, .rkey = 0x5566, .dlen = 1u << 30 };
+	p.rreth = (struct blue_wire_rreth){ .va = 0x7F1111111111ull, .lkey = 0x7788 };
 	roundtrip(&p, 0);
 }
 
 Test(wire_rdma, roundtrip_ack_and_cnp)
 {
-	struct ordk_wire_rdma p = base_pkt(BLUE_OP_ACKNOWLEDGE);
+	struct blue_wire_rdma p = base_pkt(BLUE_OP_ACKNOWLEDGE);
 
-	p.l3.src_port = ORDK_WIRE_ROCE_UDP_PORT;
+	p.l3.src_port = BLUE_WIRE_ROCE_UDP_PORT;
 	p.l3.ip_id = 0;
 	p.l3.df = 1;
-	p.aeth = (struct ordk_wire_aeth){ .pre_bitmap = { 0x0102030405060708ull, 0x1112131415161718ull },
+	p.aeth = (struct blue_wire_aeth){ .pre_bitmap = { 0x0102030405060708ull, 0x1112131415161718ull },
 					  .now_bitmap = { ~0ull, ~0ull }, .is_packet_lost = 1,
 					  .is_window_slided = 1, .is_send_by_driver = 1,
 					  .pre_psn = 0xABCDEF };
@@ -188,14 +188,14 @@ Test(wire_rdma, roundtrip_ack_and_cnp)
 
 Test(wire_rdma, ack_layout)
 {
-	struct ordk_wire_rdma p = base_pkt(BLUE_OP_ACKNOWLEDGE);
+	struct blue_wire_rdma p = base_pkt(BLUE_OP_ACKNOWLEDGE);
 	uint8_t buf[128];
 	int n;
 
 	p.aeth.pre_bitmap = (struct blue_bitmap128){ .lo = 1, .hi = 0x8000000000000000ull };
 	p.aeth.is_send_by_driver = 1;
 	p.aeth.pre_psn = 0x123456;
-	n = ordk_wire_rdma_build(buf, sizeof(buf), &p, NULL, 0);
+	n = blue_wire_rdma_build(buf, sizeof(buf), &p, NULL, 0);
 	cr_assert_eq(n, 96);
 	cr_assert_eq(buf[42], 0x11);
 	cr_assert_eq(buf[54], 0x80, "bitmap bit 127 first on the wire");
@@ -208,167 +208,167 @@ Test(wire_rdma, ack_layout)
 static int
 build_good(uint8_t *buf, uint32_t cap)
 {
-	struct ordk_wire_rdma p = base_pkt(BLUE_OP_WRITE_MIDDLE);
+	struct blue_wire_rdma p = base_pkt(BLUE_OP_WRITE_MIDDLE);
 
-	p.reth = (struct ordk_wire_reth){ .va = 0x10000, .rkey = 1, .dlen = 256 };
+	p.reth = (struct blue_wire_reth){ .va = 0x10000, .rkey = 1, .dlen = 256 };
 	memset(buf, 0x5A, cap);
-	return ordk_wire_rdma_build(buf, cap, &p, buf + 1024, 256);
+	return blue_wire_rdma_build(buf, cap, &p, buf + 1024, 256);
 }
 
 Test(wire_rdma, every_reject_reason)
 {
 	uint8_t f[2048];
-	struct ordk_wire_rdma o;
+	struct blue_wire_rdma o;
 	int n = build_good(f, sizeof(f));
 
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), 0);
-	cr_assert_eq(ordk_wire_rdma_parse(f, 10, 0, &o), ORDK_WIRE_E_TRUNCATED);
-	cr_assert_eq(ordk_wire_rdma_parse(f, 30, 0, &o), ORDK_WIRE_E_TRUNCATED);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), 0);
+	cr_assert_eq(blue_wire_rdma_parse(f, 10, 0, &o), BLUE_WIRE_E_TRUNCATED);
+	cr_assert_eq(blue_wire_rdma_parse(f, 30, 0, &o), BLUE_WIRE_E_TRUNCATED);
 
 	n = build_good(f, sizeof(f));
 	f[12] = 0x86, f[13] = 0xDD;
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_NOT_IPV4);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_NOT_IPV4);
 
 	n = build_good(f, sizeof(f));
 	f[14] = 0x65, test_fix_ipv4_csum(f, sizeof(f));
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_IP_VERSION);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_IP_VERSION);
 	n = build_good(f, sizeof(f));
 	f[14] = 0x46, test_fix_ipv4_csum(f, sizeof(f));
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_IP_IHL);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_IP_IHL);
 
 	n = build_good(f, sizeof(f));
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n - 1, 0, &o), ORDK_WIRE_E_IP_LEN,
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n - 1, 0, &o), BLUE_WIRE_E_IP_LEN,
 		     "frame shorter than the IP total length");
 	f[16] = 0, f[17] = 20, test_fix_ipv4_csum(f, sizeof(f));
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_IP_LEN);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_IP_LEN);
 
 	n = build_good(f, sizeof(f));
 	f[20] = 0x20, test_fix_ipv4_csum(f, sizeof(f)); /* MF */
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_IP_FRAGMENT);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_IP_FRAGMENT);
 	n = build_good(f, sizeof(f));
 	f[21] = 0x08, test_fix_ipv4_csum(f, sizeof(f)); /* offset */
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_IP_FRAGMENT);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_IP_FRAGMENT);
 
 	n = build_good(f, sizeof(f));
 	f[29] ^= 0x01; /* src ip changed, checksum stale */
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_IP_CSUM);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_IP_CSUM);
 
 	n = build_good(f, sizeof(f));
 	f[23] = 6, test_fix_ipv4_csum(f, sizeof(f));
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_NOT_UDP);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_NOT_UDP);
 
 	n = build_good(f, sizeof(f));
 	f[39] ^= 1; /* UDP length */
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_UDP_LEN);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_UDP_LEN);
 
 	n = build_good(f, sizeof(f));
 	f[37] = 0xB8; /* 4792 */
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_NOT_ROCE_PORT);
-	cr_assert_eq(ordk_wire_classify(f, (uint32_t)n), ORDK_WIRE_CLASS_OTHER);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_NOT_ROCE_PORT);
+	cr_assert_eq(blue_wire_classify(f, (uint32_t)n), BLUE_WIRE_CLASS_OTHER);
 
 	n = build_good(f, sizeof(f));
 	f[43] |= 0x30; /* pad count */
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_BTH);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_BTH);
 	n = build_good(f, sizeof(f));
 	f[43] |= 0x01; /* tver */
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_BTH);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_BTH);
 	n = build_good(f, sizeof(f));
 	f[46] = 0x80; /* F/B byte */
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_BTH);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_BTH);
 	n = build_good(f, sizeof(f));
 	f[50] |= 0x01; /* resv7 */
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_BTH);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_BTH);
 
 	n = build_good(f, sizeof(f));
 	f[42] = 0x12; /* RC opcode 0x12 */
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_OPCODE);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_OPCODE);
 	f[42] = 0x27; /* UC transport */
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_OPCODE);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_OPCODE);
 	f[42] = 0x81; /* RoCEv2's CNP code, not the card's */
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_OPCODE);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_OPCODE);
 
 	n = build_good(f, sizeof(f));
 	f[69] = 0x01; /* RETH dlen != payload on a MIDDLE packet */
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_LENGTH);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_LENGTH);
 	n = build_good(f, sizeof(f));
 	f[42] = BLUE_OP_ACKNOWLEDGE; /* an ACK carrying payload */
 	memset(f + 54, 0, 42);
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_LENGTH);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_LENGTH);
 
 	n = build_good(f, sizeof(f));
 	f[80] = 1; /* unused part of the extension area */
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, 0, &o), ORDK_WIRE_E_EXT_NONZERO);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, 0, &o), BLUE_WIRE_E_EXT_NONZERO);
 
 	n = build_good(f, sizeof(f));
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n + 3, 0, &o), ORDK_WIRE_E_TRAILING);
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n + 4, ORDK_WIRE_F_FCS, &o), ORDK_WIRE_E_FCS);
-	cr_assert_eq(ordk_wire_rdma_parse(f, (uint32_t)n, ORDK_WIRE_F_FCS, &o), ORDK_WIRE_E_FCS);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n + 3, 0, &o), BLUE_WIRE_E_TRAILING);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n + 4, BLUE_WIRE_F_FCS, &o), BLUE_WIRE_E_FCS);
+	cr_assert_eq(blue_wire_rdma_parse(f, (uint32_t)n, BLUE_WIRE_F_FCS, &o), BLUE_WIRE_E_FCS);
 
-	cr_assert_eq(ordk_wire_rdma_parse(NULL, 100, 0, &o), ORDK_WIRE_E_ARG);
+	cr_assert_eq(blue_wire_rdma_parse(NULL, 100, 0, &o), BLUE_WIRE_E_ARG);
 }
 
 Test(wire_rdma, length_rules)
 {
-	struct ordk_wire_rdma p = base_pkt(BLUE_OP_WRITE_FIRST), o;
-	uint8_t buf[ORDK_WIRE_MAX_FRAME + 64], pay[4100] = { 0 };
+	struct blue_wire_rdma p = base_pkt(BLUE_OP_WRITE_FIRST), o;
+	uint8_t buf[BLUE_WIRE_MAX_FRAME + 64], pay[4100] = { 0 };
 	int n;
 
 	/* FIRST: dlen is the whole message, larger than the packet */
-	p.reth = (struct ordk_wire_reth){ .va = 0x1000, .rkey = 1, .dlen = 1024 };
-	n = ordk_wire_rdma_build(buf, sizeof(buf), &p, pay, 1024);
-	cr_assert_eq(ordk_wire_rdma_parse(buf, (uint32_t)n, 0, &o), ORDK_WIRE_E_LENGTH);
+	p.reth = (struct blue_wire_reth){ .va = 0x1000, .rkey = 1, .dlen = 1024 };
+	n = blue_wire_rdma_build(buf, sizeof(buf), &p, pay, 1024);
+	cr_assert_eq(blue_wire_rdma_parse(buf, (uint32_t)n, 0, &o), BLUE_WIRE_E_LENGTH);
 	p.reth.dlen = 1025;
-	n = ordk_wire_rdma_build(buf, sizeof(buf), &p, pay, 1024);
-	cr_assert_eq(ordk_wire_rdma_parse(buf, (uint32_t)n, 0, &o), 0);
+	n = blue_wire_rdma_build(buf, sizeof(buf), &p, pay, 1024);
+	cr_assert_eq(blue_wire_rdma_parse(buf, (uint32_t)n, 0, &o), 0);
 	/* MIDDLE with no payload */
 	p.bth.opcode = BLUE_OP_WRITE_MIDDLE;
 	p.reth.dlen = 0;
-	n = ordk_wire_rdma_build(buf, sizeof(buf), &p, pay, 0);
-	cr_assert_eq(ordk_wire_rdma_parse(buf, (uint32_t)n, 0, &o), ORDK_WIRE_E_LENGTH);
+	n = blue_wire_rdma_build(buf, sizeof(buf), &p, pay, 0);
+	cr_assert_eq(blue_wire_rdma_parse(buf, (uint32_t)n, 0, &o), BLUE_WIRE_E_LENGTH);
 	/* the builder refuses a payload above PMTU 4096 and payload on a READ request */
-	cr_assert_eq(ordk_wire_rdma_build(buf, sizeof(buf), &p, pay, 4097), ORDK_WIRE_E_LENGTH);
+	cr_assert_eq(blue_wire_rdma_build(buf, sizeof(buf), &p, pay, 4097), BLUE_WIRE_E_LENGTH);
 	p.bth.opcode = BLUE_OP_READ_REQUEST;
-	cr_assert_eq(ordk_wire_rdma_build(buf, sizeof(buf), &p, pay, 1), ORDK_WIRE_E_LENGTH);
+	cr_assert_eq(blue_wire_rdma_build(buf, sizeof(buf), &p, pay, 1), BLUE_WIRE_E_LENGTH);
 	/* a frame claiming 4097 payload bytes */
 	p.bth.opcode = BLUE_OP_WRITE_ONLY;
 	p.reth.dlen = 4096;
-	n = ordk_wire_rdma_build(buf, sizeof(buf), &p, pay, 4096);
-	cr_assert_eq(ordk_wire_rdma_parse(buf, (uint32_t)n, 0, &o), 0);
+	n = blue_wire_rdma_build(buf, sizeof(buf), &p, pay, 4096);
+	cr_assert_eq(blue_wire_rdma_parse(buf, (uint32_t)n, 0, &o), 0);
 	buf[n] = 0;
 	buf[16] = (uint8_t)((n - 14 + 1) >> 8), buf[17] = (uint8_t)(n - 14 + 1);
 	buf[38] = (uint8_t)((n - 34 + 1) >> 8), buf[39] = (uint8_t)(n - 34 + 1);
 	buf[66] = 0, buf[67] = 0, buf[68] = 0x10, buf[69] = 0x01;
 	test_fix_ipv4_csum(buf, sizeof(buf));
-	cr_assert_eq(ordk_wire_rdma_parse(buf, (uint32_t)n + 1, 0, &o), ORDK_WIRE_E_LENGTH);
+	cr_assert_eq(blue_wire_rdma_parse(buf, (uint32_t)n + 1, 0, &o), BLUE_WIRE_E_LENGTH);
 	/* filler bytes must be zero */
 	p.reth.va = 0x1003;
 	p.reth.dlen = 10;
-	n = ordk_wire_rdma_build(buf, sizeof(buf), &p, pay, 10);
-	cr_assert_eq(ordk_wire_rdma_parse(buf, (uint32_t)n, 0, &o), 0);
+	n = blue_wire_rdma_build(buf, sizeof(buf), &p, pay, 10);
+	cr_assert_eq(blue_wire_rdma_parse(buf, (uint32_t)n, 0, &o), 0);
 	cr_assert_eq(o.pad, 3);
 	buf[97] = 1;
-	cr_assert_eq(ordk_wire_rdma_parse(buf, (uint32_t)n, 0, &o), ORDK_WIRE_E_EXT_NONZERO);
+	cr_assert_eq(blue_wire_rdma_parse(buf, (uint32_t)n, 0, &o), BLUE_WIRE_E_EXT_NONZERO);
 }
 
 Test(wire_rdma, builder_rejects)
 {
-	struct ordk_wire_rdma p = base_pkt(BLUE_OP_WRITE_ONLY);
+	struct blue_wire_rdma p = base_pkt(BLUE_OP_WRITE_ONLY);
 	uint8_t buf[256];
 
-	cr_assert_eq(ordk_wire_rdma_build(buf, 50, &p, NULL, 0), ORDK_WIRE_E_NOSPACE);
-	cr_assert_eq(ordk_wire_rdma_build(buf, 100, &p, buf, 10), ORDK_WIRE_E_NOSPACE);
-	cr_assert_eq(ordk_wire_rdma_build(buf, 256, &p, NULL, 10), ORDK_WIRE_E_ARG);
+	cr_assert_eq(blue_wire_rdma_build(buf, 50, &p, NULL, 0), BLUE_WIRE_E_NOSPACE);
+	cr_assert_eq(blue_wire_rdma_build(buf, 100, &p, buf, 10), BLUE_WIRE_E_NOSPACE);
+	cr_assert_eq(blue_wire_rdma_build(buf, 256, &p, NULL, 10), BLUE_WIRE_E_ARG);
 	p.bth.psn = 1u << 24;
-	cr_assert_eq(ordk_wire_rdma_build(buf, 256, &p, NULL, 0), ORDK_WIRE_E_ARG);
+	cr_assert_eq(blue_wire_rdma_build(buf, 256, &p, NULL, 0), BLUE_WIRE_E_ARG);
 	p = base_pkt(0x13);
-	cr_assert_eq(ordk_wire_rdma_build(buf, 256, &p, NULL, 0), ORDK_WIRE_E_OPCODE);
-	cr_assert_eq(ordk_wire_rdma_build(NULL, 256, &p, NULL, 0), ORDK_WIRE_E_ARG);
-	cr_assert_eq(ordk_wire_fcs_append(buf, 100, 103), ORDK_WIRE_E_NOSPACE);
+	cr_assert_eq(blue_wire_rdma_build(buf, 256, &p, NULL, 0), BLUE_WIRE_E_OPCODE);
+	cr_assert_eq(blue_wire_rdma_build(NULL, 256, &p, NULL, 0), BLUE_WIRE_E_ARG);
+	cr_assert_eq(blue_wire_fcs_append(buf, 100, 103), BLUE_WIRE_E_NOSPACE);
 }
 
 Test(wire_rdma, crc32_known_vector)
 {
-	cr_assert_eq(ordk_wire_crc32("123456789", 9), 0xCBF43926u);
+	cr_assert_eq(blue_wire_crc32("123456789", 9), 0xCBF43926u);
 }
 
 Test(wire_rdma, peek_and_classify)
@@ -378,28 +378,28 @@ Test(wire_rdma, peek_and_classify)
 	bool has_ip;
 	uint8_t arp[42] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 2, 0, 0, 0, 0, 1, 0x08, 0x06 };
 
-	cr_assert(ordk_wire_peek_dst(golden, sizeof(golden), &mac, &ip, &has_ip));
+	cr_assert(blue_wire_peek_dst(golden, sizeof(golden), &mac, &ip, &has_ip));
 	cr_assert(has_ip);
 	cr_assert_eq(mac, 0x020000000002ull);
 	cr_assert_eq(ip, 0x1122330B);
-	cr_assert(ordk_wire_peek_dst(arp, sizeof(arp), &mac, &ip, &has_ip));
+	cr_assert(blue_wire_peek_dst(arp, sizeof(arp), &mac, &ip, &has_ip));
 	cr_assert_not(has_ip);
-	cr_assert_eq(mac, ORDK_WIRE_BROADCAST_MAC);
-	cr_assert_eq(ordk_wire_classify(arp, sizeof(arp)), ORDK_WIRE_CLASS_OTHER);
-	cr_assert_not(ordk_wire_peek_dst(arp, 10, &mac, &ip, &has_ip));
-	cr_assert_eq(ordk_wire_classify(golden, 40), ORDK_WIRE_CLASS_OTHER);
+	cr_assert_eq(mac, BLUE_WIRE_BROADCAST_MAC);
+	cr_assert_eq(blue_wire_classify(arp, sizeof(arp)), BLUE_WIRE_CLASS_OTHER);
+	cr_assert_not(blue_wire_peek_dst(arp, 10, &mac, &ip, &has_ip));
+	cr_assert_eq(blue_wire_classify(golden, 40), BLUE_WIRE_CLASS_OTHER);
 }
 
 Test(wire_rdma, strerror_covers_every_code)
 {
-	for (int e = 0; e > -ORDK_WIRE_E_COUNT; e--) {
-		const char *s = ordk_wire_strerror(e);
+	for (int e = 0; e > -BLUE_WIRE_E_COUNT; e--) {
+		const char *s = blue_wire_strerror(e);
 
 		cr_assert_not_null(s);
 		cr_assert_str_neq(s, "unknown error", "code %d has no name", e);
 	}
-	cr_assert_str_eq(ordk_wire_strerror(ORDK_WIRE_E_IP_CSUM), "bad IPv4 checksum");
-	cr_assert_str_eq(ordk_wire_strerror(-ORDK_WIRE_E_COUNT), "unknown error");
+	cr_assert_str_eq(blue_wire_strerror(BLUE_WIRE_E_IP_CSUM), "bad IPv4 checksum");
+	cr_assert_str_eq(blue_wire_strerror(-BLUE_WIRE_E_COUNT), "unknown error");
 }
 
 /*
@@ -430,11 +430,11 @@ static const uint8_t rd_ack[90] = {
 Test(wire_rdma, reference_driver_ack_frame_golden)
 {
 	uint8_t nak[90];
-	struct ordk_wire_rdma p;
+	struct blue_wire_rdma p;
 	int rc;
 
-	rc = ordk_wire_rdma_parse(rd_ack, sizeof(rd_ack), 0, &p);
-	cr_assert_eq(rc, 0, "%s", ordk_wire_strerror(rc));
+	rc = blue_wire_rdma_parse(rd_ack, sizeof(rd_ack), 0, &p);
+	cr_assert_eq(rc, 0, "%s", blue_wire_strerror(rc));
 	cr_expect_eq(p.bth.trans, BLUE_TRANS_RC);
 	cr_expect_eq(p.bth.opcode, BLUE_OP_ACKNOWLEDGE);
 	cr_expect_eq(p.bth.dqpn, 0x000301);
@@ -448,7 +448,7 @@ Test(wire_rdma, reference_driver_ack_frame_golden)
 	{ /* rebuilt from the parsed fields: the same 90 bytes */
 		uint8_t out[128];
 
-		cr_assert_eq(ordk_wire_rdma_build(out, sizeof(out), &p, NULL, 0), 90);
+		cr_assert_eq(blue_wire_rdma_build(out, sizeof(out), &p, NULL, 0), 90);
 		cr_expect_eq(memcmp(out, rd_ack, sizeof(rd_ack)), 0);
 	}
 	/* its NAK: now_psn = ack_req_packet_psn + 1, pre_psn = base_psn, both flags */
@@ -457,16 +457,16 @@ Test(wire_rdma, reference_driver_ack_frame_golden)
 	nak[86] = 0xE0;
 	nak[87] = 0x00, nak[88] = 0x01, nak[89] = 0x10; /* base_psn 0x000110 */
 	nak[53] = 0x20;					/* psn 0x000120 */
-	rc = ordk_wire_rdma_parse(nak, sizeof(nak), 0, &p);
-	cr_assert_eq(rc, 0, "%s", ordk_wire_strerror(rc));
+	rc = blue_wire_rdma_parse(nak, sizeof(nak), 0, &p);
+	cr_assert_eq(rc, 0, "%s", blue_wire_strerror(rc));
 	cr_expect(p.aeth.is_packet_lost && p.aeth.is_window_slided && p.aeth.is_send_by_driver);
 	cr_expect_eq(p.aeth.pre_psn, 0x000110);
 	cr_expect_eq(p.bth.psn, 0x000120);
 	/* a short area is an ACK's only: any other opcode with 48 bytes is truncated */
 	nak[42] = BLUE_OP_WRITE_ONLY;
-	cr_expect_eq(ordk_wire_rdma_parse(nak, sizeof(nak), 0, &p), ORDK_WIRE_E_TRUNCATED);
+	cr_expect_eq(blue_wire_rdma_parse(nak, sizeof(nak), 0, &p), BLUE_WIRE_E_TRUNCATED);
 	/* a wrong non-zero IPv4 checksum is still refused */
 	memcpy(nak, rd_ack, sizeof(nak));
 	nak[24] = 0x12;
-	cr_expect_eq(ordk_wire_rdma_parse(nak, sizeof(nak), 0, &p), ORDK_WIRE_E_IP_CSUM);
+	cr_expect_eq(blue_wire_rdma_parse(nak, sizeof(nak), 0, &p), BLUE_WIRE_E_IP_CSUM);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The RC transport (lib/rc): its types and the calls the rest of ORDK makes.
+ * The RC transport (drivers/rdma/blue/rc): its types and the calls the rest of ORDK makes.
  *
  * Shaped as the kernel's rxe: a QP holds a requester part (struct rc_req: the
  * send queue, PSN and MSN assignment, retransmission marks, the peer's RECV
@@ -10,7 +10,7 @@
  * READ answers, ACK/NAK generation). A device holds one engine (struct
  * rc_engine): the list of QPs with work, the timer wheel, the clock of the
  * current poll, the Send-ring watch and polling-gap bookkeeping.
- * blue_verbs.h embeds these parts in struct ordk_qp and struct ordk_dev.
+ * blue_verbs.h embeds these parts in struct blue_qp and struct blue_dev.
  */
 #ifndef RC_H
 #define RC_H
@@ -21,12 +21,12 @@
 
 #include <rte_log.h>
 
-#include "blue_dev.h"
+#include "blue_hw.h"
 #include "ordk_verbs.h"
 #include "blue_wire.h"
 
-struct ordk_dev;
-struct ordk_qp;
+struct blue_dev;
+struct blue_qp;
 
 extern int ordk_rc_logtype;
 #define RC_LOG(level, fmt, ...) \
@@ -50,8 +50,6 @@ extern int ordk_rc_logtype;
 #define ORDK_ANS_RING	  (2u * ORDK_MAX_RD_ATOMIC)
 #define ORDK_ATOMIC_CACHE 64u	 /* responder replay cache entries per QP */
 
-/* The counters are public: struct ordk_stats in ordk_verbs.h. */
-#define ordk_rc_stats ordk_stats
 
 /* ------------------------------------------------------------ small FIFOs */
 
@@ -302,7 +300,7 @@ struct rc_req {
 	uint32_t *reads;	   /* sq indices of outstanding READs (<= max_rd_atomic) */
 	struct rc_fifo rd_q;
 	/* the peer's RECV adverts, for our SEND / SEND_IMM / WRITE_IMM */
-	struct ordk_ctrl_advert *adv;
+	struct blue_ctrl_advert *adv;
 	struct rc_fifo adv_q;
 	uint32_t adv_expect;
 	uint32_t adv_src;	   /* QPN that sent adverts before this QP reached RTR */
@@ -373,9 +371,9 @@ struct rc_resp {
 
 /* A QP's places in its device's engine: the active list and the timer wheel. */
 struct rc_sched {
-	TAILQ_ENTRY(ordk_qp) link;
+	TAILQ_ENTRY(blue_qp) link;
 	bool on_active;
-	TAILQ_ENTRY(ordk_qp) tlink; /* in the wheel while a deadline is set */
+	TAILQ_ENTRY(blue_qp) tlink; /* in the wheel while a deadline is set */
 	bool on_wheel;
 };
 
@@ -385,13 +383,13 @@ struct rc_sched {
 typedef uint64_t (*rc_clock_fn)(void);
 
 struct rc_engine {
-	TAILQ_HEAD(, ordk_qp) active;	/* QPs with send work or ACKs to make */
+	TAILQ_HEAD(, blue_qp) active;	/* QPs with send work or ACKs to make */
 	/*
 	 * Retransmission timers: a hashed wheel of RC_WHEEL_SLOTS ticks of
 	 * 2^wheel_shift TSC cycles (about 16 us). A QP waiting only for an ACK
 	 * leaves the active list; the wheel puts it back when its deadline is due.
 	 */
-	TAILQ_HEAD(rc_wheel_slot, ordk_qp) wheel[RC_WHEEL_SLOTS];
+	TAILQ_HEAD(rc_wheel_slot, blue_qp) wheel[RC_WHEEL_SLOTS];
 	uint64_t wheel_tick;	  /* the last tick the wheel has run */
 	uint32_t wheel_shift, wheel_count;
 	uint64_t tsc_hz;
@@ -419,8 +417,8 @@ struct rc_engine {
 /* ------------------------------------------------------------ calls */
 
 /* engine (rc_engine.c) */
-unsigned int rc_poll(struct ordk_dev *dev, unsigned int budget);
-void rc_activate(struct ordk_qp *qp);
+unsigned int rc_poll(struct blue_dev *dev, unsigned int budget);
+void rc_activate(struct blue_qp *qp);
 /** The engine's time: the clock read at the start of the current poll. */
 static inline uint64_t
 rc_now(const struct rc_engine *e)
@@ -434,102 +432,104 @@ rc_poll_time(const struct rc_engine *e)
 	return e->now - e->gaps_tsc;
 }
 /* timer wheel (rc_engine.c) */
-void rc_wheel_init(struct ordk_dev *dev);
-unsigned int rc_wheel_run(struct ordk_dev *dev, uint64_t now);
-void rc_timer_set(struct ordk_qp *qp, uint64_t deadline);
+void rc_wheel_init(struct blue_dev *dev);
+unsigned int rc_wheel_run(struct blue_dev *dev, uint64_t now);
+void rc_timer_set(struct blue_qp *qp, uint64_t deadline);
 /* the completer (rc_comp.c) */
-void rc_comp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r);
+/** The peer acknowledged every PSN before @p psn: the timer moves, WRs may complete. */
+void rc_comp_acked(struct blue_qp *qp, uint32_t psn);
+/** Complete the WRs at the send queue's head that may complete, in order. */
+void rc_complete_sends(struct blue_qp *qp);
+void rc_comp_rx_report(struct blue_qp *qp, const struct blue_meta_report *r);
 /**
  * The peer took our too long SEND (it is in ERR): the QP goes to RC_COMP_SETTLE,
  * the card is told without waiting. @return true when it did.
  */
-bool rc_len_err_settle(struct ordk_qp *qp);
+bool rc_len_err_settle(struct blue_qp *qp);
 /**
  * For a QP in RC_COMP_SETTLE: once the card confirmed, READs left unanswered
  * end (WR_FLUSH_ERR) and the SEND fails the QP. @return RC_MORE (a later poll
  * reaps what follows).
  */
-enum rc_step rc_len_err_reap(struct ordk_qp *qp);
-void rc_timer_arm(struct ordk_qp *qp);
-void rc_timer_check(struct ordk_qp *qp, uint64_t now);
+enum rc_step rc_len_err_reap(struct blue_qp *qp);
+void rc_timer_arm(struct blue_qp *qp);
+void rc_timer_check(struct blue_qp *qp, uint64_t now);
 /**
  * A polling gap stops the clock: a deadline set before the gap ended and
  * running into it moves by the gap's length, once. @return true if it moved.
  */
-bool rc_timer_gap_shift(struct ordk_qp *qp);
-void rc_qp_set_timeout(struct ordk_qp *qp);
+bool rc_timer_gap_shift(struct blue_qp *qp);
+void rc_qp_set_timeout(struct blue_qp *qp);
 /* QP lifecycle and the post path (rc_qp.c) */
-int rc_qp_init(struct ordk_qp *qp);
-void rc_qp_fini(struct ordk_qp *qp);
-void rc_qp_reset(struct ordk_qp *qp);
-void rc_qp_to_rtr(struct ordk_qp *qp);
-void rc_qp_to_rts(struct ordk_qp *qp);
-void rc_qp_flush(struct ordk_qp *qp);
+int rc_qp_init(struct blue_qp *qp);
+void rc_qp_fini(struct blue_qp *qp);
+void rc_qp_reset(struct blue_qp *qp);
+void rc_qp_to_rtr(struct blue_qp *qp);
+void rc_qp_to_rts(struct blue_qp *qp);
+void rc_qp_flush(struct blue_qp *qp);
 /**
  * Is [addr, addr + len) inside the MR of @p key, of @p qp's PD, with @p access?
  * @return 0, -EPERM (no such MR, another PD, missing access), -ERANGE (bounds).
  */
-int rc_mr_check(const struct ordk_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
+int rc_mr_check(const struct blue_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
 		unsigned int access);
-int rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr);
-int rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr);
-void rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status);
+int rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr);
+int rc_post_recv(struct blue_qp *qp, const struct ordk_recv_wr *wr);
+void rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status);
 /**
  * The QP to ERR: timers and resends stop, and the card is told without
  * waiting (ManageQp submitted); once it confirmed, rc_qp_error_reap() flushes
  * every WR left and raises QP_FATAL.
  */
-void rc_qp_error(struct ordk_qp *qp);
+void rc_qp_error(struct blue_qp *qp);
 /** For a QP in RC_COMP_FLUSH: @return RC_MORE while the card has not confirmed. */
-enum rc_step rc_qp_error_reap(struct ordk_qp *qp);
+enum rc_step rc_qp_error_reap(struct blue_qp *qp);
 /** Submit the ManageQp (error) of SETTLE or FLUSH, without waiting (rc_qp_err_cmd_reaped()). */
-void rc_qp_err_cmd_start(struct ordk_qp *qp);
+void rc_qp_err_cmd_start(struct blue_qp *qp);
 /**
  * Has the card confirmed that ManageQp (*@p ok), or its command timeout
  * passed? Submits it again while the command ring was full.
  */
-bool rc_qp_err_cmd_reaped(struct ordk_qp *qp, bool *ok);
-void rc_ack(struct ordk_qp *qp, uint32_t psn);
-void rc_complete_sends(struct ordk_qp *qp);
+bool rc_qp_err_cmd_reaped(struct blue_qp *qp, bool *ok);
 /* requester (rc_req.c) */
-unsigned int rc_push(struct ordk_qp *qp);
+unsigned int rc_push(struct blue_qp *qp);
 /** A resend of @p psn went: its first copy may still come (the peer card's window, rc_req.c). */
-void rc_late_copy_sent(struct ordk_qp *qp, uint32_t psn);
+void rc_late_copy_sent(struct blue_qp *qp, uint32_t psn);
 /** Responder going to ERR: the READ answers owed before it go now (best effort). */
-void rc_push_owed_answers(struct ordk_qp *qp);
+void rc_push_owed_answers(struct blue_qp *qp);
 /**
  * The Send item for bytes [off, off + len) of @p w from PSN @p psn, asking
  * for an ACK if @p signaled; @p last: it ends the message.
  */
-struct blue_send_item rc_send_item(const struct ordk_qp *qp, const struct rc_wqe *w,
+struct blue_send_item rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w,
 				   uint32_t off, uint32_t len, uint32_t psn, bool signaled,
 				   bool last);
 /* retransmission (rc_rtx.c) */
-void rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to);
+void rc_retransmit(struct blue_qp *qp, uint32_t from, uint32_t to);
 /**
  * rc_retransmit() for the holes of the peer card's loss report, except the
  * PSNs the card never tracks. @return PSNs named that may really be lost.
  */
-uint32_t rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to);
-unsigned int rc_push_retries(struct ordk_qp *qp);
+uint32_t rc_retransmit_card(struct blue_qp *qp, uint32_t from, uint32_t to);
+unsigned int rc_push_retries(struct blue_qp *qp);
 /** Whether the card may still read a resend's payload (the WR must not complete). */
-bool rc_rtx_unfetched(struct ordk_qp *qp);
-/** Ask the peer what arrived (an ACK_REQ): any answer shows it is there. */
-bool rc_probe(struct ordk_qp *qp);
+bool rc_rtx_unfetched(struct blue_qp *qp);
 /* control frames and RECV adverts (rc_ctrl.c) */
+/** Ask the peer what arrived (an ACK_REQ): any answer shows it is there. */
+bool rc_probe(struct blue_qp *qp);
 /** A control message of @p type from @p qp to its peer, to fill in. */
-struct ordk_ctrl_msg rc_ctrl_msg(const struct ordk_qp *qp, enum ordk_ctrl_type type);
+struct blue_ctrl_msg rc_ctrl_msg(const struct blue_qp *qp, enum blue_ctrl_type type);
 /** Build and queue @p m on SimpleNic TX. @return true if it went. */
-bool rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
-void rc_ctrl_rx(struct ordk_dev *dev, const uint8_t *f, uint32_t len);
+bool rc_send_ctrl(struct blue_qp *qp, const struct blue_ctrl_msg *m);
+void rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len);
 /** Advertise posted RECVs not advertised yet. @return RC_MORE when some could not go. */
-enum rc_step rc_send_adverts(struct ordk_qp *qp);
+enum rc_step rc_send_adverts(struct blue_qp *qp);
 /** Tell the peer which of its adverts arrived. @return RC_MORE when it could not go. */
-enum rc_step rc_send_advert_ack(struct ordk_qp *qp);
+enum rc_step rc_send_advert_ack(struct blue_qp *qp);
 /** Adverts the peer has not acknowledged within the QP's timeout go out again. */
-void rc_advert_rewind(struct ordk_qp *qp, uint64_t now);
+void rc_advert_rewind(struct blue_qp *qp, uint64_t now);
 /** @return RC_MORE while the peer has not acknowledged every advert. */
-enum rc_step rc_advert_pending(const struct ordk_qp *qp);
+enum rc_step rc_advert_pending(const struct blue_qp *qp);
 /* receive tracker (rc_track.c): the peer's PSNs, modulo 2^24 */
 /** Start at @p epsn with nothing seen. */
 void rc_rx_reset(struct rc_resp *rs, uint32_t epsn);
@@ -566,11 +566,11 @@ rc_card_window_base(uint32_t psn)
 	return blue_psn_add(psn, BLUE_PSN_MASK + 1 - RC_CARD_WINDOW_BEHIND);
 }
 /* responder (rc_resp.c) */
-void rc_resp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r);
+void rc_resp_rx_report(struct blue_qp *qp, const struct blue_meta_report *r);
 /** Complete the received messages epsn has passed (RECVs, our READs), in order. */
-void rc_resp_complete(struct ordk_qp *qp);
+void rc_resp_complete(struct blue_qp *qp);
 /** @p psn arrived (header reports, READ requests): rc_rx_mark() with its counters. */
-enum rc_rx_result rc_resp_mark(struct ordk_qp *qp, uint32_t psn);
+enum rc_rx_result rc_resp_mark(struct blue_qp *qp, uint32_t psn);
 /* ACK/NAK generation (rc_ack.c) */
 /** The hole at epsn: its state now (NONE once epsn moved past hole_psn). */
 static inline enum rc_hole_state
@@ -580,32 +580,32 @@ rc_hole_state(const struct rc_resp *rs)
 }
 /** A hole opens (or opens again) at epsn in state @p s, at @p now. */
 void rc_hole_open(struct rc_resp *rs, enum rc_hole_state s, uint64_t now);
-void rc_hole_check(struct ordk_qp *qp, bool report);
+void rc_hole_check(struct blue_qp *qp, bool report);
 /** The card's ACK frame (a NAK of [epsn, @p psn) if @p nak). @return true if it went. */
-bool rc_ack_frame(struct ordk_qp *qp, bool nak, uint32_t psn);
+bool rc_ack_frame(struct blue_qp *qp, bool nak, uint32_t psn);
 /** The responder's turn in a poll: probe answers, NAKs, the ACK due. @return RC_MORE if left. */
-enum rc_step rc_ack_step(struct ordk_qp *qp, uint64_t now);
+enum rc_step rc_ack_step(struct blue_qp *qp, uint64_t now);
 /** The peer asked what arrived before @p psn (an ACK_REQ), at @p now. */
 void rc_probe_asked(struct rc_resp *rs, uint32_t psn, uint64_t now);
-void rc_probe_answer(struct ordk_qp *qp);
+void rc_probe_answer(struct blue_qp *qp);
 /* READ, both ends (rc_read.c) */
-void rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now);
-void rc_read_progress(struct ordk_qp *qp);
-void rc_read_done(struct ordk_qp *qp, uint16_t msn);
-void rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r);
-void rc_read_nak_rx(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
+void rc_read_answer_seen(struct blue_qp *qp, uint16_t msn, uint32_t psn, uint64_t now);
+void rc_read_progress(struct blue_qp *qp);
+void rc_read_done(struct blue_qp *qp, uint16_t msn);
+void rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r);
+void rc_read_nak_rx(struct blue_qp *qp, const struct blue_ctrl_msg *m);
 /* software atomics (rc_atomic.c) */
-bool rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w);
-void rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
-void rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m);
+bool rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w);
+void rc_atomic_rx_req(struct blue_qp *qp, const struct blue_ctrl_msg *m);
+void rc_atomic_rx_resp(struct blue_qp *qp, const struct blue_ctrl_msg *m);
 /* RECV keys (rc_recv.c) */
-bool rc_recv_key_ready(struct ordk_qp *qp, struct rc_rwqe *r);
-void rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc);
+bool rc_recv_key_ready(struct blue_qp *qp, struct rc_rwqe *r);
+void rc_recv_done(struct blue_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc);
 /** Report RECV completions whose keys are revoked (all: @p force). @return RC_MORE while some wait. */
-enum rc_step rc_recv_retire(struct ordk_qp *qp, bool force);
-void rc_recv_keys_release(struct ordk_qp *qp, bool push);
+enum rc_step rc_recv_retire(struct blue_qp *qp, bool force);
+void rc_recv_keys_release(struct blue_qp *qp, bool push);
 /** The engine's turn: revocations of keys whose RECVs are gone, that waited for room. */
-void rc_recv_revoke_run(struct ordk_dev *dev);
+void rc_recv_revoke_run(struct blue_dev *dev);
 
 /* Completion opcode of a send WQE's opcode (ordk_wr_opcode == blue WR 0-4, 5, 6). */
 static inline enum ordk_wc_opcode

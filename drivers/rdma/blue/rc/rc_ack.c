@@ -42,37 +42,37 @@ rc_state_name(enum rc_sm sm, unsigned int s)
  *      psn = the first PSN after the hole that did arrive.
  */
 bool
-rc_ack_frame(struct ordk_qp *qp, bool nak, uint32_t psn)
+rc_ack_frame(struct blue_qp *qp, bool nak, uint32_t psn)
 {
-	struct ordk_dev *dev = qp->dev;
-	struct ordk_wire_rdma p = { 0 };
-	uint8_t frame[ORDK_WIRE_RDMA_HLEN];
+	struct blue_dev *dev = blue_qp_dev(qp);
+	struct blue_wire_rdma p = { 0 };
+	uint8_t frame[BLUE_WIRE_RDMA_HLEN];
 	int n;
 
 	if (!blue_snic_tx_room(&dev->hw))
 		return false;
-	p.l3 = (struct ordk_wire_l3){ .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
-				      .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip,
-				      .src_port = ORDK_WIRE_ROCE_UDP_PORT,
-				      .dst_port = ORDK_WIRE_ROCE_UDP_PORT, .df = 1, .ttl = 64 };
-	p.bth = (struct ordk_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_ACKNOWLEDGE,
-					.dqpn = qp->attr.dest_qp_num, .psn = psn };
-	p.aeth = (struct ordk_wire_aeth){ .now_bitmap = { ~0ull, ~0ull }, .is_send_by_driver = 1,
+	p.l3 = (struct blue_wire_l3){ .dst_mac = qp->vqp.attr.dest_mac, .src_mac = dev->hw.mac,
+				      .src_ip = dev->hw.ip, .dst_ip = qp->vqp.attr.dest_ip,
+				      .src_port = BLUE_WIRE_ROCE_UDP_PORT,
+				      .dst_port = BLUE_WIRE_ROCE_UDP_PORT, .df = 1, .ttl = 64 };
+	p.bth = (struct blue_wire_bth){ .trans = BLUE_TRANS_RC, .opcode = BLUE_OP_ACKNOWLEDGE,
+					.dqpn = qp->vqp.attr.dest_qp_num, .psn = psn };
+	p.aeth = (struct blue_wire_aeth){ .now_bitmap = { ~0ull, ~0ull }, .is_send_by_driver = 1,
 					  .is_packet_lost = nak, .is_window_slided = nak,
 					  .pre_psn = qp->resp.epsn };
-	n = ordk_wire_rdma_build_hdr(frame, sizeof(frame), &p, 0);
+	n = blue_wire_rdma_build_hdr(frame, sizeof(frame), &p, 0);
 	return n > 0 && blue_snic_tx(&dev->hw, frame, (uint32_t)n) == 0;
 }
 
 static enum rc_step
-send_ack(struct ordk_qp *qp)
+send_ack(struct blue_qp *qp)
 {
 	if (!rc_ack_frame(qp, false, qp->resp.epsn))
 		return RC_MORE;
-	RC_LOG(DEBUG, "qp 0x%06x: ACK psn 0x%06x to 0x%06x", qp->qpn, qp->resp.epsn,
-	       qp->attr.dest_qp_num);
+	RC_LOG(DEBUG, "qp 0x%06x: ACK psn 0x%06x to 0x%06x", qp->vqp.qpn, qp->resp.epsn,
+	       qp->vqp.attr.dest_qp_num);
 	qp->resp.ack_due = false;
-	qp->st.acks_sent++;
+	qp->vqp.st.acks_sent++;
 	return RC_DONE;
 }
 
@@ -152,24 +152,24 @@ hole_naked(struct rc_resp *rs, uint64_t now)
 }
 
 void
-rc_hole_check(struct ordk_qp *qp, bool report)
+rc_hole_check(struct blue_qp *qp, bool report)
 {
 	struct rc_resp *rs = &qp->resp;
-	uint64_t now = rc_now(&qp->dev->rc);
+	uint64_t now = rc_now(&blue_qp_dev(qp)->rc);
 	uint32_t limit = blue_psn_add(rs->epsn, ORDK_RECV_WINDOW), psn;
 
-	if (hole_decide(rs, report, now, rc_hold_tsc(qp), qp->dev->rc.resume_tsc) != HOLE_NAK)
+	if (hole_decide(rs, report, now, rc_hold_tsc(qp), blue_qp_dev(qp)->rc.resume_tsc) != HOLE_NAK)
 		return;
 	psn = rc_rx_first_seen_after(rs, limit);
 	if (psn == limit || !rc_ack_frame(qp, true, psn))
 		return;
-	RC_LOG(DEBUG, "qp 0x%06x: hole NAK 0x%06x..0x%06x (%s, %s)", qp->qpn, rs->epsn, psn,
+	RC_LOG(DEBUG, "qp 0x%06x: hole NAK 0x%06x..0x%06x (%s, %s)", qp->vqp.qpn, rs->epsn, psn,
 	       report ? "report" : "held", rc_state_name(RC_SM_HOLE, rs->hole));
-	qp->st.naks_sent++;
+	qp->vqp.st.naks_sent++;
 	if (hole_naked(rs, now)) {
-		RC_LOG(DEBUG, "qp 0x%06x: hole at 0x%06x NAKed %u times: given up", qp->qpn,
+		RC_LOG(DEBUG, "qp 0x%06x: hole at 0x%06x NAKed %u times: given up", qp->vqp.qpn,
 		       rs->epsn, RC_NAK_MAX);
-		qp->st.naks_given_up++;
+		qp->vqp.st.naks_given_up++;
 	}
 }
 
@@ -214,7 +214,7 @@ probe_due(const struct rc_resp *rs, uint64_t now, uint64_t hold, uint64_t resume
  * holes are asked for once this one is filled.
  */
 void
-rc_probe_answer(struct ordk_qp *qp)
+rc_probe_answer(struct blue_qp *qp)
 {
 	struct rc_resp *rs = &qp->resp;
 
@@ -225,8 +225,8 @@ rc_probe_answer(struct ordk_qp *qp)
 			return;
 		/* a second copy: the peer asks because frames are being lost (see rc_timer_check) */
 		(void)rc_ack_frame(qp, true, to);
-		RC_LOG(DEBUG, "qp 0x%06x: probe answered: NAK 0x%06x..0x%06x", qp->qpn, rs->epsn, to);
-		qp->st.naks_sent++;
+		RC_LOG(DEBUG, "qp 0x%06x: probe answered: NAK 0x%06x..0x%06x", qp->vqp.qpn, rs->epsn, to);
+		qp->vqp.st.naks_sent++;
 	} else {
 		rs->ack_due = true;
 	}
@@ -234,7 +234,7 @@ rc_probe_answer(struct ordk_qp *qp)
 }
 
 enum rc_step
-rc_ack_step(struct ordk_qp *qp, uint64_t now)
+rc_ack_step(struct blue_qp *qp, uint64_t now)
 {
 	struct rc_resp *rs = &qp->resp;
 	enum rc_hole_state h = rc_hole_state(rs);
@@ -242,7 +242,7 @@ rc_ack_step(struct ordk_qp *qp, uint64_t now)
 
 	if (rs->probe != RC_PROBE_NONE) {
 		more = RC_MORE;
-		if (probe_due(rs, now, rc_hold_tsc(qp), qp->dev->rc.resume_tsc))
+		if (probe_due(rs, now, rc_hold_tsc(qp), blue_qp_dev(qp)->rc.resume_tsc))
 			rc_probe_answer(qp);
 	}
 	/*
@@ -252,7 +252,7 @@ rc_ack_step(struct ordk_qp *qp, uint64_t now)
 	 */
 	if (h == RC_HOLE_SETTLED &&
 	    blue_psn_diff(rs->rx_top, rs->epsn) > 0 &&
-	    (qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR)) {
+	    (qp->vqp.attr.qp_state == ORDK_QPS_RTS || qp->vqp.attr.qp_state == ORDK_QPS_RTR)) {
 		more = RC_MORE;
 		rc_hole_check(qp, false);
 	}

@@ -19,13 +19,13 @@
 #include "blue_verbs.h"
 
 bool
-rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
+rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w)
 {
-	struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_ATOMIC_REQ);
+	struct blue_ctrl_msg m = rc_ctrl_msg(qp, BLUE_CTRL_ATOMIC_REQ);
 
 	m.atomic_req.req_id = w->atomic_id;
-	m.atomic_req.op = w->opcode == ORDK_WR_ATOMIC_CMP_AND_SWP ? ORDK_CTRL_ATOMIC_CMP_AND_SWP
-								    : ORDK_CTRL_ATOMIC_FETCH_AND_ADD;
+	m.atomic_req.op = w->opcode == ORDK_WR_ATOMIC_CMP_AND_SWP ? BLUE_CTRL_ATOMIC_CMP_AND_SWP
+								    : BLUE_CTRL_ATOMIC_FETCH_AND_ADD;
 	m.atomic_req.raddr = w->raddr;
 	m.atomic_req.rkey = w->rkey;
 	m.atomic_req.compare_add = w->compare_add;
@@ -34,26 +34,26 @@ rc_atomic_send(struct ordk_qp *qp, struct rc_wqe *w)
 }
 
 static uint8_t
-check_target(struct ordk_qp *qp, uint64_t raddr, uint32_t rkey)
+check_target(struct blue_qp *qp, uint64_t raddr, uint32_t rkey)
 {
 	int rc = rc_mr_check(qp, rkey, raddr, 8, ORDK_ACCESS_REMOTE_ATOMIC);
 
 	if (rc == -EPERM)
-		return ORDK_CTRL_ATOMIC_REM_ACCESS_ERR;
+		return BLUE_CTRL_ATOMIC_REM_ACCESS_ERR;
 	if (rc != 0 || raddr % 8 != 0)
-		return ORDK_CTRL_ATOMIC_REM_INV_REQ;
-	return ORDK_CTRL_ATOMIC_OK;
+		return BLUE_CTRL_ATOMIC_REM_INV_REQ;
+	return BLUE_CTRL_ATOMIC_OK;
 }
 
 void
-rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+rc_atomic_rx_req(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 {
 	struct rc_atomic_saved *c = &qp->resp.atomic_cache[m->atomic_req.req_id % ORDK_ATOMIC_CACHE];
-	struct ordk_ctrl_msg r = rc_ctrl_msg(qp, ORDK_CTRL_ATOMIC_RESP);
+	struct blue_ctrl_msg r = rc_ctrl_msg(qp, BLUE_CTRL_ATOMIC_RESP);
 
 	if (c->valid && c->req_id == m->atomic_req.req_id) {
 		/* a resent request: the saved result, never a second execution */
-		qp->st.atomics_replayed++;
+		qp->vqp.st.atomics_replayed++;
 	} else if (m->atomic_req.req_id != qp->resp.atomic_expect) {
 		/*
 		 * Outside the window: the requester issues one atomic at a time, so a
@@ -61,23 +61,23 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 		 * in the cache. Anything else is stale or forged: adopting its id
 		 * would make every later legitimate request look old.
 		 */
-		RC_LOG(DEBUG, "qp 0x%06x: atomic request id %u ignored (expected %u)", qp->qpn,
+		RC_LOG(DEBUG, "qp 0x%06x: atomic request id %u ignored (expected %u)", qp->vqp.qpn,
 		       m->atomic_req.req_id, qp->resp.atomic_expect);
-		qp->st.atomics_ignored++;
+		qp->vqp.st.atomics_ignored++;
 		return;
 	} else {
 		uint8_t st = check_target(qp, m->atomic_req.raddr, m->atomic_req.rkey);
 		uint64_t orig = 0;
 
-		if (st == ORDK_CTRL_ATOMIC_OK &&
+		if (st == BLUE_CTRL_ATOMIC_OK &&
 		    verbs_mr_atomic((uint64_t *)(uintptr_t)m->atomic_req.raddr,
-				    m->atomic_req.op == ORDK_CTRL_ATOMIC_CMP_AND_SWP,
+				    m->atomic_req.op == BLUE_CTRL_ATOMIC_CMP_AND_SWP,
 				    m->atomic_req.compare_add, m->atomic_req.swap, &orig) != 0)
-			st = ORDK_CTRL_ATOMIC_REM_ACCESS_ERR; /* the memory is gone */
-		if (st == ORDK_CTRL_ATOMIC_OK) {
-			qp->st.atomics_executed++;
+			st = BLUE_CTRL_ATOMIC_REM_ACCESS_ERR; /* the memory is gone */
+		if (st == BLUE_CTRL_ATOMIC_OK) {
+			qp->vqp.st.atomics_executed++;
 		} else {
-			qp->st.atomics_rejected++;
+			qp->vqp.st.atomics_rejected++;
 		}
 		*c = (struct rc_atomic_saved){ .req_id = m->atomic_req.req_id, .valid = 1,
 					       .status = st, .orig = orig };
@@ -90,18 +90,18 @@ rc_atomic_rx_req(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 }
 
 void
-rc_atomic_rx_resp(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+rc_atomic_rx_resp(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 {
 	struct rc_wqe *w = qp->req.atomic_wqe;
 
 	if (w == NULL || m->atomic_resp.req_id != w->atomic_id) {
-		qp->st.duplicates++; /* an answer to a request already answered */
+		qp->vqp.st.duplicates++; /* an answer to a request already answered */
 		return;
 	}
 	qp->req.atomic_wqe = NULL;
-	if (m->atomic_resp.status != ORDK_CTRL_ATOMIC_OK) {
+	if (m->atomic_resp.status != BLUE_CTRL_ATOMIC_OK) {
 		w->flags |= RC_WQE_ERROR;
-		w->status = m->atomic_resp.status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR
+		w->status = m->atomic_resp.status == BLUE_CTRL_ATOMIC_REM_ACCESS_ERR
 				    ? ORDK_WC_REM_ACCESS_ERR : ORDK_WC_REM_INV_REQ_ERR;
 		rc_qp_fail(qp, w->status);
 		return;

@@ -17,7 +17,7 @@
 
 /* Retire, in order, every WR the ACKs (and READ responses) have finished. */
 void
-rc_complete_sends(struct ordk_qp *qp)
+rc_complete_sends(struct blue_qp *qp)
 {
 	/* READ answers: retired once acknowledged (their own order, their own ring) */
 	while (qp->resp.ans_head != qp->resp.ans_next) {
@@ -53,18 +53,18 @@ rc_complete_sends(struct ordk_qp *qp)
 					.wr_id = w->wr_id, .opcode = rc_wc_opcode(w->opcode),
 					.status = (w->flags & RC_WQE_ERROR) ? w->status
 									    : ORDK_WC_SUCCESS,
-					.byte_len = w->len, .qp_num = qp->qpn };
+					.byte_len = w->len, .qp_num = qp->vqp.qpn };
 				/* ibverbs: an atomic's byte_len is 8 */
 
-				verbs_cq_push(qp->scq, &wc);
+				verbs_cq_push(qp->vqp.scq, &wc);
 			}
 			qp->req.sq_user--;
-			qp->st.wr_completed++;
+			qp->vqp.st.wr_completed++;
 		}
 		qp->req.sq_head++;
 		if ((w->flags & (RC_WQE_ERROR | RC_WQE_FATAL)) == (RC_WQE_ERROR | RC_WQE_FATAL)) {
 			/* the responder refused it (READ_NAK): IBA's NAK ends the QP */
-			RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn,
+			RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->vqp.qpn,
 			       ordk_wc_status_str((enum ordk_wc_status)w->status));
 			rc_qp_error(qp);
 			return;
@@ -74,7 +74,7 @@ rc_complete_sends(struct ordk_qp *qp)
 
 /* Everything before @p psn is acknowledged. */
 void
-rc_ack(struct ordk_qp *qp, uint32_t psn)
+rc_comp_acked(struct blue_qp *qp, uint32_t psn)
 {
 	/* only forward, and never past what was sent */
 	if (blue_psn_diff(psn, qp->comp.acked_psn) <= 0 || blue_psn_diff(psn, qp->req.next_psn) > 0)
@@ -94,14 +94,14 @@ rc_ack(struct ordk_qp *qp, uint32_t psn)
  * placed after completion (see rc_ack.c hole_decide()).
  */
 static uint32_t
-nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
+nak_holes(struct blue_qp *qp, const struct blue_meta_ack *a)
 {
 	uint32_t base = rc_card_window_base(a->psn_before_slide);
 	uint32_t named = 0;
 	int start = -1;
 
 	if (qp->req.rtx_count == 0)
-		qp->req.rtx_not_before = rc_now(&qp->dev->rc) + rc_hold_tsc(qp);
+		qp->req.rtx_not_before = rc_now(&blue_qp_dev(qp)->rc) + rc_hold_tsc(qp);
 
 	for (int i = 0; i <= 128; i++) {
 		bool have = i == 128 || ((i < 64 ? a->pre_bitmap.lo >> i : a->pre_bitmap.hi >> (i - 64)) & 1);
@@ -121,7 +121,7 @@ nak_holes(struct ordk_qp *qp, const struct blue_meta_ack *a)
 
 /* The sq index of the first too long SEND (RC_WQE_LEN_ERR), or sq_next when none. */
 static uint32_t
-len_err_wqe(const struct ordk_qp *qp)
+len_err_wqe(const struct blue_qp *qp)
 {
 	uint32_t i;
 
@@ -143,7 +143,7 @@ len_err_wqe(const struct ordk_qp *qp)
  * of this poll waiting for it. @return true when it started to settle.
  */
 bool
-rc_len_err_settle(struct ordk_qp *qp)
+rc_len_err_settle(struct blue_qp *qp)
 {
 	uint32_t i;
 
@@ -155,7 +155,7 @@ rc_len_err_settle(struct ordk_qp *qp)
 			  blue_psn_add(qp->req.sq[i % qp->req.sq_size].psn, 1)) < 0)
 		return false;
 	RC_LOG(DEBUG, "qp 0x%06x: the peer took our length error: %u READs unanswered to flush",
-	       qp->qpn, qp->req.rd_q.count);
+	       qp->vqp.qpn, qp->req.rd_q.count);
 	rc_timer_set(qp, 0);
 	qp->comp.state = RC_COMP_SETTLE;
 	rc_qp_err_cmd_start(qp);
@@ -164,7 +164,7 @@ rc_len_err_settle(struct ordk_qp *qp)
 }
 
 enum rc_step
-rc_len_err_reap(struct ordk_qp *qp)
+rc_len_err_reap(struct blue_qp *qp)
 {
 	uint32_t i = len_err_wqe(qp);
 	bool ok;
@@ -187,12 +187,12 @@ rc_len_err_reap(struct ordk_qp *qp)
 
 /* The peer's ACKs and NAKs (meta reports of its driver's and its card's frames). */
 void
-rc_comp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r)
+rc_comp_rx_report(struct blue_qp *qp, const struct blue_meta_report *r)
 {
 	switch (r->kind) {
 	case BLUE_META_ACK_REMOTE_DRIVER:
-		qp->st.acks_received++;
-		rc_ack(qp, r->ack.psn_now);
+		qp->vqp.st.acks_received++;
+		rc_comp_acked(qp, r->ack.psn_now);
 		break;
 	case BLUE_META_NAK_REMOTE_HW:
 		/*
@@ -203,16 +203,16 @@ rc_comp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r)
 		 * request made one (issue 12 item 14).
 		 */
 		if (nak_holes(qp, &r->ack) > 0) {
-			qp->st.naks_received++;
+			qp->vqp.st.naks_received++;
 		} else {
-			qp->st.card_naks_untracked++;
+			qp->vqp.st.card_naks_untracked++;
 		}
 		break;
 	default: /* BLUE_META_NAK_REMOTE_DRIVER */
 		/* the peer driver: everything before psn_before_slide arrived,
 		 * [psn_before_slide, psn_now) did not */
-		qp->st.naks_received++;
-		rc_ack(qp, r->ack.psn_before_slide);
+		qp->vqp.st.naks_received++;
+		rc_comp_acked(qp, r->ack.psn_before_slide);
 		rc_retransmit(qp, r->ack.psn_before_slide, r->ack.psn_now);
 		break;
 	}
@@ -229,49 +229,49 @@ rc_comp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r)
  *   goodput under 1% loss to a few percent (bench_loss showed 0.02).
  */
 void
-rc_qp_set_timeout(struct ordk_qp *qp)
+rc_qp_set_timeout(struct blue_qp *qp)
 {
-	unsigned int t = qp->attr.timeout ? qp->attr.timeout : 8;
-	uint64_t max = (uint64_t)ORDK_HOLD_MAX_US * qp->dev->rc.tsc_hz / 1000000;
+	unsigned int t = qp->vqp.attr.timeout ? qp->vqp.attr.timeout : 8;
+	uint64_t max = (uint64_t)ORDK_HOLD_MAX_US * blue_qp_dev(qp)->rc.tsc_hz / 1000000;
 
 	if (t > 24)
 		t = 24; /* 68 s: longer waits look like a hang to every user */
-	qp->comp.timeout_tsc = (4096ull << t) * qp->dev->rc.tsc_hz / 1000000000ull;
+	qp->comp.timeout_tsc = (4096ull << t) * blue_qp_dev(qp)->rc.tsc_hz / 1000000000ull;
 	qp->comp.hold_tsc = qp->comp.timeout_tsc / 2 < max ? qp->comp.timeout_tsc / 2 : max;
 }
 
 /* WRs pushed, or a WR partly pushed (it waits for the card window, rc_req.c) */
 static bool
-outstanding(const struct ordk_qp *qp)
+outstanding(const struct blue_qp *qp)
 {
 	return qp->req.sq_head != qp->req.sq_next || qp->resp.ans_head != qp->resp.ans_next ||
 	       qp->req.pushed_psn != qp->comp.acked_psn;
 }
 
 void
-rc_timer_arm(struct ordk_qp *qp)
+rc_timer_arm(struct blue_qp *qp)
 {
 	/*
-	 * A QP that went to ERR in the caller's rc_complete_sends() (rc_ack(),
+	 * A QP that went to ERR in the caller's rc_complete_sends() (rc_comp_acked(),
 	 * rc_read_done()) has nothing outstanding: a deadline set now fired as
 	 * soon as the QP was connected again (a timeout and a probe at the start
 	 * of every new connection, on a clean wire).
 	 */
 	if (!outstanding(qp) || qp->comp.state == RC_COMP_FLUSH ||
 	    qp->comp.state == RC_COMP_ERROR || qp->comp.state == RC_COMP_SETTLE ||
-	    qp->attr.qp_state == ORDK_QPS_ERR ||
-	    qp->attr.qp_state == ORDK_QPS_RESET) {
+	    qp->vqp.attr.qp_state == ORDK_QPS_ERR ||
+	    qp->vqp.attr.qp_state == ORDK_QPS_RESET) {
 		rc_timer_set(qp, 0);
 		return;
 	}
-	rc_timer_set(qp, rc_now(&qp->dev->rc) +
+	rc_timer_set(qp, rc_now(&blue_qp_dev(qp)->rc) +
 			     rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
 }
 
 bool
-rc_timer_gap_shift(struct ordk_qp *qp)
+rc_timer_gap_shift(struct blue_qp *qp)
 {
-	const struct ordk_dev *dev = qp->dev;
+	const struct blue_dev *dev = blue_qp_dev(qp);
 
 	/* the peer may have been stopped too (one process, two devices) */
 	if (qp->comp.rtx_deadline == 0 || qp->comp.rtx_set_tsc >= dev->rc.resume_tsc ||
@@ -295,7 +295,7 @@ rc_timer_gap_shift(struct ordk_qp *qp)
 #define RC_ANSWER_RETRIES 7u /* IBA's largest retry_cnt */
 
 static bool
-only_answers(const struct ordk_qp *qp)
+only_answers(const struct blue_qp *qp)
 {
 	const struct rc_req *rq = &qp->req;
 
@@ -304,9 +304,9 @@ only_answers(const struct ordk_qp *qp)
 }
 
 void
-rc_timer_check(struct ordk_qp *qp, uint64_t now)
+rc_timer_check(struct blue_qp *qp, uint64_t now)
 {
-	const struct rc_engine *e = &qp->dev->rc;
+	const struct rc_engine *e = &blue_qp_dev(qp)->rc;
 	bool answers;
 
 	if (qp->comp.rtx_deadline == 0 || now < qp->comp.rtx_deadline)
@@ -332,23 +332,23 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 	/* the peer took our too long SEND and is in ERR: nothing more will come */
 	if (rc_len_err_settle(qp))
 		return;
-	qp->st.timeouts++;
+	qp->vqp.st.timeouts++;
 	answers = only_answers(qp);
-	if (qp->comp.rtx_retries >= (answers ? RC_ANSWER_RETRIES : qp->attr.retry_cnt)) {
+	if (qp->comp.rtx_retries >= (answers ? RC_ANSWER_RETRIES : qp->vqp.attr.retry_cnt)) {
 		if (answers) {
 			/* only READ answers: the requester's NAKs and probes still get resends */
 			RC_LOG(DEBUG, "qp 0x%06x: READ answers unacknowledged after %u timeouts: "
-				      "left to the requester", qp->qpn, qp->comp.rtx_retries);
+				      "left to the requester", qp->vqp.qpn, qp->comp.rtx_retries);
 			rc_timer_set(qp, 0);
 			return;
 		}
-		qp->st.retry_exceeded++;
+		qp->vqp.st.retry_exceeded++;
 		rc_qp_fail(qp, ORDK_WC_RETRY_EXC_ERR);
 		return;
 	}
 	RC_LOG(DEBUG, "qp 0x%06x: timer set %" PRIu64 " us ago, send ring busy %" PRIu64
 		      " us ago, gap %" PRIu64 " us %" PRIu64 " us ago",
-	       qp->qpn, (now - qp->comp.rtx_set_tsc) * 1000000 / e->tsc_hz,
+	       qp->vqp.qpn, (now - qp->comp.rtx_set_tsc) * 1000000 / e->tsc_hz,
 	       (now - e->send_busy_tsc) * 1000000 / e->tsc_hz, e->gap_tsc * 1000000 / e->tsc_hz,
 	       (now - e->resume_tsc) * 1000000 / e->tsc_hz);
 	qp->comp.rtx_retries++;
@@ -377,7 +377,7 @@ rc_timer_check(struct ordk_qp *qp, uint64_t now)
 
 		RC_LOG(DEBUG, "qp 0x%06x: timeout %u (%s, requester %s), asking the peer about "
 			      "0x%06x..0x%06x (head %u next %u tail %u op %u psn 0x%06x npkts %u flags %x)",
-		       qp->qpn, qp->comp.rtx_retries, rc_state_name(RC_SM_COMP, qp->comp.state),
+		       qp->vqp.qpn, qp->comp.rtx_retries, rc_state_name(RC_SM_COMP, qp->comp.state),
 		       rc_state_name(RC_SM_REQ, qp->req.state), qp->comp.acked_psn,
 		       qp->req.next_psn, qp->req.sq_head, qp->req.sq_next, qp->req.sq_tail,
 		       w->opcode, w->psn, w->npkts, w->flags);

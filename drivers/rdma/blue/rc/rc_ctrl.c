@@ -10,23 +10,23 @@
 
 /* ------------------------------------------------------------ sending */
 
-struct ordk_ctrl_msg
-rc_ctrl_msg(const struct ordk_qp *qp, enum ordk_ctrl_type type)
+struct blue_ctrl_msg
+rc_ctrl_msg(const struct blue_qp *qp, enum blue_ctrl_type type)
 {
-	return (struct ordk_ctrl_msg){ .type = type, .src_qpn = qp->qpn,
-				       .dst_qpn = qp->attr.dest_qp_num };
+	return (struct blue_ctrl_msg){ .type = type, .src_qpn = qp->vqp.qpn,
+				       .dst_qpn = qp->vqp.attr.dest_qp_num };
 }
 
 /* An ORDK control frame to the QP's peer through SimpleNic TX. */
 bool
-rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+rc_send_ctrl(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 {
-	struct ordk_dev *dev = qp->dev;
-	struct ordk_wire_l3 l3 = { .dst_mac = qp->attr.dest_mac, .src_mac = dev->hw.mac,
-				   .src_ip = dev->hw.ip, .dst_ip = qp->attr.dest_ip, .df = 1,
+	struct blue_dev *dev = blue_qp_dev(qp);
+	struct blue_wire_l3 l3 = { .dst_mac = qp->vqp.attr.dest_mac, .src_mac = dev->hw.mac,
+				   .src_ip = dev->hw.ip, .dst_ip = qp->vqp.attr.dest_ip, .df = 1,
 				   .ttl = 64 };
 	uint8_t frame[BLUE_SNIC_TX_SLOT];
-	int len = ordk_wire_ctrl_build(frame, sizeof(frame), &l3, m);
+	int len = blue_wire_ctrl_build(frame, sizeof(frame), &l3, m);
 
 	return len > 0 && blue_snic_tx_room(&dev->hw) &&
 	       blue_snic_tx(&dev->hw, frame, (uint32_t)len) == 0;
@@ -43,14 +43,14 @@ rc_send_ctrl(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
  * memory as it is now).
  */
 bool
-rc_probe(struct ordk_qp *qp)
+rc_probe(struct blue_qp *qp)
 {
-	struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_ACK_REQ);
+	struct blue_ctrl_msg m = rc_ctrl_msg(qp, BLUE_CTRL_ACK_REQ);
 
 	m.ack_req.psn = qp->req.next_psn;
 	if (!rc_send_ctrl(qp, &m))
 		return false;
-	blue_snic_tx_flush(&qp->dev->hw);
+	blue_snic_tx_flush(&blue_qp_dev(qp)->hw);
 	return true;
 }
 
@@ -64,7 +64,7 @@ rc_probe(struct ordk_qp *qp)
  * runs out of its retry budget (RETRY_EXC_ERR) instead of waiting for good.
  */
 static bool
-may_answer(struct ordk_qp *qp)
+may_answer(struct blue_qp *qp)
 {
 	if (qp->resp.err_answers >= RC_ERR_ANSWERS)
 		return false;
@@ -78,34 +78,34 @@ may_answer(struct ordk_qp *qp)
  * requester whose SEND made this QP fail (recv_len_error) learns it though
  * both ACKs were lost.
  */
-static struct ordk_qp *
-ctrl_qp(struct ordk_dev *dev, const struct ordk_ctrl_msg *m)
+static struct blue_qp *
+ctrl_qp(struct blue_dev *dev, const struct blue_ctrl_msg *m)
 {
-	struct ordk_qp *qp = verbs_qp_lookup(dev, m->dst_qpn);
+	struct blue_qp *qp = to_bqp(verbs_qp_lookup(blue_dev_handle(dev), m->dst_qpn));
 
-	if (qp != NULL && qp->attr.qp_state == ORDK_QPS_ERR && m->type == ORDK_CTRL_ACK_REQ &&
-	    m->src_qpn == qp->attr.dest_qp_num) {
+	if (qp != NULL && qp->vqp.attr.qp_state == ORDK_QPS_ERR && m->type == BLUE_CTRL_ACK_REQ &&
+	    m->src_qpn == qp->vqp.attr.dest_qp_num) {
 		if (may_answer(qp))
 			(void)rc_ack_frame(qp, false, qp->resp.epsn);
 		return NULL;
 	}
-	if (qp == NULL || qp->attr.qp_state == ORDK_QPS_ERR) {
-		dev->st.ctrl_bad++;
+	if (qp == NULL || qp->vqp.attr.qp_state == ORDK_QPS_ERR) {
+		dev->vdev.st.ctrl_bad++;
 		return NULL;
 	}
-	if (qp->attr.qp_state < ORDK_QPS_RTR) {
+	if (qp->vqp.attr.qp_state < ORDK_QPS_RTR) {
 		/*
 		 * The peer may connect and advertise before this QP knows it (both
 		 * sides move to RTR after the out-of-band exchange): keep the adverts
 		 * of one sender, checked against the peer's QPN at RTR.
 		 */
 		if (qp->req.adv_q.count > 0 && m->src_qpn != qp->req.adv_src) {
-			dev->st.ctrl_bad++;
+			dev->vdev.st.ctrl_bad++;
 			return NULL;
 		}
 		qp->req.adv_src = m->src_qpn;
-	} else if (m->src_qpn != qp->attr.dest_qp_num) {
-		dev->st.ctrl_bad++;
+	} else if (m->src_qpn != qp->vqp.attr.dest_qp_num) {
+		dev->vdev.st.ctrl_bad++;
 		return NULL;
 	}
 	return qp;
@@ -113,35 +113,35 @@ ctrl_qp(struct ordk_dev *dev, const struct ordk_ctrl_msg *m)
 
 /* The peer's RECV adverts, in sequence; duplicates and gaps are dropped (counted). */
 static void
-rx_adverts(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+rx_adverts(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 {
 	struct rc_req *rq = &qp->req;
 
 	rq->adv_ack_due = true; /* even for duplicates: our last ACK may be lost */
 	for (unsigned int i = 0; i < m->advert.count; i++) {
-		const struct ordk_ctrl_advert *a = &m->advert.e[i];
+		const struct blue_ctrl_advert *a = &m->advert.e[i];
 
 		if ((int32_t)(a->recv_seq - rq->adv_expect) < 0) {
-			qp->st.duplicates++; /* a re-sent advert we already have */
+			qp->vqp.st.duplicates++; /* a re-sent advert we already have */
 			continue;
 		}
 		if (a->recv_seq != rq->adv_expect || rq->adv_q.count == rq->adv_q.size) {
-			RC_LOG(DEBUG, "qp 0x%06x: advert %u unexpected (want %u)", qp->qpn,
+			RC_LOG(DEBUG, "qp 0x%06x: advert %u unexpected (want %u)", qp->vqp.qpn,
 			       a->recv_seq, rq->adv_expect);
-			qp->st.adverts_unexpected++;
+			qp->vqp.st.adverts_unexpected++;
 			continue;
 		}
-		RC_LOG(DEBUG, "qp 0x%06x: advert %u (%u B at 0x%" PRIx64 ")", qp->qpn, a->recv_seq,
+		RC_LOG(DEBUG, "qp 0x%06x: advert %u (%u B at 0x%" PRIx64 ")", qp->vqp.qpn, a->recv_seq,
 		       a->length, a->addr);
 		rq->adv[rc_fifo_push(&rq->adv_q)] = *a;
 		rq->adv_expect++;
-		qp->st.adverts_received++;
+		qp->vqp.st.adverts_received++;
 	}
 }
 
 /* The peer acknowledged our adverts before recv_seq. */
 static void
-rx_advert_ack(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+rx_advert_ack(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 {
 	struct rc_resp *rs = &qp->resp;
 
@@ -152,55 +152,55 @@ rx_advert_ack(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 
 /* One control frame from the SimpleNic RX ring, to the part of its QP that takes it. */
 void
-rc_ctrl_rx(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
+rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len)
 {
 	bool connected;
-	struct ordk_wire_l3 l3;
-	struct ordk_ctrl_msg m;
-	struct ordk_qp *qp;
+	struct blue_wire_l3 l3;
+	struct blue_ctrl_msg m;
+	struct blue_qp *qp;
 
-	if (ordk_wire_classify(f, len) == ORDK_WIRE_CLASS_RDMA)
+	if (blue_wire_classify(f, len) == BLUE_WIRE_CLASS_RDMA)
 		return; /* not ours */
-	if (ordk_wire_ctrl_parse(f, len, &l3, &m) != 0) {
+	if (blue_wire_ctrl_parse(f, len, &l3, &m) != 0) {
 		RC_LOG(DEBUG, "SimpleNic frame of %u B is not an ORDK control frame", len);
-		dev->st.ctrl_bad++; /* ARP and friends are for lib/cm; counted for now */
+		dev->vdev.st.ctrl_bad++; /* ARP and friends are for lib/cm; counted for now */
 		return;
 	}
 	qp = ctrl_qp(dev, &m);
 	if (qp == NULL)
 		return;
 	qp->comp.heard_tsc = dev->rc.now; /* the peer is there (an RNR wait asks) */
-	connected = qp->attr.qp_state >= ORDK_QPS_RTR;
+	connected = qp->vqp.attr.qp_state >= ORDK_QPS_RTR;
 	switch (m.type) {
-	case ORDK_CTRL_ACK_REQ:
+	case BLUE_CTRL_ACK_REQ:
 		/* the peer's timer asks what arrived: rc_ack.c answers */
 		RC_LOG(DEBUG, "qp 0x%06x: the peer asks about PSNs before 0x%06x (epsn 0x%06x)",
-		       qp->qpn, m.ack_req.psn, qp->resp.epsn);
+		       qp->vqp.qpn, m.ack_req.psn, qp->resp.epsn);
 		if (!connected)
 			return;
 		rc_probe_asked(&qp->resp, m.ack_req.psn, dev->rc.now);
 		break;
-	case ORDK_CTRL_READ_NAK:
+	case BLUE_CTRL_READ_NAK:
 		if (connected)
 			rc_read_nak_rx(qp, &m);
 		break;
-	case ORDK_CTRL_ATOMIC_REQ:
-	case ORDK_CTRL_ATOMIC_RESP:
+	case BLUE_CTRL_ATOMIC_REQ:
+	case BLUE_CTRL_ATOMIC_RESP:
 		if (!connected)
 			return;
-		if (m.type == ORDK_CTRL_ATOMIC_REQ)
+		if (m.type == BLUE_CTRL_ATOMIC_REQ)
 			rc_atomic_rx_req(qp, &m);
 		else
 			rc_atomic_rx_resp(qp, &m);
 		break;
-	case ORDK_CTRL_RECV_ADVERT_ACK:
+	case BLUE_CTRL_RECV_ADVERT_ACK:
 		rx_advert_ack(qp, &m);
 		return;
-	case ORDK_CTRL_RECV_ADVERT:
+	case BLUE_CTRL_RECV_ADVERT:
 		rx_adverts(qp, &m);
 		break;
 	default:
-		dev->st.ctrl_bad++;
+		dev->vdev.st.ctrl_bad++;
 		return;
 	}
 	rc_activate(qp);
@@ -210,7 +210,7 @@ rc_ctrl_rx(struct ordk_dev *dev, const uint8_t *f, uint32_t len)
 
 /* Ask the card for every new RECV's key at once (pipelined commands). */
 static void
-recv_keys_request(struct ordk_qp *qp)
+recv_keys_request(struct blue_qp *qp)
 {
 	struct rc_resp *rs = &qp->resp;
 
@@ -225,19 +225,19 @@ recv_keys_request(struct ordk_qp *qp)
 /* Advertise posted RECVs not advertised yet, up to 7 per control frame (fewer
  * when the card's SimpleNic RX slots are smaller than 256 bytes). */
 enum rc_step
-rc_send_adverts(struct ordk_qp *qp)
+rc_send_adverts(struct blue_qp *qp)
 {
-	struct ordk_dev *dev = qp->dev;
+	struct blue_dev *dev = blue_qp_dev(qp);
 	struct rc_resp *rs = &qp->resp;
 	/* 42 + 24 + 4 + 24 n bytes must fit a 256-byte SimpleNic TX slot (n <= 7)
 	 * and an RX slot (snic_slot=, the same on both cards): 128 B, n <= 2 */
 	uint32_t slot = dev->hw.snic_slot < 256u ? dev->hw.snic_slot : 256u;
 
-	if (qp->attr.qp_state != ORDK_QPS_RTR && qp->attr.qp_state != ORDK_QPS_RTS)
+	if (qp->vqp.attr.qp_state != ORDK_QPS_RTR && qp->vqp.attr.qp_state != ORDK_QPS_RTS)
 		return RC_DONE;
 	recv_keys_request(qp);
 	while (rs->rq_advertised < rs->rq_q.count) {
-		struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_RECV_ADVERT);
+		struct blue_ctrl_msg m = rc_ctrl_msg(qp, BLUE_CTRL_RECV_ADVERT);
 		uint32_t n = RTE_MIN(rs->rq_q.count - rs->rq_advertised, (slot - 70u) / 24u), ready = 0;
 
 		/* adverts go in order, each once its RECV's card key is known */
@@ -251,7 +251,7 @@ rc_send_adverts(struct ordk_qp *qp)
 			const struct rc_rwqe *r =
 				&rs->rq[rc_fifo_at(&rs->rq_q, rs->rq_advertised + i)];
 
-			m.advert.e[i] = (struct ordk_ctrl_advert){ .recv_seq = r->recv_seq,
+			m.advert.e[i] = (struct blue_ctrl_advert){ .recv_seq = r->recv_seq,
 								   .length = r->len, .addr = r->addr,
 								   .rkey = r->key };
 		}
@@ -260,7 +260,7 @@ rc_send_adverts(struct ordk_qp *qp)
 		if (!rc_send_ctrl(qp, &m))
 			return RC_MORE;
 		rs->rq_advertised += n;
-		qp->st.adverts_sent += n;
+		qp->vqp.st.adverts_sent += n;
 		rs->adv_tsc = dev->rc.now;
 	}
 	return RC_DONE;
@@ -268,9 +268,9 @@ rc_send_adverts(struct ordk_qp *qp)
 
 /* Sender side: acknowledge the adverts that arrived (every one before adv_expect). */
 enum rc_step
-rc_send_advert_ack(struct ordk_qp *qp)
+rc_send_advert_ack(struct blue_qp *qp)
 {
-	struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_RECV_ADVERT_ACK);
+	struct blue_ctrl_msg m = rc_ctrl_msg(qp, BLUE_CTRL_RECV_ADVERT_ACK);
 
 	m.advert_ack.recv_seq = qp->req.adv_expect;
 	if (!rc_send_ctrl(qp, &m))
@@ -287,7 +287,7 @@ adv_seq_head(const struct rc_resp *rs)
 }
 
 enum rc_step
-rc_advert_pending(const struct ordk_qp *qp)
+rc_advert_pending(const struct blue_qp *qp)
 {
 	const struct rc_resp *rs = &qp->resp;
 
@@ -300,7 +300,7 @@ rc_advert_pending(const struct ordk_qp *qp)
  * timeout go out again (the peer drops the ones it already has by sequence).
  */
 void
-rc_advert_rewind(struct ordk_qp *qp, uint64_t now)
+rc_advert_rewind(struct blue_qp *qp, uint64_t now)
 {
 	struct rc_resp *rs = &qp->resp;
 	uint32_t seq_head = adv_seq_head(rs), from;
@@ -308,6 +308,6 @@ rc_advert_rewind(struct ordk_qp *qp, uint64_t now)
 	if (rc_advert_pending(qp) == RC_DONE || now - rs->adv_tsc < rc_timeout_tsc(qp))
 		return;
 	from = (int32_t)(rs->rq_acked - seq_head) > 0 ? rs->rq_acked - seq_head : 0;
-	qp->st.retransmits += rs->rq_advertised - from;
+	qp->vqp.st.retransmits += rs->rq_advertised - from;
 	rs->rq_advertised = from; /* rc_send_adverts() sends them again */
 }

@@ -22,7 +22,7 @@ tsc_clock(void)
 }
 
 void
-rc_wheel_init(struct ordk_dev *dev)
+rc_wheel_init(struct blue_dev *dev)
 {
 	uint64_t tick = dev->rc.tsc_hz / 65536; /* about 15 us */
 
@@ -43,9 +43,9 @@ rc_wheel_init(struct ordk_dev *dev)
 }
 
 static void
-wheel_remove(struct ordk_qp *qp)
+wheel_remove(struct blue_qp *qp)
 {
-	struct ordk_dev *dev = qp->dev;
+	struct blue_dev *dev = blue_qp_dev(qp);
 
 	if (!qp->sched.on_wheel)
 		return;
@@ -57,9 +57,9 @@ wheel_remove(struct ordk_qp *qp)
 
 /* Set (or with 0 clear) the QP's retransmission deadline, on the wheel. */
 void
-rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
+rc_timer_set(struct blue_qp *qp, uint64_t deadline)
 {
-	struct ordk_dev *dev = qp->dev;
+	struct blue_dev *dev = blue_qp_dev(qp);
 
 	wheel_remove(qp);
 	if (qp->comp.state != RC_COMP_ERROR && qp->comp.state != RC_COMP_FLUSH &&
@@ -68,7 +68,7 @@ rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
 				 : qp->comp.rtx_retries > 0 ? RC_COMP_RETRY
 							    : RC_COMP_WAIT_ACK;
 	qp->comp.rtx_deadline = deadline;
-	qp->comp.rtx_set_tsc = qp->dev->rc.last_poll_tsc; /* the poll it was set in (no clock read) */
+	qp->comp.rtx_set_tsc = blue_qp_dev(qp)->rc.last_poll_tsc; /* the poll it was set in (no clock read) */
 	if (deadline == 0)
 		return;
 	TAILQ_INSERT_TAIL(&dev->rc.wheel[(deadline >> dev->rc.wheel_shift) & (RC_WHEEL_SLOTS - 1)], qp,
@@ -85,7 +85,7 @@ rc_timer_set(struct ordk_qp *qp, uint64_t deadline)
  * for a later turn. @return QPs woken.
  */
 unsigned int
-rc_wheel_run(struct ordk_dev *dev, uint64_t now)
+rc_wheel_run(struct blue_dev *dev, uint64_t now)
 {
 	uint64_t t = now >> dev->rc.wheel_shift, from = dev->rc.wheel_tick;
 	unsigned int woken = 0;
@@ -98,7 +98,7 @@ rc_wheel_run(struct ordk_dev *dev, uint64_t now)
 		from = t - RC_WHEEL_SLOTS + 1;
 	for (uint64_t k = from; k <= t; k++) {
 		struct rc_wheel_slot *slot = &dev->rc.wheel[k & (RC_WHEEL_SLOTS - 1)];
-		struct ordk_qp *qp, *next;
+		struct blue_qp *qp, *next;
 
 		for (qp = TAILQ_FIRST(slot); qp != NULL; qp = next) {
 			next = TAILQ_NEXT(qp, sched.tlink);
@@ -116,10 +116,10 @@ rc_wheel_run(struct ordk_dev *dev, uint64_t now)
 }
 
 void
-rc_activate(struct ordk_qp *qp)
+rc_activate(struct blue_qp *qp)
 {
 	if (!qp->sched.on_active) {
-		TAILQ_INSERT_TAIL(&qp->dev->rc.active, qp, sched.link);
+		TAILQ_INSERT_TAIL(&blue_qp_dev(qp)->rc.active, qp, sched.link);
 		qp->sched.on_active = true;
 	}
 }
@@ -127,16 +127,16 @@ rc_activate(struct ordk_qp *qp)
 /* --------------------------------------------------------- the engine */
 
 /* The QP a meta report is about, if it may take reports (RTR or RTS). */
-static struct ordk_qp *
-report_qp(struct ordk_dev *dev, const struct blue_meta_report *r)
+static struct blue_qp *
+report_qp(struct blue_dev *dev, const struct blue_meta_report *r)
 {
 	uint32_t qpn = r->kind <= BLUE_META_HEADER_READ ? r->basic.dqpn : r->ack.qpn;
-	struct ordk_qp *qp = verbs_qp_lookup(dev, qpn);
+	struct blue_qp *qp = to_bqp(verbs_qp_lookup(blue_dev_handle(dev), qpn));
 
-	if (qp == NULL || (qp->attr.qp_state != ORDK_QPS_RTR && qp->attr.qp_state != ORDK_QPS_RTS)) {
+	if (qp == NULL || (qp->vqp.attr.qp_state != ORDK_QPS_RTR && qp->vqp.attr.qp_state != ORDK_QPS_RTS)) {
 		RC_LOG(DEBUG, "%s report for an unknown QPN or one not in RTR/RTS 0x%06x",
 		       blue_meta_kind_name(r->kind), qpn);
-		dev->st.reports_unexpected++; /* a stale QPN, a QP not connected or in ERR */
+		dev->vdev.st.reports_unexpected++; /* a stale QPN, a QP not connected or in ERR */
 		return NULL;
 	}
 	RC_LOG(DEBUG, "qp 0x%06x: %s psn 0x%06x op 0x%x msn %u", qpn, blue_meta_kind_name(r->kind),
@@ -148,9 +148,9 @@ report_qp(struct ordk_dev *dev, const struct blue_meta_report *r)
 
 /* One meta report to its QP's responder (the peer's packets) or completer (its ACKs). */
 static void
-dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
+dispatch(struct blue_dev *dev, const struct blue_meta_report *r)
 {
-	struct ordk_qp *qp = report_qp(dev, r);
+	struct blue_qp *qp = report_qp(dev, r);
 
 	if (qp == NULL)
 		return;
@@ -170,7 +170,7 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 		 * acknowledged) a READ answer that had arrived never completed
 		 * (RETRY_EXC_ERR at 1% loss).
 		 */
-		if (qp->attr.qp_state == ORDK_QPS_RTR || qp->attr.qp_state == ORDK_QPS_RTS)
+		if (qp->vqp.attr.qp_state == ORDK_QPS_RTR || qp->vqp.attr.qp_state == ORDK_QPS_RTS)
 			rc_resp_complete(qp);
 		break;
 	case BLUE_META_ACK_REMOTE_DRIVER:
@@ -182,7 +182,7 @@ dispatch(struct ordk_dev *dev, const struct blue_meta_report *r)
 		blue_cc_cnp(qp); /* congestion: DCQCN cuts the QP's rate */
 		break;
 	default:
-		dev->st.reports_unexpected++;
+		dev->vdev.st.reports_unexpected++;
 		break;
 	}
 	rc_activate(qp);
@@ -207,7 +207,7 @@ poll_clock(struct rc_engine *e)
 
 /* Meta reports, then SimpleNic frames, at most @p budget each. @return how many. */
 static unsigned int
-poll_input(struct ordk_dev *dev, unsigned int budget)
+poll_input(struct blue_dev *dev, unsigned int budget)
 {
 	struct blue_meta_report rep;
 	unsigned int work = 0;
@@ -221,7 +221,7 @@ poll_input(struct ordk_dev *dev, unsigned int budget)
 			break;
 		work++;
 		if (rc < 0) {
-			dev->st.reports_unexpected++;
+			dev->vdev.st.reports_unexpected++;
 			continue;
 		}
 		dispatch(dev, &rep);
@@ -238,7 +238,7 @@ poll_input(struct ordk_dev *dev, unsigned int budget)
 
 /* Is the card still fetching our Send items? (timers wait for it, rc_timer_check()) */
 static void
-watch_send_ring(struct ordk_dev *dev, uint64_t now)
+watch_send_ring(struct blue_dev *dev, uint64_t now)
 {
 	struct blue_hring *sr = &dev->hw.ring[BLUE_RING_SEND0];
 	uint32_t t = *sr->tail_reg;
@@ -253,9 +253,9 @@ watch_send_ring(struct ordk_dev *dev, uint64_t now)
 }
 
 static bool
-connected(const struct ordk_qp *qp)
+connected(const struct blue_qp *qp)
 {
-	return qp->attr.qp_state == ORDK_QPS_RTS || qp->attr.qp_state == ORDK_QPS_RTR;
+	return qp->vqp.attr.qp_state == ORDK_QPS_RTS || qp->vqp.attr.qp_state == ORDK_QPS_RTR;
 }
 
 /*
@@ -265,7 +265,7 @@ connected(const struct ordk_qp *qp)
  * items pushed.
  */
 static enum rc_step
-qp_step(struct ordk_qp *qp, uint64_t now, unsigned int *items)
+qp_step(struct blue_qp *qp, uint64_t now, unsigned int *items)
 {
 	enum rc_step more = RC_DONE;
 
@@ -308,10 +308,10 @@ qp_step(struct ordk_qp *qp, uint64_t now, unsigned int *items)
 }
 
 unsigned int
-rc_poll(struct ordk_dev *dev, unsigned int budget)
+rc_poll(struct blue_dev *dev, unsigned int budget)
 {
 	unsigned int work, items = 0;
-	struct ordk_qp *qp, *tmp;
+	struct blue_qp *qp, *tmp;
 	uint64_t now = poll_clock(&dev->rc);
 
 	work = poll_input(dev, budget);

@@ -16,11 +16,11 @@
 RTE_LOG_REGISTER(ordk_rc_logtype, ordk.rc, NOTICE);
 
 int
-rc_qp_init(struct ordk_qp *qp)
+rc_qp_init(struct blue_qp *qp)
 {
 	rc_qp_set_timeout(qp);
-	qp->req.sq_size = qp->init.max_send_wr; /* READ answers have their own ring */
-	qp->resp.rq_q.size = qp->resp.rdone_q.size = qp->init.max_recv_wr;
+	qp->req.sq_size = qp->vqp.init.max_send_wr; /* READ answers have their own ring */
+	qp->resp.rq_q.size = qp->resp.rdone_q.size = qp->vqp.init.max_recv_wr;
 	qp->req.rd_q.size = qp->req.sq_size;
 	qp->req.adv_q.size = ORDK_ADVERT_RING;
 	qp->resp.msg_q.size = ORDK_MSG_QUEUE;
@@ -39,7 +39,7 @@ rc_qp_init(struct ordk_qp *qp)
 }
 
 void
-rc_qp_fini(struct ordk_qp *qp)
+rc_qp_fini(struct blue_qp *qp)
 {
 	if (qp->resp.rq != NULL && qp->resp.rdone != NULL)
 		rc_recv_keys_release(qp, false);
@@ -61,16 +61,16 @@ rc_qp_fini(struct ordk_qp *qp)
 	qp->resp.msgs = NULL;
 }
 
-static void flush_wrs(struct ordk_qp *qp);
+static void flush_wrs(struct blue_qp *qp);
 
 void
-rc_qp_reset(struct ordk_qp *qp)
+rc_qp_reset(struct blue_qp *qp)
 {
 	if (qp->comp.state == RC_COMP_FLUSH) {
 		/* left ERR before the card confirmed it: what was owed completes now */
 		qp->comp.state = RC_COMP_ERROR;
 		flush_wrs(qp);
-		verbs_event_raise(qp->dev, ORDK_EVENT_QP_FATAL, qp, NULL);
+		verbs_event_raise(qp->vqp.dev, ORDK_EVENT_QP_FATAL, blue_qp_handle(qp), NULL);
 	}
 	rc_recv_keys_release(qp, true); /* the card's QP context is invalid already */
 	qp->req.sq_head = qp->req.sq_next = qp->req.sq_tail = qp->req.sq_user = 0;
@@ -93,27 +93,27 @@ rc_qp_reset(struct ordk_qp *qp)
 }
 
 void
-rc_qp_to_rtr(struct ordk_qp *qp)
+rc_qp_to_rtr(struct blue_qp *qp)
 {
 	/* adverts that came before the peer was known must be the peer's */
-	if (qp->req.adv_q.count > 0 && qp->req.adv_src != qp->attr.dest_qp_num) {
+	if (qp->req.adv_q.count > 0 && qp->req.adv_src != qp->vqp.attr.dest_qp_num) {
 		RC_LOG(WARNING, "qp 0x%06x: %u early adverts from 0x%06x, not the peer 0x%06x: dropped",
-		       qp->qpn, qp->req.adv_q.count, qp->req.adv_src, qp->attr.dest_qp_num);
-		qp->st.adverts_unexpected += qp->req.adv_q.count;
+		       qp->vqp.qpn, qp->req.adv_q.count, qp->req.adv_src, qp->vqp.attr.dest_qp_num);
+		qp->vqp.st.adverts_unexpected += qp->req.adv_q.count;
 		rc_fifo_clear(&qp->req.adv_q);
 		qp->req.adv_expect = 0;
 	}
-	rc_rx_reset(&qp->resp, qp->attr.rq_psn);
+	rc_rx_reset(&qp->resp, qp->vqp.attr.rq_psn);
 	qp->resp.err_answers = 0;
 	rc_activate(qp); /* RECVs posted in INIT are advertised now */
 }
 
 void
-rc_qp_to_rts(struct ordk_qp *qp)
+rc_qp_to_rts(struct blue_qp *qp)
 {
-	qp->req.next_psn = qp->attr.sq_psn;
+	qp->req.next_psn = qp->vqp.attr.sq_psn;
 	qp->req.pushed_psn = qp->req.next_psn;
-	qp->comp.acked_psn = qp->attr.sq_psn;
+	qp->comp.acked_psn = qp->vqp.attr.sq_psn;
 }
 
 static void
@@ -132,30 +132,30 @@ flush_cqe(struct ordk_cq *cq, uint64_t wr_id, enum ordk_wc_opcode op, uint32_t q
  * has not confirmed the context invalid) it queues and is flushed with them.
  */
 static bool
-flushed_now(const struct ordk_qp *qp)
+flushed_now(const struct blue_qp *qp)
 {
-	return qp->attr.qp_state == ORDK_QPS_ERR && qp->comp.state == RC_COMP_ERROR;
+	return qp->vqp.attr.qp_state == ORDK_QPS_ERR && qp->comp.state == RC_COMP_ERROR;
 }
 
 /* Every outstanding WR completes with WR_FLUSH_ERR. */
 static void
-flush_wrs(struct ordk_qp *qp)
+flush_wrs(struct blue_qp *qp)
 {
 	rc_recv_retire(qp, true); /* RECVs completed before come first */
 	for (uint32_t i = qp->req.sq_head; i != qp->req.sq_tail; i++) {
 		struct rc_wqe *w = &qp->req.sq[i % qp->req.sq_size];
 
 		if (!(w->flags & RC_WQE_INTERNAL))
-			flush_cqe(qp->scq, w->wr_id, rc_wc_opcode(w->opcode), qp->qpn);
+			flush_cqe(qp->vqp.scq, w->wr_id, rc_wc_opcode(w->opcode), qp->vqp.qpn);
 	}
 	for (uint32_t i = 0; i < qp->resp.rq_q.count; i++)
-		flush_cqe(qp->rcq, qp->resp.rq[rc_fifo_at(&qp->resp.rq_q, i)].wr_id, ORDK_WC_RECV,
-			  qp->qpn);
+		flush_cqe(qp->vqp.rcq, qp->resp.rq[rc_fifo_at(&qp->resp.rq_q, i)].wr_id, ORDK_WC_RECV,
+			  qp->vqp.qpn);
 }
 
 /* QP to ERR: every outstanding WR completes with WR_FLUSH_ERR. */
 void
-rc_qp_flush(struct ordk_qp *qp)
+rc_qp_flush(struct blue_qp *qp)
 {
 	bool owed = qp->comp.state == RC_COMP_FLUSH; /* rc_qp_error() raises QP_FATAL here */
 
@@ -164,39 +164,39 @@ rc_qp_flush(struct ordk_qp *qp)
 	rc_qp_reset(qp);
 	qp->comp.state = RC_COMP_ERROR;
 	if (owed)
-		verbs_event_raise(qp->dev, ORDK_EVENT_QP_FATAL, qp, NULL);
+		verbs_event_raise(qp->vqp.dev, ORDK_EVENT_QP_FATAL, blue_qp_handle(qp), NULL);
 }
 
 int
-rc_mr_check(const struct ordk_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
+rc_mr_check(const struct blue_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
 	    unsigned int access)
 {
-	const struct ordk_mr_int *m = blue_mr_lookup(qp->dev, key);
+	const struct blue_mr *m = blue_mr_lookup(blue_qp_dev(qp), key);
 	uint64_t base;
 
-	if (m == NULL || m->pub.pd != qp->pd || (m->pub.access & access) != access)
+	if (m == NULL || m->vmr.pub.pd != qp->vqp.pd || (m->vmr.pub.access & access) != access)
 		return -EPERM;
-	base = (uint64_t)(uintptr_t)m->pub.addr;
-	if (addr < base || addr - base > m->pub.length || len > m->pub.length - (addr - base))
+	base = (uint64_t)(uintptr_t)m->vmr.pub.addr;
+	if (addr < base || addr - base > m->vmr.pub.length || len > m->vmr.pub.length - (addr - base))
 		return -ERANGE;
 	return 0;
 }
 
 /* The SGE must lie inside an MR of this device with the access the operation needs. */
 static int
-check_sge(struct ordk_qp *qp, const struct ordk_sge *sge, unsigned int need)
+check_sge(struct blue_qp *qp, const struct ordk_sge *sge, unsigned int need)
 {
 	return rc_mr_check(qp, sge->lkey, sge->addr, sge->length, need) == 0 ? 0 : -EPERM;
 }
 
 int
-rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
+rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 {
 	uint32_t len = wr->num_sge == 1 ? wr->sge.length : 0;
 	struct rc_wqe *w;
 	int rc;
 
-	if (qp->attr.qp_state != ORDK_QPS_RTS && qp->attr.qp_state != ORDK_QPS_ERR)
+	if (qp->vqp.attr.qp_state != ORDK_QPS_RTS && qp->vqp.attr.qp_state != ORDK_QPS_ERR)
 		return -EINVAL;
 	bool atomic = wr->opcode == ORDK_WR_ATOMIC_CMP_AND_SWP ||
 		      wr->opcode == ORDK_WR_ATOMIC_FETCH_AND_ADD;
@@ -224,11 +224,11 @@ rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
 			return rc;
 	}
 	if (flushed_now(qp)) {
-		flush_cqe(qp->scq, wr->wr_id, rc_wc_opcode((uint8_t)wr->opcode), qp->qpn);
-		qp->st.wr_posted++;
+		flush_cqe(qp->vqp.scq, wr->wr_id, rc_wc_opcode((uint8_t)wr->opcode), qp->vqp.qpn);
+		qp->vqp.st.wr_posted++;
 		return 0;
 	}
-	if (qp->req.sq_user >= qp->init.max_send_wr || qp->req.sq_tail - qp->req.sq_head >= qp->req.sq_size)
+	if (qp->req.sq_user >= qp->vqp.init.max_send_wr || qp->req.sq_tail - qp->req.sq_head >= qp->req.sq_size)
 		return -ENOMEM;
 	/* in ERR with the flush still to come, it queues behind the rest (the requester starts nothing) */
 	w = &qp->req.sq[qp->req.sq_tail % qp->req.sq_size];
@@ -244,18 +244,18 @@ rc_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
 		.swap = atomic ? wr->atomic.swap : 0 };
 	qp->req.sq_tail++;
 	qp->req.sq_user++;
-	qp->st.wr_posted++;
+	qp->vqp.st.wr_posted++;
 	return 0;
 }
 
 int
-rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
+rc_post_recv(struct blue_qp *qp, const struct ordk_recv_wr *wr)
 {
 	struct rc_rwqe *r;
-	struct ordk_mr_int *m = NULL;
+	struct blue_mr *m = NULL;
 	int rc;
 
-	if (qp->attr.qp_state == ORDK_QPS_RESET)
+	if (qp->vqp.attr.qp_state == ORDK_QPS_RESET)
 		return -EINVAL;
 	if (wr->num_sge < 0 || wr->num_sge > 1)
 		return -EINVAL;
@@ -263,10 +263,10 @@ rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
 		rc = check_sge(qp, &wr->sge, ORDK_ACCESS_LOCAL_WRITE);
 		if (rc != 0)
 			return rc;
-		m = blue_mr_lookup(qp->dev, wr->sge.lkey);
+		m = blue_mr_lookup(blue_qp_dev(qp), wr->sge.lkey);
 	}
 	if (flushed_now(qp)) {
-		flush_cqe(qp->rcq, wr->wr_id, ORDK_WC_RECV, qp->qpn);
+		flush_cqe(qp->vqp.rcq, wr->wr_id, ORDK_WC_RECV, qp->vqp.qpn);
 		return 0;
 	}
 	/* in ERR with the flush still to come it queues too: only RTR and RTS advertise */
@@ -281,13 +281,13 @@ rc_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
 		r->lkey = wr->sge.lkey;
 		/* the RECV's own card entry translates through the MR's PGT run */
 		r->pgt_offset = m->pgt_start + (uint32_t)((r->addr >> BLUE_PAGE_SHIFT) -
-							  ((uintptr_t)m->pub.addr >> BLUE_PAGE_SHIFT));
+							  ((uintptr_t)m->vmr.pub.addr >> BLUE_PAGE_SHIFT));
 	}
 	return 0;
 }
 
 void
-rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
+rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
 {
 	/* the oldest user WR carries the error; everything else is flushed */
 	while (qp->req.sq_head != qp->req.sq_tail) {
@@ -296,23 +296,23 @@ rc_qp_fail(struct ordk_qp *qp, enum ordk_wc_status status)
 		qp->req.sq_head++;
 		if (w->flags & RC_WQE_INTERNAL)
 			continue;
-		struct ordk_wc wc = { .wr_id = w->wr_id, .status = status, .qp_num = qp->qpn,
+		struct ordk_wc wc = { .wr_id = w->wr_id, .status = status, .qp_num = qp->vqp.qpn,
 				      .opcode = rc_wc_opcode(w->opcode) };
 
-		verbs_cq_push(qp->scq, &wc);
+		verbs_cq_push(qp->vqp.scq, &wc);
 		qp->req.sq_user--;
 		break;
 	}
-	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->qpn, ordk_wc_status_str(status));
+	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->vqp.qpn, ordk_wc_status_str(status));
 	rc_qp_error(qp);
 }
 
 /* Submit the ManageQp that invalidates the QP's context on the card (no wait). */
 static void
-error_submit(struct ordk_qp *qp)
+error_submit(struct blue_qp *qp)
 {
 	struct blue_cmd c = blue_manage_qp_cmd(qp, false, true);
-	int64_t seq = blue_cmd_submit(&qp->dev->hw, &c);
+	int64_t seq = blue_cmd_submit(&blue_qp_dev(qp)->hw, &c);
 
 	if (seq < 0)
 		return; /* the command ring is full: the engine tries again */
@@ -321,33 +321,33 @@ error_submit(struct ordk_qp *qp)
 }
 
 void
-rc_qp_err_cmd_start(struct ordk_qp *qp)
+rc_qp_err_cmd_start(struct blue_qp *qp)
 {
 	qp->comp.err_submitted = false;
-	qp->comp.err_deadline = rc_now(&qp->dev->rc) + qp->dev->hw.cmd_timeout_tsc;
+	qp->comp.err_deadline = rc_now(&blue_qp_dev(qp)->rc) + blue_qp_dev(qp)->hw.cmd_timeout_tsc;
 	error_submit(qp);
 }
 
 bool
-rc_qp_err_cmd_reaped(struct ordk_qp *qp, bool *ok)
+rc_qp_err_cmd_reaped(struct blue_qp *qp, bool *ok)
 {
 	struct rc_comp *c = &qp->comp;
 
 	*ok = false;
 	if (!c->err_submitted)
 		error_submit(qp);
-	if (c->err_submitted && blue_cmd_done(&qp->dev->hw, c->err_seq, ok))
+	if (c->err_submitted && blue_cmd_done(&blue_qp_dev(qp)->hw, c->err_seq, ok))
 		return true;
-	return rc_now(&qp->dev->rc) >= c->err_deadline;
+	return rc_now(&blue_qp_dev(qp)->rc) >= c->err_deadline;
 }
 
 void
-rc_qp_error(struct ordk_qp *qp)
+rc_qp_error(struct blue_qp *qp)
 {
 	/* SETTLE told the card already (or is telling it): that command serves */
 	bool told = qp->comp.state == RC_COMP_SETTLE;
 
-	qp->attr.qp_state = ORDK_QPS_ERR;
+	qp->vqp.attr.qp_state = ORDK_QPS_ERR;
 	qp->req.atomic_wqe = NULL;
 	rc_timer_set(qp, 0);
 	memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
@@ -365,7 +365,7 @@ rc_qp_error(struct ordk_qp *qp)
 }
 
 enum rc_step
-rc_qp_error_reap(struct ordk_qp *qp)
+rc_qp_error_reap(struct blue_qp *qp)
 {
 	bool ok;
 
@@ -374,7 +374,7 @@ rc_qp_error_reap(struct ordk_qp *qp)
 	/* best effort: the QP is in error whatever the card answers */
 	if (!ok)
 		RC_LOG(ERR, "qp 0x%06x: the card did not confirm ManageQp (error): flushed anyway",
-		       qp->qpn);
+		       qp->vqp.qpn);
 	rc_timer_set(qp, 0);
 	rc_qp_flush(qp);
 	return RC_DONE;

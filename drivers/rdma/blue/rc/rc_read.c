@@ -15,7 +15,7 @@
 
 /* A READ's answer is coming: its timer moves to @p deadline, never earlier. */
 static void
-read_timer_extend(struct ordk_qp *qp, uint64_t deadline)
+read_timer_extend(struct blue_qp *qp, uint64_t deadline)
 {
 	rc_timer_gap_shift(qp); /* an allowance given before a polling gap stands */
 	if (qp->comp.rtx_deadline != 0 && deadline > qp->comp.rtx_deadline)
@@ -31,22 +31,22 @@ read_timer_extend(struct ordk_qp *qp, uint64_t deadline)
  * idle and loss reports.
  */
 static void
-read_answer_timer(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
+read_answer_timer(struct blue_qp *qp, const struct rc_wqe *w, uint64_t now)
 {
 	read_timer_extend(qp, now + rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1) +
-				      (uint64_t)w->len * qp->dev->rc.tsc_hz / RC_READ_MIN_BPS);
+				      (uint64_t)w->len * blue_qp_dev(qp)->rc.tsc_hz / RC_READ_MIN_BPS);
 }
 
 /* PSNs the answer to READ @p w takes in the peer's space (the responder's packets). */
 static uint32_t
-read_answer_pkts(const struct ordk_qp *qp, const struct rc_wqe *w)
+read_answer_pkts(const struct blue_qp *qp, const struct rc_wqe *w)
 {
-	return rc_pkts(w->laddr, w->len, blue_pmtu_bytes(qp->attr.path_mtu));
+	return rc_pkts(w->laddr, w->len, blue_pmtu_bytes(qp->vqp.attr.path_mtu));
 }
 
 /* The first packet of the answer to an outstanding READ: note where it starts. */
 void
-rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now)
+rc_read_answer_seen(struct blue_qp *qp, uint16_t msn, uint32_t psn, uint64_t now)
 {
 	for (uint32_t i = 0; i < qp->req.rd_q.count; i++) {
 		struct rc_wqe *w = &qp->req.sq[qp->req.reads[rc_fifo_at(&qp->req.rd_q, i)]];
@@ -71,7 +71,7 @@ rc_read_answer_seen(struct ordk_qp *qp, uint16_t msn, uint32_t psn, uint64_t now
  * must time out however busy the peer is.
  */
 void
-rc_read_progress(struct ordk_qp *qp)
+rc_read_progress(struct blue_qp *qp)
 {
 	uint32_t before = qp->comp.rd_seen_epsn;
 	const struct rc_wqe *w;
@@ -86,7 +86,7 @@ rc_read_progress(struct ordk_qp *qp)
 	/* progress, as an ACK is: the retry count starts again (an answer paced by
 	 * the card window, rc_req.c, may take several timeouts) */
 	qp->comp.rtx_retries = 0;
-	read_timer_extend(qp, rc_now(&qp->dev->rc) + rc_timeout_tsc(qp) *
+	read_timer_extend(qp, rc_now(&blue_qp_dev(qp)->rc) + rc_timeout_tsc(qp) *
 							     (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
 }
 
@@ -96,26 +96,26 @@ rc_read_progress(struct ordk_qp *qp)
  * and ignored instead of finishing the next READ.
  */
 void
-rc_read_done(struct ordk_qp *qp, uint16_t msn)
+rc_read_done(struct blue_qp *qp, uint16_t msn)
 {
 	struct rc_wqe *w;
 
 	if (qp->req.rd_q.count == 0 || (w = &qp->req.sq[qp->req.reads[qp->req.rd_q.head]])->msn != msn) {
-		qp->st.duplicates++; /* a READ response nobody waits for */
+		qp->vqp.st.duplicates++; /* a READ response nobody waits for */
 		RC_LOG(DEBUG, "qp 0x%06x: READ response msn %u, oldest READ msn %u (%u outstanding)",
-		       qp->qpn, msn, qp->req.rd_q.count ? qp->req.sq[qp->req.reads[qp->req.rd_q.head]].msn : 0,
+		       qp->vqp.qpn, msn, qp->req.rd_q.count ? qp->req.sq[qp->req.reads[qp->req.rd_q.head]].msn : 0,
 		       qp->req.rd_q.count);
 		return;
 	}
 	rc_fifo_pop(&qp->req.rd_q);
 	w->flags |= RC_WQE_READ_DONE;
 	/* the response proves the request arrived: an implicit ACK up to it */
-	rc_ack(qp, blue_psn_add(w->psn, 1));
+	rc_comp_acked(qp, blue_psn_add(w->psn, 1));
 	rc_complete_sends(qp);
 	rc_timer_arm(qp);
 	/* the next READ's answer may be streaming already */
 	if (qp->req.rd_q.count > 0 && (qp->req.sq[qp->req.reads[qp->req.rd_q.head]].flags & RC_WQE_ANS_SEEN))
-		read_answer_timer(qp, &qp->req.sq[qp->req.reads[qp->req.rd_q.head]], rc_now(&qp->dev->rc));
+		read_answer_timer(qp, &qp->req.sq[qp->req.reads[qp->req.rd_q.head]], rc_now(&blue_qp_dev(qp)->rc));
 }
 
 /* ------------------------------------------------------------ responder */
@@ -126,21 +126,21 @@ rc_read_done(struct ordk_qp *qp, uint16_t msn)
  * READ to its timer (RETRY_EXC_ERR).
  */
 static void
-read_refuse(struct ordk_qp *qp, uint32_t psn, uint8_t status)
+read_refuse(struct blue_qp *qp, uint32_t psn, uint8_t status)
 {
-	struct ordk_ctrl_msg m = rc_ctrl_msg(qp, ORDK_CTRL_READ_NAK);
+	struct blue_ctrl_msg m = rc_ctrl_msg(qp, BLUE_CTRL_READ_NAK);
 
 	m.read_nak.psn = psn;
 	m.read_nak.status = status;
-	RC_LOG(DEBUG, "qp 0x%06x: READ request psn 0x%06x refused (%s)", qp->qpn, psn,
-	       status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR ? "access" : "beyond max_dest_rd_atomic");
-	qp->st.read_req_rejected++;
+	RC_LOG(DEBUG, "qp 0x%06x: READ request psn 0x%06x refused (%s)", qp->vqp.qpn, psn,
+	       status == BLUE_CTRL_ATOMIC_REM_ACCESS_ERR ? "access" : "beyond max_dest_rd_atomic");
+	qp->vqp.st.read_req_rejected++;
 	(void)rc_send_ctrl(qp, &m);
 }
 
 /* The answer's source: rkey, PD, REMOTE_READ access, bounds (the card checks none of it). */
 static bool
-read_source_ok(const struct ordk_qp *qp, const struct blue_meta_report *r)
+read_source_ok(const struct blue_qp *qp, const struct blue_meta_report *r)
 {
 	return rc_mr_check(qp, r->basic.rkey, r->basic.raddr, r->read_ext.total_len,
 			   ORDK_ACCESS_REMOTE_READ) == 0;
@@ -153,7 +153,7 @@ read_source_ok(const struct ordk_qp *qp, const struct blue_meta_report *r)
  * limit. @return true when @p psn is deferred so.
  */
 static bool
-read_deferred(struct ordk_qp *qp, uint32_t psn, uint32_t dest_max)
+read_deferred(struct blue_qp *qp, uint32_t psn, uint32_t dest_max)
 {
 	const struct rc_resp *rs = &qp->resp;
 	int32_t d = blue_psn_diff(psn, rs->epsn);
@@ -161,7 +161,7 @@ read_deferred(struct ordk_qp *qp, uint32_t psn, uint32_t dest_max)
 	if (d < 0 || (d < (int32_t)ORDK_RECV_WINDOW && rc_rx_seen(rs, psn)) ||
 	    rs->ans_tail - rs->ans_head < ORDK_ANS_RING || rs->ans_tail - rs->ans_next >= dest_max)
 		return false;
-	qp->st.read_req_deferred++;
+	qp->vqp.st.read_req_deferred++;
 	return true;
 }
 
@@ -177,7 +177,7 @@ read_deferred(struct ordk_qp *qp, uint32_t psn, uint32_t dest_max)
  * reports decide.
  */
 static void
-read_hole(struct ordk_qp *qp, uint32_t psn, uint64_t now)
+read_hole(struct blue_qp *qp, uint32_t psn, uint64_t now)
 {
 	struct rc_resp *rs = &qp->resp;
 	enum rc_hole_state h = rc_hole_state(rs);
@@ -197,7 +197,7 @@ read_hole(struct ordk_qp *qp, uint32_t psn, uint64_t now)
  * and its READs hang.
  */
 static void
-answer_queue(struct ordk_qp *qp, const struct blue_meta_report *r)
+answer_queue(struct blue_qp *qp, const struct blue_meta_report *r)
 {
 	const struct blue_meta_basic *b = &r->basic;
 	struct rc_resp *rs = &qp->resp;
@@ -218,7 +218,7 @@ answer_queue(struct ordk_qp *qp, const struct blue_meta_report *r)
 		.msn = b->msn, .laddr = b->raddr, .lkey = b->rkey, .len = r->read_ext.total_len,
 		.raddr = r->read_ext.laddr, .rkey = r->read_ext.lkey, .req_psn = b->psn };
 	rs->ans_tail++;
-	qp->st.read_resp_posted++;
+	qp->vqp.st.read_resp_posted++;
 }
 
 /*
@@ -226,10 +226,10 @@ answer_queue(struct ordk_qp *qp, const struct blue_meta_report *r)
  * resources), never in the application's send queue.
  */
 void
-rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
+rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r)
 {
 	const struct blue_meta_basic *b = &r->basic;
-	uint32_t dest_max = qp->attr.max_dest_rd_atomic ? qp->attr.max_dest_rd_atomic : 1;
+	uint32_t dest_max = qp->vqp.attr.max_dest_rd_atomic ? qp->vqp.attr.max_dest_rd_atomic : 1;
 
 	if (read_deferred(qp, b->psn, dest_max))
 		return;
@@ -240,21 +240,21 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
 		 * places every response packet it gets. A lost response is resent by
 		 * this side's own recovery instead. ACK again.
 		 */
-		qp->st.duplicates++;
+		qp->vqp.st.duplicates++;
 		qp->resp.ack_due = true;
 		return;
 	}
 	if (b->ack_req)
 		qp->resp.ack_due = true;
-	read_hole(qp, b->psn, rc_now(&qp->dev->rc));
+	read_hole(qp, b->psn, rc_now(&blue_qp_dev(qp)->rc));
 	if (!read_source_ok(qp, r)) {
-		read_refuse(qp, b->psn, ORDK_CTRL_ATOMIC_REM_ACCESS_ERR);
+		read_refuse(qp, b->psn, BLUE_CTRL_ATOMIC_REM_ACCESS_ERR);
 		return;
 	}
 	/* more READs in progress than max_dest_rd_atomic: the requester overran us */
 	if (qp->resp.ans_tail - qp->resp.ans_next >= dest_max ||
 	    qp->resp.ans_tail - qp->resp.ans_head >= ORDK_ANS_RING) {
-		read_refuse(qp, b->psn, ORDK_CTRL_ATOMIC_REM_INV_REQ);
+		read_refuse(qp, b->psn, BLUE_CTRL_ATOMIC_REM_INV_REQ);
 		return;
 	}
 	answer_queue(qp, r);
@@ -265,7 +265,7 @@ rc_rx_read(struct ordk_qp *qp, const struct blue_meta_report *r)
  * error, in order, and then the QP goes to ERR (rc_complete_sends()).
  */
 void
-rc_read_nak_rx(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
+rc_read_nak_rx(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 {
 	uint32_t i;
 	struct rc_wqe *w = NULL;
@@ -276,13 +276,13 @@ rc_read_nak_rx(struct ordk_qp *qp, const struct ordk_ctrl_msg *m)
 			break;
 	}
 	if (i == qp->req.rd_q.count) {
-		qp->st.duplicates++; /* no READ of ours outstanding there */
+		qp->vqp.st.duplicates++; /* no READ of ours outstanding there */
 		return;
 	}
 	w->flags |= RC_WQE_ERROR | RC_WQE_FATAL;
-	w->status = m->read_nak.status == ORDK_CTRL_ATOMIC_REM_ACCESS_ERR ? ORDK_WC_REM_ACCESS_ERR
+	w->status = m->read_nak.status == BLUE_CTRL_ATOMIC_REM_ACCESS_ERR ? ORDK_WC_REM_ACCESS_ERR
 									  : ORDK_WC_REM_INV_REQ_ERR;
 	rc_fifo_remove(&qp->req.rd_q, qp->req.reads, i);
-	qp->st.naks_received++;
+	qp->vqp.st.naks_received++;
 	rc_complete_sends(qp);
 }

@@ -27,13 +27,13 @@
 #include "blue_verbs.h"
 
 static struct blue_cmd
-key_cmd(const struct ordk_qp *qp, const struct rc_rwqe *r)
+key_cmd(const struct blue_qp *qp, const struct rc_rwqe *r)
 {
 	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_UPDATE_MR_TABLE, .valid = 1 } };
 
 	c.mr = (struct blue_cmd_update_mr_table){
 		.mr_base_va = r->addr, .mr_length = r->len, .mr_key = r->key,
-		.pd_handle = qp->pd->handle, .acc_flags = BLUE_ACC_LOCAL_WRITE,
+		.pd_handle = qp->vqp.pd->handle, .acc_flags = BLUE_ACC_LOCAL_WRITE,
 		.pgt_offset = r->pgt_offset };
 	return c;
 }
@@ -41,7 +41,7 @@ key_cmd(const struct ordk_qp *qp, const struct rc_rwqe *r)
 /* Submit the revocation of @p key (length 0 invalidates the entry). @return its seq,
  * -EAGAIN while the command ring is full (the key stays allocated), or < 0. */
 static int64_t
-revoke_submit(struct ordk_dev *dev, uint32_t key)
+revoke_submit(struct blue_dev *dev, uint32_t key)
 {
 	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_UPDATE_MR_TABLE, .valid = 1 } };
 	int64_t seq;
@@ -58,7 +58,7 @@ revoke_submit(struct ordk_dev *dev, uint32_t key)
 
 /* A key whose RECV is gone: revoked now, or by a later poll while the ring is full. */
 static void
-revoke_orphan(struct ordk_dev *dev, uint32_t key)
+revoke_orphan(struct blue_dev *dev, uint32_t key)
 {
 	struct rc_engine *e = &dev->rc;
 
@@ -73,7 +73,7 @@ revoke_orphan(struct ordk_dev *dev, uint32_t key)
 }
 
 void
-rc_recv_revoke_run(struct ordk_dev *dev)
+rc_recv_revoke_run(struct blue_dev *dev)
 {
 	struct rc_engine *e = &dev->rc;
 
@@ -87,9 +87,9 @@ rc_recv_revoke_run(struct ordk_dev *dev)
  * none: a RECV without a buffer), false while it must wait.
  */
 bool
-rc_recv_key_ready(struct ordk_qp *qp, struct rc_rwqe *r)
+rc_recv_key_ready(struct blue_qp *qp, struct rc_rwqe *r)
 {
-	struct ordk_dev *dev = qp->dev;
+	struct blue_dev *dev = blue_qp_dev(qp);
 
 	if (r->len == 0 || r->kstate == RC_KEY_READY)
 		return true;
@@ -98,7 +98,7 @@ rc_recv_key_ready(struct ordk_qp *qp, struct rc_rwqe *r)
 		int64_t key = mem_keys_alloc(&dev->mr_keys), seq;
 
 		if (key < 0) {
-			qp->st.recv_keys_short++; /* every MR-table slot in use: the advert waits */
+			qp->vqp.st.recv_keys_short++; /* every MR-table slot in use: the advert waits */
 			return false;
 		}
 		r->key = (uint32_t)key;
@@ -122,13 +122,13 @@ rc_recv_key_ready(struct ordk_qp *qp, struct rc_rwqe *r)
  * room. @return false while it waits for room.
  */
 static bool
-revoke_step(struct ordk_qp *qp, struct rc_rwqe *r)
+revoke_step(struct blue_qp *qp, struct rc_rwqe *r)
 {
 	int64_t seq;
 
 	if (r->kstate != RC_KEY_REVOKE)
 		return true;
-	seq = revoke_submit(qp->dev, r->key);
+	seq = revoke_submit(blue_qp_dev(qp), r->key);
 	if (seq == -EAGAIN)
 		return false;
 	r->kstate = seq < 0 ? RC_KEY_NONE : RC_KEY_REVOKING;
@@ -138,12 +138,12 @@ revoke_step(struct ordk_qp *qp, struct rc_rwqe *r)
 
 /* A RECV completed: its key is revoked, and its completion waits for that. */
 void
-rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
+rc_recv_done(struct blue_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
 {
 	struct rc_rdone *d;
 
 	if (r->kstate == RC_KEY_NONE && qp->resp.rdone_q.count == 0) {
-		verbs_cq_push(qp->rcq, wc);
+		verbs_cq_push(qp->vqp.rcq, wc);
 		return;
 	}
 	d = &qp->resp.rdone[rc_fifo_push(&qp->resp.rdone_q)];
@@ -162,7 +162,7 @@ rc_recv_done(struct ordk_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
  * goes to the engine's queue). @return RC_MORE while some still wait.
  */
 enum rc_step
-rc_recv_retire(struct ordk_qp *qp, bool force)
+rc_recv_retire(struct blue_qp *qp, bool force)
 {
 	struct rc_resp *rs = &qp->resp;
 
@@ -174,11 +174,11 @@ rc_recv_retire(struct ordk_qp *qp, bool force)
 
 		if (!force && (d->r.kstate == RC_KEY_REVOKE ||
 			       (d->r.kstate == RC_KEY_REVOKING &&
-				!blue_cmd_done(&qp->dev->hw, d->r.key_seq, NULL))))
+				!blue_cmd_done(&blue_qp_dev(qp)->hw, d->r.key_seq, NULL))))
 			return RC_MORE;
 		if (d->r.kstate == RC_KEY_REVOKE)
-			revoke_orphan(qp->dev, d->r.key);
-		verbs_cq_push(qp->rcq, &d->wc);
+			revoke_orphan(blue_qp_dev(qp), d->r.key);
+		verbs_cq_push(qp->vqp.rcq, &d->wc);
 		rc_fifo_pop(&rs->rdone_q);
 	}
 	return RC_DONE;
@@ -189,7 +189,7 @@ rc_recv_retire(struct ordk_qp *qp, bool force)
  * (@p push) or dropped, and every posted RECV's key is revoked.
  */
 void
-rc_recv_keys_release(struct ordk_qp *qp, bool push)
+rc_recv_keys_release(struct blue_qp *qp, bool push)
 {
 	struct rc_resp *rs = &qp->resp;
 
@@ -199,14 +199,14 @@ rc_recv_keys_release(struct ordk_qp *qp, bool push)
 		const struct rc_rwqe *r = &rs->rdone[rc_fifo_at(&rs->rdone_q, i)].r;
 
 		if (r->kstate == RC_KEY_REVOKE)
-			revoke_orphan(qp->dev, r->key);
+			revoke_orphan(blue_qp_dev(qp), r->key);
 	}
 	rc_fifo_clear(&rs->rdone_q);
 	for (uint32_t i = 0; i < rs->rq_q.count; i++) {
 		struct rc_rwqe *r = &rs->rq[rc_fifo_at(&rs->rq_q, i)];
 
 		if (r->kstate != RC_KEY_NONE)
-			revoke_orphan(qp->dev, r->key);
+			revoke_orphan(blue_qp_dev(qp), r->key);
 		r->kstate = RC_KEY_NONE;
 	}
 }

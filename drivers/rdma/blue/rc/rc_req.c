@@ -44,19 +44,19 @@
  * no pacing prevents: fault_loss::late_duplicate.)
  */
 static uint64_t
-late_copy_until(struct ordk_qp *qp)
+late_copy_until(struct blue_qp *qp)
 {
 	struct rc_req *rq = &qp->req;
 
-	if (rq->late_tsc != 0 && rc_poll_time(&qp->dev->rc) >= rq->late_tsc)
+	if (rq->late_tsc != 0 && rc_poll_time(&blue_qp_dev(qp)->rc) >= rq->late_tsc)
 		rq->late_tsc = 0;
 	return rq->late_tsc;
 }
 
 void
-rc_late_copy_sent(struct ordk_qp *qp, uint32_t psn)
+rc_late_copy_sent(struct blue_qp *qp, uint32_t psn)
 {
-	const struct rc_engine *e = &qp->dev->rc;
+	const struct rc_engine *e = &blue_qp_dev(qp)->rc;
 
 	if (late_copy_until(qp) == 0 || blue_psn_diff(psn, qp->req.late_psn) < 0)
 		qp->req.late_psn = psn;
@@ -64,7 +64,7 @@ rc_late_copy_sent(struct ordk_qp *qp, uint32_t psn)
 }
 
 static bool
-card_window_fits(struct ordk_qp *qp, uint32_t last_psn)
+card_window_fits(struct blue_qp *qp, uint32_t last_psn)
 {
 	/*
 	 * Only where the card's bitmap locks (the RTL). Elsewhere a late packet
@@ -73,7 +73,7 @@ card_window_fits(struct ordk_qp *qp, uint32_t last_psn)
 	 * at 1% loss: RETRY_EXC_ERR when the CPU is shared): an open bug of the
 	 * pacing, to be fixed before it can be on everywhere.
 	 */
-	if (!qp->dev->hw.be.window_locks)
+	if (!blue_qp_dev(qp)->hw.be.window_locks)
 		return true;
 	if (late_copy_until(qp) != 0 && !blue_psn_in_card_window(qp->req.late_psn, last_psn))
 		return false;
@@ -82,7 +82,7 @@ card_window_fits(struct ordk_qp *qp, uint32_t last_psn)
 
 /* The requester stops in state @p s (a SEND announced as too long stays so). */
 static void
-req_hold(struct ordk_qp *qp, enum rc_req_state s)
+req_hold(struct blue_qp *qp, enum rc_req_state s)
 {
 	if (qp->req.state != RC_REQ_LEN_ERR)
 		qp->req.state = s;
@@ -111,7 +111,7 @@ static const uint32_t rnr_us[32] = {
  * Any frame from the peer starts the count again.
  */
 static bool
-peer_silent(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
+peer_silent(struct blue_qp *qp, const struct rc_wqe *w, uint64_t now)
 {
 	uint64_t t = rc_timeout_tsc(qp);
 	uint64_t since = w->rnr_tsc > qp->comp.heard_tsc ? w->rnr_tsc : qp->comp.heard_tsc;
@@ -124,7 +124,7 @@ peer_silent(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
 	}
 	if (now - qp->req.rnr_probe_tsc < t << (qp->req.rnr_probes < 6 ? qp->req.rnr_probes : 6))
 		return false;
-	if (qp->req.rnr_probes > qp->attr.retry_cnt)
+	if (qp->req.rnr_probes > qp->vqp.attr.retry_cnt)
 		return true;
 	rc_probe(qp);
 	qp->req.rnr_probe_tsc = now;
@@ -139,22 +139,22 @@ peer_silent(struct ordk_qp *qp, const struct rc_wqe *w, uint64_t now)
  * @return true when the QP was failed.
  */
 static bool
-rnr_wait(struct ordk_qp *qp, struct rc_wqe *w)
+rnr_wait(struct blue_qp *qp, struct rc_wqe *w)
 {
-	uint64_t now = rc_now(&qp->dev->rc);
-	uint64_t period = (uint64_t)rnr_us[qp->attr.min_rnr_timer & 31] * qp->dev->rc.tsc_hz / 1000000;
+	uint64_t now = rc_now(&blue_qp_dev(qp)->rc);
+	uint64_t period = (uint64_t)rnr_us[qp->vqp.attr.min_rnr_timer & 31] * blue_qp_dev(qp)->rc.tsc_hz / 1000000;
 
 	if (w->rnr_tsc == 0) {
 		w->rnr_tsc = now;
-		qp->st.rnr_waits++;
+		qp->vqp.st.rnr_waits++;
 		return false;
 	}
 	if (peer_silent(qp, w, now)) {
-		qp->st.retry_exceeded++;
+		qp->vqp.st.retry_exceeded++;
 		rc_qp_fail(qp, ORDK_WC_RETRY_EXC_ERR);
 		return true;
 	}
-	if (qp->attr.rnr_retry == 7 || now - w->rnr_tsc < period * (qp->attr.rnr_retry + 1u))
+	if (qp->vqp.attr.rnr_retry == 7 || now - w->rnr_tsc < period * (qp->vqp.attr.rnr_retry + 1u))
 		return false;
 	rc_qp_fail(qp, ORDK_WC_RNR_RETRY_EXC_ERR);
 	return true;
@@ -162,12 +162,12 @@ rnr_wait(struct ordk_qp *qp, struct rc_wqe *w)
 
 /* Give a WR its PSNs (and its advert); false when it must wait. */
 static bool
-start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
+start_wqe(struct blue_qp *qp, struct rc_wqe *w)
 {
-	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu), npk;
+	uint32_t pmtu = blue_pmtu_bytes(qp->vqp.attr.path_mtu), npk;
 
 	if (needs_advert(w->opcode) && !(w->flags & RC_WQE_BOUND)) {
-		const struct ordk_ctrl_advert *a;
+		const struct blue_ctrl_advert *a;
 
 		if (qp->req.adv_q.count == 0) {
 			req_hold(qp, RC_REQ_WAIT_ADVERT);
@@ -177,7 +177,7 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 		a = &qp->req.adv[qp->req.adv_q.head];
 		rc_fifo_pop(&qp->req.adv_q);
 		w->flags |= RC_WQE_BOUND;
-		RC_LOG(DEBUG, "qp 0x%06x: WR of %u B takes advert %u (%u B)", qp->qpn, w->len,
+		RC_LOG(DEBUG, "qp 0x%06x: WR of %u B takes advert %u (%u B)", qp->vqp.qpn, w->len,
 		       a->recv_seq, a->length);
 		if (w->opcode != BLUE_WR_RDMA_WRITE_WITH_IMM) {
 			if (w->len > a->length) {
@@ -190,7 +190,7 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
 				 */
 				w->flags |= RC_WQE_LEN_ERR;
 				w->raddr = w->len;
-				w->rkey = ORDK_WIRE_RKEY_LEN_ERR;
+				w->rkey = BLUE_WIRE_RKEY_LEN_ERR;
 			} else {
 				w->raddr = a->addr;
 				w->rkey = a->rkey;
@@ -225,7 +225,7 @@ start_wqe(struct ordk_qp *qp, struct rc_wqe *w)
  * it must wait for the peer card's window (the timer is then armed).
  */
 static bool
-next_item(struct ordk_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n, uint32_t *psn,
+next_item(struct blue_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n, uint32_t *psn,
 	  uint32_t *pk)
 {
 	uint32_t off = w->sent, cap = RTE_MIN(ORDK_ITEM_MAX, RC_ITEM_PKTS * pmtu);
@@ -257,18 +257,18 @@ next_item(struct ordk_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n
 }
 
 struct blue_send_item
-rc_send_item(const struct ordk_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,
+rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,
 	     uint32_t psn, bool signaled, bool last)
 {
 	return (struct blue_send_item){
 		.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
 		.valid = 1, .msn = w->msn, .total_len = (w->flags & RC_WQE_LEN_ERR) ? 0 : w->len,
-		.rkey = w->rkey, .dqp_ip = qp->attr.dest_ip, .raddr = w->raddr + off, .psn = psn,
-		.qp_type = BLUE_QPT_RC, .dqpn = qp->attr.dest_qp_num,
+		.rkey = w->rkey, .dqp_ip = qp->vqp.attr.dest_ip, .raddr = w->raddr + off, .psn = psn,
+		.qp_type = BLUE_QPT_RC, .dqpn = qp->vqp.attr.dest_qp_num,
 		.flags = (uint8_t)((signaled ? BLUE_SEND_SIGNALED : 0) |
 				   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
-		.pmtu = (uint8_t)qp->attr.path_mtu, .is_first = off == 0, .is_last = last,
-		.sqpn = qp->qpn, .imm = w->imm, .dst_mac = qp->attr.dest_mac, .lkey = w->lkey,
+		.pmtu = (uint8_t)qp->vqp.attr.path_mtu, .is_first = off == 0, .is_last = last,
+		.sqpn = qp->vqp.qpn, .imm = w->imm, .dst_mac = qp->vqp.attr.dest_mac, .lkey = w->lkey,
 		.len = len, .laddr = w->laddr + off, .enable_ecn = qp->cc_on };
 }
 
@@ -279,10 +279,10 @@ rc_send_item(const struct ordk_qp *qp, const struct rc_wqe *w, uint32_t off, uin
  * window is full (the timer is armed), or an item failed (RC_WQE_ERROR).
  */
 static unsigned int
-push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
+push_items(struct blue_qp *qp, struct rc_wqe *w, bool want_ack)
 {
-	struct ordk_dev *dev = qp->dev;
-	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu);
+	struct blue_dev *dev = blue_qp_dev(qp);
+	uint32_t pmtu = blue_pmtu_bytes(qp->vqp.attr.path_mtu);
 	bool lerr = (w->flags & RC_WQE_LEN_ERR) != 0;
 	unsigned int items = 0;
 
@@ -318,7 +318,7 @@ push_items(struct ordk_qp *qp, struct rc_wqe *w, bool want_ack)
 
 /* An application WQE started and only partly pushed: nothing may come between its items. */
 static bool
-sq_mid_wqe(const struct ordk_qp *qp)
+sq_mid_wqe(const struct blue_qp *qp)
 {
 	const struct rc_wqe *w = &qp->req.sq[qp->req.sq_next % qp->req.sq_size];
 
@@ -334,7 +334,7 @@ sq_mid_wqe(const struct ordk_qp *qp)
  * half pushed (the ring is full).
  */
 static unsigned int
-push_answers(struct ordk_qp *qp, bool *more)
+push_answers(struct blue_qp *qp, bool *more)
 {
 	unsigned int items = 0;
 
@@ -368,12 +368,12 @@ push_answers(struct ordk_qp *qp, bool *more)
  * (rc_len_err_settle()).
  */
 void
-rc_push_owed_answers(struct ordk_qp *qp)
+rc_push_owed_answers(struct blue_qp *qp)
 {
 	bool more;
 
 	if (push_answers(qp, &more) > 0)
-		blue_send_doorbell(&qp->dev->hw);
+		blue_send_doorbell(&blue_qp_dev(qp)->hw);
 }
 
 /*
@@ -383,9 +383,9 @@ rc_push_owed_answers(struct ordk_qp *qp)
  * max_dest_rd_atomic).
  */
 static enum rc_req_state
-wqe_hold(const struct ordk_qp *qp, const struct rc_wqe *w)
+wqe_hold(const struct blue_qp *qp, const struct rc_wqe *w)
 {
-	uint32_t rd_max = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+	uint32_t rd_max = qp->vqp.attr.max_rd_atomic ? qp->vqp.attr.max_rd_atomic : 1;
 
 	if (qp->req.atomic_wqe != NULL || qp->req.state == RC_REQ_LEN_ERR)
 		return qp->req.atomic_wqe != NULL ? RC_REQ_WAIT_ATOMIC : RC_REQ_LEN_ERR;
@@ -402,7 +402,7 @@ wqe_hold(const struct ordk_qp *qp, const struct rc_wqe *w)
 
 /* An atomic goes once every earlier WR is acknowledged; later WRs wait for its answer. */
 static void
-start_atomic(struct ordk_qp *qp, struct rc_wqe *w)
+start_atomic(struct blue_qp *qp, struct rc_wqe *w)
 {
 	w->atomic_id = qp->req.next_atomic_id++;
 	w->psn = qp->req.next_psn;
@@ -416,12 +416,12 @@ start_atomic(struct ordk_qp *qp, struct rc_wqe *w)
 
 /* Push items of queued WRs while the Send ring has room; @return items pushed. */
 unsigned int
-rc_push(struct ordk_qp *qp)
+rc_push(struct blue_qp *qp)
 {
 	unsigned int items;
 	bool more;
 
-	if (qp->attr.qp_state == ORDK_QPS_ERR)
+	if (qp->vqp.attr.qp_state == ORDK_QPS_ERR)
 		return 0; /* failed in this poll: the engine flushes it (rc_qp_error_reap()) */
 	items = rc_push_retries(qp); /* retransmissions first */
 	items += push_answers(qp, &more);
@@ -444,7 +444,7 @@ rc_push(struct ordk_qp *qp)
 		}
 		if (!w->started && !start_wqe(qp, w))
 			break;
-		if (qp->attr.qp_state == ORDK_QPS_ERR)
+		if (qp->vqp.attr.qp_state == ORDK_QPS_ERR)
 			return items; /* RNR retries ran out: everything was flushed */
 		if (w->flags & RC_WQE_ERROR) {
 			qp->req.sq_next++;

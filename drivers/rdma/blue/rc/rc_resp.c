@@ -23,30 +23,30 @@
  * REM_INV_REQ_ERR; a copy lost is answered later from ERR (rc_ctrl.c ctrl_qp()).
  */
 static void
-recv_len_error(struct ordk_qp *qp)
+recv_len_error(struct blue_qp *qp)
 {
-	RC_LOG(WARNING, "qp 0x%06x: a SEND longer than its RECV; QP to ERR", qp->qpn);
-	qp->st.recv_len_errors++;
+	RC_LOG(WARNING, "qp 0x%06x: a SEND longer than its RECV; QP to ERR", qp->vqp.qpn);
+	qp->vqp.st.recv_len_errors++;
 	/* requests before this one were handled: their READ answers go first */
 	rc_push_owed_answers(qp);
 	(void)rc_ack_frame(qp, false, qp->resp.epsn);
 	(void)rc_ack_frame(qp, false, qp->resp.epsn);
-	blue_snic_tx_flush(&qp->dev->hw);
+	blue_snic_tx_flush(&blue_qp_dev(qp)->hw);
 	rc_qp_error(qp);
 }
 
 static void
-recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, bool imm)
+recv_cqe(struct blue_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, bool imm)
 {
-	struct ordk_wc wc = { .opcode = op, .byte_len = m->len, .qp_num = qp->qpn };
+	struct ordk_wc wc = { .opcode = op, .byte_len = m->len, .qp_num = qp->vqp.qpn };
 	bool too_long;
 	struct rc_rwqe *r;
 
 	if (qp->resp.rq_q.count == 0) {
 		/* a SEND the peer had no advert for: cannot come from an ORDK peer */
-		RC_LOG(DEBUG, "qp 0x%06x: a message ending at 0x%06x finds no RECV", qp->qpn,
+		RC_LOG(DEBUG, "qp 0x%06x: a message ending at 0x%06x finds no RECV", qp->vqp.qpn,
 		       m->end_psn);
-		qp->st.adverts_unexpected++;
+		qp->vqp.st.adverts_unexpected++;
 		return;
 	}
 	r = &qp->resp.rq[qp->resp.rq_q.head];
@@ -63,17 +63,17 @@ recv_cqe(struct ordk_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 	}
 	too_long = op == ORDK_WC_RECV && m->len > r->len;
 	RC_LOG(DEBUG, "qp 0x%06x: RECV %u (%u B) takes the message of %u B ending at 0x%06x",
-	       qp->qpn, r->recv_seq, r->len, m->len, m->end_psn);
+	       qp->vqp.qpn, r->recv_seq, r->len, m->len, m->end_psn);
 	if (too_long)
 		wc.status = ORDK_WC_LOC_LEN_ERR;
 	rc_recv_done(qp, r, &wc); /* reported once the card forgot the RECV's key */
-	qp->st.recv_completed++;
+	qp->vqp.st.recv_completed++;
 	if (too_long)
 		recv_len_error(qp);
 }
 
 void
-rc_resp_complete(struct ordk_qp *qp)
+rc_resp_complete(struct blue_qp *qp)
 {
 	rc_read_progress(qp);
 	while (qp->resp.msg_q.count > 0) {
@@ -105,7 +105,7 @@ rc_resp_complete(struct ordk_qp *qp)
 		}
 		/* a READ the peer refused (rc_read_done) or a length error ended the
 		 * QP: its queues are reset, everything else was flushed */
-		if (qp->attr.qp_state == ORDK_QPS_ERR)
+		if (qp->vqp.attr.qp_state == ORDK_QPS_ERR)
 			return;
 		if (m->ack_req)
 			qp->resp.ack_due = true;
@@ -114,12 +114,12 @@ rc_resp_complete(struct ordk_qp *qp)
 }
 
 enum rc_rx_result
-rc_resp_mark(struct ordk_qp *qp, uint32_t psn)
+rc_resp_mark(struct blue_qp *qp, uint32_t psn)
 {
 	enum rc_rx_result res = rc_rx_mark(&qp->resp, psn);
 
 	if (res == RC_RX_BEYOND)
-		qp->st.out_of_window++;
+		qp->vqp.st.out_of_window++;
 	return res;
 }
 
@@ -129,13 +129,13 @@ rc_resp_mark(struct ordk_qp *qp, uint32_t psn)
  * message order. @return false when it cannot be queued (counted).
  */
 static bool
-msg_queue(struct ordk_qp *qp, const struct blue_meta_basic *b, uint8_t op, enum blue_pkt_pos pos)
+msg_queue(struct blue_qp *qp, const struct blue_meta_basic *b, uint8_t op, enum blue_pkt_pos pos)
 {
 	struct rc_resp *rs = &qp->resp;
 	uint32_t at = rs->msg_q.count;
 
 	if (rs->msg_q.count == rs->msg_q.size) {
-		qp->st.reports_unexpected++;
+		qp->vqp.st.reports_unexpected++;
 		return false;
 	}
 	while (at > 0) {
@@ -143,7 +143,7 @@ msg_queue(struct ordk_qp *qp, const struct blue_meta_basic *b, uint8_t op, enum 
 
 		if (prev->end_psn == b->psn) {
 			/* arrived before, beyond a hole still open: never twice */
-			qp->st.duplicates++;
+			qp->vqp.st.duplicates++;
 			return false;
 		}
 		if (blue_psn_diff(prev->end_psn, b->psn) < 0)
@@ -156,7 +156,7 @@ msg_queue(struct ordk_qp *qp, const struct blue_meta_basic *b, uint8_t op, enum 
 		/* a LAST may come before its FIRST: its length is read at completion;
 		 * a too small RECV's announcement carries the SEND's length in raddr */
 		.len = pos != BLUE_POS_ONLY ? RC_MSG_LEN_AT_FIRST
-		       : blue_op_is_send(op) && b->total_len == 0 && b->rkey == ORDK_WIRE_RKEY_LEN_ERR
+		       : blue_op_is_send(op) && b->total_len == 0 && b->rkey == BLUE_WIRE_RKEY_LEN_ERR
 			       ? (uint32_t)RTE_MIN(b->raddr, (uint64_t)UINT32_MAX)
 			       : b->total_len };
 	return true;
@@ -164,12 +164,12 @@ msg_queue(struct ordk_qp *qp, const struct blue_meta_basic *b, uint8_t op, enum 
 
 /* A FIRST, LAST or ONLY packet's report (HeaderWrite). */
 static void
-rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
+rx_header(struct blue_qp *qp, const struct blue_meta_report *r)
 {
 	uint8_t op = BLUE_BTH_OP(r->opcode);
 	const struct blue_meta_basic *b = &r->basic;
 	enum blue_pkt_pos pos = blue_op_pos(op);
-	uint64_t now = rc_now(&qp->dev->rc);
+	uint64_t now = rc_now(&blue_qp_dev(qp)->rc);
 	uint32_t epsn_before = qp->resp.epsn;
 
 	/*
@@ -187,9 +187,9 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
 		rc_read_answer_seen(qp, b->msn, b->psn, now);
 	if (rc_resp_mark(qp, b->psn) == RC_RX_DUP) {
 		RC_LOG(DEBUG, "qp 0x%06x: header psn 0x%06x op 0x%x msn %u seen before (epsn 0x%06x)",
-		       qp->qpn, b->psn, op, b->msn, qp->resp.epsn);
+		       qp->vqp.qpn, b->psn, op, b->msn, qp->resp.epsn);
 		/* a duplicate: placed again by the card; ACK again, never complete twice */
-		qp->st.duplicates++;
+		qp->vqp.st.duplicates++;
 		if (b->ack_req)
 			qp->resp.ack_due = true;
 		return;
@@ -219,7 +219,7 @@ rx_header(struct ordk_qp *qp, const struct blue_meta_report *r)
  * report's pre-slide base): never across a hole already reported lost.
  */
 static void
-rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
+rx_bitmap(struct blue_qp *qp, const struct blue_meta_report *r)
 {
 	const struct blue_meta_ack *a = &r->ack;
 	struct rc_resp *rs = &qp->resp;
@@ -235,11 +235,11 @@ rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
 		beyond += rc_rx_mark_range(rs, rs->card_base, base);
 	}
 	beyond += rc_rx_merge_window(rs, base, &a->now_bitmap);
-	qp->st.out_of_window += beyond;
+	qp->vqp.st.out_of_window += beyond;
 	if (blue_psn_diff(base, rs->card_base) > 0)
 		rs->card_base = base;
 	rc_resp_complete(qp);
-	if (qp->attr.qp_state == ORDK_QPS_ERR)
+	if (qp->vqp.attr.qp_state == ORDK_QPS_ERR)
 		return;
 	rs->ack_due = true; /* bitmap reports come after quiet: ACK now */
 	if (rs->probe == RC_PROBE_ASKED)
@@ -249,7 +249,7 @@ rx_bitmap(struct ordk_qp *qp, const struct blue_meta_report *r)
 
 /* A report about the peer's packets: a header (FIRST, LAST, ONLY) or a bitmap. */
 void
-rc_resp_rx_report(struct ordk_qp *qp, const struct blue_meta_report *r)
+rc_resp_rx_report(struct blue_qp *qp, const struct blue_meta_report *r)
 {
 	if (r->kind == BLUE_META_HEADER_WRITE)
 		rx_header(qp, r);

@@ -11,7 +11,7 @@
 #include "blue_verbs.h"
 
 static bool
-rtx_bit(const struct ordk_qp *qp, uint32_t psn)
+rtx_bit(const struct blue_qp *qp, uint32_t psn)
 {
 	uint32_t i = psn % ORDK_RECV_WINDOW;
 
@@ -37,7 +37,7 @@ card_tracks(const struct rc_wqe *w)
  * @return PSNs of the range that may be lost (sent, unacknowledged, tracked).
  */
 static uint32_t
-retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to, bool card)
+retransmit(struct blue_qp *qp, uint32_t from, uint32_t to, bool card)
 {
 	uint32_t named = 0;
 
@@ -48,7 +48,7 @@ retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to, bool card)
 	if (blue_psn_diff(to, qp->req.pushed_psn) > 0)
 		to = qp->req.pushed_psn;
 	/* odd, as the stamps are (0 means none): a stamp of this tick is age 0, not 2^32 - 1 */
-	uint32_t now16 = (uint32_t)(rc_now(&qp->dev->rc) >> 16) | 1;
+	uint32_t now16 = (uint32_t)(rc_now(&blue_qp_dev(qp)->rc) >> 16) | 1;
 	uint32_t hold16 = (uint32_t)((rc_hold_tsc(qp)) >> 16);
 	uint32_t wi = qp->req.sq_head; /* card: the WQE cursor, moving along with p */
 
@@ -86,13 +86,13 @@ retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to, bool card)
 }
 
 void
-rc_retransmit(struct ordk_qp *qp, uint32_t from, uint32_t to)
+rc_retransmit(struct blue_qp *qp, uint32_t from, uint32_t to)
 {
 	(void)retransmit(qp, from, to, false);
 }
 
 uint32_t
-rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to)
+rc_retransmit_card(struct blue_qp *qp, uint32_t from, uint32_t to)
 {
 	return retransmit(qp, from, to, true);
 }
@@ -102,7 +102,7 @@ rc_retransmit_card(struct ordk_qp *qp, uint32_t from, uint32_t to)
  * (the one partly pushed too), or NULL.
  */
 static struct rc_wqe *
-wqe_of_psn(struct ordk_qp *qp, uint32_t psn)
+wqe_of_psn(struct blue_qp *qp, uint32_t psn)
 {
 	uint32_t end = qp->req.sq_next + (qp->req.sq_next != qp->req.sq_tail &&
 				      qp->req.sq[qp->req.sq_next % qp->req.sq_size].started);
@@ -130,10 +130,10 @@ wqe_of_psn(struct ordk_qp *qp, uint32_t psn)
 
 /* One packet of @p w again, as its own item with is_retry = 1. */
 static int
-push_packet(struct ordk_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
+push_packet(struct blue_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 {
-	uint32_t pmtu = blue_pmtu_bytes(qp->attr.path_mtu), off, len;
-	uint64_t now = rc_now(&qp->dev->rc);
+	uint32_t pmtu = blue_pmtu_bytes(qp->vqp.attr.path_mtu), off, len;
+	uint64_t now = rc_now(&blue_qp_dev(qp)->rc);
 	struct blue_send_item it;
 
 	if (w->opcode == BLUE_WR_RDMA_READ) {
@@ -146,19 +146,19 @@ push_packet(struct ordk_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 	}
 	it = rc_send_item(qp, w, off, len, blue_psn_add(w->psn, k), ack, k + 1 == w->npkts);
 	it.is_retry = 1;
-	if (blue_send_item_put(&qp->dev->hw, &it) != 0)
+	if (blue_send_item_put(&blue_qp_dev(qp)->hw, &it) != 0)
 		return -1;
 	qp->req.rtx_stamp[it.psn % ORDK_RECV_WINDOW] = (uint32_t)(now >> 16) | 1;
 	/* the first copy was late, not lost, perhaps: keep the peer card's window on it */
 	rc_late_copy_sent(qp, it.psn);
-	qp->st.retransmits++;
+	qp->vqp.st.retransmits++;
 	return 0;
 }
 
 unsigned int
-rc_push_retries(struct ordk_qp *qp)
+rc_push_retries(struct blue_qp *qp)
 {
-	struct blue_hring *r = &qp->dev->hw.ring[BLUE_RING_SEND0];
+	struct blue_hring *r = &blue_qp_dev(qp)->hw.ring[BLUE_RING_SEND0];
 	unsigned int items = 0;
 
 	if (qp->req.rtx_count == 0)
@@ -172,7 +172,7 @@ rc_push_retries(struct ordk_qp *qp)
 	if (blue_hring_free(r, BLUE_RING_DEPTH) < BLUE_RING_DEPTH)
 		return 0;
 	if (qp->req.rtx_not_before != 0) {
-		if (rc_now(&qp->dev->rc) < qp->req.rtx_not_before)
+		if (rc_now(&blue_qp_dev(qp)->rc) < qp->req.rtx_not_before)
 			return 0;
 		qp->req.rtx_not_before = 0;
 	}
@@ -183,14 +183,14 @@ rc_push_retries(struct ordk_qp *qp)
 
 		if (!rtx_bit(qp, p))
 			continue;
-		if (blue_send_free(&qp->dev->hw, 2) < 2)
+		if (blue_send_free(&blue_qp_dev(qp)->hw, 2) < 2)
 			break;
 		qp->req.rtx_bits[i / 64] &= ~(1ull << (i % 64));
 		qp->req.rtx_count--;
 		w = wqe_of_psn(qp, p);
 		if (w == NULL)
 			RC_LOG(DEBUG, "qp 0x%06x: PSN 0x%06x to resend belongs to no WQE (head %u next %u tail %u)",
-			       qp->qpn, p, qp->req.sq_head, qp->req.sq_next, qp->req.sq_tail);
+			       qp->vqp.qpn, p, qp->req.sq_head, qp->req.sq_next, qp->req.sq_tail);
 		if (w != NULL && push_packet(qp, w, (uint32_t)blue_psn_diff(p, w->psn),
 					     qp->req.rtx_count == 0) == 0)
 			items++;
@@ -201,10 +201,10 @@ rc_push_retries(struct ordk_qp *qp)
 	 * (rc_complete_sends()), however soon the ACK comes.
 	 */
 	if (items > 0)
-		qp->req.rtx_fetch_until = qp->dev->rc.send_fetched +
-					  blue_ring_count(r->head, qp->dev->rc.send_tail_seen);
+		qp->req.rtx_fetch_until = blue_qp_dev(qp)->rc.send_fetched +
+					  blue_ring_count(r->head, blue_qp_dev(qp)->rc.send_tail_seen);
 	/* bits left behind acked_psn (acknowledged meanwhile) are dropped */
-	if (qp->req.rtx_count > 0 && items == 0 && blue_send_free(&qp->dev->hw, 2) >= 2) {
+	if (qp->req.rtx_count > 0 && items == 0 && blue_send_free(&blue_qp_dev(qp)->hw, 2) >= 2) {
 		memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
 		qp->req.rtx_count = 0;
 	}
@@ -212,11 +212,11 @@ rc_push_retries(struct ordk_qp *qp)
 }
 
 bool
-rc_rtx_unfetched(struct ordk_qp *qp)
+rc_rtx_unfetched(struct blue_qp *qp)
 {
 	if (qp->req.rtx_fetch_until == 0)
 		return false;
-	if ((int64_t)(qp->dev->rc.send_fetched - qp->req.rtx_fetch_until) < 0)
+	if ((int64_t)(blue_qp_dev(qp)->rc.send_fetched - qp->req.rtx_fetch_until) < 0)
 		return true;
 	qp->req.rtx_fetch_until = 0;
 	return false;

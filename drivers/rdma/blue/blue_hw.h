@@ -4,8 +4,8 @@
  * Used by the driver's verbs objects (blue_verbs*.c) and its RC transport
  * (rc/); one lcore at a time.
  */
-#ifndef BLUE_DEV_H
-#define BLUE_DEV_H
+#ifndef BLUE_HW_H
+#define BLUE_HW_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,8 +35,8 @@ struct blue_cmd_slot {
 };
 
 /* The driver's counters of the card's interface, one line each; the device's
- * xstats name them "pmd_<name>" (blue_verbs.c dev_xstats()). */
-#define BLUE_DEV_STATS(X)                                                                    \
+ * xstats name them "pmd_<name>" (blue_dev.c dev_xstats()). */
+#define BLUE_HW_STATS(X)                                                                    \
 	X(cmd_submitted) X(cmd_ok) X(cmd_failed) X(cmd_timeouts)                             \
 	X(cmd_resp_unexpected)	/* a response with no command waiting for it */             \
 	X(meta_reports)                                                                      \
@@ -46,13 +46,13 @@ struct blue_cmd_slot {
 	X(snic_rx_bad)		/* SimpleNic frames dropped: longer than a slot, bad descriptor */ \
 	X(send_items) X(send_ring_full)
 
-struct blue_dev_stats {
-#define BLUE_DEV_STAT_FIELD(n) uint64_t n;
-	BLUE_DEV_STATS(BLUE_DEV_STAT_FIELD)
-#undef BLUE_DEV_STAT_FIELD
+struct blue_hw_stats {
+#define BLUE_HW_STAT_FIELD(n) uint64_t n;
+	BLUE_HW_STATS(BLUE_HW_STAT_FIELD)
+#undef BLUE_HW_STAT_FIELD
 };
 
-struct blue_dev {
+struct blue_hw {
 	struct blue_backend be;
 	uint64_t mac;
 	uint32_t ip, netmask, gateway;
@@ -80,27 +80,27 @@ struct blue_dev {
 
 	uint64_t tsc_hz;
 	uint64_t cmd_timeout_tsc;
-	struct blue_dev_stats st;
+	struct blue_hw_stats st;
 };
 
 /** Bring up a device over an opened backend: rings, buffers, SetNetworkParam, raw RX. */
-int blue_dev_start(struct blue_dev *dev, uint64_t mac, uint32_t ip);
+int blue_hw_start(struct blue_hw *dev, uint64_t mac, uint32_t ip);
 /** Release every ring and buffer, close the backend. */
-void blue_dev_close(struct blue_dev *dev);
+void blue_hw_close(struct blue_hw *dev);
 
 /**
  * The SimpleNic RX buffer (BLUE_SIMPLE_NIC_RX_SLOTS slots of the backend's
  * snic_slot): at IOVA 0 through the backend's dma_map_at (the RTL writes
  * there), or anywhere with snic_any_iova. @return 0, -ENOTSUP (physical
- * addresses and no snic_iova0=0: logged), -ENOMEM. Used by blue_dev_start();
+ * addresses and no snic_iova0=0: logged), -ENOMEM. Used by blue_hw_start();
  * the VM rig calls it alone to show the mapping is real.
  */
-int blue_snic_rx_alloc(struct blue_dev *dev);
-void blue_snic_rx_free(struct blue_dev *dev);
+int blue_snic_rx_alloc(struct blue_hw *dev);
+void blue_snic_rx_free(struct blue_hw *dev);
 
 /** DMA-able memory (rte_zmalloc + backend map); *iova where the device sees it. */
-void *blue_dma_alloc(struct blue_dev *dev, size_t len, size_t align, uint64_t *iova);
-void blue_dma_free(struct blue_dev *dev, void *va, size_t len);
+void *blue_dma_alloc(struct blue_hw *dev, size_t len, size_t align, uint64_t *iova);
+void blue_dma_free(struct blue_hw *dev, void *va, size_t len);
 
 /* --------------------------------------------------------------- commands */
 
@@ -108,22 +108,22 @@ void blue_dma_free(struct blue_dev *dev, void *va, size_t len);
  * Queue a command; @return its sequence number (>= 0), or -EAGAIN when the
  * CmdReq ring or the in-flight table is full. The doorbell is rung here.
  */
-int64_t blue_cmd_submit(struct blue_dev *dev, const struct blue_cmd *cmd);
+int64_t blue_cmd_submit(struct blue_hw *dev, const struct blue_cmd *cmd);
 /** Consume command responses; @return how many. */
-unsigned int blue_cmd_poll(struct blue_dev *dev);
+unsigned int blue_cmd_poll(struct blue_hw *dev);
 /** Has @p seq completed? *ok gets is_success. */
-bool blue_cmd_done(const struct blue_dev *dev, uint32_t seq, bool *ok);
+bool blue_cmd_done(const struct blue_hw *dev, uint32_t seq, bool *ok);
 /**
  * Submit and wait (stepping the backend and the command queue only, with a
  * timeout). @return 0, -EIO (is_success = 0), -ETIMEDOUT, -EAGAIN.
  */
-int blue_cmd_exec(struct blue_dev *dev, const struct blue_cmd *cmd);
+int blue_cmd_exec(struct blue_hw *dev, const struct blue_cmd *cmd);
 /** A 512-byte, 512-aligned staging slot for UpdatePGT entries, with its IOVA. */
-uint64_t *blue_pgt_staging(struct blue_dev *dev, uint64_t *iova);
+uint64_t *blue_pgt_staging(struct blue_hw *dev, uint64_t *iova);
 
 /** Step the backend (a model) if it has to be stepped. */
 static inline unsigned int
-blue_backend_poll(struct blue_dev *dev, unsigned int budget)
+blue_backend_poll(struct blue_hw *dev, unsigned int budget)
 {
 	return dev->be.ops->poll != NULL ? dev->be.ops->poll(&dev->be, budget) : 0;
 }
@@ -132,16 +132,16 @@ blue_backend_poll(struct blue_dev *dev, unsigned int budget)
 
 /** Free descriptor slots on the Send ring (2 per item). */
 static inline uint32_t
-blue_send_free(struct blue_dev *dev, uint32_t want)
+blue_send_free(struct blue_hw *dev, uint32_t want)
 {
 	return blue_hring_free(&dev->ring[BLUE_RING_SEND0], want);
 }
 
 /** Encode and place an item (caller checked 2 free slots); doorbell separate. */
-int blue_send_item_put(struct blue_dev *dev, const struct blue_send_item *it);
+int blue_send_item_put(struct blue_hw *dev, const struct blue_send_item *it);
 
 static inline void
-blue_send_doorbell(struct blue_dev *dev)
+blue_send_doorbell(struct blue_hw *dev)
 {
 	blue_hring_doorbell(&dev->ring[BLUE_RING_SEND0]);
 }
@@ -152,10 +152,10 @@ blue_send_doorbell(struct blue_dev *dev)
  * The next meta report: 1 with @p rep filled, 0 when none is ready, -1 when a
  * report did not decode (consumed, counted). TAIL is written by blue_meta_commit().
  */
-int blue_meta_next(struct blue_dev *dev, struct blue_meta_report *rep);
+int blue_meta_next(struct blue_hw *dev, struct blue_meta_report *rep);
 
 static inline void
-blue_meta_commit(struct blue_dev *dev)
+blue_meta_commit(struct blue_hw *dev)
 {
 	blue_hring_commit(&dev->ring[BLUE_RING_META0]);
 }
@@ -163,24 +163,24 @@ blue_meta_commit(struct blue_dev *dev)
 /* ------------------------------------------------------------ SimpleNic */
 
 /** Queue a raw frame (<= 256 bytes) on SimpleNic TX; @return 0 or -EAGAIN/-EINVAL. */
-int blue_snic_tx(struct blue_dev *dev, const void *frame, uint32_t len);
+int blue_snic_tx(struct blue_hw *dev, const void *frame, uint32_t len);
 /** Room for one more frame on SimpleNic TX? */
-bool blue_snic_tx_room(struct blue_dev *dev);
+bool blue_snic_tx_room(struct blue_hw *dev);
 
 static inline void
-blue_snic_tx_flush(struct blue_dev *dev)
+blue_snic_tx_flush(struct blue_hw *dev)
 {
 	blue_hring_doorbell(&dev->ring[BLUE_RING_SIMPLE_NIC_TX]);
 }
 
 /** The next received raw frame: pointer into the RX buffer, or NULL. Consume with blue_snic_rx_done(). */
-const uint8_t *blue_snic_rx_next(struct blue_dev *dev, uint32_t *len);
-void blue_snic_rx_done(struct blue_dev *dev);
+const uint8_t *blue_snic_rx_next(struct blue_hw *dev, uint32_t *len);
+void blue_snic_rx_done(struct blue_hw *dev);
 
 static inline void
-blue_snic_rx_commit(struct blue_dev *dev)
+blue_snic_rx_commit(struct blue_hw *dev)
 {
 	blue_hring_commit(&dev->ring[BLUE_RING_SIMPLE_NIC_RX]);
 }
 
-#endif /* BLUE_DEV_H */
+#endif /* BLUE_HW_H */

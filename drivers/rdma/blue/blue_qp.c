@@ -17,14 +17,14 @@ RTE_LOG_REGISTER(blue_qp_logtype, ordk.blue.qp, NOTICE);
 	rte_log(RTE_LOG_##level, blue_qp_logtype, "blue: " fmt "\n", ##__VA_ARGS__)
 
 struct blue_cmd
-blue_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
+blue_manage_qp_cmd(const struct blue_qp *qp, bool valid, bool error)
 {
 	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_MANAGE_QP, .valid = 1 } };
 
 	c.qp = (struct blue_cmd_manage_qp){
-		.is_valid = valid, .is_error = error, .qpn = qp->qpn,
-		.peer_qpn = qp->attr.dest_qp_num, .peer_ip = qp->attr.dest_ip,
-		.peer_mac = qp->attr.dest_mac, .pmtu = (uint8_t)qp->attr.path_mtu,
+		.is_valid = valid, .is_error = error, .qpn = qp->vqp.qpn,
+		.peer_qpn = qp->vqp.attr.dest_qp_num, .peer_ip = qp->vqp.attr.dest_ip,
+		.peer_mac = qp->vqp.attr.dest_mac, .pmtu = (uint8_t)qp->vqp.attr.path_mtu,
 		/*
 		 * The card accepts SEND packets only with REMOTE_WRITE in the QPC and
 		 * READ responses only with LOCAL_WRITE
@@ -32,7 +32,7 @@ blue_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
 		 * ibverbs QP receives SENDs with no remote access at all. So the card
 		 * always gets both; incoming WRITEs are still gated by the MR's access.
 		 */
-		.rq_access_flags = (uint8_t)(qp->attr.qp_access_flags | BLUE_ACC_LOCAL_WRITE |
+		.rq_access_flags = (uint8_t)(qp->vqp.attr.qp_access_flags | BLUE_ACC_LOCAL_WRITE |
 					     BLUE_ACC_REMOTE_WRITE),
 		.qp_type = BLUE_QPT_RC,
 		/* UDP source port of the card's own ACKs for this QP */
@@ -41,17 +41,18 @@ blue_manage_qp_cmd(const struct ordk_qp *qp, bool valid, bool error)
 }
 
 int
-blue_manage_qp(struct ordk_qp *qp, bool valid, bool error)
+blue_manage_qp(struct blue_qp *qp, bool valid, bool error)
 {
 	struct blue_cmd c = blue_manage_qp_cmd(qp, valid, error);
 
-	return blue_cmd_exec(&qp->dev->hw, &c);
+	return blue_cmd_exec(&blue_qp_dev(qp)->hw, &c);
 }
 
 int
-blue_qp_create(struct ordk_qp *qp)
+blue_qp_create(struct ordk_qp *oqp)
 {
-	struct ordk_dev *dev = qp->dev;
+	struct blue_qp *qp = to_bqp(oqp);
+	struct blue_dev *dev = blue_qp_dev(qp);
 	int64_t qpn = mem_keys_alloc(&dev->qp_keys);
 	int rc;
 
@@ -59,29 +60,30 @@ blue_qp_create(struct ordk_qp *qp)
 		QP_LOG(ERR, "qp_create: max_qp (%u QPs) reached", BLUE_MAX_QP - 1);
 		return -ENOSPC;
 	}
-	qp->qpn = (uint32_t)qpn;
-	qp->attr.path_mtu = ORDK_MTU_4096;
+	qp->vqp.qpn = (uint32_t)qpn;
+	qp->vqp.attr.path_mtu = ORDK_MTU_4096;
 	blue_cc_qp_init(qp, dev->cc_on);
 	rc = rc_qp_init(qp);
 	if (rc != 0) {
 		rc_qp_fini(qp);
-		mem_keys_free(&dev->qp_keys, qp->qpn);
+		mem_keys_free(&dev->qp_keys, qp->vqp.qpn);
 	}
 	return rc;
 }
 
 int
-blue_qp_destroy(struct ordk_qp *qp)
+blue_qp_destroy(struct ordk_qp *oqp)
 {
-	struct ordk_dev *dev = qp->dev;
+	struct blue_qp *qp = to_bqp(oqp);
+	struct blue_dev *dev = blue_qp_dev(qp);
 	int rc = 0;
 
-	if (qp->attr.qp_state != ORDK_QPS_RESET)
+	if (qp->vqp.attr.qp_state != ORDK_QPS_RESET)
 		rc = blue_manage_qp(qp, false, false); /* the card's QPC is cleared */
 	if (qp->sched.on_active)
 		TAILQ_REMOVE(&dev->rc.active, qp, sched.link);
 	rc_timer_set(qp, 0); /* off the wheel */
-	mem_keys_free(&dev->qp_keys, qp->qpn); /* the QPN is stale from now on */
+	mem_keys_free(&dev->qp_keys, qp->vqp.qpn); /* the QPN is stale from now on */
 	rc_qp_fini(qp);
 	return rc;
 }
@@ -90,13 +92,14 @@ static_assert(BLUE_PSN_FIRST_MAX == ORDK_PSN_FIRST_MAX, "the API states the card
 
 /* What only the card judges: read/atomic depth, first PSNs its bitmap unit takes. */
 int
-blue_qp_check(const struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int mask)
+blue_qp_check(const struct ordk_qp *oqp, const struct ordk_qp_attr *a, unsigned int mask)
 {
+	const struct blue_qp *qp = to_bqp(oqp);
 	if (((mask & ORDK_QP_ACCESS_FLAGS) && (a->qp_access_flags & ~(unsigned int)BLUE_ACC_ALL)) ||
 	    ((mask & ORDK_QP_PATH_MTU) && !blue_pmtu_valid(a->path_mtu)) ||
 	    ((mask & ORDK_QP_MAX_QP_RD_ATOMIC) && a->max_rd_atomic > ORDK_MAX_RD_ATOMIC) ||
 	    ((mask & ORDK_QP_MAX_DEST_RD_ATOMIC) && a->max_dest_rd_atomic > ORDK_MAX_RD_ATOMIC)) {
-		QP_LOG(ERR, "qp 0x%06x: an attribute value is out of range", qp->qpn);
+		QP_LOG(ERR, "qp 0x%06x: an attribute value is out of range", qp->vqp.qpn);
 		return -EINVAL;
 	}
 	if (((mask & ORDK_QP_RQ_PSN) && !blue_psn_first_ok(a->rq_psn)) ||
@@ -104,7 +107,7 @@ blue_qp_check(const struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned i
 		QP_LOG(ERR, "qp 0x%06x: a first PSN above 0x%06x (rq_psn 0x%06x, sq_psn 0x%06x): "
 		       "the card's PSN bitmap resets to a window that misreads it (behind it: "
 		       "never tracked, and the RTL's bitmap unit locks; inside it: reported as "
-		       "arrived at once); choose one in 0..0x%06x", qp->qpn, BLUE_PSN_FIRST_MAX,
+		       "arrived at once); choose one in 0..0x%06x", qp->vqp.qpn, BLUE_PSN_FIRST_MAX,
 		       a->rq_psn, a->sq_psn, BLUE_PSN_FIRST_MAX);
 		return -EINVAL;
 	}
@@ -112,8 +115,9 @@ blue_qp_check(const struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned i
 }
 
 int
-blue_qp_modify(struct ordk_qp *qp, enum ordk_qp_state cur, enum ordk_qp_state next)
+blue_qp_modify(struct ordk_qp *oqp, enum ordk_qp_state cur, enum ordk_qp_state next)
 {
+	struct blue_qp *qp = to_bqp(oqp);
 	/*
 	 * The card learns every transition (ManageQp; it also resets its PSN
 	 * bitmap). Its context is valid only in RTR and RTS: the card checks no
@@ -124,7 +128,7 @@ blue_qp_modify(struct ordk_qp *qp, enum ordk_qp_state cur, enum ordk_qp_state ne
 
 	if (rc != 0)
 		return rc;
-	qp->attr.qp_state = next;
+	qp->vqp.attr.qp_state = next;
 	rc_qp_set_timeout(qp);
 	if (next == ORDK_QPS_RESET)
 		rc_qp_reset(qp);
@@ -138,14 +142,16 @@ blue_qp_modify(struct ordk_qp *qp, enum ordk_qp_state cur, enum ordk_qp_state ne
 }
 
 void
-blue_qp_flush(struct ordk_qp *qp)
+blue_qp_flush(struct ordk_qp *oqp)
 {
+	struct blue_qp *qp = to_bqp(oqp);
 	rc_qp_flush(qp);
 }
 
 void
-blue_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
+blue_qp_info(const struct ordk_qp *oqp, struct ordk_qp_info *info)
 {
+	const struct blue_qp *qp = to_bqp(oqp);
 	info->next_psn = qp->req.next_psn;
 	info->acked_psn = qp->comp.acked_psn;
 	info->expected_psn = qp->resp.epsn;
@@ -165,19 +171,22 @@ blue_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
 }
 
 int
-blue_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
+blue_post_send(struct ordk_qp *oqp, const struct ordk_send_wr *wr)
 {
+	struct blue_qp *qp = to_bqp(oqp);
 	return rc_post_send(qp, wr);
 }
 
 int
-blue_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
+blue_post_recv(struct ordk_qp *oqp, const struct ordk_recv_wr *wr)
 {
+	struct blue_qp *qp = to_bqp(oqp);
 	return rc_post_recv(qp, wr);
 }
 
 void
-blue_post_done(struct ordk_qp *qp)
+blue_post_done(struct ordk_qp *oqp)
 {
+	struct blue_qp *qp = to_bqp(oqp);
 	rc_activate(qp);
 }

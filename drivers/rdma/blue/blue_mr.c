@@ -29,7 +29,7 @@ RTE_LOG_REGISTER(blue_mr_logtype, ordk.blue.mr, NOTICE);
 static int
 pin_piece(void *arg, uint64_t addr, uint64_t len, bool pin)
 {
-	struct ordk_dev *dev = arg;
+	struct blue_dev *dev = arg;
 	void *va = (void *)(uintptr_t)addr;
 	bool dpdk_mem = rte_mem_virt2memseg_list(va) != NULL;
 	uint64_t iova;
@@ -53,12 +53,12 @@ pin_piece(void *arg, uint64_t addr, uint64_t len, bool pin)
 	return 0;
 }
 
-struct ordk_mr_int *
-blue_mr_lookup(struct ordk_dev *dev, uint32_t key)
+struct blue_mr *
+blue_mr_lookup(struct blue_dev *dev, uint32_t key)
 {
-	struct ordk_mr_int *m = dev->mr_by_slot[(key >> 8) % BLUE_MAX_MR];
+	struct blue_mr *m = dev->mr_by_slot[(key >> 8) % BLUE_MAX_MR];
 
-	return (m != NULL && m->pub.lkey == key) ? m : NULL;
+	return (m != NULL && m->vmr.pub.lkey == key) ? m : NULL;
 }
 
 /* Where the device needs physical addresses, MR memory must sit in 2 MiB hugepages. */
@@ -77,9 +77,9 @@ hugepage_backed(const void *addr, size_t len)
 }
 
 static int
-update_pgt(struct ordk_dev *dev, struct ordk_mr_int *m)
+update_pgt(struct blue_dev *dev, struct blue_mr *m)
 {
-	uint64_t page = (uint64_t)(uintptr_t)m->pub.addr & ~(uint64_t)(BLUE_PAGE_SIZE - 1);
+	uint64_t page = (uint64_t)(uintptr_t)m->vmr.pub.addr & ~(uint64_t)(BLUE_PAGE_SIZE - 1);
 	int64_t seqs[BLUE_PGT_STAGING_SLOTS];
 	uint32_t done = 0, nseq = 0;
 	bool ok = true;
@@ -143,38 +143,39 @@ update_pgt(struct ordk_dev *dev, struct ordk_mr_int *m)
 }
 
 static int
-mr_table(struct ordk_dev *dev, const struct ordk_mr_int *m, bool valid)
+mr_table(struct blue_dev *dev, const struct blue_mr *m, bool valid)
 {
 	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_UPDATE_MR_TABLE, .valid = 1 } };
 
 	c.mr = (struct blue_cmd_update_mr_table){
-		.mr_base_va = (uint64_t)(uintptr_t)m->pub.addr,
-		.mr_length = valid ? (uint32_t)m->pub.length : 0, .mr_key = m->pub.lkey,
-		.pd_handle = m->pub.pd->handle,
+		.mr_base_va = (uint64_t)(uintptr_t)m->vmr.pub.addr,
+		.mr_length = valid ? (uint32_t)m->vmr.pub.length : 0, .mr_key = m->vmr.pub.lkey,
+		.pd_handle = m->vmr.pub.pd->handle,
 		/*
 		 * Without LOCAL_WRITE: the card's only use of it is to accept SEND
 		 * packets (doc/guides/drivers/blue_hw_interface.md section 5.1), and
 		 * SENDs land only through the
-		 * per-RECV keys of lib/rc/rc_recv.c, never through the user's MRs.
+		 * per-RECV keys of rc/rc_recv.c, never through the user's MRs.
 		 */
-		.acc_flags = (uint8_t)(m->pub.access & ~(unsigned int)BLUE_ACC_LOCAL_WRITE),
+		.acc_flags = (uint8_t)(m->vmr.pub.access & ~(unsigned int)BLUE_ACC_LOCAL_WRITE),
 		.pgt_offset = m->pgt_start };
 	return blue_cmd_exec(&dev->hw, &c);
 }
 
 /* The card's part of ordk_mr_reg(): @return 0 or a negative errno. */
 int
-blue_mr_reg(struct ordk_dev *dev, struct verbs_mr *vm)
+blue_mr_reg(struct ordk_dev *odev, struct verbs_mr *vm)
 {
-	struct ordk_mr_int *m = (struct ordk_mr_int *)vm;
-	uint64_t a = (uint64_t)(uintptr_t)m->pub.addr;
-	size_t length = m->pub.length;
+	struct blue_dev *dev = to_bdev(odev);
+	struct blue_mr *m = (struct blue_mr *)vm;
+	uint64_t a = (uint64_t)(uintptr_t)m->vmr.pub.addr;
+	size_t length = m->vmr.pub.length;
 	int64_t key, pgt;
 	int rc;
 
-	if (dev->hw.be.needs_pa && !hugepage_backed(m->pub.addr, length)) {
+	if (dev->hw.be.needs_pa && !hugepage_backed(m->vmr.pub.addr, length)) {
 		MR_LOG(ERR, "%p is not in 2 MiB hugepages, which this device needs "
-			    "(it DMAs by physical address)", m->pub.addr);
+			    "(it DMAs by physical address)", m->vmr.pub.addr);
 		return -EFAULT;
 	}
 	m->pgt_n = (uint32_t)(((a + length - 1) >> BLUE_PAGE_SHIFT) - (a >> BLUE_PAGE_SHIFT) + 1);
@@ -190,7 +191,7 @@ blue_mr_reg(struct ordk_dev *dev, struct verbs_mr *vm)
 		goto undo_key;
 	}
 	m->pgt_start = (uint32_t)pgt;
-	m->pub.lkey = m->pub.rkey = (uint32_t)key;
+	m->vmr.pub.lkey = m->vmr.pub.rkey = (uint32_t)key;
 	m->iova = a;
 	if (dev->pins.fn == NULL)
 		mem_pins_init(&dev->pins, 4096, pin_piece, dev);
@@ -216,12 +217,13 @@ undo_key:
 }
 
 int
-blue_mr_dereg(struct ordk_dev *dev, struct verbs_mr *vm)
+blue_mr_dereg(struct ordk_dev *odev, struct verbs_mr *vm)
 {
-	struct ordk_mr_int *m = (struct ordk_mr_int *)vm;
+	struct blue_dev *dev = to_bdev(odev);
+	struct blue_mr *m = (struct blue_mr *)vm;
 	int rc;
 
-	if (blue_mr_lookup(dev, m->pub.lkey) != m)
+	if (blue_mr_lookup(dev, m->vmr.pub.lkey) != m)
 		return -EINVAL;
 	/*
 	 * The card forgets the key first: a stale rkey is refused from now on. If it
@@ -230,13 +232,13 @@ blue_mr_dereg(struct ordk_dev *dev, struct verbs_mr *vm)
 	 */
 	rc = mr_table(dev, m, false);
 	if (rc != 0) {
-		MR_LOG(ERR, "the card did not invalidate key 0x%x (%s); MR kept", m->pub.lkey,
+		MR_LOG(ERR, "the card did not invalidate key 0x%x (%s); MR kept", m->vmr.pub.lkey,
 		       rc == -ETIMEDOUT ? "timeout" : "refused");
 		return rc;
 	}
-	dev->mr_by_slot[m->pub.lkey >> 8] = NULL;
-	mem_pins_del(&dev->pins, m->pub.lkey);
+	dev->mr_by_slot[m->vmr.pub.lkey >> 8] = NULL;
+	mem_pins_del(&dev->pins, m->vmr.pub.lkey);
 	mem_pgt_free(&dev->pgt, m->pgt_start, m->pgt_n);
-	mem_keys_free(&dev->mr_keys, m->pub.lkey);
+	mem_keys_free(&dev->mr_keys, m->vmr.pub.lkey);
 	return 0;
 }
