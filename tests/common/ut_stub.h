@@ -29,29 +29,23 @@
 /* takes the ';' after a stub, which would be an empty declaration */
 #define UT_STUB_END_ _Static_assert(1, "")
 
-#define UT_STUB_(storage, fn, ret, args, ...)                             \
-	static ret ut_##fn = __VA_ARGS__;                                 \
+/* fn counting its calls, then doing @p body */
+#define UT_STUB_FN_(storage, fn, ret, args, body)                         \
 	static unsigned int ut_##fn##_calls;                              \
 	storage ret fn args;                                              \
 	UT_STUB_BODY_BEGIN                                                \
 	storage ret fn args                                               \
 	{                                                                 \
 		ut_##fn##_calls++;                                        \
-		return ut_##fn;                                           \
+		body                                                      \
 	}                                                                 \
 	UT_STUB_BODY_END                                                  \
 	UT_STUB_END_
 
-#define UT_STUB_V_(storage, fn, args)                                     \
-	static unsigned int ut_##fn##_calls;                              \
-	storage void fn args;                                             \
-	UT_STUB_BODY_BEGIN                                                \
-	storage void fn args                                              \
-	{                                                                 \
-		ut_##fn##_calls++;                                        \
-	}                                                                 \
-	UT_STUB_BODY_END                                                  \
-	UT_STUB_END_
+#define UT_STUB_(storage, fn, ret, args, ...)                             \
+	static ret ut_##fn = __VA_ARGS__;                                 \
+	UT_STUB_FN_(storage, fn, ret, args, return ut_##fn;)
+#define UT_STUB_V_(storage, fn, args) UT_STUB_FN_(storage, fn, void, args, )
 
 /** fn(args) returning ut_<fn> (initially the value, settable with MOCK_SET). */
 #define DEFINE_STUB(fn, ret, args, ...) UT_STUB_(, fn, ret, args, __VA_ARGS__)
