@@ -12,6 +12,7 @@
 
 #include <cmdline_parse.h>
 
+#include "ordk_env.h"
 #include "ordk_verbs.h"
 
 #define TP_SIDES   2
@@ -22,14 +23,9 @@
 enum tp_op { TP_WRITE = 0, TP_READ, TP_SEND };
 
 struct tp_side {
-	struct ordk_dev *dev;
-	struct ordk_dev_attr at;
+	ORDK_ENV_EP_MEMBER; /* dev, attr, pd, cq, mr, buf (TP_BUF bytes) */
 	uint16_t port;
-	struct ordk_pd *pd;
-	struct ordk_cq *cq;
 	uint32_t cqe;
-	struct ordk_mr *mr;
-	uint8_t *buf;
 	struct ordk_qp *qp[TP_MAX_QPS];
 	uint64_t cq_polled, cq_errors; /* completions this console took from the CQ */
 };

@@ -144,16 +144,18 @@ test_ring_port(const char *name, struct rte_ring **rx, struct rte_ring **tx)
 }
 
 void
-test_ring_pair(const char *name, uint16_t *p0, uint16_t *p1)
+test_ring_pair(const char *name, bool multi_producer, uint16_t *p0, uint16_t *p1,
+	       struct rte_ring **rx)
 {
+	unsigned int flags = RING_F_SC_DEQ | (multi_producer ? 0 : RING_F_SP_ENQ);
 	struct rte_ring *a, *b;
 	char n[64];
 	int r0, r1;
 
 	snprintf(n, sizeof(n), "%s_a", name);
-	a = rte_ring_create(n, 8192, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	a = rte_ring_create(n, 8192, SOCKET_ID_ANY, flags);
 	snprintf(n, sizeof(n), "%s_b", name);
-	b = rte_ring_create(n, 8192, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	b = rte_ring_create(n, 8192, SOCKET_ID_ANY, flags);
 	cr_assert(a != NULL && b != NULL);
 	snprintf(n, sizeof(n), "%s0", name);
 	r0 = rte_eth_from_rings(n, &a, 1, &b, 1, SOCKET_ID_ANY);
@@ -162,6 +164,10 @@ test_ring_pair(const char *name, uint16_t *p0, uint16_t *p1)
 	cr_assert(r0 >= 0 && r1 >= 0);
 	*p0 = (uint16_t)r0;
 	*p1 = (uint16_t)r1;
+	if (rx != NULL) {
+		rx[0] = a;
+		rx[1] = b;
+	}
 }
 
 static uint64_t
