@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cmdline_parse.h>
+
 #include "ordk_env.h"
 #include "ordk_verbs.h"
 
@@ -77,6 +79,6 @@ void tp_clear_stats(void);
 int tp_sleep(const char *seconds);
 
 /** The command table for cmdline. */
-extern void *tp_cmd_ctx[];
+extern cmdline_parse_ctx_t tp_cmd_ctx[];
 
 #endif /* ORDK_TP_H */

@@ -21,26 +21,31 @@ void
 test_eal_init(const char *extra)
 {
 	static bool done;
-	char prefix[64], lcore[16], *argv[20];
+	char prefix[64], lcore[16], more[256], *argv[20];
 	int argc = 0;
 
 	if (done)
 		return;
 	snprintf(prefix, sizeof(prefix), "--file-prefix=ordk-test-%d", (int)getpid());
-	argv[argc++] = "ordk-test";
-	argv[argc++] = "--no-huge";
-	argv[argc++] = "-m";
-	argv[argc++] = "512";
-	argv[argc++] = "--no-pci";
-	argv[argc++] = "--no-shconf";
-	argv[argc++] = "--no-telemetry";
-	argv[argc++] = "--log-level=*:4"; /* a pattern, so ORDK_TEST_LOG can raise one type */
+	/* rte_eal_init() takes char **: writable copies (compound literals) of the words */
+	argv[argc++] = (char[]){ "ordk-test" };
+	argv[argc++] = (char[]){ "--no-huge" };
+	argv[argc++] = (char[]){ "-m" };
+	argv[argc++] = (char[]){ "512" };
+	argv[argc++] = (char[]){ "--no-pci" };
+	argv[argc++] = (char[]){ "--no-shconf" };
+	argv[argc++] = (char[]){ "--no-telemetry" };
+	/* a pattern, so ORDK_TEST_LOG can raise one type */
+	argv[argc++] = (char[]){ "--log-level=*:4" };
 	snprintf(lcore, sizeof(lcore), "%d", test_eal_lcore);
-	argv[argc++] = "-l";
+	argv[argc++] = (char[]){ "-l" };
 	argv[argc++] = lcore;
 	argv[argc++] = prefix;
-	if (extra != NULL)
-		argv[argc++] = (char *)extra;
+	if (extra != NULL) {
+		cr_assert_lt(strlen(extra), sizeof(more), "EAL argument too long: %s", extra);
+		snprintf(more, sizeof(more), "%s", extra);
+		argv[argc++] = more;
+	}
 	/* ORDK_TEST_LOG=ordk.rc:debug (any --log-level pattern) for a failing test */
 	if (getenv("ORDK_TEST_LOG") != NULL) {
 		static char lvl[128];

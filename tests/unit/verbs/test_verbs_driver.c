@@ -183,8 +183,10 @@ eal(void)
 {
 	static bool done;
 	char prefix[64];
-	char *argv[] = { "test", "--no-huge", "-m", "64", "--no-pci", "--no-shconf",
-			 "--no-telemetry", "--log-level=*:4", prefix, NULL };
+	/* rte_eal_init() takes char **: writable words (compound literals) */
+	char *argv[] = { (char[]){ "test" }, (char[]){ "--no-huge" }, (char[]){ "-m" },
+			 (char[]){ "64" }, (char[]){ "--no-pci" }, (char[]){ "--no-shconf" },
+			 (char[]){ "--no-telemetry" }, (char[]){ "--log-level=*:4" }, prefix, NULL };
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=ordk-fake-%d", (int)getpid());
 	if (!done)
