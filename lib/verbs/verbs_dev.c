@@ -127,7 +127,7 @@ ordk_dev_close(struct ordk_dev *odev)
 int
 ordk_dev_query(const struct ordk_dev *odev, struct ordk_dev_attr *a)
 {
-	const struct verbs_dev *dev = vdev(odev);
+	const struct verbs_dev *dev = vdev_const(odev);
 
 	if (dev == NULL || a == NULL)
 		return -EINVAL;

@@ -14,6 +14,8 @@ int ordk_rc_logtype;
 
 /* ------------------------------------------------------------ stubs */
 
+#include "rc_stubs.h"
+
 static bool cc_gate_open = true;
 static unsigned int cc_sent_pkts;
 
@@ -33,41 +35,12 @@ blue_cc_sent(struct blue_qp *qp, uint32_t bytes, uint32_t pkts)
 	cc_sent_pkts += pkts;
 }
 
-#define MAX_ITEMS 64
-static struct blue_send_item items[MAX_ITEMS];
-static unsigned int nitems, probes, fails, atomics_sent, timer_arms;
+RC_STUB(blue_send_item_put);
+RC_STUB(rc_push_retries);
+RC_STUB(rc_atomic_send);
+RC_STUB(rc_timer_arm);
 
-int
-blue_send_item_put(struct blue_hw *dev, const struct blue_send_item *it)
-{
-	(void)dev;
-	cr_assert_lt(nitems, MAX_ITEMS);
-	items[nitems++] = *it;
-	return 0;
-}
-
-unsigned int
-rc_push_retries(struct blue_qp *qp)
-{
-	(void)qp;
-	return 0;
-}
-
-bool
-rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w)
-{
-	(void)qp;
-	(void)w;
-	atomics_sent++;
-	return true;
-}
-
-void
-rc_timer_arm(struct blue_qp *qp)
-{
-	(void)qp;
-	timer_arms++;
-}
+static unsigned int fails;
 
 void
 rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
@@ -77,13 +50,7 @@ rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
 	fails++;
 }
 
-bool
-rc_probe(struct blue_qp *qp)
-{
-	(void)qp;
-	probes++;
-	return true;
-}
+RC_STUB(rc_probe);
 
 /* the WQE's one writer, without its table (test_rc_comp.c checks that): the moves asked */
 static struct {
@@ -117,7 +84,7 @@ setup(void)
 	memset(&dev, 0, sizeof(dev));
 	memset(&qp, 0, sizeof(qp));
 	memset(sq, 0, sizeof(sq));
-	nitems = probes = fails = atomics_sent = timer_arms = 0;
+	nitems = ut_rc_probe_calls = fails = ut_rc_atomic_send_calls = ut_rc_timer_arm_calls = 0;
 	dev.hw.ring[BLUE_RING_SEND0].tail_reg = &tail_reg;
 	dev.rc.tsc_hz = 1000000000;
 	dev.rc.now = 5000;
@@ -279,7 +246,7 @@ Test(rc_req, an_atomic_fences_both_ways)
 	cr_assert_eq(qp.req.state, RC_REQ_WAIT_ATOMIC, "earlier WRs not acknowledged");
 	qp.req.sq_head = 1; /* the WRITE is acknowledged */
 	rc_push(&qp);
-	cr_assert_eq(atomics_sent, 1);
+	cr_assert_eq(ut_rc_atomic_send_calls, 1);
 	cr_assert_eq(qp.req.atomic_wqe, &sq[1]);
 	cr_assert_eq(qp.req.state, RC_REQ_WAIT_ATOMIC, "the later WRITE waits for its answer");
 	cr_assert_eq(nitems, 1);

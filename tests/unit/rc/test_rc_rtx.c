@@ -17,19 +17,9 @@ int ordk_rc_logtype;
 
 /* ------------------------------------------------------------ stubs */
 
-#define MAX_ITEMS 64
-static struct blue_send_item items[MAX_ITEMS];
-static unsigned int nitems, ncqe, fails;
-static struct ordk_wc cqe[8];
+#include "rc_stubs.h"
 
-int
-blue_send_item_put(struct blue_hw *dev, const struct blue_send_item *it)
-{
-	(void)dev;
-	cr_assert_lt(nitems, MAX_ITEMS);
-	items[nitems++] = *it;
-	return 0;
-}
+RC_STUB(blue_send_item_put);
 
 struct blue_send_item
 rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,
@@ -41,18 +31,10 @@ rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uin
 					.is_last = last, .flags = signaled ? BLUE_SEND_SIGNALED : 0 };
 }
 
-void
-rc_activate(struct blue_qp *qp)
-{
-	(void)qp;
-}
+RC_STUB(rc_activate);
 
 /* the length error's ManageQp (rc_qp.c) is not reached here */
-void
-rc_qp_err_cmd_start(struct blue_qp *qp)
-{
-	(void)qp;
-}
+RC_STUB(rc_qp_err_cmd_start);
 
 bool
 rc_qp_err_cmd_reaped(struct blue_qp *qp, bool *ok)
@@ -63,26 +45,12 @@ rc_qp_err_cmd_reaped(struct blue_qp *qp, bool *ok)
 }
 
 /* the card-window pacing after a resend (rc_req.c) is not under test here */
-void
-rc_late_copy_sent(struct blue_qp *qp, uint32_t psn)
-{
-	(void)qp;
-	(void)psn;
-}
+RC_STUB(rc_late_copy_sent);
 
-void
-rc_timer_set(struct blue_qp *qp, uint64_t deadline)
-{
-	qp->comp.rtx_deadline = deadline;
-}
+RC_STUB(rc_timer_set);
+RC_STUB(verbs_cq_push);
 
-void
-verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc)
-{
-	(void)cq;
-	cr_assert_lt(ncqe, 8u);
-	cqe[ncqe++] = *wc;
-}
+static unsigned int fails;
 
 void
 rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
@@ -99,44 +67,11 @@ rc_qp_error(struct blue_qp *qp)
 	fails++;
 }
 
-int
-blue_manage_qp(struct blue_qp *qp, bool valid, bool error)
-{
-	(void)qp;
-	(void)valid;
-	(void)error;
-	return 0;
-}
-
-bool
-rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w)
-{
-	(void)qp;
-	(void)w;
-	return true;
-}
-
-bool
-rc_probe(struct blue_qp *qp)
-{
-	(void)qp;
-	return true;
-}
-
-const char *
-ordk_wc_status_str(enum ordk_wc_status status)
-{
-	(void)status;
-	return "status";
-}
-
-const char *
-rc_state_name(enum rc_sm sm, unsigned int s)
-{
-	(void)sm;
-	(void)s;
-	return "state";
-}
+RC_STUB(blue_manage_qp);
+RC_STUB(rc_atomic_send);
+RC_STUB(rc_probe);
+RC_STUB(ordk_wc_status_str);
+RC_STUB(rc_state_name);
 
 /* ------------------------------------------------------------ fixture */
 
