@@ -118,7 +118,8 @@ unsigned int ordk_dev_poll(struct ordk_dev *dev, unsigned int budget);
 	X(recv_keys_short)	/* RECV adverts delayed: no MR-table slot for their key */  \
 	X(cnps_sent)		/* by the card (the model's cnp_sent), device totals only */  \
 	X(cc_rate_changes)	/* DCQCN changed a QP's rate (cuts and increases) */          \
-	X(cc_limited_ns)	/* time a QP with data to send waited for its rate */
+	X(cc_limited_ns)	/* time a QP with data to send waited for its rate */         \
+	X(state_refused)	/* transport state transitions refused (a bug: logged) */
 
 struct ordk_stats {
 #define ORDK_STATS_FIELD(n) uint64_t n;

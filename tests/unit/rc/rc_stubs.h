@@ -151,7 +151,22 @@
 #define RC_STUB_rc_atomic_send \
 	DEFINE_STUB(rc_atomic_send, bool, (struct blue_qp *qp, struct rc_wqe *w), true)
 
-/* rc_comp.c */
+/* rc_comp.c; the state writers without their tables (test_rc_comp.c checks those) */
+#define RC_STUB_rc_comp_to                                                            \
+	bool rc_comp_to(struct blue_qp *qp, enum rc_comp_state next)                  \
+	{                                                                             \
+		qp->comp.state = next;                                                \
+		return true;                                                          \
+	}                                                                             \
+	UT_STUB_END_
+#define RC_STUB_rc_wqe_to                                                             \
+	bool rc_wqe_to(struct blue_qp *qp, struct rc_wqe *w, enum rc_wqe_state next)  \
+	{                                                                             \
+		(void)qp;                                                             \
+		w->state = (uint8_t)next;                                             \
+		return true;                                                          \
+	}                                                                             \
+	UT_STUB_END_
 #define RC_STUB_rc_comp_rx_report \
 	DEFINE_STUB_V(rc_comp_rx_report, (struct blue_qp *qp, const struct blue_meta_report *r))
 #define RC_STUB_rc_complete_sends DEFINE_STUB_V(rc_complete_sends, (struct blue_qp *qp))

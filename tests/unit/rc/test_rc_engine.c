@@ -39,6 +39,7 @@ RC_STUB(rc_ack_step);
 RC_STUB(rc_qp_error_reap);
 RC_STUB(rc_len_err_reap);
 RC_STUB(rc_recv_revoke_run);
+RC_STUB(rc_comp_to);
 
 static uint64_t clock_now;
 static unsigned int clock_reads;

@@ -43,6 +43,7 @@ RC_STUB(rc_recv_keys_release);
 RC_STUB(rc_timer_set);
 RC_STUB(rc_activate);
 RC_STUB(rc_qp_set_timeout);
+RC_STUB(rc_comp_to);
 
 /* ------------------------------------------------------------ fixture */
 

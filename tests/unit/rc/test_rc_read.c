@@ -70,6 +70,7 @@ rc_comp_acked(struct blue_qp *qp, uint32_t psn)
 }
 
 RC_STUB(rc_complete_sends);
+RC_STUB(rc_wqe_to);
 
 /* ------------------------------------------------------------ fixture */
 
@@ -197,7 +198,8 @@ outstanding_reads(unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++) {
 		sq[i] = (struct rc_wqe){ .opcode = BLUE_WR_RDMA_READ, .msn = (uint16_t)(10 + i),
-					 .psn = 100 + i, .npkts = 1, .len = 4096, .started = 1 };
+					 .psn = 100 + i, .npkts = 1, .len = 4096,
+					 .state = RC_WQE_SENT };
 		reads[i] = i;
 	}
 	qp.req.rd_q.count = n;
@@ -213,7 +215,7 @@ Test(rc_read, a_response_finishes_the_oldest_read_only)
 	rc_read_done(&qp, 10);
 	cr_assert_eq(qp.req.rd_q.count, 2);
 	cr_assert_eq(qp.req.rd_q.head, 1);
-	cr_assert(sq[0].flags & RC_WQE_READ_DONE);
+	cr_assert_eq(sq[0].state, RC_WQE_DONE);
 	cr_assert_eq(qp.comp.acked_psn, 101, "the response acknowledges its request");
 }
 
@@ -228,7 +230,8 @@ Test(rc_read, a_refused_read_leaves_the_fifo_in_order)
 	cr_assert_eq(qp.req.rd_q.count, 2);
 	cr_assert_eq(reads[(qp.req.rd_q.head + 0) % 8], 0);
 	cr_assert_eq(reads[(qp.req.rd_q.head + 1) % 8], 2);
-	cr_assert_eq(sq[1].flags & (RC_WQE_ERROR | RC_WQE_FATAL), RC_WQE_ERROR | RC_WQE_FATAL);
+	cr_assert_eq(sq[1].state, RC_WQE_ERROR);
+	cr_assert(sq[1].flags & RC_WQE_FATAL);
 	cr_assert_eq(sq[1].status, ORDK_WC_REM_ACCESS_ERR);
 	cr_assert_eq(ut_rc_complete_sends_calls, 1);
 	m.read_nak.psn = 555; /* no READ there */

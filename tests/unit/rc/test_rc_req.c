@@ -52,6 +52,23 @@ rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
 
 RC_STUB(rc_probe);
 
+/* the WQE's one writer, without its table (test_rc_comp.c checks that): the moves asked */
+static struct {
+	uint8_t from, to;
+} moves[16];
+static unsigned int nmoves;
+
+bool
+rc_wqe_to(struct blue_qp *qp, struct rc_wqe *w, enum rc_wqe_state next)
+{
+	(void)qp;
+	cr_assert_lt(nmoves, RTE_DIM(moves));
+	moves[nmoves].from = w->state;
+	moves[nmoves++].to = (uint8_t)next;
+	w->state = (uint8_t)next;
+	return true;
+}
+
 /* ------------------------------------------------------------ fixture */
 
 static struct blue_dev dev;
@@ -358,4 +375,64 @@ Test(rc_req, a_paced_qp_waits_for_its_rate)
 	cr_assert_eq(cc_sent_pkts, 16);
 	cr_assert(items[0].enable_ecn, "paced data goes out ECT(0)");
 	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
+}
+
+/* ------------------------------------------------------------ WQE states */
+
+Test(rc_req, the_requester_takes_each_wqe_from_queued_to_sent)
+{
+	static const uint8_t want[][2] = {
+		{ RC_WQE_QUEUED, RC_WQE_SENDING }, { RC_WQE_SENDING, RC_WQE_SENT },  /* WRITE */
+		{ RC_WQE_QUEUED, RC_WQE_SENDING }, { RC_WQE_SENDING, RC_WQE_SENT },  /* READ */
+		{ RC_WQE_QUEUED, RC_WQE_BOUND },   { RC_WQE_BOUND, RC_WQE_SENDING }, /* SEND */
+		{ RC_WQE_SENDING, RC_WQE_SENT },
+		{ RC_WQE_QUEUED, RC_WQE_SENDING }, { RC_WQE_SENDING, RC_WQE_SENT },  /* atomic */
+	};
+
+	post(BLUE_WR_RDMA_WRITE, 0x2000, 64);
+	post(BLUE_WR_RDMA_READ, 0x3000, 64);
+	post(BLUE_WR_SEND, 0, 100);
+	adv[0] = (struct blue_ctrl_advert){ .length = 4096, .addr = 0xabc000, .rkey = 0x77 };
+	qp.req.adv_q.count = 1;
+	rc_push(&qp);
+	cr_assert_eq(nmoves, 7);
+	/* an atomic, once every earlier WR is acknowledged: its request went as a frame */
+	qp.req.sq_head = 3;
+	post(BLUE_WR_ATOMIC_FETCH_AND_ADD, 0x4000, 8);
+	rc_push(&qp);
+	cr_assert_eq(nmoves, RTE_DIM(want));
+	for (unsigned int i = 0; i < RTE_DIM(want); i++) {
+		cr_assert_eq(moves[i].from, want[i][0], "move %u", i);
+		cr_assert_eq(moves[i].to, want[i][1], "move %u", i);
+	}
+	for (unsigned int i = 0; i < 4; i++)
+		cr_assert_eq(sq[i].state, RC_WQE_SENT, "WQE %u", i);
+}
+
+Test(rc_req, a_wqe_held_back_keeps_its_state)
+{
+	/* a SEND takes its advert, then the PSN window holds it: bound, once */
+	qp.comp.acked_psn = blue_psn_add(qp.req.next_psn, BLUE_PSN_MASK + 1 - RC_MAX_OUTSTANDING_PSN);
+	post(BLUE_WR_SEND, 0, 100);
+	adv[0] = (struct blue_ctrl_advert){ .recv_seq = 0, .length = 4096, .addr = 0xabc000 };
+	adv[1] = (struct blue_ctrl_advert){ .recv_seq = 1, .length = 4096, .addr = 0xdef000 };
+	qp.req.adv_q.count = 2;
+	rc_push(&qp);
+	cr_assert_eq(sq[0].state, RC_WQE_BOUND);
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_WINDOW);
+	qp.comp.acked_psn = qp.req.next_psn;
+	rc_push(&qp);
+	cr_assert_eq(sq[0].state, RC_WQE_SENT);
+	cr_assert_eq(qp.req.adv_q.count, 1, "bound once");
+	cr_assert_eq(items[0].raddr, 0xabc000);
+	/* a WRITE started as the Send ring fills: sending until its items all went */
+	post(BLUE_WR_RDMA_WRITE, 0, 200000);
+	dev.hw.ring[BLUE_RING_SEND0].head = BLUE_RING_DEPTH;
+	rc_push(&qp);
+	cr_assert_eq(sq[1].state, RC_WQE_SENDING);
+	cr_assert_eq(qp.req.state, RC_REQ_RING_FULL);
+	dev.hw.ring[BLUE_RING_SEND0].head = 0;
+	rc_push(&qp);
+	cr_assert_eq(sq[1].state, RC_WQE_SENT);
+	cr_assert_eq(sq[1].sent, 200000);
 }

@@ -107,7 +107,7 @@ setup(void)
 	/* one signaled WRITE of NPK packets, all pushed, nothing acknowledged */
 	sq[0] = (struct rc_wqe){ .wr_id = 42, .opcode = BLUE_WR_RDMA_WRITE, .signaled = 1,
 				 .len = NPK * PMTU, .raddr = 0x10000, .psn = START, .npkts = NPK,
-				 .sent = NPK * PMTU, .started = true };
+				 .sent = NPK * PMTU, .state = RC_WQE_SENT };
 	qp.req.sq_tail = qp.req.sq_next = 1;
 	qp.req.sq_user = 1;
 	qp.comp.acked_psn = START;
@@ -206,4 +206,26 @@ Test(rc_rtx, acks_across_the_wrap_retire_the_wr_once)
 	/* a NAK for PSNs now acknowledged resends nothing */
 	rc_retransmit(&qp, 0xFFFFFC, end);
 	cr_assert_eq(qp.req.rtx_count, 0);
+}
+
+/* A WRITE acknowledged while the card has not fetched a resend of it yet: it waits for the card. */
+Test(rc_rtx, a_write_waits_for_its_resends_to_be_fetched)
+{
+	uint32_t end = blue_psn_add(START, NPK);
+
+	/* a resend sits in the Send ring: the card has fetched 100 items, it is the 101st */
+	dev.rc.send_fetched = 100;
+	qp.req.rtx_fetch_until = 101;
+	rc_comp_acked(&qp, end);
+	cr_assert_not(wqe_may_complete(&qp, &sq[0]));
+	cr_assert_eq(ncqe, 0, "the card may still read its buffer");
+	/* our too long SEND's announcement carries no payload: it does not wait */
+	sq[1] = (struct rc_wqe){ .opcode = BLUE_WR_SEND, .flags = RC_WQE_LEN_ERR, .psn = START,
+				 .npkts = 1, .state = RC_WQE_SENT };
+	cr_assert(wqe_may_complete(&qp, &sq[1]));
+	dev.rc.send_fetched = qp.req.rtx_fetch_until;
+	cr_assert(wqe_may_complete(&qp, &sq[0]));
+	rc_complete_sends(&qp);
+	cr_assert_eq(ncqe, 1);
+	cr_assert_eq(sq[0].state, RC_WQE_SENT, "a WRITE completes from sent");
 }

@@ -64,9 +64,9 @@ rc_timer_set(struct blue_qp *qp, uint64_t deadline)
 	wheel_remove(qp);
 	if (qp->comp.state != RC_COMP_ERROR && qp->comp.state != RC_COMP_FLUSH &&
 	    qp->comp.state != RC_COMP_SETTLE)
-		qp->comp.state = deadline == 0		 ? RC_COMP_IDLE
-				 : qp->comp.rtx_retries > 0 ? RC_COMP_RETRY
-							    : RC_COMP_WAIT_ACK;
+		rc_comp_to(qp, deadline == 0		  ? RC_COMP_IDLE
+			       : qp->comp.rtx_retries > 0 ? RC_COMP_RETRY
+							  : RC_COMP_WAIT_ACK);
 	qp->comp.rtx_deadline = deadline;
 	qp->comp.rtx_set_tsc = blue_qp_dev(qp)->rc.last_poll_tsc; /* the poll it was set in (no clock read) */
 	if (deadline == 0)

@@ -63,15 +63,10 @@ rc_qp_fini(struct blue_qp *qp)
 
 static void flush_wrs(struct blue_qp *qp);
 
-void
-rc_qp_reset(struct blue_qp *qp)
+/* Every queue and transport state back to empty, but the completer's. */
+static void
+reset_queues(struct blue_qp *qp)
 {
-	if (qp->comp.state == RC_COMP_FLUSH) {
-		/* left ERR before the card confirmed it: what was owed completes now */
-		qp->comp.state = RC_COMP_ERROR;
-		flush_wrs(qp);
-		verbs_event_raise(qp->vqp.dev, ORDK_EVENT_QP_FATAL, blue_qp_handle(qp), NULL);
-	}
 	rc_recv_keys_release(qp, true); /* the card's QP context is invalid already */
 	qp->req.sq_head = qp->req.sq_next = qp->req.sq_tail = qp->req.sq_user = 0;
 	qp->resp.ans_head = qp->resp.ans_next = qp->resp.ans_tail = 0; /* answers of a QP in error: dropped */
@@ -85,11 +80,23 @@ rc_qp_reset(struct blue_qp *qp)
 	rc_fifo_clear(&qp->resp.msg_q);
 	qp->resp.ack_due = false;
 	qp->req.state = RC_REQ_IDLE;
-	qp->comp.state = RC_COMP_IDLE;
 	qp->req.atomic_wqe = NULL;
 	qp->req.next_atomic_id = qp->resp.atomic_expect = 0;
 	memset(qp->resp.atomic_cache, 0, sizeof(qp->resp.atomic_cache));
 	memset(qp->resp.rbits, 0, sizeof(qp->resp.rbits));
+}
+
+void
+rc_qp_reset(struct blue_qp *qp)
+{
+	if (qp->comp.state == RC_COMP_FLUSH) {
+		/* left ERR before the card confirmed it: what was owed completes now */
+		rc_comp_to(qp, RC_COMP_ERROR);
+		flush_wrs(qp);
+		verbs_event_raise(qp->vqp.dev, ORDK_EVENT_QP_FATAL, blue_qp_handle(qp), NULL);
+	}
+	reset_queues(qp);
+	rc_comp_to(qp, RC_COMP_IDLE);
 }
 
 void
@@ -159,10 +166,9 @@ rc_qp_flush(struct blue_qp *qp)
 {
 	bool owed = qp->comp.state == RC_COMP_FLUSH; /* rc_qp_error() raises QP_FATAL here */
 
-	qp->comp.state = RC_COMP_ERROR;
+	rc_comp_to(qp, RC_COMP_ERROR);
 	flush_wrs(qp);
-	rc_qp_reset(qp);
-	qp->comp.state = RC_COMP_ERROR;
+	reset_queues(qp);
 	if (owed)
 		verbs_event_raise(qp->vqp.dev, ORDK_EVENT_QP_FATAL, blue_qp_handle(qp), NULL);
 }
@@ -234,6 +240,7 @@ rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 	w = &qp->req.sq[qp->req.sq_tail % qp->req.sq_size];
 	*w = (struct rc_wqe){
 		.wr_id = wr->wr_id, .opcode = (uint8_t)wr->opcode, /* ordk == blue WR opcodes 0-4 */
+		.state = RC_WQE_QUEUED,
 		.flags = (wr->send_flags & ORDK_SEND_FENCE) ? RC_WQE_FENCE : 0,
 		.signaled = (wr->send_flags & ORDK_SEND_SIGNALED) != 0,
 		.solicited = (wr->send_flags & ORDK_SEND_SOLICITED) != 0, .imm = wr->imm_data,
@@ -349,16 +356,16 @@ rc_qp_error(struct blue_qp *qp)
 
 	qp->vqp.attr.qp_state = ORDK_QPS_ERR;
 	qp->req.atomic_wqe = NULL;
-	rc_timer_set(qp, 0);
-	memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
-	qp->req.rtx_count = 0;
-	qp->req.rtx_fetch_until = 0;
 	/*
 	 * The card's context goes invalid first: nothing lands through it from
 	 * then on, so the RECVs can be flushed. The engine reaps the command
 	 * (rc_qp_error_reap()) instead of this poll waiting for it.
 	 */
-	qp->comp.state = RC_COMP_FLUSH;
+	rc_comp_to(qp, RC_COMP_FLUSH);
+	rc_timer_set(qp, 0); /* after: the timer leaves a failing state alone */
+	memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
+	qp->req.rtx_count = 0;
+	qp->req.rtx_fetch_until = 0;
 	if (!told)
 		rc_qp_err_cmd_start(qp);
 	rc_activate(qp);
