@@ -68,8 +68,9 @@ struct ordk_pd {
 struct ordk_cq {
 	uint32_t magic;
 	struct ordk_dev *dev;
-	struct ordk_wc *wc;
-	uint32_t size;
+	struct ordk_wc *wc;	/* mask + 1 slots: a power of two */
+	uint32_t size;	/* the completions it holds at most */
+	uint32_t mask;
 	uint32_t head;	/* oldest */
 	uint32_t count;
 	uint32_t refs;

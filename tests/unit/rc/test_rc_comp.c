@@ -63,8 +63,9 @@ setup(void)
 	qp.comp.timeout_tsc = 1000;
 	qp.req.sq = sq;
 	qp.req.sq_size = 8;
+	qp.req.sq_mask = 7;
 	qp.req.reads = reads;
-	qp.req.rd_q.size = 8;
+	rc_fifo_init(&qp.req.rd_q, 8);
 	/*
 	 * A READ (PSN 10, its answer never came), our too long SEND's
 	 * announcement (PSN 11, acknowledged: the peer took it and is in ERR),

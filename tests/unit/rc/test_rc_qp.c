@@ -72,8 +72,10 @@ setup(void)
 	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
 	qp.req.sq = sq;
 	qp.req.sq_size = 8;
+	qp.req.sq_mask = 7;
 	qp.resp.rq = rq;
-	qp.resp.rq_q.size = qp.resp.rdone_q.size = 8;
+	rc_fifo_init(&qp.resp.rq_q, 8);
+	rc_fifo_init(&qp.resp.rdone_q, 8);
 	/* three WRs posted, two RECVs */
 	qp.req.sq_tail = 3;
 	qp.req.sq_user = 3;

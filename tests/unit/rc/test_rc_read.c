@@ -98,8 +98,9 @@ setup(void)
 	qp.resp.ans = ans;
 	qp.req.sq = sq;
 	qp.req.sq_size = 8;
+	qp.req.sq_mask = 7;
 	qp.req.reads = reads;
-	qp.req.rd_q.size = 8;
+	rc_fifo_init(&qp.req.rd_q, 8);
 	rc_rx_reset(&qp.resp, E0);
 }
 

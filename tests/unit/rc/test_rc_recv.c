@@ -85,11 +85,12 @@ setup(void)
 	ring_room = 100;
 	next_seq = done_seq = 0;
 	submits = cqes = frees = 0;
-	dev.rc.revoke_q.size = BLUE_MAX_MR;
+	rc_fifo_init(&dev.rc.revoke_q, BLUE_MAX_MR);
 	qp.vqp.dev = blue_dev_handle(&dev);
 	qp.resp.rq = rq;
 	qp.resp.rdone = rdone;
-	qp.resp.rq_q.size = qp.resp.rdone_q.size = 8;
+	rc_fifo_init(&qp.resp.rq_q, 8);
+	rc_fifo_init(&qp.resp.rdone_q, 8);
 	/* four RECVs posted, each with its key on the card */
 	for (uint32_t i = 0; i < 4; i++) {
 		rq[rc_fifo_push(&qp.resp.rq_q)] = (struct rc_rwqe){

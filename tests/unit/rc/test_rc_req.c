@@ -97,10 +97,11 @@ setup(void)
 	qp.comp.timeout_tsc = 1000;
 	qp.req.sq = sq;
 	qp.req.sq_size = 16;
+	qp.req.sq_mask = 15;
 	qp.req.reads = reads;
-	qp.req.rd_q.size = 16;
+	rc_fifo_init(&qp.req.rd_q, 16);
 	qp.req.adv = adv;
-	qp.req.adv_q.size = 4;
+	rc_fifo_init(&qp.req.adv_q, 4);
 	qp.req.next_psn = qp.req.pushed_psn = qp.comp.acked_psn = BLUE_PSN_MASK - 10;
 }
 
@@ -109,7 +110,7 @@ TestSuite(rc_req, .init = setup);
 static struct rc_wqe *
 post(uint8_t op, uint64_t raddr, uint32_t len)
 {
-	struct rc_wqe *w = &sq[qp.req.sq_tail % qp.req.sq_size];
+	struct rc_wqe *w = &sq[qp.req.sq_tail & qp.req.sq_mask];
 
 	*w = (struct rc_wqe){ .opcode = op, .raddr = raddr, .len = len, .laddr = 0x100000,
 			      .signaled = 1 };

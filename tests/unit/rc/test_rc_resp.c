@@ -71,9 +71,9 @@ setup(void)
 	qp.vqp.dev = blue_dev_handle(&dev);
 	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
 	qp.resp.msgs = msgs;
-	qp.resp.msg_q.size = 16;
+	rc_fifo_init(&qp.resp.msg_q, 16);
 	qp.resp.rq = rq;
-	qp.resp.rq_q.size = 8;
+	rc_fifo_init(&qp.resp.rq_q, 8);
 	dev.rc.now = 1000;
 }
 

@@ -103,6 +103,7 @@ setup(void)
 	qp.comp.hold_tsc = 100000;
 	qp.req.sq = sq;
 	qp.req.sq_size = 8;
+	qp.req.sq_mask = 7;
 	qp.req.rtx_stamp = stamps;
 	/* one signaled WRITE of NPK packets, all pushed, nothing acknowledged */
 	sq[0] = (struct rc_wqe){ .wr_id = 42, .opcode = BLUE_WR_RDMA_WRITE, .signaled = 1,

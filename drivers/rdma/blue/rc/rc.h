@@ -19,11 +19,13 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include <rte_common.h>
 #include <rte_log.h>
 
 #include "blue_hw.h"
 #include "ordk_verbs.h"
 #include "blue_wire.h"
+#include "rc_fifo.h"
 
 struct blue_dev;
 struct blue_qp;
@@ -48,61 +50,9 @@ extern int ordk_rc_logtype;
 /* READ answers a responder holds: those in progress (at most max_dest_rd_atomic) and
  * those sent and not acknowledged yet */
 #define ORDK_ANS_RING	  (2u * ORDK_MAX_RD_ATOMIC)
+_Static_assert((ORDK_ANS_RING & (ORDK_ANS_RING - 1)) == 0, "the answer ring is indexed by a mask");
 #define ORDK_ATOMIC_CACHE 64u	 /* responder replay cache entries per QP */
 
-
-/* ------------------------------------------------------------ small FIFOs */
-
-/*
- * The indices of a FIFO over an array its owner keeps: position i (0 is the
- * oldest) is slot rc_fifo_at(f, i) of the size slots.
- */
-struct rc_fifo {
-	uint32_t head, count, size;
-};
-
-static inline uint32_t
-rc_fifo_at(const struct rc_fifo *f, uint32_t i)
-{
-	return (f->head + i) % f->size;
-}
-
-/** The slot of a new element at the end (the caller checked there is room). */
-static inline uint32_t
-rc_fifo_push(struct rc_fifo *f)
-{
-	return rc_fifo_at(f, f->count++);
-}
-
-static inline void
-rc_fifo_pop(struct rc_fifo *f)
-{
-	f->head = (f->head + 1) % f->size;
-	f->count--;
-}
-
-static inline void
-rc_fifo_clear(struct rc_fifo *f)
-{
-	f->head = f->count = 0;
-}
-
-/* Open position @p at of FIFO @p f over array @p a (later elements move back one): its slot. */
-#define rc_fifo_insert(f, a, at)                                                         \
-	__extension__({                                                                   \
-		for (uint32_t i_ = (f)->count; i_ > (at); i_--)                           \
-			(a)[rc_fifo_at((f), i_)] = (a)[rc_fifo_at((f), i_ - 1)];          \
-		(f)->count++;                                                             \
-		rc_fifo_at((f), (at));                                                    \
-	})
-
-/* Remove position @p at of FIFO @p f over array @p a (later elements move up one). */
-#define rc_fifo_remove(f, a, at)                                                         \
-	do {                                                                              \
-		for (uint32_t i_ = (at); i_ + 1 < (f)->count; i_++)                       \
-			(a)[rc_fifo_at((f), i_)] = (a)[rc_fifo_at((f), i_ + 1)];          \
-		(f)->count--;                                                             \
-	} while (0)
 
 /* ------------------------------------------------------------ work queues */
 
@@ -295,9 +245,11 @@ enum rc_rx_result {
 
 /* Requester: what this QP sends. */
 struct rc_req {
-	/* send queue: [sq_head, sq_next) sent or being sent, [sq_next, sq_tail) queued */
+	/* send queue: [sq_head, sq_next) sent or being sent, [sq_next, sq_tail) queued;
+	 * free-running indices, slot i & sq_mask (sq_mask + 1 slots, a power of two
+	 * >= sq_size, the most WQEs it holds) */
 	struct rc_wqe *sq;
-	uint32_t sq_size, sq_head, sq_next, sq_tail;
+	uint32_t sq_size, sq_mask, sq_head, sq_next, sq_tail;
 	uint32_t sq_user;	   /* user WRs in the queue */
 	uint32_t next_psn;
 	uint32_t pushed_psn;	   /* PSNs before this one went to the Send ring */

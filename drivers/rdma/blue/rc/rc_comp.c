@@ -139,7 +139,7 @@ rc_complete_sends(struct blue_qp *qp)
 	       wqe_may_complete(qp, &qp->resp.ans[qp->resp.ans_head % ORDK_ANS_RING]))
 		qp->resp.ans_head++;
 	while (qp->req.sq_head != qp->req.sq_next) {
-		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
+		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head & qp->req.sq_mask];
 		bool failed = w->state == RC_WQE_ERROR;
 
 		if (!wqe_may_complete(qp, w))
@@ -227,7 +227,7 @@ len_err_wqe(const struct blue_qp *qp)
 	uint32_t i;
 
 	for (i = qp->req.sq_head; i != qp->req.sq_next; i++)
-		if (qp->req.sq[i % qp->req.sq_size].flags & RC_WQE_LEN_ERR)
+		if (qp->req.sq[i & qp->req.sq_mask].flags & RC_WQE_LEN_ERR)
 			break;
 	return i;
 }
@@ -253,7 +253,7 @@ rc_len_err_settle(struct blue_qp *qp)
 	i = len_err_wqe(qp);
 	if (i == qp->req.sq_next ||
 	    blue_psn_diff(qp->comp.acked_psn,
-			  blue_psn_add(qp->req.sq[i % qp->req.sq_size].psn, 1)) < 0)
+			  blue_psn_add(qp->req.sq[i & qp->req.sq_mask].psn, 1)) < 0)
 		return false;
 	RC_LOG(DEBUG, "qp 0x%06x: the peer took our length error: %u READs unanswered to flush",
 	       qp->vqp.qpn, qp->req.rd_q.count);
@@ -274,7 +274,7 @@ rc_len_err_reap(struct blue_qp *qp)
 	if (!rc_qp_err_cmd_reaped(qp, &ok))
 		return RC_MORE;
 	for (uint32_t k = qp->req.sq_head; k != i; k++) {
-		struct rc_wqe *w = &qp->req.sq[k % qp->req.sq_size];
+		struct rc_wqe *w = &qp->req.sq[k & qp->req.sq_mask];
 
 		if (w->opcode == BLUE_WR_RDMA_READ && w->state != RC_WQE_DONE &&
 		    w->state != RC_WQE_ERROR) {
@@ -403,7 +403,7 @@ only_answers(const struct blue_qp *qp)
 	const struct rc_req *rq = &qp->req;
 
 	return rq->sq_head == rq->sq_next &&
-	       (rq->sq_next == rq->sq_tail || !rc_wqe_started(&rq->sq[rq->sq_next % rq->sq_size]));
+	       (rq->sq_next == rq->sq_tail || !rc_wqe_started(&rq->sq[rq->sq_next & rq->sq_mask]));
 }
 
 void
@@ -476,7 +476,7 @@ rc_timer_check(struct blue_qp *qp, uint64_t now)
 	}
 	rc_timer_set(qp, now + rc_timeout_tsc(qp) * qp->comp.rtx_backoff);
 	{
-		const struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
+		const struct rc_wqe *w = &qp->req.sq[qp->req.sq_head & qp->req.sq_mask];
 
 		RC_LOG(DEBUG, "qp 0x%06x: timeout %u (%s, requester %s), asking the peer about "
 			      "0x%06x..0x%06x (head %u next %u tail %u op %u %s psn 0x%06x npkts %u flags %x)",

@@ -39,7 +39,7 @@ rc_wheel_init(struct blue_dev *dev)
 	dev->rc.stall_tsc = dev->rc.tsc_hz / 5000; /* 200 us without a poll is a gap */
 	dev->rc.last_poll_tsc = dev->rc.now;
 	dev->rc.resume_tsc = 0;
-	dev->rc.revoke_q = (struct rc_fifo){ .size = BLUE_MAX_MR };
+	rc_fifo_init(&dev->rc.revoke_q, BLUE_MAX_MR); /* revoke_keys[]: BLUE_MAX_MR slots */
 }
 
 static void

@@ -20,17 +20,21 @@ rc_qp_init(struct blue_qp *qp)
 {
 	rc_qp_set_timeout(qp);
 	qp->req.sq_size = qp->vqp.init.max_send_wr; /* READ answers have their own ring */
-	qp->resp.rq_q.size = qp->resp.rdone_q.size = qp->vqp.init.max_recv_wr;
-	qp->req.rd_q.size = qp->req.sq_size;
-	qp->req.adv_q.size = ORDK_ADVERT_RING;
-	qp->resp.msg_q.size = ORDK_MSG_QUEUE;
-	qp->req.sq = rte_zmalloc("ordk_sq", sizeof(*qp->req.sq) * qp->req.sq_size, RTE_CACHE_LINE_SIZE);
+	qp->req.sq_mask = rte_align32pow2(qp->req.sq_size) - 1;
+	rc_fifo_init(&qp->resp.rq_q, qp->vqp.init.max_recv_wr);
+	rc_fifo_init(&qp->resp.rdone_q, qp->vqp.init.max_recv_wr);
+	rc_fifo_init(&qp->req.rd_q, qp->req.sq_size);
+	rc_fifo_init(&qp->req.adv_q, ORDK_ADVERT_RING);
+	rc_fifo_init(&qp->resp.msg_q, ORDK_MSG_QUEUE);
+	qp->req.sq = rte_zmalloc("ordk_sq", sizeof(*qp->req.sq) * (qp->req.sq_mask + 1),
+				 RTE_CACHE_LINE_SIZE);
 	qp->resp.ans = rte_zmalloc("ordk_ans", sizeof(*qp->resp.ans) * ORDK_ANS_RING, RTE_CACHE_LINE_SIZE);
-	qp->req.reads = rte_zmalloc("ordk_rd", sizeof(*qp->req.reads) * qp->req.sq_size, 0);
-	qp->resp.rq = rte_zmalloc("ordk_rq", sizeof(*qp->resp.rq) * qp->resp.rq_q.size, RTE_CACHE_LINE_SIZE);
-	qp->resp.rdone = rte_zmalloc("ordk_rdone", sizeof(*qp->resp.rdone) * qp->resp.rq_q.size, 0);
-	qp->req.adv = rte_zmalloc("ordk_adv", sizeof(*qp->req.adv) * ORDK_ADVERT_RING, 0);
-	qp->resp.msgs = rte_zmalloc("ordk_msg", sizeof(*qp->resp.msgs) * ORDK_MSG_QUEUE, 0);
+	qp->req.reads = rte_zmalloc("ordk_rd", sizeof(*qp->req.reads) * rc_fifo_slots(&qp->req.rd_q), 0);
+	qp->resp.rq = rte_zmalloc("ordk_rq", sizeof(*qp->resp.rq) * rc_fifo_slots(&qp->resp.rq_q),
+				  RTE_CACHE_LINE_SIZE);
+	qp->resp.rdone = rte_zmalloc("ordk_rdone", sizeof(*qp->resp.rdone) * rc_fifo_slots(&qp->resp.rdone_q), 0);
+	qp->req.adv = rte_zmalloc("ordk_adv", sizeof(*qp->req.adv) * rc_fifo_slots(&qp->req.adv_q), 0);
+	qp->resp.msgs = rte_zmalloc("ordk_msg", sizeof(*qp->resp.msgs) * rc_fifo_slots(&qp->resp.msg_q), 0);
 	qp->req.rtx_stamp = rte_zmalloc("ordk_rtx", sizeof(*qp->req.rtx_stamp) * ORDK_RECV_WINDOW, 0);
 	if (!qp->req.sq || !qp->resp.ans || !qp->req.reads || !qp->resp.rq || !qp->resp.rdone || !qp->req.adv || !qp->resp.msgs ||
 	    !qp->req.rtx_stamp)
@@ -150,7 +154,7 @@ flush_wrs(struct blue_qp *qp)
 {
 	rc_recv_retire(qp, true); /* RECVs completed before come first */
 	for (uint32_t i = qp->req.sq_head; i != qp->req.sq_tail; i++) {
-		struct rc_wqe *w = &qp->req.sq[i % qp->req.sq_size];
+		struct rc_wqe *w = &qp->req.sq[i & qp->req.sq_mask];
 
 		if (!(w->flags & RC_WQE_INTERNAL))
 			flush_cqe(qp->vqp.scq, w->wr_id, rc_wc_opcode(w->opcode), qp->vqp.qpn);
@@ -237,7 +241,7 @@ rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 	if (qp->req.sq_user >= qp->vqp.init.max_send_wr || qp->req.sq_tail - qp->req.sq_head >= qp->req.sq_size)
 		return -ENOMEM;
 	/* in ERR with the flush still to come, it queues behind the rest (the requester starts nothing) */
-	w = &qp->req.sq[qp->req.sq_tail % qp->req.sq_size];
+	w = &qp->req.sq[qp->req.sq_tail & qp->req.sq_mask];
 	*w = (struct rc_wqe){
 		.wr_id = wr->wr_id, .opcode = (uint8_t)wr->opcode, /* ordk == blue WR opcodes 0-4 */
 		.state = RC_WQE_QUEUED,
@@ -298,7 +302,7 @@ rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
 {
 	/* the oldest user WR carries the error; everything else is flushed */
 	while (qp->req.sq_head != qp->req.sq_tail) {
-		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
+		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head & qp->req.sq_mask];
 
 		qp->req.sq_head++;
 		if (w->flags & RC_WQE_INTERNAL)

@@ -216,7 +216,7 @@ start_wqe(struct blue_qp *qp, struct rc_wqe *w)
 	rc_wqe_to(qp, w, RC_WQE_SENDING);
 	w->sent = 0;
 	if (w->opcode == BLUE_WR_RDMA_READ)
-		qp->req.reads[rc_fifo_push(&qp->req.rd_q)] = qp->req.sq_next % qp->req.sq_size;
+		qp->req.reads[rc_fifo_push(&qp->req.rd_q)] = qp->req.sq_next & qp->req.sq_mask;
 	return true;
 }
 
@@ -320,7 +320,7 @@ push_items(struct blue_qp *qp, struct rc_wqe *w, bool want_ack)
 static bool
 sq_mid_wqe(const struct blue_qp *qp)
 {
-	const struct rc_wqe *w = &qp->req.sq[qp->req.sq_next % qp->req.sq_size];
+	const struct rc_wqe *w = &qp->req.sq[qp->req.sq_next & qp->req.sq_mask];
 
 	return qp->req.sq_next != qp->req.sq_tail && rc_wqe_started(w) &&
 	       w->state != RC_WQE_ERROR && w->sent < w->len;
@@ -439,7 +439,7 @@ rc_push(struct blue_qp *qp)
 		return items;
 	req_hold(qp, RC_REQ_IDLE);
 	while (qp->req.sq_next != qp->req.sq_tail) {
-		struct rc_wqe *w = &qp->req.sq[qp->req.sq_next % qp->req.sq_size];
+		struct rc_wqe *w = &qp->req.sq[qp->req.sq_next & qp->req.sq_mask];
 		bool last_queued = qp->req.sq_next + 1 == qp->req.sq_tail;
 		enum rc_req_state hold = wqe_hold(qp, w);
 		bool want_ack;

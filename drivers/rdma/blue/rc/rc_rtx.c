@@ -59,7 +59,7 @@ retransmit(struct blue_qp *qp, uint32_t from, uint32_t to, bool card)
 			const struct rc_wqe *w = NULL;
 
 			for (; wi != qp->req.sq_next; wi++) {
-				w = &qp->req.sq[wi % qp->req.sq_size];
+				w = &qp->req.sq[wi & qp->req.sq_mask];
 				if (rc_wqe_started(w) && w->state != RC_WQE_ERROR &&
 				    blue_psn_diff(blue_psn_add(w->psn, w->npkts), p) > 0)
 					break;
@@ -105,10 +105,10 @@ static struct rc_wqe *
 wqe_of_psn(struct blue_qp *qp, uint32_t psn)
 {
 	uint32_t end = qp->req.sq_next + (qp->req.sq_next != qp->req.sq_tail &&
-				      rc_wqe_started(&qp->req.sq[qp->req.sq_next % qp->req.sq_size]));
+				      rc_wqe_started(&qp->req.sq[qp->req.sq_next & qp->req.sq_mask]));
 
 	for (uint32_t i = qp->req.sq_head; i != end; i++) {
-		struct rc_wqe *w = &qp->req.sq[i % qp->req.sq_size];
+		struct rc_wqe *w = &qp->req.sq[i & qp->req.sq_mask];
 		int32_t k = blue_psn_diff(psn, w->psn);
 
 		if (w->state == RC_WQE_ERROR || !rc_wqe_started(w))
