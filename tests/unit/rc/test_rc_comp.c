@@ -150,7 +150,7 @@ setup(void)
 	ncqe = submits = events = probes = 0;
 	submit_rc = 42;
 	cmd_done = cmd_ok = false;
-	dev.rc.now = 100000;
+	dev.rc.ptime = 100000;
 	dev.rc.tsc_hz = 1000000000;
 	dev.hw.cmd_timeout_tsc = 5000;
 	qp.vqp.dev = blue_dev_handle(&dev);
@@ -178,7 +178,7 @@ setup(void)
 	qp.req.next_psn = qp.req.pushed_psn = 12;
 	qp.comp.acked_psn = 12;
 	qp.req.state = RC_REQ_LEN_ERR;
-	qp.comp.rtx_deadline = dev.rc.now;
+	qp.comp.rtx_deadline = dev.rc.ptime;
 	qp.comp.state = RC_COMP_WAIT_ACK;
 }
 
@@ -188,7 +188,7 @@ TestSuite(rc_comp, .init = setup);
 
 Test(rc_comp, the_timeout_after_a_length_error_does_not_wait_for_the_card)
 {
-	rc_timer_check(&qp, dev.rc.now);
+	rc_timer_check(&qp, dev.rc.ptime);
 	cr_assert_eq(qp.comp.state, RC_COMP_SETTLE);
 	cr_assert_eq(submits, 1, "ManageQp (error) submitted");
 	cr_assert_eq(ncqe, 0, "nothing completes before the card confirmed");
@@ -197,7 +197,7 @@ Test(rc_comp, the_timeout_after_a_length_error_does_not_wait_for_the_card)
 	cr_assert(qp.sched.on_active, "the engine reaps it");
 	/* later polls: the card has not answered */
 	for (int i = 0; i < 3; i++) {
-		dev.rc.now += 100;
+		dev.rc.ptime += 100;
 		cr_assert_eq(rc_len_err_reap(&qp), RC_MORE);
 	}
 	cr_assert_eq(ncqe, 0);
@@ -225,13 +225,13 @@ Test(rc_comp, the_timeout_after_a_length_error_does_not_wait_for_the_card)
 Test(rc_comp, a_full_command_ring_or_a_silent_card_only_delays_it)
 {
 	submit_rc = -EAGAIN;
-	rc_timer_check(&qp, dev.rc.now);
+	rc_timer_check(&qp, dev.rc.ptime);
 	cr_assert_eq(qp.comp.state, RC_COMP_SETTLE);
 	cr_assert_eq(rc_len_err_reap(&qp), RC_MORE);
 	cr_assert_eq(submits, 2, "tried again on the next poll");
 	cr_assert_eq(ncqe, 0);
 	/* the card never answers: settled at the command timeout */
-	dev.rc.now += dev.hw.cmd_timeout_tsc;
+	dev.rc.ptime += dev.hw.cmd_timeout_tsc;
 	cr_assert_eq(rc_len_err_reap(&qp), RC_MORE);
 	cr_assert_eq(ncqe, 2);
 	cr_assert_eq(qp.comp.state, RC_COMP_FLUSH);
@@ -241,7 +241,7 @@ Test(rc_comp, a_full_command_ring_or_a_silent_card_only_delays_it)
 
 Test(rc_comp, an_answer_while_settling_completes_the_read)
 {
-	rc_timer_check(&qp, dev.rc.now);
+	rc_timer_check(&qp, dev.rc.ptime);
 	cr_assert_eq(qp.comp.state, RC_COMP_SETTLE);
 	/* the READ's answer arrives before the card confirmed */
 	sq[0].flags |= RC_WQE_READ_DONE;
@@ -260,7 +260,7 @@ Test(rc_comp, an_answer_while_settling_completes_the_read)
 Test(rc_comp, no_settle_before_the_peer_took_the_announcement)
 {
 	qp.comp.acked_psn = 11;
-	rc_timer_check(&qp, dev.rc.now);
+	rc_timer_check(&qp, dev.rc.ptime);
 	cr_assert_eq(qp.comp.state, RC_COMP_WAIT_ACK);
 	cr_assert_eq(submits, 0);
 	cr_assert_eq(probes, 2, "an ordinary timeout: the peer is asked");

@@ -68,13 +68,6 @@ rc_activate(struct blue_qp *qp)
 	qp->sched.on_active = true;
 }
 
-bool
-rc_timer_gap_shift(struct blue_qp *qp)
-{
-	(void)qp;
-	return false;
-}
-
 void
 rc_timer_set(struct blue_qp *qp, uint64_t deadline)
 {
@@ -118,7 +111,7 @@ setup(void)
 	memset(sq, 0, sizeof(sq));
 	mr_rc = 0;
 	naks = acks = completes = 0;
-	dev.rc.now = 100;
+	dev.rc.ptime = 100;
 	dev.rc.tsc_hz = 1000000;
 	qp.vqp.dev = blue_dev_handle(&dev);
 	qp.vqp.attr.qp_state = ORDK_QPS_RTS;

@@ -114,7 +114,7 @@ setup(void)
 	qp.resp.msg_q.size = 16;
 	qp.resp.rq = rq;
 	qp.resp.rq_q.size = 8;
-	dev.rc.now = 1000;
+	dev.rc.ptime = 1000;
 }
 
 TestSuite(rc_resp, .init = setup);
