@@ -6,7 +6,8 @@
  * context, and the SEND fails the QP. The completer waits for the card in
  * RC_COMP_SETTLE, reaped by later polls, never in the poll. The test
  * includes rc_comp.c with rc_qp.c (the error transition that reuses the
- * command) and stubs their neighbours: the command queue, the CQ, the wheel.
+ * command) and stubs their neighbours: the command queue, the CQ, the wheel;
+ * and that the timer runs in polling time.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -264,4 +265,22 @@ Test(rc_comp, no_settle_before_the_peer_took_the_announcement)
 	cr_assert_eq(qp.comp.state, RC_COMP_WAIT_ACK);
 	cr_assert_eq(submits, 0);
 	cr_assert_eq(probes, 2, "an ordinary timeout: the peer is asked");
+}
+
+/* ------------------------------------------------------------ the clock */
+
+/* The timer is set and judged in polling time, whatever the wall clock says. */
+Test(rc_comp, the_timer_runs_in_polling_time)
+{
+	uint64_t t = qp.comp.timeout_tsc;
+
+	qp.req.state = RC_REQ_IDLE;
+	dev.rc.wall_tsc = dev.rc.ptime + 1000 * t; /* polling gaps so far */
+	rc_timer_arm(&qp);
+	cr_assert_eq(qp.comp.rtx_deadline, dev.rc.ptime + t);
+	rc_timer_check(&qp, dev.rc.ptime + t - 1);
+	cr_assert_eq(probes, 0, "not before its deadline");
+	rc_timer_check(&qp, dev.rc.ptime + t);
+	cr_assert_eq(probes, 2, "the peer is asked (twice)");
+	cr_assert_eq(qp.comp.rtx_deadline, dev.rc.ptime + 3 * t, "backed off from then");
 }
