@@ -357,8 +357,10 @@ compute_run(unsigned int nctx, double until, uint64_t ntx, uint64_t *seed)
 			break;
 		la_tick(ordk_env_now_s());
 		k = ordk_cq_poll(N.cq, wc, 32);
-		if (k == 0 && idle_us)
+		if (k == 0 && idle_us) {
+			ordk_dev_idle(N.dev, idle_us * 1000ull); /* a planned pause: timers run on */
 			usleep(idle_us);
+		}
 		for (int i = 0; i < k; i++) {
 			struct ctx *c = &C[wc[i].wr_id >> 32];
 
@@ -418,7 +420,7 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 				     .wr = (struct rec *)(area + MAX_KEYS_TX * REC),
 				     .cas = (uint64_t *)(area + 2 * MAX_KEYS_TX * REC) };
 	}
-	printf("compute: %s, %u contexts, %s, %" PRIu64 " records, %s\n", N.at.name, nctx,
+	printf("compute: %s, %u contexts, %s, %" PRIu64 " records, %s\n", N.attr.name, nctx,
 	       smallbank ? "SmallBank transfers" : "YCSB-like", nrec,
 	       Z.hot_n ? "hot set" : "Zipfian");
 	t0 = ordk_env_now_s();

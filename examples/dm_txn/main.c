@@ -77,7 +77,7 @@ memory_main(uint16_t cm_port, double seconds)
 	}
 	for (uint64_t i = 0; i < nrec; i++)
 		t[i] = (struct rec){ .value = { BALANCE0, i } };
-	printf("memory: %s, %" PRIu64 " records of %u B, QPs %s %u\n", N.at.name, nrec, REC,
+	printf("memory: %s, %" PRIu64 " records of %u B, QPs %s %u\n", N.attr.name, nrec, REC,
 	       mc ? "through memcached, cluster" : "on port", mc ? cfg.n_cn : cm_port);
 	if (mc && memory_meet() != 0)
 		return 1;
@@ -85,8 +85,10 @@ memory_main(uint16_t cm_port, double seconds)
 		struct ordk_wc wc[16];
 		int k;
 
-		if (ordk_dev_poll(N.dev, 64) == 0 && idle_us)
+		if (ordk_dev_poll(N.dev, 64) == 0 && idle_us) {
+			ordk_dev_idle(N.dev, idle_us * 1000ull); /* a planned pause: timers run on */
 			usleep(idle_us);
+		}
 		if (!mc && (++iter & 1023) == 0 && ex_accept(&N, lfd, 256) < 0)
 			break;
 		for (; posted < N.nqp; posted++) { /* the compute node's BYE */

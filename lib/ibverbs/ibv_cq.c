@@ -39,6 +39,7 @@ ibv_alloc_pd(struct ibv_context *c)
 		return NULL;
 	}
 	p->pd.context = c;
+	p->magic = OV_MAGIC_PD;
 	return &p->pd;
 }
 
@@ -46,15 +47,18 @@ int
 ibv_dealloc_pd(struct ibv_pd *pd)
 {
 	struct ov_pd *p = (struct ov_pd *)pd;
-	struct ov_dev *d = ov_dev_of(pd->context);
+	struct ov_dev *d;
 	int rc;
 
+	if (!OV_LIVE(p, OV_MAGIC_PD))
+		return EINVAL;
+	d = ov_dev_of(pd->context);
 	pthread_mutex_lock(&d->lock);
 	rc = ordk_pd_free(p->o);
 	pthread_mutex_unlock(&d->lock);
 	if (rc != 0)
 		return -rc;
-	free(p);
+	ov_retire(p, &p->magic);
 	return 0;
 }
 
@@ -69,10 +73,15 @@ static struct ibv_mr *
 reg_mr(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned int access,
        const char *verb)
 {
-	struct ov_dev *d = ov_dev_of(pd->context);
 	unsigned int a = access & ~(unsigned int)OV_ACCESS_IGNORED;
+	struct ov_dev *d;
 	struct ov_mr *m;
 
+	if (!OV_LIVE((struct ov_pd *)pd, OV_MAGIC_PD)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = ov_dev_of(pd->context);
 	if (a & IBV_ACCESS_ON_DEMAND) {
 		OV_REFUSE(verb, "on-demand paging (ODP)");
 		return NULL;
@@ -107,6 +116,7 @@ reg_mr(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned int ac
 	m->mr.length = len;
 	m->mr.lkey = m->o->lkey;
 	m->mr.rkey = m->o->rkey;
+	m->magic = OV_MAGIC_MR;
 	return &m->mr;
 }
 
@@ -137,15 +147,18 @@ int
 ibv_dereg_mr(struct ibv_mr *mr)
 {
 	struct ov_mr *m = (struct ov_mr *)mr;
-	struct ov_dev *d = ov_dev_of(mr->context);
+	struct ov_dev *d;
 	int rc;
 
+	if (!OV_LIVE(m, OV_MAGIC_MR))
+		return EINVAL;
+	d = ov_dev_of(mr->context);
 	pthread_mutex_lock(&d->lock);
 	rc = ordk_mr_dereg(m->o);
 	pthread_mutex_unlock(&d->lock);
 	if (rc != 0)
 		return -rc;
-	free(m);
+	ov_retire(m, &m->magic);
 	return 0;
 }
 
@@ -166,16 +179,21 @@ ibv_create_comp_channel(struct ibv_context *c)
 		free(ch);
 		return NULL;
 	}
+	ch->magic = OV_MAGIC_CHAN;
 	return &ch->ch;
 }
 
 int
 ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
+	struct ov_chan *ch = (struct ov_chan *)channel;
+
+	if (!OV_LIVE(ch, OV_MAGIC_CHAN))
+		return EINVAL;
 	if (channel->refcnt > 0)
 		return EBUSY;
 	close(channel->fd);
-	free(channel);
+	ov_retire(ch, &ch->magic);
 	return 0;
 }
 
@@ -224,7 +242,8 @@ ibv_create_cq(struct ibv_context *c, int cqe, void *cq_context, struct ibv_comp_
 	struct ov_dev *d = ov_dev_of(c);
 	struct ov_cq *q;
 
-	if (cqe < 1 || comp_vector != 0) {
+	if (cqe < 1 || comp_vector != 0 ||
+	    (channel != NULL && !OV_LIVE((struct ov_chan *)channel, OV_MAGIC_CHAN))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -257,6 +276,7 @@ ibv_create_cq(struct ibv_context *c, int cqe, void *cq_context, struct ibv_comp_
 	q->cq.cqe = cqe;
 	pthread_mutex_init(&q->cq.mutex, NULL);
 	pthread_cond_init(&q->cq.cond, NULL);
+	q->magic = OV_MAGIC_CQ;
 	return &q->cq;
 }
 
@@ -264,9 +284,12 @@ int
 ibv_destroy_cq(struct ibv_cq *cq)
 {
 	struct ov_cq *q = (struct ov_cq *)cq;
-	struct ov_dev *d = q->d;
+	struct ov_dev *d;
 	int rc;
 
+	if (!OV_LIVE(q, OV_MAGIC_CQ))
+		return EINVAL;
+	d = q->d;
 	pthread_mutex_lock(&d->lock);
 	rc = ordk_cq_destroy(q->o);
 	if (rc == 0) {
@@ -296,7 +319,8 @@ ibv_destroy_cq(struct ibv_cq *cq)
 	pthread_mutex_destroy(&cq->mutex);
 	pthread_cond_destroy(&cq->cond);
 	free(q->staged);
-	free(q);
+	q->staged = NULL;
+	ov_retire(q, &q->magic);
 	return 0;
 }
 
@@ -341,7 +365,7 @@ ov_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	uint32_t sends = 0;
 	int got = 0;
 
-	if (n < 0)
+	if (n < 0 || !OV_LIVE(q, OV_MAGIC_CQ))
 		return -1;
 	ov_app_call(q->d);
 	pthread_mutex_lock(&q->d->lock);
@@ -378,7 +402,7 @@ ov_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	struct ov_cq *q = (struct ov_cq *)cq;
 
 	(void)solicited_only; /* every completion is an event: allowed by the spec */
-	if (cq->channel == NULL)
+	if (!OV_LIVE(q, OV_MAGIC_CQ) || cq->channel == NULL)
 		return EINVAL;
 	pthread_mutex_lock(&q->d->lock);
 	q->armed = true;

@@ -33,6 +33,23 @@ extern int ov_logtype;
 
 struct ov_cq;
 
+/*
+ * Each wrapper's magic (ibv_handle.c): what a verb checks before it trusts a
+ * handle. A destroyed wrapper is OV_MAGIC_DEAD until its memory is reused.
+ */
+#define OV_MAGIC_PD 0x6f767064u	  /* "ovpd" */
+#define OV_MAGIC_MR 0x6f766d72u	  /* "ovmr" */
+#define OV_MAGIC_CQ 0x6f766371u	  /* "ovcq" */
+#define OV_MAGIC_QP 0x6f767170u	  /* "ovqp" */
+#define OV_MAGIC_CHAN 0x6f766368u /* "ovch" */
+#define OV_MAGIC_DEAD 0xdeadu
+
+/** Is @p w (a wrapper pointer, may be NULL) a live object of kind @p m? */
+#define OV_LIVE(w, m) ((w) != NULL && (w)->magic == (m))
+
+/** Mark a destroyed wrapper dead and give its memory back later (ibv_handle.c). */
+void ov_retire(void *wrapper, uint32_t *magic);
+
 /**
  * Lingering (ibv_progress.c): the verb that ends a ping-pong's wait keeps
  * driving the device for a bounded time. Touched by application threads
@@ -89,16 +106,19 @@ struct ov_ctx {
 
 struct ov_pd {
 	struct ibv_pd pd;
+	uint32_t magic;		/**< OV_MAGIC_PD */
 	struct ordk_pd *o;
 };
 
 struct ov_mr {
 	struct ibv_mr mr;
+	uint32_t magic;		/**< OV_MAGIC_MR */
 	struct ordk_mr *o;
 };
 
 struct ov_cq {
 	struct ibv_cq cq;
+	uint32_t magic;		/**< OV_MAGIC_CQ */
 	struct ordk_cq *o;
 	struct ov_dev *d;
 	struct ordk_wc *staged;	/**< taken from ORDK for an event, not yet polled */
@@ -112,11 +132,13 @@ struct ov_cq {
 
 struct ov_chan {
 	struct ibv_comp_channel ch;
+	uint32_t magic;		   /**< OV_MAGIC_CHAN */
 	struct ov_cq *head, *tail; /**< CQs with pending events (device lock) */
 };
 
 struct ov_qp {
 	struct ibv_qp qp;
+	uint32_t magic;		/**< OV_MAGIC_QP */
 	struct ordk_qp *o;
 	struct ov_dev *d;
 	uint8_t sq_sig_all;

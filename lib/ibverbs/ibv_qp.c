@@ -17,16 +17,23 @@
 static struct ibv_qp *
 qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 {
-	struct ov_dev *d = ov_dev_of(pd->context);
+	struct ov_cq *scq = (struct ov_cq *)a->send_cq, *rcq = (struct ov_cq *)a->recv_cq;
 	struct ordk_qp_init_attr oa = {
-		.send_cq = a->send_cq ? ((struct ov_cq *)a->send_cq)->o : NULL,
-		.recv_cq = a->recv_cq ? ((struct ov_cq *)a->recv_cq)->o : NULL,
 		/* ORDK answers READs from the responder's send queue: room for them */
 		.max_send_wr = a->cap.max_send_wr + OV_MAX_RD_ATOM,
 		.max_recv_wr = a->cap.max_recv_wr ? a->cap.max_recv_wr : 1,
 	};
+	struct ov_dev *d;
 	struct ov_qp *q;
 
+	if (!OV_LIVE((struct ov_pd *)pd, OV_MAGIC_PD) || (scq != NULL && !OV_LIVE(scq, OV_MAGIC_CQ)) ||
+	    (rcq != NULL && !OV_LIVE(rcq, OV_MAGIC_CQ))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = ov_dev_of(pd->context);
+	oa.send_cq = scq != NULL ? scq->o : NULL;
+	oa.recv_cq = rcq != NULL ? rcq->o : NULL;
 	if (a->qp_type != IBV_QPT_RC) {
 		OV_REFUSE(verb, a->qp_type == IBV_QPT_UD ? "UD QPs: RC only" :
 				a->qp_type == IBV_QPT_XRC_SEND || a->qp_type == IBV_QPT_XRC_RECV ?
@@ -75,6 +82,7 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 	q->qp.qp_type = IBV_QPT_RC;
 	pthread_mutex_init(&q->qp.mutex, NULL);
 	pthread_cond_init(&q->qp.cond, NULL);
+	q->magic = OV_MAGIC_QP;
 	a->cap.max_send_sge = d->attr.max_sge;
 	a->cap.max_recv_sge = d->attr.max_sge;
 	a->cap.max_inline_data = 0;
@@ -163,7 +171,14 @@ ov_psn(uint32_t psn)
 	return 0;
 }
 
-/* ibverbs' attribute mask to ORDK's; PKEY_INDEX and PORT are checked and dropped. */
+/* The access flags a QP takes (ORDK's values are ibverbs' for these four). */
+#define OV_QP_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+		      IBV_ACCESS_REMOTE_ATOMIC)
+
+/*
+ * ibverbs' attribute mask to ORDK's; PKEY_INDEX and PORT are checked and
+ * dropped. Unknown access bits are refused (EINVAL), as a kernel provider does.
+ */
 static int
 attr_in(struct ov_dev *d, const struct ibv_qp_attr *a, int m, struct ordk_qp_attr *o,
 	unsigned int *om)
@@ -195,14 +210,15 @@ attr_in(struct ov_dev *d, const struct ibv_qp_attr *a, int m, struct ordk_qp_att
 		OV_REFUSE("ibv_modify_qp", "alternate paths, SQD, rate limits, capabilities");
 		return EOPNOTSUPP;
 	}
-	if (((m & IBV_QP_PORT) && a->port_num != 1) ||
+	if (((m & IBV_QP_ACCESS_FLAGS) && (a->qp_access_flags & ~(unsigned int)OV_QP_ACCESS)) ||
+	    ((m & IBV_QP_PORT) && a->port_num != 1) ||
 	    ((m & IBV_QP_PKEY_INDEX) && a->pkey_index != 0) ||
 	    ((m & IBV_QP_STATE) && ((unsigned int)a->qp_state > IBV_QPS_ERR ||
 				    to_ordk_state[a->qp_state] == ORDK_QPS_COUNT)))
 		return EINVAL;
 	memset(o, 0, sizeof(*o));
 	o->qp_state = (m & IBV_QP_STATE) ? to_ordk_state[a->qp_state] : ORDK_QPS_RESET;
-	o->qp_access_flags = a->qp_access_flags & 0xf;
+	o->qp_access_flags = a->qp_access_flags & OV_QP_ACCESS;
 	o->path_mtu = (enum ordk_mtu)a->path_mtu;
 	o->dest_qp_num = a->dest_qp_num;
 	o->rq_psn = ov_psn(a->rq_psn);
@@ -229,8 +245,11 @@ ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 	struct ov_qp *q = (struct ov_qp *)qp;
 	struct ordk_qp_attr o;
 	unsigned int om;
-	int rc = attr_in(q->d, attr, mask, &o, &om);
+	int rc;
 
+	if (!OV_LIVE(q, OV_MAGIC_QP) || attr == NULL)
+		return EINVAL;
+	rc = attr_in(q->d, attr, mask, &o, &om);
 	if (rc != 0)
 		return rc;
 	pthread_mutex_lock(&q->d->lock);
@@ -266,6 +285,8 @@ ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struct ibv_q
 	int rc;
 
 	(void)mask; /* everything is filled in */
+	if (!OV_LIVE(q, OV_MAGIC_QP) || attr == NULL)
+		return EINVAL;
 	pthread_mutex_lock(&q->d->lock);
 	rc = ordk_qp_query(q->o, &o, &oi);
 	pthread_mutex_unlock(&q->d->lock);
@@ -316,6 +337,8 @@ ibv_destroy_qp(struct ibv_qp *qp)
 	struct ov_qp *q = (struct ov_qp *)qp;
 	int rc;
 
+	if (!OV_LIVE(q, OV_MAGIC_QP))
+		return EINVAL;
 	pthread_mutex_lock(&q->d->lock);
 	rc = ordk_qp_destroy(q->o);
 	if (rc == 0) {
@@ -332,7 +355,7 @@ ibv_destroy_qp(struct ibv_qp *qp)
 	ov_async_wait_acks(&qp->mutex, &qp->cond, &qp->events_completed, q->async_reported);
 	pthread_mutex_destroy(&qp->mutex);
 	pthread_cond_destroy(&qp->cond);
-	free(q);
+	ov_retire(q, &q->magic);
 	return 0;
 }
 
@@ -359,7 +382,7 @@ send_wr_in(const struct ov_qp *q, const struct ibv_send_wr *w, struct ordk_send_
 		OV_REFUSE("ibv_post_send", "IBV_SEND_INLINE");
 		return EOPNOTSUPP;
 	}
-	if (w->num_sge > 1 || w->num_sge < 0)
+	if (w->num_sge > 1 || w->num_sge < 0 || (w->num_sge > 0 && w->sg_list == NULL))
 		return EINVAL;
 	memset(o, 0, sizeof(*o));
 	o->wr_id = w->wr_id;
@@ -410,6 +433,11 @@ ov_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad
 	struct ordk_send_wr o[OV_BATCH];
 	int rc = 0;
 
+	if (!OV_LIVE(q, OV_MAGIC_QP)) {
+		if (bad != NULL)
+			*bad = wr;
+		return EINVAL;
+	}
 	ov_app_call(q->d);
 	pthread_mutex_lock(&q->d->lock);
 	ov_linger_enter(q->d, true);
@@ -443,13 +471,19 @@ ov_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad
 	struct ordk_recv_wr o[OV_BATCH];
 	int rc = 0;
 
+	if (!OV_LIVE(q, OV_MAGIC_QP)) {
+		if (bad != NULL)
+			*bad = wr;
+		return EINVAL;
+	}
 	ov_app_call(q->d);
 	pthread_mutex_lock(&q->d->lock);
 	while (wr != NULL && rc == 0) {
 		int n = 0, k;
 
 		for (; wr != NULL && n < OV_BATCH; wr = wr->next, n++) {
-			if (wr->num_sge > 1 || wr->num_sge < 0) {
+			if (wr->num_sge > 1 || wr->num_sge < 0 ||
+			    (wr->num_sge > 0 && wr->sg_list == NULL)) {
 				rc = EINVAL;
 				break;
 			}

@@ -68,8 +68,9 @@ struct ordk_pd {
 struct ordk_cq {
 	uint32_t magic;
 	struct ordk_dev *dev;
-	struct ordk_wc *wc;
-	uint32_t size;
+	struct ordk_wc *wc;	/* mask + 1 slots: a power of two */
+	uint32_t size;	/* the completions it holds at most */
+	uint32_t mask;
 	uint32_t head;	/* oldest */
 	uint32_t count;
 	uint32_t refs;
@@ -96,9 +97,9 @@ struct verbs_qp {
 };
 
 /**
- * A driver's operations. Every one is called on the device's lcore, after
- * lib/verbs checked the handles and the arguments it knows; a driver checks
- * what only it knows (its limits, its memory, its QP numbers).
+ * A driver's operations. Every one but idle is called on the device's
+ * lcore, after lib/verbs checked the handles and the arguments it knows; a
+ * driver checks what only it knows (its limits, its memory, its QP numbers).
  * Errors: 0 or a negative errno, logged by the driver.
  */
 struct ordk_dev_ops {
@@ -111,8 +112,14 @@ struct ordk_dev_ops {
 	void (*query)(const struct ordk_dev *dev, struct ordk_dev_attr *attr);
 	/** Progress: @return the work done (0 = idle). */
 	unsigned int (*poll)(struct ordk_dev *dev, unsigned int budget);
+	/**
+	 * The poller sleeps for about @p ns before its next poll (ordk_dev_idle()),
+	 * or NULL: -ENOTSUP. Called from any thread, concurrently with the others.
+	 */
+	void (*idle)(struct ordk_dev *dev, uint64_t ns);
 	/** The driver's and the card's own counters (ordk_dev_xstats()), or NULL. */
-	int (*xstats)(struct ordk_dev *dev, const char **names, uint64_t *values, unsigned int n);
+	int (*xstats)(const struct ordk_dev *dev, const char **names, uint64_t *values,
+		      unsigned int n);
 	void (*xstats_reset)(struct ordk_dev *dev); /**< or NULL */
 	int (*set_faults)(struct ordk_dev *dev, const char *spec); /**< or NULL: -ENOTSUP */
 	/** Step a model of the card alone (ordk_dev_card_poll()), or NULL: -ENOTSUP. */
@@ -161,15 +168,27 @@ extern const struct ordk_driver *const ordk_drivers[];
 
 /** The library's part of a device or QP (the first member of the driver's struct). */
 static inline struct verbs_dev *
-vdev(const struct ordk_dev *dev)
+vdev(struct ordk_dev *dev)
 {
-	return (struct verbs_dev *)(uintptr_t)dev;
+	return (struct verbs_dev *)dev;
+}
+
+static inline const struct verbs_dev *
+vdev_const(const struct ordk_dev *dev)
+{
+	return (const struct verbs_dev *)dev;
 }
 
 static inline struct verbs_qp *
-vqp(const struct ordk_qp *qp)
+vqp(struct ordk_qp *qp)
 {
-	return (struct verbs_qp *)(uintptr_t)qp;
+	return (struct verbs_qp *)qp;
+}
+
+static inline const struct verbs_qp *
+vqp_const(const struct ordk_qp *qp)
+{
+	return (const struct verbs_qp *)qp;
 }
 
 /** The QP numbered @p qpn on @p dev, or NULL. */

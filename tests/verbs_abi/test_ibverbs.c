@@ -243,3 +243,138 @@ Test(ibverbs, every_symbol_answers)
 	ibv_close_device(c);
 	free(buf);
 }
+
+/*
+ * A careless caller: a handle used after its destroy, a scatter list that is
+ * not there, access bits that do not exist. Each verb returns an error and
+ * touches nothing else (each Criterion test runs in a child process of its
+ * own: a crash fails it).
+ */
+struct misuse {
+	struct ibv_context *c;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp_init_attr ia;
+};
+
+static void
+misuse_open(struct misuse *m)
+{
+	m->c = open_ordk();
+	m->pd = ibv_alloc_pd(m->c);
+	m->cq = ibv_create_cq(m->c, 8, NULL, NULL, 0);
+	cr_assert(m->pd != NULL && m->cq != NULL);
+	m->ia = (struct ibv_qp_init_attr){ .send_cq = m->cq, .recv_cq = m->cq, .qp_type = IBV_QPT_RC,
+					   .cap = { .max_send_wr = 4, .max_recv_wr = 4,
+						    .max_send_sge = 1, .max_recv_sge = 1 } };
+}
+
+Test(ibverbs_misuse, a_second_destroy_qp_is_refused_and_spares_the_next_qp)
+{
+	struct misuse m;
+	struct ibv_qp *a, *b;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	struct ibv_qp_attr init = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				    .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+	const int init_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	struct ibv_send_wr sw = { .opcode = IBV_WR_SEND }, *bad = NULL;
+	struct ibv_recv_wr rw = { .wr_id = 1 }, *rbad = NULL;
+
+	misuse_open(&m);
+	a = ibv_create_qp(m.pd, &m.ia);
+	cr_assert_not_null(a);
+	cr_assert_eq(ibv_destroy_qp(a), 0);
+	b = ibv_create_qp(m.pd, &m.ia); /* where malloc() would put a's wrapper again */
+	cr_assert_not_null(b);
+	cr_assert_eq(ibv_destroy_qp(a), EINVAL, "a second destroy is refused");
+	cr_assert_eq(ibv_modify_qp(a, &init, init_mask), EINVAL);
+	cr_assert_eq(ibv_query_qp(a, &qa, IBV_QP_STATE, &qi), EINVAL);
+	cr_assert_eq(ibv_post_send(a, &sw, &bad), EINVAL);
+	cr_assert(bad == &sw);
+	cr_assert_eq(ibv_post_recv(a, &rw, &rbad), EINVAL);
+	cr_assert(rbad == &rw);
+	/* b is untouched: still there, still in RESET, and it moves on */
+	cr_assert_eq(ibv_query_qp(b, &qa, IBV_QP_STATE, &qi), 0);
+	cr_assert_eq(qa.qp_state, IBV_QPS_RESET);
+	cr_assert_eq(ibv_modify_qp(b, &init, init_mask), 0);
+	cr_assert_eq(ibv_destroy_qp(b), 0);
+	cr_assert_eq(ibv_destroy_qp(b), EINVAL);
+	cr_assert_eq(ibv_destroy_cq(m.cq), 0);
+	cr_assert_eq(ibv_dealloc_pd(m.pd), 0);
+	cr_assert_eq(ibv_close_device(m.c), 0);
+}
+
+Test(ibverbs_misuse, second_dereg_dealloc_and_destroys_are_refused)
+{
+	struct misuse m;
+	char *buf = calloc(1, 4096);
+	struct ibv_mr *mr, *mr2;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq2;
+
+	misuse_open(&m);
+	mr = ibv_reg_mr(m.pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	cr_assert_not_null(mr);
+	cr_assert_eq(ibv_dereg_mr(mr), 0);
+	mr2 = ibv_reg_mr(m.pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	cr_assert_not_null(mr2);
+	cr_assert_eq(ibv_dereg_mr(mr), EINVAL, "a second dereg is refused");
+	cr_assert_eq(ibv_dereg_mr(mr2), 0, "and the MR registered since is still there");
+	ch = ibv_create_comp_channel(m.c);
+	cr_assert_not_null(ch);
+	cq2 = ibv_create_cq(m.c, 4, NULL, ch, 0);
+	cr_assert_not_null(cq2);
+	cr_assert_eq(ibv_destroy_cq(cq2), 0);
+	cr_assert_eq(ibv_destroy_cq(cq2), EINVAL);
+	cr_assert_eq(ibv_req_notify_cq(cq2, 0), EINVAL);
+	cr_assert_lt(ibv_poll_cq(cq2, 1, &(struct ibv_wc){ 0 }), 0);
+	cr_assert_eq(ibv_destroy_comp_channel(ch), 0);
+	cr_assert_eq(ibv_destroy_comp_channel(ch), EINVAL);
+	errno = 0;
+	cr_assert_null(ibv_create_cq(m.c, 4, NULL, ch, 0), "a destroyed channel is no channel");
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_eq(ibv_destroy_cq(m.cq), 0);
+	errno = 0;
+	cr_assert_null(ibv_create_qp(m.pd, &m.ia), "a QP on a destroyed CQ");
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_eq(ibv_dealloc_pd(m.pd), 0);
+	cr_assert_eq(ibv_dealloc_pd(m.pd), EINVAL);
+	errno = 0;
+	cr_assert_null(ibv_reg_mr(m.pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE), "an MR on a freed PD");
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_eq(ibv_close_device(m.c), 0);
+	free(buf);
+}
+
+Test(ibverbs_misuse, a_missing_scatter_list_and_unknown_access_bits_are_einval)
+{
+	struct misuse m;
+	struct ibv_qp *qp;
+	struct ibv_send_wr sw = { .wr_id = 1, .opcode = IBV_WR_SEND, .num_sge = 1, .sg_list = NULL };
+	struct ibv_recv_wr rw = { .wr_id = 2, .num_sge = 1, .sg_list = NULL };
+	struct ibv_send_wr *bad = NULL;
+	struct ibv_recv_wr *rbad = NULL;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE | (1u << 20) };
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	const int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+
+	misuse_open(&m);
+	qp = ibv_create_qp(m.pd, &m.ia);
+	cr_assert_not_null(qp);
+	cr_assert_eq(ibv_modify_qp(qp, &a, mask), EINVAL, "an access bit ibverbs does not have");
+	cr_assert_eq(ibv_query_qp(qp, &qa, IBV_QP_STATE, &qi), 0);
+	cr_assert_eq(qa.qp_state, IBV_QPS_RESET, "a refused modify changes nothing");
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	cr_assert_eq(ibv_modify_qp(qp, &a, mask), 0);
+	cr_assert_eq(ibv_post_send(qp, &sw, &bad), EINVAL);
+	cr_assert(bad == &sw);
+	cr_assert_eq(ibv_post_recv(qp, &rw, &rbad), EINVAL);
+	cr_assert(rbad == &rw);
+	cr_assert_eq(ibv_destroy_qp(qp), 0);
+	cr_assert_eq(ibv_destroy_cq(m.cq), 0);
+	cr_assert_eq(ibv_dealloc_pd(m.pd), 0);
+	cr_assert_eq(ibv_close_device(m.c), 0);
+}

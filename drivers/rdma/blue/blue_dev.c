@@ -133,7 +133,7 @@ dev_close(struct ordk_dev *odev)
 static void
 dev_query(const struct ordk_dev *odev, struct ordk_dev_attr *a)
 {
-	const struct blue_dev *dev = to_bdev(odev);
+	const struct blue_dev *dev = to_bdev_const(odev);
 
 	a->mac = dev->hw.mac;
 	a->ip = dev->hw.ip;
@@ -165,21 +165,21 @@ enum {
 
 /* The driver's counters ("pmd_<name>", blue_hw.h's BLUE_HW_STATS), then the backend's. */
 static int
-dev_xstats(struct ordk_dev *odev, const char **names, uint64_t *values, unsigned int n)
+dev_xstats(const struct ordk_dev *odev, const char **names, uint64_t *values, unsigned int n)
 {
-	struct blue_dev *dev = to_bdev(odev);
+	const struct blue_dev *dev = to_bdev_const(odev);
 	const struct blue_backend *be = &dev->hw.be;
 	unsigned int total = PMD_XSTATS, i = 0;
 
 	if (be->ops->xstats != NULL)
-		total += be->ops->xstats(&dev->hw.be, NULL, NULL, 0);
+		total += be->ops->xstats(be, NULL, NULL, 0);
 	if (names == NULL || values == NULL || n < total)
 		return (int)total;
 #define PMD_XSTAT_GET(s) names[i] = "pmd_" #s, values[i++] = dev->hw.st.s;
 	BLUE_HW_STATS(PMD_XSTAT_GET)
 #undef PMD_XSTAT_GET
 	if (be->ops->xstats != NULL)
-		i += be->ops->xstats(&dev->hw.be, names + i, values + i, n - i);
+		i += be->ops->xstats(be, names + i, values + i, n - i);
 	return (int)i;
 }
 
@@ -191,6 +191,13 @@ dev_xstats_reset(struct ordk_dev *odev)
 	memset(&dev->hw.st, 0, sizeof(dev->hw.st));
 	if (dev->hw.be.ops->xstats_reset != NULL)
 		dev->hw.be.ops->xstats_reset(&dev->hw.be);
+}
+
+/* The poller's declared sleep: the transport's polling time runs through it (rc_idle()). */
+static void
+dev_idle(struct ordk_dev *odev, uint64_t ns)
+{
+	rc_idle(&to_bdev(odev)->rc, ns);
 }
 
 /* The model steps alone: the host's part of dev_poll() does not run. */
@@ -223,7 +230,7 @@ dev_set_faults(struct ordk_dev *odev, const char *spec)
 	{                                                                                    \
 		.dev_size = sizeof(struct blue_dev), .qp_size = sizeof(struct blue_qp),      \
 		.mr_size = sizeof(struct blue_mr), .open = open_fn, .close = dev_close,  \
-		.query = dev_query, .poll = dev_poll, .xstats = dev_xstats,                 \
+		.query = dev_query, .poll = dev_poll, .idle = dev_idle, .xstats = dev_xstats, \
 		.xstats_reset = dev_xstats_reset, .set_faults = dev_set_faults,             \
 		.card_poll = dev_card_poll,                                                 \
 		.mr_reg = blue_mr_reg, .mr_dereg = blue_mr_dereg, .qp_create = blue_qp_create, \

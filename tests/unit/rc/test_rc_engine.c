@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The engine (rc/rc_engine.c) on a stubbed clock: the timer wheel, the
- * completer state rc_timer_set() keeps, the one clock read per poll and the
- * polling-gap bookkeeping, and a QP's step. The test includes the .c and
+ * completer state rc_timer_set() keeps, the one clock read per poll and
+ * polling time (rc_ptime(): gaps and declared sleeps), and a QP's step. The test includes the .c and
  * stubs the parts it dispatches to.
  */
 #include <criterion/criterion.h>
@@ -14,182 +14,41 @@ int ordk_rc_logtype;
 
 /* ------------------------------------------------------------ stubs */
 
-void
-blue_cc_cnp(struct blue_qp *qp)
-{
-	(void)qp;
-}
+#include "rc_stubs.h"
 
-bool
-rc_rtx_unfetched(struct blue_qp *qp)
-{
-	(void)qp;
-	return false;
-}
-
-void
-rc_complete_sends(struct blue_qp *qp)
-{
-	(void)qp;
-}
-
-void
-rc_resp_complete(struct blue_qp *qp)
-{
-	(void)qp;
-}
+RC_STUB(blue_cc_cnp);
+RC_STUB(rc_rtx_unfetched);
+RC_STUB(rc_complete_sends);
+RC_STUB(rc_resp_complete);
+RC_STUB(verbs_qp_lookup);
+RC_STUB(rc_resp_rx_report);
+RC_STUB(rc_rx_read);
+RC_STUB(rc_comp_rx_report);
+RC_STUB(rc_ctrl_rx);
+RC_STUB(blue_meta_next);
+RC_STUB(blue_snic_rx_next);
+RC_STUB(blue_snic_rx_done);
+RC_STUB(rc_advert_rewind);
+RC_STUB(rc_send_advert_ack);
+RC_STUB(rc_send_adverts);
+RC_STUB(rc_recv_retire);
+RC_STUB(rc_advert_pending);
+RC_STUB(rc_timer_check);
+RC_STUB(rc_push);
+RC_STUB(rc_ack_step);
+RC_STUB(rc_qp_error_reap);
+RC_STUB(rc_len_err_reap);
+RC_STUB(rc_recv_revoke_run);
+RC_STUB(rc_comp_to);
 
 static uint64_t clock_now;
-static unsigned int clock_reads, reaps, pushes, acks_steps, settles, revoke_runs;
-static enum rc_step reap_result;
+static unsigned int clock_reads;
 
 static uint64_t
 fake_clock(void)
 {
 	clock_reads++;
 	return clock_now;
-}
-
-struct ordk_qp *
-verbs_qp_lookup(struct ordk_dev *dev, uint32_t qpn)
-{
-	(void)dev;
-	(void)qpn;
-	return NULL;
-}
-
-void
-rc_resp_rx_report(struct blue_qp *qp, const struct blue_meta_report *r)
-{
-	(void)qp;
-	(void)r;
-}
-
-void
-rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r)
-{
-	(void)qp;
-	(void)r;
-}
-
-void
-rc_comp_rx_report(struct blue_qp *qp, const struct blue_meta_report *r)
-{
-	(void)qp;
-	(void)r;
-}
-
-void
-rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len)
-{
-	(void)dev;
-	(void)f;
-	(void)len;
-}
-
-int
-blue_meta_next(struct blue_hw *dev, struct blue_meta_report *rep)
-{
-	(void)dev;
-	(void)rep;
-	return 0;
-}
-
-const uint8_t *
-blue_snic_rx_next(struct blue_hw *dev, uint32_t *len)
-{
-	(void)dev;
-	(void)len;
-	return NULL;
-}
-
-void
-blue_snic_rx_done(struct blue_hw *dev)
-{
-	(void)dev;
-}
-
-void
-rc_advert_rewind(struct blue_qp *qp, uint64_t now)
-{
-	(void)qp;
-	(void)now;
-}
-
-enum rc_step
-rc_send_advert_ack(struct blue_qp *qp)
-{
-	(void)qp;
-	return RC_DONE;
-}
-
-enum rc_step
-rc_send_adverts(struct blue_qp *qp)
-{
-	(void)qp;
-	return RC_DONE;
-}
-
-enum rc_step
-rc_recv_retire(struct blue_qp *qp, bool force)
-{
-	(void)qp;
-	(void)force;
-	return RC_DONE;
-}
-
-enum rc_step
-rc_advert_pending(const struct blue_qp *qp)
-{
-	(void)qp;
-	return RC_DONE;
-}
-
-void
-rc_timer_check(struct blue_qp *qp, uint64_t now)
-{
-	(void)qp;
-	(void)now;
-}
-
-unsigned int
-rc_push(struct blue_qp *qp)
-{
-	(void)qp;
-	pushes++;
-	return 0;
-}
-
-enum rc_step
-rc_ack_step(struct blue_qp *qp, uint64_t now)
-{
-	(void)qp;
-	(void)now;
-	acks_steps++;
-	return RC_DONE;
-}
-
-enum rc_step
-rc_qp_error_reap(struct blue_qp *qp)
-{
-	(void)qp;
-	reaps++;
-	return reap_result;
-}
-
-enum rc_step
-rc_len_err_reap(struct blue_qp *qp)
-{
-	(void)qp;
-	settles++;
-	return RC_MORE;
-}
-
-void
-rc_recv_revoke_run(struct blue_dev *d)
-{
-	(void)d;
-	revoke_runs++;
 }
 
 /* ------------------------------------------------------------ fixture */
@@ -204,8 +63,9 @@ setup(void)
 	memset(&dev, 0, sizeof(dev));
 	memset(qp, 0, sizeof(qp));
 	clock_now = 1000000;
-	clock_reads = reaps = pushes = acks_steps = settles = revoke_runs = 0;
-	reap_result = RC_MORE;
+	clock_reads = ut_rc_qp_error_reap_calls = ut_rc_push_calls = ut_rc_ack_step_calls = 0;
+	ut_rc_len_err_reap_calls = ut_rc_recv_revoke_run_calls = 0;
+	MOCK_SET(rc_qp_error_reap, RC_MORE);
 	dev.rc.tsc_hz = 65536u * TICK;
 	dev.rc.clock = fake_clock;
 	TAILQ_INIT(&dev.rc.active);
@@ -307,26 +167,89 @@ Test(rc_engine, timer_set_keeps_the_completer_state)
 
 /* ------------------------------------------------------------ clock */
 
-Test(rc_engine, one_clock_read_per_poll_and_polling_gaps)
+/* Polls @p n times, @p every apart. @return polling time then. */
+static uint64_t
+polls(uint64_t every, unsigned int n)
 {
-	uint64_t t = clock_now;
+	for (unsigned int i = 0; i < n; i++) {
+		clock_now += every;
+		poll_clock(&dev.rc);
+	}
+	return dev.rc.ptime;
+}
 
-	clock_reads = 0;
-	t += dev.rc.stall_tsc; /* exactly the stall: no gap */
-	clock_now = t;
-	cr_assert_eq(poll_clock(&dev.rc), t);
-	cr_assert_eq(dev.rc.resume_tsc, 0);
-	t += dev.rc.stall_tsc + 1;
-	clock_now = t;
+/* @p ns in TSC cycles, as rc_idle() converts them. */
+static uint64_t
+ns_tsc(uint64_t ns)
+{
+	return ns * dev.rc.tsc_hz / 1000000000u;
+}
+
+Test(rc_engine, one_clock_read_per_poll)
+{
+	clock_now += 100 * dev.rc.stall_tsc; /* a gap: the two clocks part */
 	poll_clock(&dev.rc);
-	cr_assert_eq(dev.rc.resume_tsc, t, "a gap: holds count from here");
-	cr_assert_eq(dev.rc.gap_tsc, dev.rc.stall_tsc + 1);
-	cr_assert_eq(rc_now(&dev.rc), t);
-	cr_assert_eq(clock_reads, 2, "one read per poll");
+	clock_reads = 0;
+	clock_now += 100;
+	cr_assert_eq(poll_clock(&dev.rc), rc_ptime(&dev.rc));
+	cr_assert_eq(dev.rc.wall_tsc, clock_now);
+	cr_assert_eq(clock_reads, 1, "one read per poll");
 	/* a deadline set in this poll records the poll, not a clock read */
-	rc_timer_set(&qp[0], t + 10);
-	cr_assert_eq(qp[0].comp.rtx_set_tsc, t);
-	cr_assert_eq(clock_reads, 2);
+	rc_timer_set(&qp[0], rc_ptime(&dev.rc) + 10);
+	cr_assert_eq(qp[0].comp.rtx_set_tsc, rc_ptime(&dev.rc));
+	cr_assert_eq(clock_reads, 1);
+}
+
+Test(rc_engine, polling_time_is_wall_time_while_polling_goes_on)
+{
+	uint64_t p0 = rc_ptime(&dev.rc), w0 = clock_now;
+
+	cr_assert_eq(p0, w0, "both start at the clock");
+	polls(dev.rc.stall_tsc / 8, 100);
+	polls(dev.rc.stall_tsc, 10); /* exactly the stall: still no gap */
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, clock_now - w0);
+}
+
+Test(rc_engine, an_undeclared_pause_counts_only_the_stall)
+{
+	uint64_t p0 = rc_ptime(&dev.rc);
+
+	polls(dev.rc.stall_tsc + 1, 1);
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, dev.rc.stall_tsc, "one cycle over: a gap");
+	p0 = rc_ptime(&dev.rc);
+	polls(100 * dev.rc.stall_tsc, 1);
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, dev.rc.stall_tsc);
+	p0 = rc_ptime(&dev.rc);
+	polls(10, 5);
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, 50, "polling again counts again");
+	/* a clock that steps back (another core's TSC) adds nothing */
+	clock_now -= 5;
+	p0 = rc_ptime(&dev.rc);
+	poll_clock(&dev.rc);
+	cr_assert_eq(rc_ptime(&dev.rc), p0);
+}
+
+Test(rc_engine, a_declared_sleep_counts_with_the_stall_once)
+{
+	uint64_t sleep = ns_tsc(2000000), p0; /* 2 ms */
+
+	rc_idle(&dev.rc, 2000000);
+	p0 = rc_ptime(&dev.rc);
+	polls(sleep + dev.rc.stall_tsc, 1); /* overslept by the stall: all of it counts */
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, sleep + dev.rc.stall_tsc);
+	p0 = rc_ptime(&dev.rc);
+	polls(sleep, 1);
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, dev.rc.stall_tsc, "the next poll consumed it");
+	rc_idle(&dev.rc, 2000000);
+	p0 = rc_ptime(&dev.rc);
+	polls(25 * sleep, 1); /* slept far longer than it said */
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, sleep + dev.rc.stall_tsc);
+	/* a later declaration replaces an earlier one */
+	rc_idle(&dev.rc, 2000000);
+	rc_idle(&dev.rc, 1000000);
+	p0 = rc_ptime(&dev.rc);
+	polls(sleep, 1);
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, ns_tsc(1000000) + dev.rc.stall_tsc);
 }
 
 /* ------------------------------------------------------------ a QP's step */
@@ -338,9 +261,9 @@ Test(rc_engine, a_failed_qp_only_waits_for_its_reap)
 	qp[0].vqp.attr.qp_state = ORDK_QPS_ERR;
 	qp[0].comp.state = RC_COMP_FLUSH;
 	cr_assert_eq(qp_step(&qp[0], clock_now, &items), RC_MORE);
-	cr_assert_eq(reaps, 1);
-	cr_assert_eq(pushes + acks_steps, 0, "nothing else runs for it");
-	reap_result = RC_DONE;
+	cr_assert_eq(ut_rc_qp_error_reap_calls, 1);
+	cr_assert_eq(ut_rc_push_calls + ut_rc_ack_step_calls, 0, "nothing else runs for it");
+	MOCK_SET(rc_qp_error_reap, RC_DONE);
 	cr_assert_eq(qp_step(&qp[0], clock_now, &items), RC_DONE);
 }
 
@@ -350,8 +273,9 @@ Test(rc_engine, a_settling_qp_only_waits_for_its_reap)
 
 	qp[0].comp.state = RC_COMP_SETTLE;
 	cr_assert_eq(qp_step(&qp[0], clock_now, &items), RC_MORE);
-	cr_assert_eq(settles, 1);
-	cr_assert_eq(pushes + acks_steps + reaps, 0, "nothing else runs for it");
+	cr_assert_eq(ut_rc_len_err_reap_calls, 1);
+	cr_assert_eq(ut_rc_push_calls + ut_rc_ack_step_calls + ut_rc_qp_error_reap_calls, 0,
+		     "nothing else runs for it");
 }
 
 Test(rc_engine, an_idle_qp_leaves_the_list_a_busy_one_stays)
@@ -359,8 +283,8 @@ Test(rc_engine, an_idle_qp_leaves_the_list_a_busy_one_stays)
 	unsigned int items = 0;
 
 	cr_assert_eq(qp_step(&qp[0], clock_now, &items), RC_DONE);
-	cr_assert_eq(pushes, 1);
-	cr_assert_eq(acks_steps, 1);
+	cr_assert_eq(ut_rc_push_calls, 1);
+	cr_assert_eq(ut_rc_ack_step_calls, 1);
 	qp[1].req.sq_tail = 1; /* a WR queued that did not go */
 	cr_assert_eq(qp_step(&qp[1], clock_now, &items), RC_MORE);
 	/* waiting only for an ACK, on the wheel: it sleeps */

@@ -19,10 +19,12 @@
 #include "log_capture.h"
 #include "ordk_driver.h"
 #include "ordk_verbs.h"
+#include "ut_stub.h"
 
 struct fake_dev {
 	struct verbs_dev v;
 	unsigned int polls;
+	uint64_t idle_ns;
 	uint32_t next_key, next_qpn;
 };
 
@@ -60,11 +62,7 @@ fake_open(struct ordk_dev *dev, const char *args)
 	return 0;
 }
 
-static void
-fake_close(struct ordk_dev *dev)
-{
-	(void)dev;
-}
+DEFINE_STATIC_STUB_V(fake_close, (struct ordk_dev *dev));
 
 static void
 fake_query(const struct ordk_dev *dev, struct ordk_dev_attr *a)
@@ -103,13 +101,7 @@ fake_mr_reg(struct ordk_dev *dev, struct verbs_mr *mr)
 	return 0;
 }
 
-static int
-fake_mr_dereg(struct ordk_dev *dev, struct verbs_mr *mr)
-{
-	(void)dev;
-	(void)mr;
-	return 0;
-}
+DEFINE_STATIC_STUB(fake_mr_dereg, int, (struct ordk_dev *dev, struct verbs_mr *mr), 0);
 
 static int
 fake_qp_create(struct ordk_qp *qp)
@@ -122,12 +114,7 @@ fake_qp_create(struct ordk_qp *qp)
 	return 0;
 }
 
-static int
-fake_qp_destroy(struct ordk_qp *qp)
-{
-	(void)qp;
-	return 0;
-}
+DEFINE_STATIC_STUB(fake_qp_destroy, int, (struct ordk_qp *qp), 0);
 
 static int
 fake_qp_check(const struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int mask)
@@ -174,18 +161,14 @@ fake_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
 	return 0;
 }
 
-static int
-fake_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
-{
-	(void)qp;
-	(void)wr;
-	return -ENOTSUP;
-}
+DEFINE_STATIC_STUB(fake_post_recv, int, (struct ordk_qp *qp, const struct ordk_recv_wr *wr),
+		   -ENOTSUP);
+DEFINE_STATIC_STUB_V(fake_post_done, (struct ordk_qp *qp));
 
 static void
-fake_post_done(struct ordk_qp *qp)
+fake_idle(struct ordk_dev *dev, uint64_t ns)
 {
-	(void)qp;
+	fdev(dev)->idle_ns = ns;
 }
 
 static const struct ordk_dev_ops fake_ops = {
@@ -195,7 +178,7 @@ static const struct ordk_dev_ops fake_ops = {
 	.mr_dereg = fake_mr_dereg, .qp_create = fake_qp_create, .qp_destroy = fake_qp_destroy,
 	.qp_check = fake_qp_check, .qp_modify = fake_qp_modify, .qp_flush = fake_qp_flush,
 	.qp_info = fake_qp_info, .post_send = fake_post_send, .post_recv = fake_post_recv,
-	.post_done = fake_post_done,
+	.post_done = fake_post_done, .idle = fake_idle,
 };
 
 static const struct ordk_driver fake_driver = { "fake", &fake_ops };
@@ -208,8 +191,10 @@ eal(void)
 {
 	static bool done;
 	char prefix[64];
-	char *argv[] = { "test", "--no-huge", "-m", "64", "--no-pci", "--no-shconf",
-			 "--no-telemetry", "--log-level=*:4", prefix, NULL };
+	/* rte_eal_init() takes char **: writable words (compound literals) */
+	char *argv[] = { (char[]){ "test" }, (char[]){ "--no-huge" }, (char[]){ "-m" },
+			 (char[]){ "64" }, (char[]){ "--no-pci" }, (char[]){ "--no-shconf" },
+			 (char[]){ "--no-telemetry" }, (char[]){ "--log-level=*:4" }, prefix, NULL };
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=ordk-fake-%d", (int)getpid());
 	if (!done)
@@ -266,6 +251,10 @@ Test(verbs_driver, a_second_driver_under_the_same_library)
 	cr_assert_eq(ordk_dev_card_poll(dev, 64), -ENOTSUP, "no model to step");
 	cr_assert_eq(ordk_dev_card_poll(NULL, 64), -EINVAL);
 	cr_assert_eq(ordk_dev_set_faults(dev, "drop:0.1"), -ENOTSUP);
+	/* a declared sleep reaches the driver as it is */
+	cr_assert_eq(ordk_dev_idle(dev, 2000000), 0);
+	cr_assert_eq(fdev(dev)->idle_ns, 2000000);
+	cr_assert_eq(ordk_dev_idle(NULL, 1), -EINVAL);
 
 	struct ordk_pd *pd = ordk_pd_alloc(dev);
 	struct ordk_cq *cq = ordk_cq_create(dev, 16);
