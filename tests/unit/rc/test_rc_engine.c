@@ -110,10 +110,9 @@ blue_snic_rx_done(struct blue_hw *dev)
 }
 
 void
-rc_advert_rewind(struct blue_qp *qp, uint64_t now)
+rc_advert_rewind(struct blue_qp *qp)
 {
 	(void)qp;
-	(void)now;
 }
 
 enum rc_step

@@ -275,7 +275,7 @@ qp_step(struct blue_qp *qp, uint64_t now, unsigned int *items)
 		return rc_len_err_reap(qp);
 	if (connected(qp)) {
 		/* unacknowledged adverts rewind after a timeout ... */
-		rc_advert_rewind(qp, now);
+		rc_advert_rewind(qp);
 		if (qp->req.adv_ack_due)
 			more |= rc_send_advert_ack(qp);
 	}
