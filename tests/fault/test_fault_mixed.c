@@ -415,10 +415,45 @@ Test(fault_mixed_soak, loss_free, .timeout = 900)
 	soak(NULL, soak_seconds(60), true);
 }
 
+/*
+ * "fault=" @p kinds at @p rate, both ways, and @p seed. On rtl=1 a mix that
+ * has both dup and delay leaves one out, in turn by @p index: a delayed
+ * duplicate locks the RTL's bitmap unit, which no requester can prevent
+ * (doc/guides/drivers/bluesim.md; func_fault_mixes()).
+ */
+static const char *
+soak_faults(char *buf, size_t n, const char *kinds, const char *rate, unsigned int index,
+	    unsigned int seed)
+{
+	char mix[256];
+
+	if (test_sim_rtl() && strstr(kinds, "dup") != NULL && strstr(kinds, "delay") != NULL) {
+		func_fault_mix(mix, sizeof(mix), kinds, rate, index);
+	} else {
+		size_t at = 0;
+
+		/* "drop,dup" at 0.05: "drop:0.05,dup:0.05" */
+		for (const char *k = kinds; *k != '\0';) {
+			size_t len = strcspn(k, ",");
+
+			at += (size_t)snprintf(mix + at, at < sizeof(mix) ? sizeof(mix) - at : 0,
+					       "%s%.*s:%s", at ? "," : "", (int)len, k, rate);
+			k += len + (k[len] == ',');
+		}
+		cr_assert_lt(at, sizeof(mix), "fault kinds too long");
+	}
+	cr_assert_lt((size_t)snprintf(buf, n, "fault=%s,seed=%u", mix, seed), n);
+	return buf;
+}
+
+#define EVERY_FAULT "drop,dup,reorder,corrupt,delay"
+
 Test(fault_mixed_soak, every_fault_1_percent, .timeout = 900)
 {
-	soak("fault=drop:0.01,dup:0.01,reorder:0.01,corrupt:0.01,delay:0.01,seed=91",
-	     soak_seconds(25), false);
+	char faults[320];
+
+	soak(soak_faults(faults, sizeof(faults), EVERY_FAULT, "0.01", 0, 91), soak_seconds(25),
+	     false);
 }
 
 /* A seeded case: its seed, and its index (which of dup and delay rtl=1 leaves out). */
@@ -442,33 +477,14 @@ ParameterizedTestParameters(fault_mixed_soak, every_fault_5_percent)
 	return cr_make_param_array(struct soak_case, cases, n);
 }
 
-/*
- * SOAK_KINDS at SOAK_RATE, both ways. On rtl=1 a mix that has both dup and
- * delay leaves one out, in turn by case: a delayed duplicate locks the RTL's
- * bitmap unit, which no requester can prevent (doc/guides/drivers/bluesim.md).
- */
+/* SOAK_KINDS (every fault by default) at SOAK_RATE (0.05), both ways. */
 ParameterizedTest(struct soak_case *c, fault_mixed_soak, every_fault_5_percent, .timeout = 900)
 {
-	const char *kinds = getenv("SOAK_KINDS") ? getenv("SOAK_KINDS") : "drop,dup,reorder,corrupt,delay";
+	const char *kinds = getenv("SOAK_KINDS") ? getenv("SOAK_KINDS") : EVERY_FAULT;
 	const char *rate = getenv("SOAK_RATE") ? getenv("SOAK_RATE") : "0.05";
-	char mix[256], faults[320];
+	char faults[320];
 
-	if (test_sim_rtl() && strstr(kinds, "dup") != NULL && strstr(kinds, "delay") != NULL) {
-		func_fault_mix(mix, sizeof(mix), kinds, rate, c->index);
-	} else {
-		size_t at = 0;
-
-		/* "drop,dup" at 0.05: "drop:0.05,dup:0.05" */
-		for (const char *k = kinds; *k != '\0';) {
-			size_t len = strcspn(k, ",");
-
-			at += (size_t)snprintf(mix + at, at < sizeof(mix) ? sizeof(mix) - at : 0,
-					       "%s%.*s:%s", at ? "," : "", (int)len, k, rate);
-			k += len + (k[len] == ',');
-		}
-		cr_assert_lt(at, sizeof(mix), "SOAK_KINDS too long");
-	}
-	snprintf(faults, sizeof(faults), "fault=%s,seed=%u", mix, c->seed);
+	soak_faults(faults, sizeof(faults), kinds, rate, c->index, c->seed);
 	cr_log_info("seed %u: %s", c->seed, faults);
 	soak(faults, soak_seconds(60), false);
 }
