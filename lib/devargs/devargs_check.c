@@ -13,11 +13,8 @@
 
 #include "ordk_devargs.h"
 
-static int refuse(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int
-refuse(char *err, size_t errlen, const char *fmt, ...)
+int
+ordk_devargs_refuse(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -54,7 +51,7 @@ ordk_devargs_check_mac(const char *field, uint64_t mac, char *err, size_t errlen
 	const char *why = NULL;
 
 	if (mac >> 48)
-		return refuse(err, errlen, "%s 0x%" PRIx64 ": more than 48 bits", field, mac);
+		return ordk_devargs_refuse(err, errlen, "%s 0x%" PRIx64 ": more than 48 bits", field, mac);
 	if (mac == 0)
 		why = "zero";
 	else if (mac == 0xFFFFFFFFFFFFull)
@@ -63,7 +60,7 @@ ordk_devargs_check_mac(const char *field, uint64_t mac, char *err, size_t errlen
 		why = "multicast: the group bit of the first octet is set";
 	if (why == NULL)
 		return 0;
-	return refuse(err, errlen, "%s %s: not a unicast address (%s)", field,
+	return ordk_devargs_refuse(err, errlen, "%s %s: not a unicast address (%s)", field,
 		      ordk_devargs_mac_str(mac, s), why);
 }
 
@@ -84,7 +81,7 @@ ordk_devargs_check_ipv4(const char *field, uint32_t ip, unsigned int flags, char
 		why = "loopback, 127.0.0.0/8: the card cannot reach it";
 	if (why == NULL)
 		return 0;
-	return refuse(err, errlen, "%s %s: not a unicast address (%s)", field,
+	return ordk_devargs_refuse(err, errlen, "%s %s: not a unicast address (%s)", field,
 		      ordk_devargs_ipv4_str(ip, s), why);
 }
 
@@ -92,10 +89,10 @@ int
 ordk_devargs_check_qpn(const char *field, uint32_t qpn, char *err, size_t errlen)
 {
 	if (qpn > 0xFFFFFFu)
-		return refuse(err, errlen, "%s 0x%" PRIx32 ": out of range (0x000002..0xffffff)",
+		return ordk_devargs_refuse(err, errlen, "%s 0x%" PRIx32 ": out of range (0x000002..0xffffff)",
 			      field, qpn);
 	if (qpn < 2)
-		return refuse(err, errlen, "%s 0x%06" PRIx32 ": reserved (QP0 and QP1 are IBA's "
+		return ordk_devargs_refuse(err, errlen, "%s 0x%06" PRIx32 ": reserved (QP0 and QP1 are IBA's "
 			      "SMI and GSI)", field, qpn);
 	return 0;
 }
@@ -106,7 +103,7 @@ ordk_devargs_check_range(const char *field, uint64_t v, uint64_t lo, uint64_t hi
 {
 	if (v >= lo && v <= hi)
 		return 0;
-	return refuse(err, errlen, "%s: %" PRIu64 " out of range (%" PRIu64 "..%" PRIu64 ")", field,
+	return ordk_devargs_refuse(err, errlen, "%s: %" PRIu64 " out of range (%" PRIu64 "..%" PRIu64 ")", field,
 		      v, lo, hi);
 }
 
@@ -139,12 +136,12 @@ parse_num(const char *field, const char *s, bool suffix_ok, uint64_t lo, uint64_
 	/* ERANGE: beyond 2^64 - 1 (strtoull() then says ULLONG_MAX); then the suffix's overflow */
 	if (range == ERANGE || v > UINT64_MAX >> shift || (uint64_t)v << shift < lo ||
 	    (uint64_t)v << shift > hi)
-		return refuse(err, errlen, "%s: %s out of range (%" PRIu64 "..%" PRIu64 ")", field, s,
+		return ordk_devargs_refuse(err, errlen, "%s: %s out of range (%" PRIu64 "..%" PRIu64 ")", field, s,
 			      lo, hi);
 	*out = (uint64_t)v << shift;
 	return 0;
 not_a_number:
-	return refuse(err, errlen, "%s: \"%s\" is not %s", field, s != NULL ? s : "",
+	return ordk_devargs_refuse(err, errlen, "%s: \"%s\" is not %s", field, s != NULL ? s : "",
 		      suffix_ok ? "a size (digits and K, M or G)" : "a number (decimal digits)");
 }
 

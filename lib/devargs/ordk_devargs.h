@@ -56,6 +56,13 @@ struct ordk_devargs_set {
 int ordk_devargs_parse(const char *args, const struct ordk_devargs_set *sets, unsigned int nsets,
 		       char *keep, size_t keep_len, char *err, size_t errlen);
 
+/**
+ * The message of a refused value, printf-style, in @p err (when not NULL):
+ * @return -EINVAL. For every parser and check that names what it refuses.
+ */
+int ordk_devargs_refuse(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /** An unsigned number (decimal or 0x hex) in [min, max]: @return 0 or -EINVAL. */
 int ordk_devargs_u64(const char *value, uint64_t min, uint64_t max, uint64_t *out);
 

@@ -203,6 +203,21 @@
 	UT_STUB_END_
 
 /* rc_qp.c */
+/* the QP's failures, counted in fails (rc_qp_fail() and rc_qp_error() alike) */
+#define RC_STUB_rc_qp_fails                                                           \
+	static unsigned int fails;                                                    \
+	void rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)               \
+	{                                                                             \
+		(void)qp;                                                             \
+		(void)status;                                                         \
+		fails++;                                                              \
+	}                                                                             \
+	void rc_qp_error(struct blue_qp *qp)                                          \
+	{                                                                             \
+		(void)qp;                                                             \
+		fails++;                                                              \
+	}                                                                             \
+	UT_STUB_END_
 #define RC_STUB_rc_post_recv \
 	DEFINE_STUB(rc_post_recv, int, (struct blue_qp *qp, const struct ordk_recv_wr *wr), 0)
 #define RC_STUB_rc_post_send \

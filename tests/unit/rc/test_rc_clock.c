@@ -23,7 +23,7 @@ int ordk_rc_logtype;
 /* ------------------------------------------------------------ stubs */
 
 static uint64_t clock_now;
-static unsigned int naks, acks, fails;
+static unsigned int naks, acks;
 
 static uint64_t
 fake_clock(void)
@@ -45,20 +45,7 @@ blue_snic_tx(struct blue_hw *dev, const void *frame, uint32_t len)
 	return 0;
 }
 
-void
-rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
-{
-	(void)qp;
-	(void)status;
-	fails++;
-}
-
-void
-rc_qp_error(struct blue_qp *qp)
-{
-	(void)qp;
-	fails++;
-}
+RC_STUB(rc_qp_fails);
 
 bool
 rc_qp_err_cmd_reaped(struct blue_qp *qp, bool *ok)

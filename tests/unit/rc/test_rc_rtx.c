@@ -50,22 +50,8 @@ RC_STUB(rc_late_copy_sent);
 RC_STUB(rc_timer_set);
 RC_STUB(verbs_cq_push);
 
-static unsigned int fails;
 
-void
-rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
-{
-	(void)qp;
-	(void)status;
-	fails++;
-}
-
-void
-rc_qp_error(struct blue_qp *qp)
-{
-	(void)qp;
-	fails++;
-}
+RC_STUB(rc_qp_fails);
 
 RC_STUB(blue_manage_qp);
 RC_STUB(rc_atomic_send);
