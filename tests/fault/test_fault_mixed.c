@@ -348,8 +348,9 @@ check_loss_free(void)
 		struct ordk_stats st;
 
 		cr_assert_eq(ordk_dev_stats(p.s[i].dev, &st), 0);
-		cr_log_info("side %d: card loss reports loss_detected %lu (peer: %lu named only "
-			    "untracked PSNs, card_naks_untracked), duplicates %lu",
+		cr_log_info("side %d: its card sent %lu loss reports (loss_detected); it took %lu of "
+			    "the peer card's for naming only untracked PSNs (card_naks_untracked); "
+			    "duplicates %lu",
 			    i, (unsigned long)func_xstat(p.s[i].dev, "loss_detected"),
 			    (unsigned long)st.card_naks_untracked, (unsigned long)st.duplicates);
 		for (unsigned int c = 0; c < RTE_DIM(checked); c++)

@@ -153,7 +153,8 @@ Test(verbs_quiet, a_clean_mixed_run_is_silent, .timeout = 60)
 		struct ordk_stats st;
 
 		cr_assert_eq(ordk_dev_stats(p.s[i].dev, &st), 0);
-		cr_log_info("side %d: card loss reports %lu (the peer: %lu naming only untracked PSNs)",
+		cr_log_info("side %d: its card sent %lu loss reports; it took %lu of the peer card's "
+			    "for naming only untracked PSNs",
 			    i, (unsigned long)func_xstat(p.s[i].dev, "loss_detected"),
 			    (unsigned long)st.card_naks_untracked);
 		for (unsigned int c = 0; c < sizeof(checked) / sizeof(checked[0]); c++)
