@@ -25,6 +25,41 @@ ordk_stats_name(unsigned int i)
 	return i < ORDK_STATS_COUNT ? names[i] : NULL;
 }
 
+/*
+ * The counters other stacks name (operations.md's table): only where the
+ * meaning is the same event seen at the same place, or the nearest one where
+ * ORDK's transport has no such packet (RNR NAKs: ORDK's SENDs wait for RECV
+ * adverts instead).
+ */
+static const struct {
+	const char *mlx5, *rxe;
+} aliases[ORDK_STATS_COUNT] = {
+	[ORDK_STAT_duplicates] = { "duplicate_request", "duplicate_request" },
+	[ORDK_STAT_naks_sent] = { "out_of_sequence", "out_of_seq_request" },
+	[ORDK_STAT_naks_received] = { "packet_seq_err", "rcvd_seq_err" },
+	[ORDK_STAT_timeouts] = { "local_ack_timeout_err", NULL },
+	[ORDK_STAT_retry_exceeded] = { "req_transport_retries_exceeded", "retry_exceeded_err" },
+	[ORDK_STAT_rnr_waits] = { "rnr_nak_retry_err", "rcvd_rnr_err" },
+	[ORDK_STAT_read_resp_posted] = { "rx_read_requests", NULL },
+	[ORDK_STAT_atomics_executed] = { "rx_atomic_requests", NULL },
+	[ORDK_STAT_recv_len_errors] = { "resp_local_length_error", NULL },
+	[ORDK_STAT_cnps] = { "rp_cnp_handled", NULL },
+	[ORDK_STAT_cnps_sent] = { "np_cnp_sent", NULL },
+	[ORDK_STAT_ecn_marked] = { "np_ecn_marked_roce_packets", NULL },
+};
+
+const char *
+ordk_stats_mlx5_name(unsigned int i)
+{
+	return i < ORDK_STATS_COUNT ? aliases[i].mlx5 : NULL;
+}
+
+const char *
+ordk_stats_rxe_name(unsigned int i)
+{
+	return i < ORDK_STATS_COUNT ? aliases[i].rxe : NULL;
+}
+
 uint64_t
 ordk_stats_value(const struct ordk_stats *st, unsigned int i)
 {
@@ -45,22 +80,24 @@ verbs_stats_add(struct ordk_stats *to, const struct ordk_stats *from)
 #undef ADD
 }
 
-/* The device's xstat @p name (what only the device counts), or 0. */
-static uint64_t
-xstat(const struct ordk_dev *odev, const char *name)
+/* What only the card counts, from the device's xstats (0 where it has none). */
+static void
+card_counts(const struct ordk_dev *odev, struct ordk_stats *st)
 {
 	struct ordk_dev *d = (struct ordk_dev *)(uintptr_t)odev;
 	const char *xnames[256];
 	uint64_t values[256];
 	int n;
 
+	st->cnps_sent = st->ecn_marked = 0;
 	if (vdev(odev)->ops->xstats == NULL)
-		return 0;
+		return;
 	n = vdev(odev)->ops->xstats(d, xnames, values, 256);
 	for (int i = 0; i < n && i < 256; i++)
-		if (strcmp(xnames[i], name) == 0)
-			return values[i];
-	return 0;
+		if (strcmp(xnames[i], "cnp_sent") == 0)
+			st->cnps_sent = values[i]; /* the CNPs the card sent (a model counts) */
+		else if (strcmp(xnames[i], "rx_ecn_marked") == 0)
+			st->ecn_marked = values[i];
 }
 
 int
@@ -76,7 +113,7 @@ ordk_dev_stats(const struct ordk_dev *odev, struct ordk_stats *st)
 	*st = dev->st;
 	while (rte_hash_iterate(dev->qp_table, &key, &data, &it) >= 0)
 		verbs_stats_add(st, &vqp(data)->st);
-	st->cnps_sent = xstat(odev, "cnp_sent"); /* the CNPs the card sent (a model counts) */
+	card_counts(odev, st);
 	return 0;
 }
 

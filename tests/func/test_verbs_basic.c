@@ -133,6 +133,17 @@ Test(verbs_basic, device_totals_are_the_qps_counts, .timeout = 60)
 	cr_assert_str_eq(ordk_stats_name(ORDK_STAT_wr_posted), "wr_posted");
 	cr_assert_eq(ordk_stats_value(&d, ORDK_STAT_wr_posted), 20);
 	cr_assert_null(ordk_stats_name(ORDK_STATS_COUNT));
+	/* the names operators know from mlx5 and rxe, where they mean the same */
+	cr_assert_str_eq(ordk_stats_mlx5_name(ORDK_STAT_naks_received), "packet_seq_err");
+	cr_assert_str_eq(ordk_stats_rxe_name(ORDK_STAT_naks_received), "rcvd_seq_err");
+	cr_assert_str_eq(ordk_stats_mlx5_name(ORDK_STAT_timeouts), "local_ack_timeout_err");
+	cr_assert_null(ordk_stats_rxe_name(ORDK_STAT_timeouts));
+	cr_assert_null(ordk_stats_mlx5_name(ORDK_STAT_wr_posted));
+	cr_assert_null(ordk_stats_mlx5_name(ORDK_STATS_COUNT));
+	cr_assert_null(ordk_stats_rxe_name(ORDK_STATS_COUNT));
+	for (unsigned int i = 0; i < ORDK_STATS_COUNT; i++) /* an rxe name only beside mlx5's */
+		cr_assert(ordk_stats_rxe_name(i) == NULL || ordk_stats_mlx5_name(i) != NULL, "%s",
+			  ordk_stats_name(i));
 	func_pair_close(&p);
 }
 
