@@ -27,11 +27,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
 #include "ordk_verbs.h"
 
 struct rte_hash;
 struct ordk_dev_ops;
+struct verbs_mr;
+struct verbs_tele;
 
 #define VERBS_EVENTS 256u /* asynchronous events waiting for the application */
 
@@ -54,6 +57,13 @@ struct verbs_dev {
 	uint32_t ev_head, ev_count;
 	void (*ev_cb)(struct ordk_dev *dev, const struct ordk_async_event *ev, void *arg);
 	void *ev_arg;
+	/*
+	 * Seen from outside the process (verbs_tele.c): DPDK telemetry's requests,
+	 * which ordk_dev_poll() answers on the device's lcore; and the MRs, for
+	 * /ordk/mr/list (registration order).
+	 */
+	struct verbs_tele *tele;
+	TAILQ_HEAD(, verbs_mr) mrs;
 };
 
 /** A protection domain (the library's alone). */
@@ -80,6 +90,7 @@ struct ordk_cq {
 struct verbs_mr {
 	struct ordk_mr pub;
 	uint32_t magic;
+	TAILQ_ENTRY(verbs_mr) link; /* in verbs_dev.mrs */
 };
 
 /** The library's part of a QP. */

@@ -49,4 +49,12 @@ void verbs_stats_add(struct ordk_stats *to, const struct ordk_stats *from);
 /** After the driver's work: QPs of CQs in error to ERR, events to the callback. */
 void verbs_event_run(struct ordk_dev *dev);
 
+/* telemetry (verbs_tele.c) */
+/** Register @p dev (opened by driver @p driver) for the /ordk/ endpoints. @return 0 or -ENOMEM. */
+int verbs_tele_open(struct ordk_dev *dev, const char *driver);
+/** Unregister it, once no telemetry callback holds it (answering their requests meanwhile). */
+void verbs_tele_close(struct ordk_dev *dev);
+/** Answer the pending telemetry request (ordk_dev_poll() saw one). */
+void verbs_tele_serve(struct ordk_dev *dev);
+
 #endif /* VERBS_INTERNAL_H */

@@ -16,6 +16,7 @@
 #include "sim_host.h"
 
 int test_eal_lcore;
+bool test_eal_telemetry;
 
 void
 test_eal_init(const char *extra)
@@ -33,7 +34,8 @@ test_eal_init(const char *extra)
 	argv[argc++] = "512";
 	argv[argc++] = "--no-pci";
 	argv[argc++] = "--no-shconf";
-	argv[argc++] = "--no-telemetry";
+	if (!test_eal_telemetry)
+		argv[argc++] = "--no-telemetry";
 	argv[argc++] = "--log-level=*:4"; /* a pattern, so ORDK_TEST_LOG can raise one type */
 	snprintf(lcore, sizeof(lcore), "%d", test_eal_lcore);
 	argv[argc++] = "-l";
