@@ -30,7 +30,7 @@ need_why(const struct doc_opts *o, char *buf, size_t len)
 	return buf;
 }
 
-static struct doc_finding *
+static struct doc_finding * __attribute__((format(printf, 5, 6)))
 add(struct doc_report *r, const char *check, enum doc_level level, const char *fix,
     const char *fmt, ...)
 {

@@ -19,7 +19,7 @@
 
 #include "doctor_cluster.h"
 
-static void
+static void __attribute__((format(printf, 5, 6)))
 cadd(struct doc_report *r, const char *check, enum doc_level level, const char *fix,
      const char *fmt, ...)
 {

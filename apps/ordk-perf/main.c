@@ -45,13 +45,14 @@ main(int argc, char **argv)
 	/* tool options: after "--", or everything after the test name */
 	{
 		int first = dd >= 0 ? dd : 1;
+		char *borrowed = argv[first];
 
 		argv[first] = argv[0];
 		if (perf_opts_parse(t, argc - first, argv + first, &o, err, sizeof(err)) != 0) {
 			fprintf(stderr, "ordk-perf: %s\n", err);
 			return 1;
 		}
-		argv[first] = dd >= 0 ? "--" : argv[1];
+		argv[first] = borrowed;
 	}
 	if (o.help) {
 		perf_usage(stdout);

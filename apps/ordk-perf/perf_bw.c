@@ -22,7 +22,7 @@ perf_client_recv_again(struct side *c, uint32_t q, uint32_t len)
 {
 	struct ordk_recv_wr rr = { .wr_id = q, .num_sge = 1 };
 
-	rr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)perf_region(c, q), len, c->mr->lkey };
+	rr.sge = (struct ordk_sge){ perf_region_addr(c, q), len, c->mr->lkey };
 	return ordk_qp_post_recv(c->qp[q], &rr, 1) == 1 ? 0 : -1;
 }
 
@@ -71,7 +71,7 @@ perf_client_wr(struct ctx *x, uint32_t q, uint64_t i, struct ordk_send_wr *w)
 {
 	struct side *c = &x->c;
 	uint32_t size = c->in.size;
-	uint64_t laddr = (uint64_t)(uintptr_t)perf_region(c, q), raddr = c->raddr + (uint64_t)q * c->slot;
+	uint64_t laddr = perf_region_addr(c, q), raddr = c->raddr + (uint64_t)q * c->slot;
 
 	*w = (struct ordk_send_wr){ .wr_id = ((uint64_t)q << 40) | i, .num_sge = 1 };
 	switch (x->o->test) {

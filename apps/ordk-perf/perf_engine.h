@@ -158,6 +158,13 @@ perf_region(struct side *s, uint32_t q)
 	return s->buf + (size_t)q * s->slot;
 }
 
+/* perf_region()'s address, for a work request or the peer */
+static inline uint64_t
+perf_region_addr(const struct side *s, uint32_t q)
+{
+	return (uint64_t)(uintptr_t)(s->buf + (size_t)q * s->slot);
+}
+
 static inline void
 perf_progress_work(struct side *s, unsigned int work)
 {

@@ -53,7 +53,7 @@ post_lat_recv(struct side *c, uint32_t size)
 {
 	struct ordk_recv_wr rr = { .num_sge = 1 };
 
-	rr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)perf_region(c, 0) + c->slot / 2, size,
+	rr.sge = (struct ordk_sge){ perf_region_addr(c, 0) + c->slot / 2, size,
 				    c->mr->lkey };
 	ordk_qp_post_recv(c->qp[0], &rr, 1);
 }

@@ -46,7 +46,7 @@ server_post_recv(struct side *s, uint32_t q)
 {
 	struct ordk_recv_wr r = { .wr_id = q, .num_sge = 1 };
 
-	r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)perf_region(s, q), s->slot / 2, s->mr->lkey };
+	r.sge = (struct ordk_sge){ perf_region_addr(s, q), s->slot / 2, s->mr->lkey };
 	if (ordk_qp_post_recv(s->qp[q], &r, 1) == 1)
 		s->rq_posted[q]++;
 	else
@@ -292,7 +292,7 @@ server_pong(struct side *s)
 						  .send_flags = ORDK_SEND_SIGNALED };
 
 			perf_region(s, 0)[s->slot / 2 + r->size - 1] = s->next_val;
-			w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)perf_region(s, 0) + s->slot / 2,
+			w.sge = (struct ordk_sge){ perf_region_addr(s, 0) + s->slot / 2,
 						   r->size, s->mr->lkey };
 			w.rdma.remote_addr = s->raddr;
 			w.rdma.rkey = s->rkey;
@@ -338,7 +338,7 @@ server_pong(struct side *s)
 			struct ordk_send_wr w = { .opcode = ORDK_WR_SEND, .num_sge = 1,
 						  .send_flags = ORDK_SEND_SIGNALED };
 
-			w.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)perf_region(s, 0), r->size,
+			w.sge = (struct ordk_sge){ perf_region_addr(s, 0), r->size,
 						   s->mr->lkey };
 			ordk_qp_post_send(s->qp[0], &w, 1);
 		}
@@ -350,7 +350,7 @@ static void
 server_wr(const struct ctx *x, struct side *s, uint32_t q, uint64_t i, struct ordk_send_wr *w)
 {
 	const struct perf_msg *r = &s->round;
-	uint64_t laddr = (uint64_t)(uintptr_t)perf_region(s, q);
+	uint64_t laddr = perf_region_addr(s, q);
 
 	*w = (struct ordk_send_wr){ .wr_id = ((uint64_t)q << 40) | i, .num_sge = 1 };
 	if (r->test == PERF_WRITE_BW)

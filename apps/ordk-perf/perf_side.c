@@ -233,7 +233,7 @@ perf_side_addrs(const struct perf_opts *o, const struct side *s)
 	for (int remote = 0; remote < 2; remote++)
 		for (uint32_t q = 0; q < s->nqp; q++) {
 			struct perf_addr a = { .qpn = ordk_qp_num(s->qp[q]), .rkey = s->mr->rkey,
-					       .vaddr = (uint64_t)(uintptr_t)perf_region((struct side *)s, q),
+					       .vaddr = perf_region_addr(s, q),
 					       .ip = s->at.ip };
 
 			if (remote)

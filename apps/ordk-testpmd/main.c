@@ -51,7 +51,7 @@ run_file(const char *path)
 		return -1;
 	}
 	/* no prompt of its own (each command is echoed after one), errors on stdout */
-	cl = cmdline_new((cmdline_parse_ctx_t *)tp_cmd_ctx, "", -1, 1);
+	cl = cmdline_new(tp_cmd_ctx, "", -1, 1);
 	while (cl != NULL && !tp.quit && fgets(line, sizeof(line), f) != NULL) {
 		size_t n = strcspn(line, "\r\n");
 
@@ -86,7 +86,7 @@ run_file(const char *path)
 static void
 run_terminal(void)
 {
-	struct cmdline *cl = cmdline_stdin_new((cmdline_parse_ctx_t *)tp_cmd_ctx, PROMPT);
+	struct cmdline *cl = cmdline_stdin_new(tp_cmd_ctx, PROMPT);
 
 	if (cl == NULL)
 		return;

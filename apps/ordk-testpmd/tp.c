@@ -13,7 +13,6 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
-#include <rte_malloc.h>
 
 #include "app_common.h"
 #include "ordk_cm.h"
@@ -39,7 +38,7 @@ snap(uint16_t port, struct tp_eth_snap *s)
 static struct ordk_cm_info
 info_of(struct tp_side *s, struct ordk_qp *qp)
 {
-	return (struct ordk_cm_info){ .qpn = ordk_qp_num(qp), .ip = s->at.ip, .mac = s->at.mac,
+	return (struct ordk_cm_info){ .qpn = ordk_qp_num(qp), .ip = s->attr.ip, .mac = s->attr.mac,
 				      .addr = (uint64_t)(uintptr_t)s->buf, .rkey = s->mr->rkey,
 				      .len = TP_BUF };
 }
@@ -89,21 +88,14 @@ tp_init(const char *extra)
 		snprintf(args, sizeof(args), "bluesim,port=%u,mac=02:00:00:00:00:%02x,ip=10.0.0.%d%s%s",
 			 ports[i], i + 1, i + 1, extra[0] ? "," : "", extra);
 		s->port = ports[i];
-		s->dev = ordk_dev_open(args);
-		if (s->dev == NULL) {
-			fprintf(stderr, "ordk-testpmd: cannot open '%s': %s\n", args,
-				rte_strerror(rte_errno));
-			return -1;
-		}
-		ordk_dev_query(s->dev, &s->at);
-		s->pd = ordk_pd_alloc(s->dev);
 		s->cqe = TP_MAX_QPS * (TP_DEPTH + 1) * 2;
-		s->cq = ordk_cq_create(s->dev, s->cqe);
-		s->buf = rte_zmalloc("tp_buf", TP_BUF, 4096);
-		s->mr = s->buf && s->pd ? ordk_mr_reg(s->pd, s->buf, TP_BUF, 15) : NULL;
-		if (s->pd == NULL || s->cq == NULL || s->mr == NULL) {
-			fprintf(stderr, "ordk-testpmd: cannot create PD, CQ or MR: %s\n",
-				rte_strerror(rte_errno));
+		if (ordk_env_ep_open(&s->ep, args, s->cqe, NULL, TP_BUF, 15) != 0) {
+			if (s->dev == NULL)
+				fprintf(stderr, "ordk-testpmd: cannot open '%s': %s\n", args,
+					rte_strerror(rte_errno));
+			else
+				fprintf(stderr, "ordk-testpmd: cannot create PD, CQ or MR: %s\n",
+					rte_strerror(rte_errno));
 			return -1;
 		}
 		snap(s->port, &tp.last_show[i]);
@@ -121,15 +113,7 @@ tp_fini(void)
 		for (uint32_t q = 0; q < TP_MAX_QPS; q++)
 			if (s->qp[q])
 				ordk_qp_destroy(s->qp[q]);
-		if (s->mr)
-			ordk_mr_dereg(s->mr);
-		if (s->cq)
-			ordk_cq_destroy(s->cq);
-		if (s->pd)
-			ordk_pd_free(s->pd);
-		if (s->dev)
-			ordk_dev_close(s->dev);
-		rte_free(s->buf);
+		ordk_env_ep_close(&s->ep);
 	}
 	ordk_env_close_ports();
 }
@@ -178,7 +162,7 @@ reap(int side)
 			s->cq_errors++;
 			tp.errors++;
 			if (tp.errors <= 5)
-				printf("completion error on %s QP 0x%06x: %s\n", s->at.name, wc[i].qp_num,
+				printf("completion error on %s QP 0x%06x: %s\n", s->attr.name, wc[i].qp_num,
 				       ordk_wc_status_str(wc[i].status));
 		}
 		if (q >= TP_MAX_QPS)
@@ -248,7 +232,7 @@ tp_start(const char *op, uint32_t size, uint32_t qps)
 	tp.t0 = ordk_env_now_s();
 	tp.running = true;
 	printf("Start: %s %u B on %u QP pair%s, %s -> %s (%u in flight per QP).\n", op, size, qps,
-	       qps > 1 ? "s" : "", tp.s[0].at.name, tp.s[1].at.name, TP_DEPTH);
+	       qps > 1 ? "s" : "", tp.s[0].attr.name, tp.s[1].attr.name, TP_DEPTH);
 	return 0;
 }
 
@@ -363,7 +347,7 @@ tp_show_traffic(void)
 		printf("Traffic not started\n");
 		return;
 	}
-	printf("Traffic %s -> %s:\n", tp.s[0].at.name, tp.s[1].at.name);
+	printf("Traffic %s -> %s:\n", tp.s[0].attr.name, tp.s[1].attr.name);
 	tally(stdout);
 }
 
@@ -405,7 +389,7 @@ void
 tp_show_device(void)
 {
 	for (int i = 0; i < TP_SIDES; i++) {
-		const struct ordk_dev_attr *a = &tp.s[i].at;
+		const struct ordk_dev_attr *a = &tp.s[i].attr;
 
 		printf("\n********************* Infos for device %d  *********************\n", i);
 		printf("  Name: %s   (bluesim over ethdev port %u, net_ring)\n", a->name, tp.s[i].port);
@@ -513,7 +497,7 @@ tp_show_port_info(int port)
 		printf("Promiscuous mode: %s\n", rte_eth_promiscuous_get(p) ? "enabled" : "disabled");
 		printf("Max possible RX queues: %u\nMax possible TX queues: %u\n", di.max_rx_queues,
 		       di.max_tx_queues);
-		printf("RDMA device on it: %s (%s)\n", tp.s[i].at.name,
+		printf("RDMA device on it: %s (%s)\n", tp.s[i].attr.name,
 		       i == 0 ? "requester" : "responder");
 	}
 }
@@ -523,9 +507,9 @@ tp_show_port_xstats(void)
 {
 	for (int i = 0; i < TP_SIDES; i++) {
 		printf("###### NIC extended statistics for port %-2u (%s, the model behind BAR0)\n",
-		       tp.s[i].port, tp.s[i].at.name);
+		       tp.s[i].port, tp.s[i].attr.name);
 		app_print_xstats(stdout, tp.s[i].dev, true);
-		printf("###### ORDK transport counters of %s\n", tp.s[i].at.name);
+		printf("###### ORDK transport counters of %s\n", tp.s[i].attr.name);
 		{
 			struct ordk_stats st;
 
@@ -575,7 +559,7 @@ tp_show_qp(bool one, uint32_t qpn)
 			ordk_qp_stats(qp, &st);
 			printf("  %-9s 0x%06x  %-5s 0x%06x 0x%06x 0x%06x %6u %5u %6" PRIu64 " %6" PRIu64
 			       " %6" PRIu64 " %5" PRIu64 " %8" PRIu64 " %-11s %-8s %-8s %s\n",
-			       tp.s[i].at.name, ordk_qp_num(qp), ordk_qp_state_str(in.state), in.next_psn,
+			       tp.s[i].attr.name, ordk_qp_num(qp), ordk_qp_state_str(in.state), in.next_psn,
 			       in.acked_psn, in.expected_psn, in.send_outstanding, in.recv_posted,
 			       st.retransmits, st.naks_received, st.naks_sent, st.rnr_waits, st.timeouts,
 			       in.req_state, in.comp_state, in.hole_state, in.probe_state);
@@ -597,7 +581,7 @@ tp_show_mr(void)
 	for (int i = 0; i < TP_SIDES; i++) {
 		const struct ordk_mr *m = tp.s[i].mr;
 
-		printf("  %-9s 0x%06x 0x%06x %#-18" PRIx64 " %-10zu %s%s%s%s\n", tp.s[i].at.name, m->lkey,
+		printf("  %-9s 0x%06x 0x%06x %#-18" PRIx64 " %-10zu %s%s%s%s\n", tp.s[i].attr.name, m->lkey,
 		       m->rkey, (uint64_t)(uintptr_t)m->addr, m->length,
 		       m->access & ORDK_ACCESS_LOCAL_WRITE ? "LW " : "",
 		       m->access & ORDK_ACCESS_REMOTE_WRITE ? "RW " : "",
@@ -611,7 +595,7 @@ tp_show_cq(void)
 {
 	printf("  %-9s %-6s %-5s %-14s %s\n", "device", "CQEs", "QPs", "completions", "errors");
 	for (int i = 0; i < TP_SIDES; i++)
-		printf("  %-9s %-6u %-5u %-14" PRIu64 " %" PRIu64 "\n", tp.s[i].at.name, tp.s[i].cqe,
+		printf("  %-9s %-6u %-5u %-14" PRIu64 " %" PRIu64 "\n", tp.s[i].attr.name, tp.s[i].cqe,
 		       tp.nqp, tp.s[i].cq_polled, tp.s[i].cq_errors);
 }
 
@@ -628,7 +612,7 @@ tp_set_fault(const char *kind, const char *rate, const char *dir)
 	snprintf(spec, sizeof(spec), "%s%s%s:%s", kind, dir ? "-" : "", dir ? dir : "", rate);
 	for (int i = 0; i < TP_SIDES; i++)
 		if (ordk_dev_set_faults(tp.s[i].dev, spec) != 0) {
-			printf("Cannot set fault '%s' on %s\n", spec, tp.s[i].at.name);
+			printf("Cannot set fault '%s' on %s\n", spec, tp.s[i].attr.name);
 			return -1;
 		}
 	{

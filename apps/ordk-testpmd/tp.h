@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cmdline_parse.h>
+
+#include "ordk_env.h"
 #include "ordk_verbs.h"
 
 #define TP_SIDES   2
@@ -20,14 +23,9 @@
 enum tp_op { TP_WRITE = 0, TP_READ, TP_SEND };
 
 struct tp_side {
-	struct ordk_dev *dev;
-	struct ordk_dev_attr at;
+	ORDK_ENV_EP_MEMBER; /* dev, attr, pd, cq, mr, buf (TP_BUF bytes) */
 	uint16_t port;
-	struct ordk_pd *pd;
-	struct ordk_cq *cq;
 	uint32_t cqe;
-	struct ordk_mr *mr;
-	uint8_t *buf;
 	struct ordk_qp *qp[TP_MAX_QPS];
 	uint64_t cq_polled, cq_errors; /* completions this console took from the CQ */
 };
@@ -81,6 +79,6 @@ void tp_clear_stats(void);
 int tp_sleep(const char *seconds);
 
 /** The command table for cmdline. */
-extern void *tp_cmd_ctx[];
+extern cmdline_parse_ctx_t tp_cmd_ctx[];
 
 #endif /* ORDK_TP_H */

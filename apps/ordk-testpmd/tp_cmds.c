@@ -239,7 +239,7 @@ static cmdline_parse_inst_t c_sleep = {
 	.tokens = { (void *)&t_sleep, (void *)&t_secs, NULL },
 };
 
-void *tp_cmd_ctx[] = {
+cmdline_parse_ctx_t tp_cmd_ctx[] = {
 	&c_show_device, &c_show_port, &c_show_qp, &c_show_qp_one, &c_show_table,
 	&c_fault,	&c_fault_dir, &c_start,	  &c_start_qps,	  &c_word,
 	&c_clear,	&c_sleep,     &c_show_port_all, &c_show_port_one, &c_show_fwd,

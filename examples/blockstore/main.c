@@ -217,7 +217,7 @@ target_main(uint16_t cm_port, size_t size_mb, const char *file, double seconds)
 		return 1;
 	}
 	printf("target: %s, %" PRIu64 " blocks of 4 KiB (%s), port %u, serving on lcore %u\n",
-	       N.at.name, t.blocks, file ? file : "memory", cm_port, rte_lcore_id());
+	       N.attr.name, t.blocks, file ? file : "memory", cm_port, rte_lcore_id());
 	/* the appliance's shape: the target runs as an lcore function */
 	rte_eal_mp_remote_launch(target_lcore, &t, CALL_MAIN);
 	rte_eal_mp_wait_lcore();
@@ -433,7 +433,7 @@ client_main(const char *host, uint16_t cm_port, uint32_t qd, unsigned int read_p
 	if (l->gen == NULL || l->busy == NULL || l->rl == NULL || l->wl == NULL ||
 	    ex_connect(&N, host, cm_port, 1, 2 * MAX_QD + 4) != 0)
 		return 1;
-	printf("client: %s, QD %u, %u%% reads, %" PRIu64 " blocks, %" PRIu64 " I/Os%s\n", N.at.name,
+	printf("client: %s, QD %u, %u%% reads, %" PRIu64 " blocks, %" PRIu64 " I/Os%s\n", N.attr.name,
 	       qd, read_pct, blocks, nios, verify ? ", every block read checked" : "");
 	for (uint32_t i = 0; i < qd; i++)
 		client_recv(qd, i);

@@ -7,7 +7,6 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <rte_malloc.h>
 
 #include "app_common.h"
 #include "ex.h"
@@ -58,22 +57,13 @@ ex_node_open(struct ex_node *n, const char *devargs, bool client, size_t len, ui
 		app_bluesim_args(args, sizeof(args), devargs, -1, client ? 1 : 2);
 	else
 		snprintf(args, sizeof(args), "%s", devargs);
-	n->dev = ordk_dev_open(args);
-	if (n->dev == NULL) {
+	if (ordk_env_ep_open(&n->ep, args, cqe, NULL, len, 15) == 0)
+		return 0;
+	if (n->dev == NULL)
 		fprintf(stderr, "cannot open device '%s': %s\n", args, rte_strerror(rte_errno));
-		return -1;
-	}
-	ordk_dev_query(n->dev, &n->at);
-	n->pd = ordk_pd_alloc(n->dev);
-	n->cq = n->pd ? ordk_cq_create(n->dev, cqe) : NULL;
-	n->len = len;
-	n->buf = rte_zmalloc("ex_buf", len, 4096);
-	n->mr = n->buf && n->cq ? ordk_mr_reg(n->pd, n->buf, len, 15) : NULL;
-	if (n->mr == NULL) {
+	else
 		fprintf(stderr, "cannot register %zu bytes: %s\n", len, rte_strerror(rte_errno));
-		return -1;
-	}
-	return 0;
+	return -1;
 }
 
 void
@@ -81,22 +71,14 @@ ex_node_close(struct ex_node *n)
 {
 	for (unsigned int q = 0; q < n->nqp; q++)
 		ordk_qp_destroy(n->qp[q]);
-	if (n->mr)
-		ordk_mr_dereg(n->mr);
-	if (n->cq)
-		ordk_cq_destroy(n->cq);
-	if (n->pd)
-		ordk_pd_free(n->pd);
-	if (n->dev)
-		ordk_dev_close(n->dev);
-	rte_free(n->buf);
+	ordk_env_ep_close(&n->ep);
 	memset(n, 0, sizeof(*n));
 }
 
 struct ordk_cm_info
 ex_record(const struct ex_node *n, const struct ordk_qp *qp)
 {
-	return (struct ordk_cm_info){ .qpn = ordk_qp_num(qp), .ip = n->at.ip, .mac = n->at.mac,
+	return (struct ordk_cm_info){ .qpn = ordk_qp_num(qp), .ip = n->attr.ip, .mac = n->attr.mac,
 				      .addr = (uint64_t)(uintptr_t)n->buf, .rkey = n->mr->rkey,
 				      .len = n->len > UINT32_MAX ? UINT32_MAX : (uint32_t)n->len };
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "ordk_cm.h"
+#include "ordk_env.h"
 #include "ordk_verbs.h"
 
 #define EX_MAX_QPS 16u
@@ -33,13 +34,7 @@
 #define EX_CONNECT_MS	  30000 /* the TCP connect and exchange with a server, bounded */
 
 struct ex_node {
-	struct ordk_dev *dev;
-	struct ordk_dev_attr at;
-	struct ordk_pd *pd;
-	struct ordk_cq *cq;
-	struct ordk_mr *mr;
-	uint8_t *buf;
-	size_t len;
+	ORDK_ENV_EP_MEMBER; /* dev, attr, pd, cq, mr, buf, len (lib/env's endpoint) */
 	struct ordk_qp *qp[EX_MAX_QPS];
 	struct ordk_cm_info peer[EX_MAX_QPS]; /* the peer's records: its QPN, MR addr/rkey/len */
 	unsigned int nqp;

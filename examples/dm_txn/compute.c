@@ -418,7 +418,7 @@ compute_main(const char *host, uint16_t cm_port, unsigned int nctx, double durat
 				     .wr = (struct rec *)(area + MAX_KEYS_TX * REC),
 				     .cas = (uint64_t *)(area + 2 * MAX_KEYS_TX * REC) };
 	}
-	printf("compute: %s, %u contexts, %s, %" PRIu64 " records, %s\n", N.at.name, nctx,
+	printf("compute: %s, %u contexts, %s, %" PRIu64 " records, %s\n", N.attr.name, nctx,
 	       smallbank ? "SmallBank transfers" : "YCSB-like", nrec,
 	       Z.hot_n ? "hot set" : "Zipfian");
 	t0 = ordk_env_now_s();

@@ -75,7 +75,7 @@ memory_main(uint16_t cm_port, double seconds)
 	}
 	for (uint64_t i = 0; i < nrec; i++)
 		t[i] = (struct rec){ .value = { BALANCE0, i } };
-	printf("memory: %s, %" PRIu64 " records of %u B, QPs %s %u\n", N.at.name, nrec, REC,
+	printf("memory: %s, %" PRIu64 " records of %u B, QPs %s %u\n", N.attr.name, nrec, REC,
 	       mc ? "through memcached, cluster" : "on port", mc ? cfg.n_cn : cm_port);
 	if (mc && memory_meet() != 0)
 		return 1;

@@ -355,7 +355,7 @@ redis_connect_workers(unsigned int qps)
 		if (ex_connect(&N, W[j].host, (uint16_t)W[j].cm_port, qps, DEPTH) != 0)
 			return -1;
 		printf("client: %s, %u QPs to worker %s at %s:%u (pool %" PRIu64 " MiB)\n",
-		       N.at.name, qps, W[j].name, W[j].host, W[j].cm_port, W[j].len >> 20);
+		       N.attr.name, qps, W[j].name, W[j].host, W[j].cm_port, W[j].len >> 20);
 	}
 	return 0;
 }
@@ -389,7 +389,7 @@ client_connect(const char *mhost, uint16_t mport, unsigned int qps)
 		if (ex_connect(&N, host, (uint16_t)cm_port, qps, DEPTH) != 0)
 			return -1;
 		nq = N.nqp;
-		printf("client: %s, %u QPs to the worker at %s:%u\n", N.at.name, nq, host, cm_port);
+		printf("client: %s, %u QPs to the worker at %s:%u\n", N.attr.name, nq, host, cm_port);
 	}
 	return 0;
 }

@@ -106,7 +106,7 @@ worker_main(struct ex_node *n, const char *mhost, uint16_t mport, uint16_t cm_po
 	}
 	if (worker_register(n, cm_port, host, &next_beat) != 0)
 		return 1;
-	printf("worker: %s, pool %zu MiB registered%s%s (rkey 0x%06x), QPs on port %u\n", n->at.name,
+	printf("worker: %s, pool %zu MiB registered%s%s (rkey 0x%06x), QPs on port %u\n", n->attr.name,
 	       n->len >> 20, redis ? " in redis as " : "", redis ? wname : "", n->mr->rkey, cm_port);
 	fflush(stdout);
 	/* one-sided transfers need nothing from the worker but polling; a client's BYE ends it */

@@ -179,8 +179,8 @@ main(int argc, char **argv)
 	if (!qp || !rtt)
 		rte_exit(EXIT_FAILURE, "cannot create objects: %s\n", rte_strerror(rte_errno));
 	n.qp[n.nqp++] = qp; /* closed with the node */
-	me = (struct ordk_cm_info){ .qpn = ordk_qp_num(qp), .ip = n.at.ip, .mac = n.at.mac };
-	printf("%s: %s, QPN 0x%06x, %u x %u B\n", n.at.name, client ? "client" : "server", me.qpn,
+	me = (struct ordk_cm_info){ .qpn = ordk_qp_num(qp), .ip = n.attr.ip, .mac = n.attr.mac };
+	printf("%s: %s, QPN 0x%06x, %u x %u B\n", n.attr.name, client ? "client" : "server", me.qpn,
 	       a.iters, a.size);
 	rc = ordk_cm_exchange(a.host, a.port, &me, &peer, 30000);
 	if (rc == -ETIMEDOUT && client)

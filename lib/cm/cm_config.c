@@ -15,7 +15,7 @@
 
 #include "ordk_cm.h"
 
-static int
+static int __attribute__((format(printf, 3, 4)))
 fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;

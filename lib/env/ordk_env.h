@@ -5,8 +5,9 @@
  * lib/ibverbs share to bring up EAL and the ethdev ports ORDK devices run on,
  * and to end a run. Default EAL arguments that work on a fresh machine, the
  * frame pool, a port started with one queue pair (net_ring, net_memif,
- * net_af_packet, a NIC), a net_ring pair, a bounded wait for a link, the end
- * of a two-process run over net_memif (linger) and EAL's cleanup.
+ * net_af_packet, a NIC), a net_ring pair, a bounded wait for a link, an
+ * endpoint (a device with its PD, CQ and registered buffer), the end of a
+ * two-process run over net_memif (linger) and EAL's cleanup.
  *
  * Ports are ethdev port ids: which port a device uses is the caller's
  * business (its devargs). Nothing here prints: failures are returned, and
@@ -19,7 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ordk_dev;
+#include "ordk_verbs.h"
+
 struct rte_mempool;
 
 /* ---------------------------------------------------------------- EAL */
@@ -136,6 +138,61 @@ int ordk_env_port_start_wait(uint16_t port, struct rte_mempool *mp, bool client,
 
 /** Stop and close every ethdev port (before rte_eal_cleanup()). */
 void ordk_env_close_ports(void);
+
+/* ----------------------------------------------------------- endpoint */
+
+/*
+ * An endpoint's fields: an ORDK device with what a program opens on it
+ * first, its attributes, a PD, one CQ and one registered buffer. QPs are the
+ * caller's (how many, how deep, when), destroyed before ordk_env_ep_close().
+ * Written once, for struct ordk_env_ep and for ORDK_ENV_EP_MEMBER.
+ */
+#define ORDK_ENV_EP_FIELDS                                                  \
+	struct ordk_dev *dev;                                               \
+	struct ordk_dev_attr attr; /* ordk_dev_query()'s */                 \
+	struct ordk_pd *pd;                                                 \
+	struct ordk_cq *cq;                                                 \
+	struct ordk_mr *mr; /* buf, len bytes */                            \
+	uint8_t *buf;                                                       \
+	size_t len;                                                         \
+	bool buf_owned /* rte_zmalloc()'ed here, rte_free()'d at close */
+
+/** An endpoint (see ORDK_ENV_EP_FIELDS). */
+struct ordk_env_ep {
+	ORDK_ENV_EP_FIELDS;
+};
+
+/**
+ * An endpoint as a struct's member (the Linux kernel's struct_group()): the
+ * struct reaches its fields as its own (s->dev, s->pd) and the whole as s->ep,
+ * for ordk_env_ep_open() and ordk_env_ep_close(). Both views are the same
+ * bytes: C11 anonymous members, one union.
+ */
+#define ORDK_ENV_EP_MEMBER                                                  \
+	union {                                                             \
+		struct {                                                    \
+			ORDK_ENV_EP_FIELDS;                                 \
+		};                                                          \
+		struct ordk_env_ep ep;                                      \
+	}
+
+/**
+ * Open the device @p devargs, query it, allocate a PD, create a CQ of @p cqe
+ * entries, and register @p len bytes of @p buf with @p access (ORDK_ACCESS_*),
+ * or, @p buf NULL, of a zeroed 4 KiB-aligned rte_zmalloc() buffer the
+ * endpoint owns. It stops at the first failure, with rte_errno set: @p ep->dev
+ * NULL says the device did not open; what was made stays for
+ * ordk_env_ep_close(). @return 0 or -1.
+ */
+int ordk_env_ep_open(struct ordk_env_ep *ep, const char *devargs, uint32_t cqe, void *buf,
+		     size_t len, unsigned int access);
+
+/**
+ * Deregister the MR, destroy the CQ, free the PD and close the device (those
+ * that exist: after a failed open too), free an owned buffer, zero @p ep.
+ * @return 0, or the first failure's negative errno (the rest are still done).
+ */
+int ordk_env_ep_close(struct ordk_env_ep *ep);
 
 /* ------------------------------------------------ the end of a run */
 

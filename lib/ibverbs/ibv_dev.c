@@ -54,10 +54,11 @@ ov_mac_of(uint32_t ip)
 static int
 eal_from_env(const char *s, char **argv, char *store, size_t len)
 {
+	static char prog[] = "ordk-ibverbs"; /* rte_eal_init() takes char ** */
 	int argc = 0;
 
 	snprintf(store, len, "%s", s);
-	argv[argc++] = "ordk-ibverbs";
+	argv[argc++] = prog;
 	for (char *save = NULL, *t = strtok_r(store, " \t", &save); t != NULL;
 	     t = strtok_r(NULL, " \t", &save)) {
 		if (argc >= 63)

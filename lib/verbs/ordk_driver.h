@@ -78,8 +78,9 @@ struct ordk_pd {
 struct ordk_cq {
 	uint32_t magic;
 	struct ordk_dev *dev;
-	struct ordk_wc *wc;
-	uint32_t size;
+	struct ordk_wc *wc;	/* mask + 1 slots: a power of two */
+	uint32_t size;	/* the completions it holds at most */
+	uint32_t mask;
 	uint32_t head;	/* oldest */
 	uint32_t count;
 	uint32_t refs;
@@ -123,7 +124,8 @@ struct ordk_dev_ops {
 	/** Progress: @return the work done (0 = idle). */
 	unsigned int (*poll)(struct ordk_dev *dev, unsigned int budget);
 	/** The driver's and the card's own counters (ordk_dev_xstats()), or NULL. */
-	int (*xstats)(struct ordk_dev *dev, const char **names, uint64_t *values, unsigned int n);
+	int (*xstats)(const struct ordk_dev *dev, const char **names, uint64_t *values,
+		      unsigned int n);
 	void (*xstats_reset)(struct ordk_dev *dev); /**< or NULL */
 	int (*set_faults)(struct ordk_dev *dev, const char *spec); /**< or NULL: -ENOTSUP */
 	/** Step a model of the card alone (ordk_dev_card_poll()), or NULL: -ENOTSUP. */
@@ -172,15 +174,27 @@ extern const struct ordk_driver *const ordk_drivers[];
 
 /** The library's part of a device or QP (the first member of the driver's struct). */
 static inline struct verbs_dev *
-vdev(const struct ordk_dev *dev)
+vdev(struct ordk_dev *dev)
 {
-	return (struct verbs_dev *)(uintptr_t)dev;
+	return (struct verbs_dev *)dev;
+}
+
+static inline const struct verbs_dev *
+vdev_const(const struct ordk_dev *dev)
+{
+	return (const struct verbs_dev *)dev;
 }
 
 static inline struct verbs_qp *
-vqp(const struct ordk_qp *qp)
+vqp(struct ordk_qp *qp)
 {
-	return (struct verbs_qp *)(uintptr_t)qp;
+	return (struct verbs_qp *)qp;
+}
+
+static inline const struct verbs_qp *
+vqp_const(const struct ordk_qp *qp)
+{
+	return (const struct verbs_qp *)qp;
 }
 
 /** The QP numbered @p qpn on @p dev, or NULL. */

@@ -119,6 +119,7 @@ unsigned int ordk_dev_poll(struct ordk_dev *dev, unsigned int budget);
 	X(cnps_sent)		/* by the card (the model's cnp_sent), device totals only */  \
 	X(cc_rate_changes)	/* DCQCN changed a QP's rate (cuts and increases) */          \
 	X(cc_limited_ns)	/* time a QP with data to send waited for its rate */         \
+	X(state_refused)	/* transport state transitions refused (a bug: logged) */       \
 	X(ecn_marked)		/* packets that arrived CE-marked (the model's rx_ecn_marked), device totals only */
 
 struct ordk_stats {

@@ -134,7 +134,7 @@ ordk_dev_close(struct ordk_dev *odev)
 int
 ordk_dev_query(const struct ordk_dev *odev, struct ordk_dev_attr *a)
 {
-	const struct verbs_dev *dev = vdev(odev);
+	const struct verbs_dev *dev = vdev_const(odev);
 
 	if (dev == NULL || a == NULL)
 		return -EINVAL;
@@ -253,7 +253,8 @@ ordk_cq_create(struct ordk_dev *odev, uint32_t cqe)
 	}
 	cq = verbs_handle_alloc(sizeof(*cq), RTE_CACHE_LINE_SIZE);
 	if (cq != NULL)
-		cq->wc = rte_zmalloc("ordk_cq_wc", sizeof(*cq->wc) * cqe, RTE_CACHE_LINE_SIZE);
+		cq->wc = rte_zmalloc("ordk_cq_wc", sizeof(*cq->wc) * rte_align32pow2(cqe),
+				     RTE_CACHE_LINE_SIZE);
 	if (cq == NULL || cq->wc == NULL) {
 		if (cq != NULL)
 			verbs_handle_free(cq, sizeof(*cq));
@@ -263,6 +264,7 @@ ordk_cq_create(struct ordk_dev *odev, uint32_t cqe)
 	cq->magic = VERBS_MAGIC_CQ;
 	cq->dev = odev;
 	cq->size = cqe;
+	cq->mask = rte_align32pow2(cqe) - 1;
 	dev->ncq++;
 	return cq;
 }
@@ -300,7 +302,7 @@ verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc)
 		}
 		return;
 	}
-	cq->wc[(cq->head + cq->count) % cq->size] = *wc;
+	cq->wc[(cq->head + cq->count) & cq->mask] = *wc;
 	cq->count++;
 }
 
@@ -316,7 +318,7 @@ ordk_cq_poll(struct ordk_cq *cq, struct ordk_wc *wc, int n)
 		ordk_dev_poll(cq->dev, 64);
 	while (k < n && cq->count > 0) {
 		wc[k++] = cq->wc[cq->head];
-		cq->head = (cq->head + 1) % cq->size;
+		cq->head = (cq->head + 1) & cq->mask;
 		cq->count--;
 	}
 	/* what it held first, then the error (see ordk_verbs.h) */

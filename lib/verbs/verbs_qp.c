@@ -121,7 +121,7 @@ ordk_qp_destroy(struct ordk_qp *oqp)
 uint32_t
 ordk_qp_num(const struct ordk_qp *qp)
 {
-	return qp_live(qp) ? vqp(qp)->qpn : 0;
+	return qp_live(qp) ? vqp_const(qp)->qpn : 0;
 }
 
 int
@@ -130,9 +130,9 @@ ordk_qp_query(const struct ordk_qp *qp, struct ordk_qp_attr *attr, struct ordk_q
 	if (!qp_live(qp))
 		return -EINVAL;
 	if (attr != NULL)
-		*attr = vqp(qp)->attr;
+		*attr = vqp_const(qp)->attr;
 	if (init != NULL)
-		*init = vqp(qp)->init;
+		*init = vqp_const(qp)->init;
 	return 0;
 }
 
@@ -142,8 +142,8 @@ ordk_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info)
 	if (!qp_live(qp) || info == NULL)
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
-	vdev(vqp(qp)->dev)->ops->qp_info(qp, info);
-	info->state = vqp(qp)->attr.qp_state;
+	vdev(vqp_const(qp)->dev)->ops->qp_info(qp, info);
+	info->state = vqp_const(qp)->attr.qp_state;
 	return 0;
 }
 
@@ -164,9 +164,9 @@ ordk_qp_cc_query(const struct ordk_qp *qp, struct ordk_qp_cc *cc)
 	if (!qp_live(qp) || cc == NULL)
 		return -EINVAL;
 	memset(cc, 0, sizeof(*cc));
-	if (vdev(vqp(qp)->dev)->ops->qp_cc_query == NULL)
+	if (vdev(vqp_const(qp)->dev)->ops->qp_cc_query == NULL)
 		return -ENOTSUP;
-	return vdev(vqp(qp)->dev)->ops->qp_cc_query(qp, cc);
+	return vdev(vqp_const(qp)->dev)->ops->qp_cc_query(qp, cc);
 }
 
 /* ------------------------------------------------------- state machine */

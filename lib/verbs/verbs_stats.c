@@ -25,15 +25,14 @@ verbs_stats_add(struct ordk_stats *to, const struct ordk_stats *from)
 static void
 card_counts(const struct ordk_dev *odev, struct ordk_stats *st)
 {
-	struct ordk_dev *d = (struct ordk_dev *)(uintptr_t)odev;
 	const char *xnames[256];
 	uint64_t values[256];
 	int n;
 
 	st->cnps_sent = st->ecn_marked = 0;
-	if (vdev(odev)->ops->xstats == NULL)
+	if (vdev_const(odev)->ops->xstats == NULL)
 		return;
-	n = vdev(odev)->ops->xstats(d, xnames, values, 256);
+	n = vdev_const(odev)->ops->xstats(odev, xnames, values, 256);
 	for (int i = 0; i < n && i < 256; i++)
 		if (strcmp(xnames[i], "cnp_sent") == 0)
 			st->cnps_sent = values[i]; /* the CNPs the card sent (a model counts) */
@@ -44,7 +43,7 @@ card_counts(const struct ordk_dev *odev, struct ordk_stats *st)
 int
 ordk_dev_stats(const struct ordk_dev *odev, struct ordk_stats *st)
 {
-	const struct verbs_dev *dev = vdev(odev);
+	const struct verbs_dev *dev = vdev_const(odev);
 	const void *key;
 	void *data;
 	uint32_t it = 0;
@@ -63,7 +62,7 @@ ordk_qp_stats(const struct ordk_qp *qp, struct ordk_stats *st)
 {
 	if (!qp_live(qp) || st == NULL)
 		return -EINVAL;
-	*st = vqp(qp)->st;
+	*st = vqp_const(qp)->st;
 	return 0;
 }
 

@@ -8,12 +8,12 @@
 static int
 parse(enum perf_test t, struct perf_opts *o, char *err, const char *line)
 {
-	static char buf[512];
+	static char buf[512], prog[] = "ordk-perf";
 	char *argv[32];
 	int argc = 0;
 
 	snprintf(buf, sizeof(buf), "%s", line);
-	argv[argc++] = "ordk-perf";
+	argv[argc++] = prog;
 	for (char *tok = strtok(buf, " "); tok && argc < 31; tok = strtok(NULL, " "))
 		argv[argc++] = tok;
 	argv[argc] = NULL;

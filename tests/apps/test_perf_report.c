@@ -28,7 +28,7 @@ static struct perf_opts
 opts(enum perf_test t)
 {
 	struct perf_opts o;
-	char err[256], *argv[] = { "ordk-perf", NULL };
+	char err[256], *argv[] = { (char[]){ "ordk-perf" }, NULL };
 
 	cr_assert_eq(perf_opts_parse(t, 1, argv, &o, err, sizeof(err)), 0);
 	return o;
@@ -411,7 +411,7 @@ Test(perf_report, json_is_perftests)
  */
 Test(perf_report, bidirectional_is_perftests)
 {
-	char err[256], *argv[] = { "ordk-perf", "-b", NULL };
+	char err[256], *argv[] = { (char[]){ "ordk-perf" }, (char[]){ "-b" }, NULL };
 	char path[] = "/tmp/ordk-perf-json-XXXXXX";
 	struct perf_opts o;
 	struct perf_hdr h = { .device = "bluesim0" };

@@ -22,27 +22,32 @@ void
 test_eal_init(const char *extra)
 {
 	static bool done;
-	char prefix[64], lcore[16], *argv[20];
+	char prefix[64], lcore[16], more[256], no_telemetry[] = "--no-telemetry", *argv[20];
 	int argc = 0;
 
 	if (done)
 		return;
 	snprintf(prefix, sizeof(prefix), "--file-prefix=ordk-test-%d", (int)getpid());
-	argv[argc++] = "ordk-test";
-	argv[argc++] = "--no-huge";
-	argv[argc++] = "-m";
-	argv[argc++] = "512";
-	argv[argc++] = "--no-pci";
-	argv[argc++] = "--no-shconf";
+	/* rte_eal_init() takes char **: writable copies (compound literals) of the words */
+	argv[argc++] = (char[]){ "ordk-test" };
+	argv[argc++] = (char[]){ "--no-huge" };
+	argv[argc++] = (char[]){ "-m" };
+	argv[argc++] = (char[]){ "512" };
+	argv[argc++] = (char[]){ "--no-pci" };
+	argv[argc++] = (char[]){ "--no-shconf" };
 	if (!test_eal_telemetry)
-		argv[argc++] = "--no-telemetry";
-	argv[argc++] = "--log-level=*:4"; /* a pattern, so ORDK_TEST_LOG can raise one type */
+		argv[argc++] = no_telemetry;
+	/* a pattern, so ORDK_TEST_LOG can raise one type */
+	argv[argc++] = (char[]){ "--log-level=*:4" };
 	snprintf(lcore, sizeof(lcore), "%d", test_eal_lcore);
-	argv[argc++] = "-l";
+	argv[argc++] = (char[]){ "-l" };
 	argv[argc++] = lcore;
 	argv[argc++] = prefix;
-	if (extra != NULL)
-		argv[argc++] = (char *)extra;
+	if (extra != NULL) {
+		cr_assert_lt(strlen(extra), sizeof(more), "EAL argument too long: %s", extra);
+		snprintf(more, sizeof(more), "%s", extra);
+		argv[argc++] = more;
+	}
 	/* ORDK_TEST_LOG=ordk.rc:debug (any --log-level pattern) for a failing test */
 	if (getenv("ORDK_TEST_LOG") != NULL) {
 		static char lvl[128];
@@ -141,16 +146,18 @@ test_ring_port(const char *name, struct rte_ring **rx, struct rte_ring **tx)
 }
 
 void
-test_ring_pair(const char *name, uint16_t *p0, uint16_t *p1)
+test_ring_pair(const char *name, bool multi_producer, uint16_t *p0, uint16_t *p1,
+	       struct rte_ring **rx)
 {
+	unsigned int flags = RING_F_SC_DEQ | (multi_producer ? 0 : RING_F_SP_ENQ);
 	struct rte_ring *a, *b;
 	char n[64];
 	int r0, r1;
 
 	snprintf(n, sizeof(n), "%s_a", name);
-	a = rte_ring_create(n, 8192, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	a = rte_ring_create(n, 8192, SOCKET_ID_ANY, flags);
 	snprintf(n, sizeof(n), "%s_b", name);
-	b = rte_ring_create(n, 8192, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	b = rte_ring_create(n, 8192, SOCKET_ID_ANY, flags);
 	cr_assert(a != NULL && b != NULL);
 	snprintf(n, sizeof(n), "%s0", name);
 	r0 = rte_eth_from_rings(n, &a, 1, &b, 1, SOCKET_ID_ANY);
@@ -159,6 +166,10 @@ test_ring_pair(const char *name, uint16_t *p0, uint16_t *p1)
 	cr_assert(r0 >= 0 && r1 >= 0);
 	*p0 = (uint16_t)r0;
 	*p1 = (uint16_t)r1;
+	if (rx != NULL) {
+		rx[0] = a;
+		rx[1] = b;
+	}
 }
 
 static uint64_t

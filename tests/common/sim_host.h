@@ -26,8 +26,13 @@ void test_eal_init(const char *extra);
 
 /** An ethdev over two rte_rings the test holds: frames the model sends land in *tx. */
 uint16_t test_ring_port(const char *name, struct rte_ring **rx, struct rte_ring **tx);
-/** Two ethdevs joined by a pair of rings (a wire between two models). */
-void test_ring_pair(const char *name, uint16_t *p0, uint16_t *p1);
+/**
+ * Two ethdevs joined by a pair of rings (a wire between two models). With
+ * @p multi_producer the test may inject frames into either ring beside the
+ * ports. @p rx, when not NULL, gets the two ports' RX rings (rx[0]: *p0's).
+ */
+void test_ring_pair(const char *name, bool multi_producer, uint16_t *p0, uint16_t *p1,
+		    struct rte_ring **rx);
 /** Configure and start an ethdev with one RX and one TX queue. */
 void test_port_start(uint16_t port, struct rte_mempool *pool);
 struct rte_mempool *test_pool(const char *name, unsigned int n);

@@ -7,36 +7,10 @@
 #include <criterion/criterion.h>
 #include <rte_errno.h>
 
-#include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 
 #include "func_common.h"
 #include "sim_host.h"
-
-
-/* Two ethdevs over two multi-producer rings: a test may inject frames into either side. */
-static void
-ring_pair(struct func_pair *p, const char *name, uint16_t *p0, uint16_t *p1)
-{
-	struct rte_ring *a, *b;
-	char n[64];
-	int r0, r1;
-
-	snprintf(n, sizeof(n), "%s_a", name);
-	a = rte_ring_create(n, 8192, SOCKET_ID_ANY, RING_F_SC_DEQ);
-	snprintf(n, sizeof(n), "%s_b", name);
-	b = rte_ring_create(n, 8192, SOCKET_ID_ANY, RING_F_SC_DEQ);
-	cr_assert(a != NULL && b != NULL);
-	snprintf(n, sizeof(n), "%s0", name);
-	r0 = rte_eth_from_rings(n, &a, 1, &b, 1, SOCKET_ID_ANY);
-	snprintf(n, sizeof(n), "%s1", name);
-	r1 = rte_eth_from_rings(n, &b, 1, &a, 1, SOCKET_ID_ANY);
-	cr_assert(r0 >= 0 && r1 >= 0);
-	*p0 = (uint16_t)r0;
-	*p1 = (uint16_t)r1;
-	p->rx_ring[0] = a;
-	p->rx_ring[1] = b;
-}
 
 void
 func_pair_open(struct func_pair *p, size_t len, const char *extra)
@@ -58,7 +32,7 @@ func_pair_open_guarded(struct func_pair *p, size_t len, const char *extra, size_
 	if (mp == NULL)
 		mp = test_pool("fpool", 8191);
 	snprintf(name, sizeof(name), "fr%d_", n++);
-	ring_pair(p, name, &p0, &p1);
+	test_ring_pair(name, true, &p0, &p1, p->rx_ring); /* others may inject */
 	test_port_start(p0, mp);
 	test_port_start(p1, mp);
 	p->port[0] = p0;
@@ -77,20 +51,15 @@ func_pair_open_guarded(struct func_pair *p, size_t len, const char *extra, size_
 			snprintf(mine, sizeof(mine), ",%s", bar + 1);
 		snprintf(args, sizeof(args), "bluesim,port=%u,mac=02:00:00:00:00:%02x,ip=10.0.0.%d%s%s",
 			 i ? p1 : p0, i + 1, i + 1, mine, test_sim_devargs());
-		s->dev = ordk_dev_open(args);
-		cr_assert_not_null(s->dev, "ordk_dev_open(%s): %s", args, rte_strerror(rte_errno));
-		cr_assert_eq(ordk_dev_query(s->dev, &s->attr), 0);
-		s->pd = ordk_pd_alloc(s->dev);
-		s->cq = ordk_cq_create(s->dev, 65536);
-		cr_assert(s->pd && s->cq);
-		s->len = len;
 		s->base = test_aligned(1 << 21, len + 2 * guard);
 		memset(s->base, FUNC_CANARY, len + 2 * guard);
-		s->buf = s->base + guard;
-		memset(s->buf, 0, len);
-		s->mr = ordk_mr_reg(s->pd, s->buf, len,
-				    ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE |
-					    ORDK_ACCESS_REMOTE_READ | ORDK_ACCESS_REMOTE_ATOMIC);
+		memset(s->base + guard, 0, len);
+		/* a failed step leaves the later objects NULL: the checks name the first */
+		ordk_env_ep_open(&s->ep, args, 65536, s->base + guard, len,
+				 ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE |
+					 ORDK_ACCESS_REMOTE_READ | ORDK_ACCESS_REMOTE_ATOMIC);
+		cr_assert_not_null(s->dev, "ordk_dev_open(%s): %s", args, rte_strerror(rte_errno));
+		cr_assert(s->pd && s->cq);
 		cr_assert_not_null(s->mr, "mr_reg: %s", rte_strerror(rte_errno));
 	}
 }
@@ -196,10 +165,8 @@ func_pair_close(struct func_pair *p)
 
 		if (s->qp)
 			cr_assert_eq(ordk_qp_destroy(s->qp), 0);
-		cr_assert_eq(ordk_mr_dereg(s->mr), 0);
-		cr_assert_eq(ordk_cq_destroy(s->cq), 0);
-		cr_assert_eq(ordk_pd_free(s->pd), 0);
-		cr_assert_eq(ordk_dev_close(s->dev), 0);
+		/* MR, CQ, PD and device: each one's return checked */
+		cr_assert_eq(ordk_env_ep_close(&s->ep), 0);
 		free(s->base);
 	}
 	/* the build has 32 ethdev ports: a test opening many pairs needs them back */

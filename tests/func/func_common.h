@@ -9,17 +9,12 @@
 
 #include <rte_ring.h>
 
+#include "ordk_env.h"
 #include "ordk_verbs.h"
 
 struct func_side {
-	struct ordk_dev *dev;
-	struct ordk_pd *pd;
-	struct ordk_cq *cq;
+	ORDK_ENV_EP_MEMBER; /* dev, attr, pd, cq, mr, buf, len */
 	struct ordk_qp *qp;
-	uint8_t *buf;
-	size_t len;
-	struct ordk_mr *mr;
-	struct ordk_dev_attr attr;
 	uint8_t *base; /* the allocation: guard bytes, buf, guard bytes */
 };
 

@@ -70,27 +70,21 @@ static int
 open_side(struct incast_rig *g, struct func_side *s, uint16_t port, int idx, size_t len)
 {
 	char args[640], cc[512];
+	uint8_t *buf;
 
 	cc_devargs(&g->c, cc, sizeof(cc));
 	snprintf(args, sizeof(args), "bluesim,port=%u,mac=02:00:00:00:03:%02x,ip=10.0.3.%d%s", port,
 		 idx, idx, cc);
-	s->dev = ordk_dev_open(args);
-	if (s->dev == NULL) {
+	buf = test_aligned(1 << 21, len);
+	memset(buf, idx, len);
+	if (ordk_env_ep_open(&s->ep, args, 4096, buf, len,
+			     ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE) == 0)
+		return 0;
+	if (s->dev == NULL)
 		fprintf(stderr, "incast: %s: %s\n", args, rte_strerror(rte_errno));
-		return -1;
-	}
-	ordk_dev_query(s->dev, &s->attr);
-	s->pd = ordk_pd_alloc(s->dev);
-	s->cq = ordk_cq_create(s->dev, 4096);
-	s->len = len;
-	s->buf = test_aligned(1 << 21, len);
-	memset(s->buf, idx, len);
-	s->mr = ordk_mr_reg(s->pd, s->buf, len, ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE);
-	if (s->pd == NULL || s->cq == NULL || s->mr == NULL) {
+	else
 		fprintf(stderr, "incast: device %d setup failed\n", idx);
-		return -1;
-	}
-	return 0;
+	return -1;
 }
 
 static struct ordk_qp *
@@ -128,7 +122,7 @@ incast_open(struct incast_rig *g, const struct incast_cfg *c)
 	g->mp = test_pool(nm, 32767);
 	for (unsigned int i = 0; i < hosts; i++) {
 		snprintf(nm, sizeof(nm), "%s%u_", c->name, i);
-		test_ring_pair(nm, &g->sp[i], &g->hp[i]);
+		test_ring_pair(nm, false, &g->sp[i], &g->hp[i], NULL);
 		test_port_start(g->sp[i], g->mp);
 		test_port_start(g->hp[i], g->mp);
 	}

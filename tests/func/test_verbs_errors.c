@@ -93,7 +93,7 @@ Test(verbs_errors, every_transition)
 			cr_assert_eq(rc, legal[from][to] ? 0 : -EINVAL, "%s -> %s: %d",
 				     ordk_qp_state_str(from), ordk_qp_state_str(to), rc);
 			cr_assert_eq(ordk_qp_query(qp, &q, NULL), 0);
-			cr_assert_eq(q.qp_state, legal[from][to] ? to : from);
+			cr_assert_eq(q.qp_state, (enum ordk_qp_state)(legal[from][to] ? to : from));
 			cr_assert_eq(ordk_qp_destroy(qp), 0);
 		}
 	}

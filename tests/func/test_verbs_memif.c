@@ -17,18 +17,15 @@
 #include <rte_ethdev.h>
 
 #include "ordk_cm.h"
+#include "ordk_env.h"
 #include "sim_host.h"
 
 #define LEN (1u << 20)
 
 
 struct end {
-	struct ordk_dev *dev;
-	struct ordk_pd *pd;
-	struct ordk_cq *cq;
+	ORDK_ENV_EP_MEMBER; /* dev, attr, pd, cq, mr, buf, len */
 	struct ordk_qp *qp;
-	struct ordk_mr *mr;
-	uint8_t *buf;
 	struct ordk_cm_info me, peer;
 };
 
@@ -36,28 +33,23 @@ static int
 end_open(struct end *e, const char *vdev, int idx)
 {
 	struct ordk_qp_init_attr ia = { .max_send_wr = 64, .max_recv_wr = 64 };
-	struct ordk_dev_attr a;
+	uint8_t *buf;
 	char args[128];
 
 	test_eal_init(vdev);
 	test_port_start(0, test_pool("mp", 4095));
 	snprintf(args, sizeof(args), "bluesim,port=0,mac=02:00:00:00:00:%02x,ip=10.0.0.%d%s", idx,
 		 idx, test_sim_devargs());
-	e->dev = ordk_dev_open(args);
-	if (e->dev == NULL)
-		return -1;
-	ordk_dev_query(e->dev, &a);
-	e->pd = ordk_pd_alloc(e->dev);
-	e->cq = ordk_cq_create(e->dev, 256);
+	buf = test_aligned(4096, LEN + 4096);
+	memset(buf, 0, LEN + 4096);
+	if (ordk_env_ep_open(&e->ep, args, 256, buf, LEN + 4096, 7) != 0)
+		return e->dev == NULL ? -1 : -2;
 	ia.send_cq = ia.recv_cq = e->cq;
 	e->qp = ordk_qp_create(e->pd, &ia);
-	e->buf = test_aligned(4096, LEN + 4096);
-	memset(e->buf, 0, LEN + 4096);
-	e->mr = ordk_mr_reg(e->pd, e->buf, LEN + 4096, 7);
-	if (!e->pd || !e->cq || !e->qp || !e->mr)
+	if (!e->qp)
 		return -2;
-	e->me = (struct ordk_cm_info){ .qpn = ordk_qp_num(e->qp), .psn = 0, .ip = a.ip,
-				       .mac = a.mac, .addr = (uint64_t)(uintptr_t)e->buf,
+	e->me = (struct ordk_cm_info){ .qpn = ordk_qp_num(e->qp), .psn = 0, .ip = e->attr.ip,
+				       .mac = e->attr.mac, .addr = (uint64_t)(uintptr_t)e->buf,
 				       .rkey = e->mr->rkey, .len = LEN };
 	return 0;
 }

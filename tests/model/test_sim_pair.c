@@ -58,7 +58,7 @@ setup_pair(const char *pcap)
 
 	test_eal_init(NULL);
 	mp = test_pool("pair_pool", 4095);
-	test_ring_pair("pw", &p0, &p1);
+	test_ring_pair("pw", false, &p0, &p1, NULL);
 	test_port_start(p0, mp);
 	test_port_start(p1, mp);
 	side_init(&A, p0, 0x020000000001ull, 0x0A000001, 0x000101, 0x00001101, pcap);

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include <rte_ethdev.h>
-#include <rte_malloc.h>
 
 #include "bench_common.h"
 #include "sim_host.h"
@@ -32,11 +31,10 @@ bench_end_open(struct bench_end *e, const char *vdev, int idx, uint16_t port,
 	       const char *extra_devargs, size_t len, uint32_t send_depth, uint32_t recv_depth)
 {
 	struct ordk_qp_init_attr ia = { .max_send_wr = send_depth, .max_recv_wr = recv_depth };
-	struct ordk_dev_attr a;
-	struct ordk_pd *pd;
 	struct rte_eth_link link;
 	char args[256];
 	double until;
+	int rc;
 
 	test_eal_init(vdev);
 	test_port_start(0, test_pool("bench_pool", 8191));
@@ -46,25 +44,20 @@ bench_end_open(struct bench_end *e, const char *vdev, int idx, uint16_t port,
 	} while (!link.link_status && test_now_s() < until);
 	snprintf(args, sizeof(args), "bluesim,port=0,mac=02:00:00:00:00:%02x,ip=10.0.0.%d,idle_us=5%s",
 		 idx, idx, extra_devargs);
-	e->dev = ordk_dev_open(args);
+	rc = ordk_env_ep_open(&e->ep, args, 4096, NULL, len, 7);
 	if (e->dev == NULL) {
 		fprintf(stderr, "bench: cannot open '%s'\n", args);
 		exit(2);
 	}
-	ordk_dev_query(e->dev, &a);
-	pd = ordk_pd_alloc(e->dev);
-	e->cq = ordk_cq_create(e->dev, 4096);
 	ia.send_cq = ia.recv_cq = e->cq;
-	e->qp = ordk_qp_create(pd, &ia);
-	e->len = len;
-	e->buf = rte_zmalloc("bench_buf", len, 4096);
-	e->mr = e->buf ? ordk_mr_reg(pd, e->buf, len, 7) : NULL;
-	if (!e->qp || !e->mr) {
+	e->qp = rc == 0 ? ordk_qp_create(e->pd, &ia) : NULL;
+	if (!e->qp) {
 		fprintf(stderr, "bench: QP or MR creation failed\n");
 		exit(3);
 	}
-	e->me = (struct ordk_cm_info){ .qpn = ordk_qp_num(e->qp), .ip = a.ip, .mac = a.mac,
-				       .addr = (uint64_t)(uintptr_t)e->buf, .rkey = e->mr->rkey };
+	e->me = (struct ordk_cm_info){ .qpn = ordk_qp_num(e->qp), .ip = e->attr.ip,
+				       .mac = e->attr.mac, .addr = (uint64_t)(uintptr_t)e->buf,
+				       .rkey = e->mr->rkey };
 	if (ordk_cm_exchange(idx == 2 ? NULL : "127.0.0.1", port, &e->me, &e->peer, 20000) != 0 ||
 	    ordk_cm_connect_qp(e->qp, &e->me, &e->peer, ORDK_MTU_4096, 7) != 0) {
 		fprintf(stderr, "bench: connection failed\n");

@@ -11,14 +11,11 @@
 #include <stdint.h>
 
 #include "ordk_cm.h"
+#include "ordk_env.h"
 
 struct bench_end {
-	struct ordk_dev *dev;
-	struct ordk_cq *cq;
+	ORDK_ENV_EP_MEMBER; /* dev, attr, pd, cq, mr, buf, len */
 	struct ordk_qp *qp;
-	struct ordk_mr *mr;
-	uint8_t *buf;
-	size_t len;
 	struct ordk_cm_info me, peer;
 };
 

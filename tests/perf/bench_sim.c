@@ -147,7 +147,7 @@ bench_ring(uint32_t payload)
 	snprintf(name, sizeof(name), "bp%d", n);
 	mp = test_pool(name, 8191);
 	snprintf(name, sizeof(name), "bw%d", n++);
-	test_ring_pair(name, &p0, &p1);
+	test_ring_pair(name, false, &p0, &p1, NULL);
 	test_port_start(p0, mp);
 	test_port_start(p1, mp);
 	side_init(&A, p0, 0x020000000001ull, 0x0A000001, 0x101, 0x1101);

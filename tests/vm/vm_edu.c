@@ -143,8 +143,10 @@ not_by_pa(struct blue_hw *dev)
 int
 main(int argc, char **argv)
 {
-	char *eal[] = { argv[0], "-l", "0", "--no-pci", "-m", "16", "--no-telemetry",
-			"--log-level=4", "--file-prefix=ordk-vmedu", NULL };
+	/* rte_eal_init() takes char **: writable words (compound literals) */
+	char *eal[] = { argv[0], (char[]){ "-l" }, (char[]){ "0" }, (char[]){ "--no-pci" },
+			(char[]){ "-m" }, (char[]){ "16" }, (char[]){ "--no-telemetry" },
+			(char[]){ "--log-level=4" }, (char[]){ "--file-prefix=ordk-vmedu" }, NULL };
 	static struct blue_hw dev; /* the PMD's device, only its backend and RX buffer used */
 	char args[128], err[256] = "";
 	uint8_t *src = NULL;

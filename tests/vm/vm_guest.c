@@ -37,8 +37,11 @@ wait_wc(struct ordk_cq *cq, struct ordk_wc *wc)
 int
 main(int argc, char **argv)
 {
-	char *eal[] = { argv[0], "-l", "0", "--no-pci", "--iova-mode=pa", "-m", "64",
-			"--no-telemetry", "--log-level=4", "--file-prefix=ordk-vmguest", NULL };
+	/* rte_eal_init() takes char **: writable words (compound literals) */
+	char *eal[] = { argv[0], (char[]){ "-l" }, (char[]){ "0" }, (char[]){ "--no-pci" },
+			(char[]){ "--iova-mode=pa" }, (char[]){ "-m" }, (char[]){ "64" },
+			(char[]){ "--no-telemetry" }, (char[]){ "--log-level=4" },
+			(char[]){ "--file-prefix=ordk-vmguest" }, NULL };
 	struct ordk_qp_init_attr ia = { .max_send_wr = 16, .max_recv_wr = 16 };
 	char args[256];
 	struct ordk_dev *dev;

@@ -56,8 +56,10 @@ map_file(const char *path, size_t len)
 int
 main(int argc, char **argv)
 {
-	char *eal[] = { argv[0], "--no-pci", "--no-huge", "-m", "256", "-l", "1", "--no-telemetry",
-			"--log-level=4", "--file-prefix=ordk-vmhost", NULL };
+	/* rte_eal_init() takes char **: writable words (compound literals) */
+	char *eal[] = { argv[0], (char[]){ "--no-pci" }, (char[]){ "--no-huge" }, (char[]){ "-m" },
+			(char[]){ "256" }, (char[]){ "-l" }, (char[]){ "1" }, (char[]){ "--no-telemetry" },
+			(char[]){ "--log-level=4" }, (char[]){ "--file-prefix=ordk-vmhost" }, NULL };
 	struct bluesim_config cfg;
 	struct bluesim *sim;
 	size_t ram_len;

@@ -28,7 +28,7 @@ struct blue_backend_ops {
 	/** Step a model; NULL for hardware. */
 	unsigned int (*poll)(struct blue_backend *be, unsigned int budget);
 	/** Counters of what is behind BAR0 (model xstats), or NULL. */
-	unsigned int (*xstats)(struct blue_backend *be, const char **names, uint64_t *values,
+	unsigned int (*xstats)(const struct blue_backend *be, const char **names, uint64_t *values,
 			       unsigned int n);
 	/** Zero those counters, or NULL. */
 	void (*xstats_reset)(struct blue_backend *be);

@@ -198,7 +198,7 @@ blue_qp_cc_enable(struct ordk_qp *oqp, bool on)
 int
 blue_qp_cc_query(const struct ordk_qp *oqp, struct ordk_qp_cc *cc)
 {
-	const struct blue_qp *qp = to_bqp(oqp);
+	const struct blue_qp *qp = to_bqp_const(oqp);
 	cc->on = qp->cc_on;
 	cc_params_format(&blue_qp_dev(qp)->cc, cc->params, sizeof(cc->params));
 	if (!qp->cc_on) {

@@ -133,7 +133,7 @@ dev_close(struct ordk_dev *odev)
 static void
 dev_query(const struct ordk_dev *odev, struct ordk_dev_attr *a)
 {
-	const struct blue_dev *dev = to_bdev(odev);
+	const struct blue_dev *dev = to_bdev_const(odev);
 
 	a->mac = dev->hw.mac;
 	a->ip = dev->hw.ip;
@@ -165,21 +165,21 @@ enum {
 
 /* The driver's counters ("pmd_<name>", blue_hw.h's BLUE_HW_STATS), then the backend's. */
 static int
-dev_xstats(struct ordk_dev *odev, const char **names, uint64_t *values, unsigned int n)
+dev_xstats(const struct ordk_dev *odev, const char **names, uint64_t *values, unsigned int n)
 {
-	struct blue_dev *dev = to_bdev(odev);
+	const struct blue_dev *dev = to_bdev_const(odev);
 	const struct blue_backend *be = &dev->hw.be;
 	unsigned int total = PMD_XSTATS, i = 0;
 
 	if (be->ops->xstats != NULL)
-		total += be->ops->xstats(&dev->hw.be, NULL, NULL, 0);
+		total += be->ops->xstats(be, NULL, NULL, 0);
 	if (names == NULL || values == NULL || n < total)
 		return (int)total;
 #define PMD_XSTAT_GET(s) names[i] = "pmd_" #s, values[i++] = dev->hw.st.s;
 	BLUE_HW_STATS(PMD_XSTAT_GET)
 #undef PMD_XSTAT_GET
 	if (be->ops->xstats != NULL)
-		i += be->ops->xstats(&dev->hw.be, names + i, values + i, n - i);
+		i += be->ops->xstats(be, names + i, values + i, n - i);
 	return (int)i;
 }
 

@@ -94,7 +94,7 @@ static_assert(BLUE_PSN_FIRST_MAX == ORDK_PSN_FIRST_MAX, "the API states the card
 int
 blue_qp_check(const struct ordk_qp *oqp, const struct ordk_qp_attr *a, unsigned int mask)
 {
-	const struct blue_qp *qp = to_bqp(oqp);
+	const struct blue_qp *qp = to_bqp_const(oqp);
 	if (((mask & ORDK_QP_ACCESS_FLAGS) && (a->qp_access_flags & ~(unsigned int)BLUE_ACC_ALL)) ||
 	    ((mask & ORDK_QP_PATH_MTU) && !blue_pmtu_valid(a->path_mtu)) ||
 	    ((mask & ORDK_QP_MAX_QP_RD_ATOMIC) && a->max_rd_atomic > ORDK_MAX_RD_ATOMIC) ||
@@ -151,7 +151,7 @@ blue_qp_flush(struct ordk_qp *oqp)
 void
 blue_qp_info(const struct ordk_qp *oqp, struct ordk_qp_info *info)
 {
-	const struct blue_qp *qp = to_bqp(oqp);
+	const struct blue_qp *qp = to_bqp_const(oqp);
 	info->next_psn = qp->req.next_psn;
 	info->acked_psn = qp->comp.acked_psn;
 	info->expected_psn = qp->resp.epsn;

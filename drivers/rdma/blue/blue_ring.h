@@ -107,6 +107,13 @@ blue_hring_doorbell(struct blue_hring *r)
 
 /* ---------------------------------------------------------------- consumer */
 
+/* A descriptor's last byte (valid 0x80, has_next 0x40): a volatile read, the card writes it. */
+static inline uint8_t
+blue_hring_flags(const uint8_t *d)
+{
+	return *(const volatile uint8_t *)&d[BLUE_DESC_SIZE - 1];
+}
+
 /**
  * The next item: 1 or 2 descriptors when ready (pairs only complete), 0 when
  * nothing (or only the first half of a pair) is there.
@@ -114,17 +121,17 @@ blue_hring_doorbell(struct blue_hring *r)
 static inline unsigned int
 blue_hring_ready(const struct blue_hring *r, const uint8_t **d0, const uint8_t **d1)
 {
-	const volatile uint8_t *a = blue_hring_slot(r, r->tail), *b;
+	const uint8_t *a = blue_hring_slot(r, r->tail), *b;
 
-	if (!(a[BLUE_DESC_SIZE - 1] & 0x80))
+	if (!(blue_hring_flags(a) & 0x80))
 		return 0;
-	*d0 = (const uint8_t *)a;
+	*d0 = a;
 	*d1 = NULL;
-	if (a[BLUE_DESC_SIZE - 1] & 0x40) { /* has_next */
+	if (blue_hring_flags(a) & 0x40) { /* has_next */
 		b = blue_hring_slot(r, r->tail + 1);
-		if (!(b[BLUE_DESC_SIZE - 1] & 0x80))
+		if (!(blue_hring_flags(b) & 0x80))
 			return 0;
-		*d1 = (const uint8_t *)b;
+		*d1 = b;
 		blue_rmb_after_valid();
 		return 2;
 	}

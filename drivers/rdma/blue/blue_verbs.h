@@ -65,19 +65,32 @@ struct blue_qp {
 
 /** The driver's device behind a handle lib/verbs passes (its first member is the library's part). */
 static inline struct blue_dev *
-to_bdev(const struct ordk_dev *dev)
+to_bdev(struct ordk_dev *dev)
 {
 	return (struct blue_dev *)((uintptr_t)dev - offsetof(struct blue_dev, vdev));
 }
 
+/* to_bdev() of a const handle (the ops that only read) */
+static inline const struct blue_dev *
+to_bdev_const(const struct ordk_dev *dev)
+{
+	return (const struct blue_dev *)((uintptr_t)dev - offsetof(struct blue_dev, vdev));
+}
+
 static inline struct blue_qp *
-to_bqp(const struct ordk_qp *qp)
+to_bqp(struct ordk_qp *qp)
 {
 	return (struct blue_qp *)((uintptr_t)qp - offsetof(struct blue_qp, vqp));
 }
 
+static inline const struct blue_qp *
+to_bqp_const(const struct ordk_qp *qp)
+{
+	return (const struct blue_qp *)((uintptr_t)qp - offsetof(struct blue_qp, vqp));
+}
+
 static inline struct blue_mr *
-to_bmr(const struct verbs_mr *mr)
+to_bmr(struct verbs_mr *mr)
 {
 	return (struct blue_mr *)((uintptr_t)mr - offsetof(struct blue_mr, vmr));
 }

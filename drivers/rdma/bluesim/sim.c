@@ -97,6 +97,8 @@ static int
 tables_alloc(struct bluesim *sim, const struct bluesim_config *cfg)
 {
 	if (cfg->bar != NULL) { /* served where the host (or a VM) put it */
+		/* volatile off on purpose: the model reaches its registers with
+		 * __atomic loads and stores (sim_reg_read(), sim_reg_write()) */
 		sim->bar = (uint8_t *)(uintptr_t)cfg->bar;
 		memset(sim->bar, 0, BLUE_BAR0_SIZE);
 	} else {
@@ -284,11 +286,14 @@ bluesim_xstats_get(const struct bluesim *sim, uint64_t *values)
 uint64_t
 bluesim_xstat(const struct bluesim *sim, const char *name)
 {
-	const uint64_t *v = (const uint64_t *)&sim->st;
+	uint64_t v;
 
+	/* the counters in xstat_names' order, as bluesim_xstats_get() copies them */
 	for (unsigned int i = 0; i < NXSTATS; i++)
-		if (strcmp(xstat_names[i], name) == 0)
-			return v[i];
+		if (strcmp(xstat_names[i], name) == 0) {
+			memcpy(&v, (const uint8_t *)&sim->st + i * sizeof(v), sizeof(v));
+			return v;
+		}
 	return UINT64_MAX;
 }
 

@@ -55,9 +55,9 @@ sim_poll(struct blue_backend *be, unsigned int budget)
 }
 
 static unsigned int
-sim_xstats(struct blue_backend *be, const char **names, uint64_t *values, unsigned int n)
+sim_xstats(const struct blue_backend *be, const char **names, uint64_t *values, unsigned int n)
 {
-	struct sim_priv *p = be->priv;
+	const struct sim_priv *p = be->priv;
 	unsigned int total = bluesim_xstats_count();
 	uint64_t *all;
 

@@ -88,10 +88,11 @@ sim_dma_write(struct bluesim *sim, uint64_t iova, const void *src, uint64_t len)
 /*
  * Walk [va, va + len) of an MR in pieces that stay inside one 2 MiB page:
  * idx = pgt_offset + (VA >> 21) - (base_va >> 21); PA = (pn << 21) | (VA & 0x1FFFFF).
+ * A write from @p src when it is not NULL, else a read into @p dst.
  */
 static int
-mr_access(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uint8_t *buf,
-	  uint32_t len, bool write)
+mr_access(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uint8_t *dst,
+	  const uint8_t *src, uint32_t len)
 {
 	while (len > 0) {
 		uint64_t off = va & (BLUE_PAGE_SIZE - 1);
@@ -104,11 +105,14 @@ mr_access(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uint8_t *bu
 		if (idx >= BLUE_PGT_ENTRIES)
 			return -ERANGE;
 		pa = ((uint64_t)sim->pgt[idx] << BLUE_PAGE_SHIFT) | off;
-		rc = write ? sim_dma_write(sim, pa, buf, n) : sim_dma_read(sim, pa, buf, n);
+		rc = src != NULL ? sim_dma_write(sim, pa, src, n) : sim_dma_read(sim, pa, dst, n);
 		if (rc != 0)
 			return rc;
 		va += n;
-		buf += n;
+		if (src != NULL)
+			src += n;
+		else
+			dst += n;
 		len -= n;
 	}
 	return 0;
@@ -121,8 +125,8 @@ mr_access(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uint8_t *bu
  * installed by bluesim_create()).
  */
 static int
-mr_access_guarded(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uint8_t *buf,
-		  uint32_t len, bool write)
+mr_access_guarded(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uint8_t *dst,
+		  const uint8_t *src, uint32_t len)
 {
 	sigjmp_buf env;
 	int rc;
@@ -135,7 +139,7 @@ mr_access_guarded(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uin
 		return -EFAULT;
 	}
 	mem_guard_env = &env;
-	rc = mr_access(sim, mr, va, buf, len, write);
+	rc = mr_access(sim, mr, va, dst, src, len);
 	mem_guard_env = NULL;
 	return rc;
 }
@@ -143,14 +147,14 @@ mr_access_guarded(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uin
 int
 sim_mr_read(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, void *dst, uint32_t len)
 {
-	return mr_access_guarded(sim, mr, va, dst, len, false);
+	return mr_access_guarded(sim, mr, va, dst, NULL, len);
 }
 
 int
 sim_mr_write(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, const void *src,
 	     uint32_t len)
 {
-	return mr_access_guarded(sim, mr, va, (uint8_t *)(uintptr_t)src, len, true);
+	return mr_access_guarded(sim, mr, va, NULL, src, len);
 }
 
 static void invalidate_ring_bases(struct bluesim *sim);

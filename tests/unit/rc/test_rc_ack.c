@@ -14,17 +14,13 @@ int ordk_rc_logtype;
 
 /* ------------------------------------------------------------ stubs */
 
+#include "rc_stubs.h"
+
+RC_STUB(blue_snic_tx_room); /* MOCK_SET(blue_snic_tx_room, false): the TX ring is full */
+
 #define MAX_FRAMES 16
 static struct blue_wire_rdma sent[MAX_FRAMES];
 static unsigned int nsent;
-static bool tx_full;
-
-bool
-blue_snic_tx_room(struct blue_hw *dev)
-{
-	(void)dev;
-	return !tx_full;
-}
 
 int
 blue_snic_tx(struct blue_hw *dev, const void *frame, uint32_t len)
@@ -49,7 +45,7 @@ setup(void)
 	memset(&qp, 0, sizeof(qp));
 	memset(sent, 0, sizeof(sent));
 	nsent = 0;
-	tx_full = false;
+	MOCK_SET(blue_snic_tx_room, true);
 	qp.vqp.dev = blue_dev_handle(&dev);
 	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
 	qp.comp.hold_tsc = HOLD;
@@ -223,10 +219,10 @@ Test(rc_ack, a_report_answers_the_probe_at_once)
 Test(rc_ack, an_ack_that_cannot_go_keeps_the_qp_active)
 {
 	qp.resp.ack_due = true;
-	tx_full = true;
+	MOCK_SET(blue_snic_tx_room, false);
 	cr_assert_eq(rc_ack_step(&qp, 10000), RC_MORE);
 	cr_assert(qp.resp.ack_due);
-	tx_full = false;
+	MOCK_SET(blue_snic_tx_room, true);
 	cr_assert_eq(rc_ack_step(&qp, 10000), RC_DONE);
 	cr_assert_not(qp.resp.ack_due);
 }

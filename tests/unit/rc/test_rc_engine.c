@@ -14,182 +14,41 @@ int ordk_rc_logtype;
 
 /* ------------------------------------------------------------ stubs */
 
-void
-blue_cc_cnp(struct blue_qp *qp)
-{
-	(void)qp;
-}
+#include "rc_stubs.h"
 
-bool
-rc_rtx_unfetched(struct blue_qp *qp)
-{
-	(void)qp;
-	return false;
-}
-
-void
-rc_complete_sends(struct blue_qp *qp)
-{
-	(void)qp;
-}
-
-void
-rc_resp_complete(struct blue_qp *qp)
-{
-	(void)qp;
-}
+RC_STUB(blue_cc_cnp);
+RC_STUB(rc_rtx_unfetched);
+RC_STUB(rc_complete_sends);
+RC_STUB(rc_resp_complete);
+RC_STUB(verbs_qp_lookup);
+RC_STUB(rc_resp_rx_report);
+RC_STUB(rc_rx_read);
+RC_STUB(rc_comp_rx_report);
+RC_STUB(rc_ctrl_rx);
+RC_STUB(blue_meta_next);
+RC_STUB(blue_snic_rx_next);
+RC_STUB(blue_snic_rx_done);
+RC_STUB(rc_advert_rewind);
+RC_STUB(rc_send_advert_ack);
+RC_STUB(rc_send_adverts);
+RC_STUB(rc_recv_retire);
+RC_STUB(rc_advert_pending);
+RC_STUB(rc_timer_check);
+RC_STUB(rc_push);
+RC_STUB(rc_ack_step);
+RC_STUB(rc_qp_error_reap);
+RC_STUB(rc_len_err_reap);
+RC_STUB(rc_recv_revoke_run);
+RC_STUB(rc_comp_to);
 
 static uint64_t clock_now;
-static unsigned int clock_reads, reaps, pushes, acks_steps, settles, revoke_runs;
-static enum rc_step reap_result;
+static unsigned int clock_reads;
 
 static uint64_t
 fake_clock(void)
 {
 	clock_reads++;
 	return clock_now;
-}
-
-struct ordk_qp *
-verbs_qp_lookup(struct ordk_dev *dev, uint32_t qpn)
-{
-	(void)dev;
-	(void)qpn;
-	return NULL;
-}
-
-void
-rc_resp_rx_report(struct blue_qp *qp, const struct blue_meta_report *r)
-{
-	(void)qp;
-	(void)r;
-}
-
-void
-rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r)
-{
-	(void)qp;
-	(void)r;
-}
-
-void
-rc_comp_rx_report(struct blue_qp *qp, const struct blue_meta_report *r)
-{
-	(void)qp;
-	(void)r;
-}
-
-void
-rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len)
-{
-	(void)dev;
-	(void)f;
-	(void)len;
-}
-
-int
-blue_meta_next(struct blue_hw *dev, struct blue_meta_report *rep)
-{
-	(void)dev;
-	(void)rep;
-	return 0;
-}
-
-const uint8_t *
-blue_snic_rx_next(struct blue_hw *dev, uint32_t *len)
-{
-	(void)dev;
-	(void)len;
-	return NULL;
-}
-
-void
-blue_snic_rx_done(struct blue_hw *dev)
-{
-	(void)dev;
-}
-
-void
-rc_advert_rewind(struct blue_qp *qp, uint64_t now)
-{
-	(void)qp;
-	(void)now;
-}
-
-enum rc_step
-rc_send_advert_ack(struct blue_qp *qp)
-{
-	(void)qp;
-	return RC_DONE;
-}
-
-enum rc_step
-rc_send_adverts(struct blue_qp *qp)
-{
-	(void)qp;
-	return RC_DONE;
-}
-
-enum rc_step
-rc_recv_retire(struct blue_qp *qp, bool force)
-{
-	(void)qp;
-	(void)force;
-	return RC_DONE;
-}
-
-enum rc_step
-rc_advert_pending(const struct blue_qp *qp)
-{
-	(void)qp;
-	return RC_DONE;
-}
-
-void
-rc_timer_check(struct blue_qp *qp, uint64_t now)
-{
-	(void)qp;
-	(void)now;
-}
-
-unsigned int
-rc_push(struct blue_qp *qp)
-{
-	(void)qp;
-	pushes++;
-	return 0;
-}
-
-enum rc_step
-rc_ack_step(struct blue_qp *qp, uint64_t now)
-{
-	(void)qp;
-	(void)now;
-	acks_steps++;
-	return RC_DONE;
-}
-
-enum rc_step
-rc_qp_error_reap(struct blue_qp *qp)
-{
-	(void)qp;
-	reaps++;
-	return reap_result;
-}
-
-enum rc_step
-rc_len_err_reap(struct blue_qp *qp)
-{
-	(void)qp;
-	settles++;
-	return RC_MORE;
-}
-
-void
-rc_recv_revoke_run(struct blue_dev *d)
-{
-	(void)d;
-	revoke_runs++;
 }
 
 /* ------------------------------------------------------------ fixture */
@@ -204,8 +63,9 @@ setup(void)
 	memset(&dev, 0, sizeof(dev));
 	memset(qp, 0, sizeof(qp));
 	clock_now = 1000000;
-	clock_reads = reaps = pushes = acks_steps = settles = revoke_runs = 0;
-	reap_result = RC_MORE;
+	clock_reads = ut_rc_qp_error_reap_calls = ut_rc_push_calls = ut_rc_ack_step_calls = 0;
+	ut_rc_len_err_reap_calls = ut_rc_recv_revoke_run_calls = 0;
+	MOCK_SET(rc_qp_error_reap, RC_MORE);
 	dev.rc.tsc_hz = 65536u * TICK;
 	dev.rc.clock = fake_clock;
 	TAILQ_INIT(&dev.rc.active);
@@ -338,9 +198,9 @@ Test(rc_engine, a_failed_qp_only_waits_for_its_reap)
 	qp[0].vqp.attr.qp_state = ORDK_QPS_ERR;
 	qp[0].comp.state = RC_COMP_FLUSH;
 	cr_assert_eq(qp_step(&qp[0], clock_now, &items), RC_MORE);
-	cr_assert_eq(reaps, 1);
-	cr_assert_eq(pushes + acks_steps, 0, "nothing else runs for it");
-	reap_result = RC_DONE;
+	cr_assert_eq(ut_rc_qp_error_reap_calls, 1);
+	cr_assert_eq(ut_rc_push_calls + ut_rc_ack_step_calls, 0, "nothing else runs for it");
+	MOCK_SET(rc_qp_error_reap, RC_DONE);
 	cr_assert_eq(qp_step(&qp[0], clock_now, &items), RC_DONE);
 }
 
@@ -350,8 +210,9 @@ Test(rc_engine, a_settling_qp_only_waits_for_its_reap)
 
 	qp[0].comp.state = RC_COMP_SETTLE;
 	cr_assert_eq(qp_step(&qp[0], clock_now, &items), RC_MORE);
-	cr_assert_eq(settles, 1);
-	cr_assert_eq(pushes + acks_steps + reaps, 0, "nothing else runs for it");
+	cr_assert_eq(ut_rc_len_err_reap_calls, 1);
+	cr_assert_eq(ut_rc_push_calls + ut_rc_ack_step_calls + ut_rc_qp_error_reap_calls, 0,
+		     "nothing else runs for it");
 }
 
 Test(rc_engine, an_idle_qp_leaves_the_list_a_busy_one_stays)
@@ -359,8 +220,8 @@ Test(rc_engine, an_idle_qp_leaves_the_list_a_busy_one_stays)
 	unsigned int items = 0;
 
 	cr_assert_eq(qp_step(&qp[0], clock_now, &items), RC_DONE);
-	cr_assert_eq(pushes, 1);
-	cr_assert_eq(acks_steps, 1);
+	cr_assert_eq(ut_rc_push_calls, 1);
+	cr_assert_eq(ut_rc_ack_step_calls, 1);
 	qp[1].req.sq_tail = 1; /* a WR queued that did not go */
 	cr_assert_eq(qp_step(&qp[1], clock_now, &items), RC_MORE);
 	/* waiting only for an ACK, on the wheel: it sleeps */

@@ -14,9 +14,10 @@
 
 /* ------------------------------------------------------------ stubs */
 
-#include "rc_stub_cmd.h"
+#include "rc_stubs.h"
 
-static unsigned int cqes, flush_cqes, events, revokes;
+RC_STUB(blue_cmd_manage_qp);
+static unsigned int cqes, flush_cqes;
 static struct blue_mr mr;
 
 void
@@ -27,16 +28,7 @@ verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc)
 	flush_cqes += wc->status == ORDK_WC_WR_FLUSH_ERR;
 }
 
-void
-verbs_event_raise(struct ordk_dev *dev, enum ordk_event_type type, struct ordk_qp *qp,
-		  struct ordk_cq *cq)
-{
-	(void)dev;
-	(void)qp;
-	(void)cq;
-	cr_assert_eq(type, ORDK_EVENT_QP_FATAL);
-	events++;
-}
+RC_STUB(verbs_event_raise);
 
 struct blue_mr *
 blue_mr_lookup(struct blue_dev *dev, uint32_t key)
@@ -45,46 +37,13 @@ blue_mr_lookup(struct blue_dev *dev, uint32_t key)
 	return key == mr.vmr.pub.lkey ? &mr : NULL;
 }
 
-const char *
-ordk_wc_status_str(enum ordk_wc_status status)
-{
-	(void)status;
-	return "status";
-}
-
-enum rc_step
-rc_recv_retire(struct blue_qp *qp, bool force)
-{
-	(void)qp;
-	(void)force;
-	return RC_DONE;
-}
-
-void
-rc_recv_keys_release(struct blue_qp *qp, bool push)
-{
-	(void)qp;
-	(void)push;
-	revokes++;
-}
-
-void
-rc_timer_set(struct blue_qp *qp, uint64_t deadline)
-{
-	qp->comp.rtx_deadline = deadline;
-}
-
-void
-rc_activate(struct blue_qp *qp)
-{
-	qp->sched.on_active = true;
-}
-
-void
-rc_qp_set_timeout(struct blue_qp *qp)
-{
-	(void)qp;
-}
+RC_STUB(ordk_wc_status_str);
+RC_STUB(rc_recv_retire);
+RC_STUB(rc_recv_keys_release);
+RC_STUB(rc_timer_set);
+RC_STUB(rc_activate);
+RC_STUB(rc_qp_set_timeout);
+RC_STUB(rc_comp_to);
 
 /* ------------------------------------------------------------ fixture */
 
@@ -102,7 +61,8 @@ setup(void)
 	memset(sq, 0, sizeof(sq));
 	memset(rq, 0, sizeof(rq));
 	submit_rc = 42;
-	submits = cqes = flush_cqes = events = revokes = 0;
+	submits = cqes = flush_cqes = 0;
+	ut_verbs_event_raise_calls = ut_rc_recv_keys_release_calls = 0;
 	cmd_done = cmd_ok = false;
 	dev.rc.now = 1000;
 	dev.hw.cmd_timeout_tsc = 500;
@@ -112,8 +72,10 @@ setup(void)
 	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
 	qp.req.sq = sq;
 	qp.req.sq_size = 8;
+	qp.req.sq_mask = 7;
 	qp.resp.rq = rq;
-	qp.resp.rq_q.size = qp.resp.rdone_q.size = 8;
+	rc_fifo_init(&qp.resp.rq_q, 8);
+	rc_fifo_init(&qp.resp.rdone_q, 8);
 	/* three WRs posted, two RECVs */
 	qp.req.sq_tail = 3;
 	qp.req.sq_user = 3;
@@ -142,14 +104,14 @@ Test(rc_qp, error_submits_and_returns_without_waiting)
 	cr_assert_eq(qp.req.rtx_count, 0, "resends dropped");
 	cr_assert(qp.sched.on_active, "the engine reaps it");
 	cr_assert_eq(cqes, 0, "nothing flushed before the card confirmed");
-	cr_assert_eq(events, 0);
+	cr_assert_eq(ut_verbs_event_raise_calls, 0);
 	/* the card has not answered: the poll goes on, nothing flushed */
 	cr_assert_eq(rc_qp_error_reap(&qp), RC_MORE);
 	cr_assert_eq(cqes, 0);
 	cmd_done = cmd_ok = true;
 	cr_assert_eq(rc_qp_error_reap(&qp), RC_DONE);
 	cr_assert_eq(flush_cqes, 3 + 2, "every WR and RECV flushed");
-	cr_assert_eq(events, 1, "QP_FATAL once");
+	cr_assert_eq(ut_verbs_event_raise_calls, 1, "QP_FATAL once");
 	cr_assert_eq(qp.comp.state, RC_COMP_ERROR);
 	cr_assert_eq(qp.req.sq_head, qp.req.sq_tail);
 	cr_assert_eq(qp.resp.rq_q.count, 0);
@@ -179,7 +141,7 @@ Test(rc_qp, a_card_that_never_answers_is_flushed_at_the_deadline)
 	dev.rc.now = 1000 + 500;
 	cr_assert_eq(rc_qp_error_reap(&qp), RC_DONE);
 	cr_assert_eq(flush_cqes, 5);
-	cr_assert_eq(events, 1);
+	cr_assert_eq(ut_verbs_event_raise_calls, 1);
 }
 
 Test(rc_qp, reset_before_the_reap_completes_what_was_owed)
@@ -187,12 +149,12 @@ Test(rc_qp, reset_before_the_reap_completes_what_was_owed)
 	rc_qp_error(&qp);
 	rc_qp_reset(&qp);
 	cr_assert_eq(flush_cqes, 5);
-	cr_assert_eq(events, 1);
+	cr_assert_eq(ut_verbs_event_raise_calls, 1);
 	cr_assert_eq(qp.comp.state, RC_COMP_IDLE);
 	/* and a flush (modify to ERR) after the reap flushes nothing twice */
 	rc_qp_flush(&qp);
 	cr_assert_eq(flush_cqes, 5);
-	cr_assert_eq(events, 1);
+	cr_assert_eq(ut_verbs_event_raise_calls, 1);
 }
 
 Test(rc_qp, fail_completes_the_oldest_wr_with_the_status)

@@ -16,12 +16,9 @@ int ordk_verbs_logtype;
 
 /* ------------------------------------------------------------ stubs */
 
-void
-blue_cc_qp_init(struct blue_qp *qp, bool on)
-{
-	(void)qp;
-	(void)on;
-}
+#include "rc_stubs.h"
+
+RC_STUB(blue_cc_qp_init);
 
 static unsigned int manage_calls, manage_valid, manage_error;
 static int manage_rc;
@@ -52,79 +49,30 @@ verbs_handle_live(const void *h, size_t magic_off, uint32_t magic)
 	return h != NULL;
 }
 
-void *
-verbs_handle_alloc(size_t size, size_t align)
-{
-	(void)size;
-	(void)align;
-	return NULL;
-}
+RC_STUB(verbs_handle_alloc);
+RC_STUB(verbs_handle_free);
+RC_STUB(rc_qp_init);
 
-void
-verbs_handle_free(void *obj, size_t size)
-{
-	(void)obj;
-	(void)size;
-}
-
-int
-rc_qp_init(struct blue_qp *qp)
-{
-	(void)qp;
-	return 0;
-}
-
-#define RC_STUB(name)                      \
+/* the rc calls whose order the tests check */
+#define CALLED_STUB(name)                  \
 	void name(struct blue_qp *qp)      \
 	{                                  \
 		(void)qp;                  \
 		called(#name);             \
 	}
-RC_STUB(rc_qp_fini)
-RC_STUB(rc_qp_set_timeout)
-RC_STUB(rc_qp_reset)
-RC_STUB(rc_qp_flush)
-RC_STUB(rc_qp_to_rtr)
-RC_STUB(rc_qp_to_rts)
-RC_STUB(rc_activate)
+CALLED_STUB(rc_qp_fini)
+CALLED_STUB(rc_qp_set_timeout)
+CALLED_STUB(rc_qp_reset)
+CALLED_STUB(rc_qp_flush)
+CALLED_STUB(rc_qp_to_rtr)
+CALLED_STUB(rc_qp_to_rts)
+CALLED_STUB(rc_activate)
 
-void
-rc_timer_set(struct blue_qp *qp, uint64_t deadline)
-{
-	(void)qp;
-	(void)deadline;
-}
-
-int
-rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
-{
-	(void)qp;
-	(void)wr;
-	return 0;
-}
-
-int
-rc_post_recv(struct blue_qp *qp, const struct ordk_recv_wr *wr)
-{
-	(void)qp;
-	(void)wr;
-	return 0;
-}
-
-const char *
-rc_state_name(enum rc_sm sm, unsigned int s)
-{
-	(void)sm;
-	(void)s;
-	return "x";
-}
-
-void
-verbs_stats_add(struct ordk_stats *to, const struct ordk_stats *from)
-{
-	(void)to;
-	(void)from;
-}
+RC_STUB(rc_timer_set);
+RC_STUB(rc_post_send);
+RC_STUB(rc_post_recv);
+RC_STUB(rc_state_name);
+RC_STUB(verbs_stats_add);
 
 /* the driver's QP calls, as the Blue driver's ops table gives them */
 static const struct ordk_dev_ops ops = {

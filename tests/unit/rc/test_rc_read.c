@@ -16,8 +16,10 @@ int ordk_rc_logtype;
 
 /* ------------------------------------------------------------ stubs */
 
+#include "rc_stubs.h"
+
 static int mr_rc;
-static unsigned int naks, acks, completes;
+static unsigned int naks, acks;
 static uint8_t nak_status;
 
 int
@@ -54,38 +56,11 @@ rc_resp_mark(struct blue_qp *qp, uint32_t psn)
 	return rc_rx_mark(&qp->resp, psn);
 }
 
-void
-rc_hole_open(struct rc_resp *rs, enum rc_hole_state s, uint64_t now)
-{
-	rs->hole = s;
-	rs->hole_psn = rs->epsn;
-	rs->hole_tsc = now;
-}
-
-void
-rc_activate(struct blue_qp *qp)
-{
-	qp->sched.on_active = true;
-}
-
-bool
-rc_timer_gap_shift(struct blue_qp *qp)
-{
-	(void)qp;
-	return false;
-}
-
-void
-rc_timer_set(struct blue_qp *qp, uint64_t deadline)
-{
-	qp->comp.rtx_deadline = deadline;
-}
-
-void
-rc_timer_arm(struct blue_qp *qp)
-{
-	(void)qp;
-}
+RC_STUB(rc_hole_open);
+RC_STUB(rc_activate);
+RC_STUB(rc_timer_gap_shift);
+RC_STUB(rc_timer_set);
+RC_STUB(rc_timer_arm);
 
 void
 rc_comp_acked(struct blue_qp *qp, uint32_t psn)
@@ -94,12 +69,8 @@ rc_comp_acked(struct blue_qp *qp, uint32_t psn)
 	acks++;
 }
 
-void
-rc_complete_sends(struct blue_qp *qp)
-{
-	(void)qp;
-	completes++;
-}
+RC_STUB(rc_complete_sends);
+RC_STUB(rc_wqe_to);
 
 /* ------------------------------------------------------------ fixture */
 
@@ -117,7 +88,7 @@ setup(void)
 	memset(ans, 0, sizeof(ans));
 	memset(sq, 0, sizeof(sq));
 	mr_rc = 0;
-	naks = acks = completes = 0;
+	naks = acks = ut_rc_complete_sends_calls = 0;
 	dev.rc.now = 100;
 	dev.rc.tsc_hz = 1000000;
 	qp.vqp.dev = blue_dev_handle(&dev);
@@ -127,8 +98,9 @@ setup(void)
 	qp.resp.ans = ans;
 	qp.req.sq = sq;
 	qp.req.sq_size = 8;
+	qp.req.sq_mask = 7;
 	qp.req.reads = reads;
-	qp.req.rd_q.size = 8;
+	rc_fifo_init(&qp.req.rd_q, 8);
 	rc_rx_reset(&qp.resp, E0);
 }
 
@@ -227,7 +199,8 @@ outstanding_reads(unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++) {
 		sq[i] = (struct rc_wqe){ .opcode = BLUE_WR_RDMA_READ, .msn = (uint16_t)(10 + i),
-					 .psn = 100 + i, .npkts = 1, .len = 4096, .started = 1 };
+					 .psn = 100 + i, .npkts = 1, .len = 4096,
+					 .state = RC_WQE_SENT };
 		reads[i] = i;
 	}
 	qp.req.rd_q.count = n;
@@ -243,7 +216,7 @@ Test(rc_read, a_response_finishes_the_oldest_read_only)
 	rc_read_done(&qp, 10);
 	cr_assert_eq(qp.req.rd_q.count, 2);
 	cr_assert_eq(qp.req.rd_q.head, 1);
-	cr_assert(sq[0].flags & RC_WQE_READ_DONE);
+	cr_assert_eq(sq[0].state, RC_WQE_DONE);
 	cr_assert_eq(qp.comp.acked_psn, 101, "the response acknowledges its request");
 }
 
@@ -258,9 +231,10 @@ Test(rc_read, a_refused_read_leaves_the_fifo_in_order)
 	cr_assert_eq(qp.req.rd_q.count, 2);
 	cr_assert_eq(reads[(qp.req.rd_q.head + 0) % 8], 0);
 	cr_assert_eq(reads[(qp.req.rd_q.head + 1) % 8], 2);
-	cr_assert_eq(sq[1].flags & (RC_WQE_ERROR | RC_WQE_FATAL), RC_WQE_ERROR | RC_WQE_FATAL);
+	cr_assert_eq(sq[1].state, RC_WQE_ERROR);
+	cr_assert(sq[1].flags & RC_WQE_FATAL);
 	cr_assert_eq(sq[1].status, ORDK_WC_REM_ACCESS_ERR);
-	cr_assert_eq(completes, 1);
+	cr_assert_eq(ut_rc_complete_sends_calls, 1);
 	m.read_nak.psn = 555; /* no READ there */
 	rc_read_nak_rx(&qp, &m);
 	cr_assert_eq(qp.req.rd_q.count, 2);

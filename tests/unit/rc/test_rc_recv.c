@@ -16,6 +16,8 @@ int ordk_rc_logtype;
 
 /* ------------------------------------------------------------ stubs */
 
+#include "rc_stubs.h"
+
 static unsigned int ring_room;	/* commands the ring takes before it is full */
 static uint32_t next_seq, done_seq; /* commands [0, done_seq) are confirmed */
 static unsigned int submits, cqes, frees;
@@ -47,12 +49,7 @@ blue_cmd_done(const struct blue_hw *dev, uint32_t seq, bool *ok)
 	return seq < done_seq;
 }
 
-int64_t
-mem_keys_alloc(struct mem_keys *k)
-{
-	(void)k;
-	return 0x100;
-}
+RC_STUB(mem_keys_alloc);
 
 int
 mem_keys_free(struct mem_keys *k, uint32_t key)
@@ -88,11 +85,12 @@ setup(void)
 	ring_room = 100;
 	next_seq = done_seq = 0;
 	submits = cqes = frees = 0;
-	dev.rc.revoke_q.size = BLUE_MAX_MR;
+	rc_fifo_init(&dev.rc.revoke_q, BLUE_MAX_MR);
 	qp.vqp.dev = blue_dev_handle(&dev);
 	qp.resp.rq = rq;
 	qp.resp.rdone = rdone;
-	qp.resp.rq_q.size = qp.resp.rdone_q.size = 8;
+	rc_fifo_init(&qp.resp.rq_q, 8);
+	rc_fifo_init(&qp.resp.rdone_q, 8);
 	/* four RECVs posted, each with its key on the card */
 	for (uint32_t i = 0; i < 4; i++) {
 		rq[rc_fifo_push(&qp.resp.rq_q)] = (struct rc_rwqe){

@@ -14,6 +14,8 @@ int ordk_rc_logtype;
 
 /* ------------------------------------------------------------ stubs */
 
+#include "rc_stubs.h"
+
 static bool cc_gate_open = true;
 static unsigned int cc_sent_pkts;
 
@@ -33,41 +35,12 @@ blue_cc_sent(struct blue_qp *qp, uint32_t bytes, uint32_t pkts)
 	cc_sent_pkts += pkts;
 }
 
-#define MAX_ITEMS 64
-static struct blue_send_item items[MAX_ITEMS];
-static unsigned int nitems, probes, fails, atomics_sent, timer_arms;
+RC_STUB(blue_send_item_put);
+RC_STUB(rc_push_retries);
+RC_STUB(rc_atomic_send);
+RC_STUB(rc_timer_arm);
 
-int
-blue_send_item_put(struct blue_hw *dev, const struct blue_send_item *it)
-{
-	(void)dev;
-	cr_assert_lt(nitems, MAX_ITEMS);
-	items[nitems++] = *it;
-	return 0;
-}
-
-unsigned int
-rc_push_retries(struct blue_qp *qp)
-{
-	(void)qp;
-	return 0;
-}
-
-bool
-rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w)
-{
-	(void)qp;
-	(void)w;
-	atomics_sent++;
-	return true;
-}
-
-void
-rc_timer_arm(struct blue_qp *qp)
-{
-	(void)qp;
-	timer_arms++;
-}
+static unsigned int fails;
 
 void
 rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
@@ -77,11 +50,22 @@ rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
 	fails++;
 }
 
+RC_STUB(rc_probe);
+
+/* the WQE's one writer, without its table (test_rc_comp.c checks that): the moves asked */
+static struct {
+	uint8_t from, to;
+} moves[16];
+static unsigned int nmoves;
+
 bool
-rc_probe(struct blue_qp *qp)
+rc_wqe_to(struct blue_qp *qp, struct rc_wqe *w, enum rc_wqe_state next)
 {
 	(void)qp;
-	probes++;
+	cr_assert_lt(nmoves, RTE_DIM(moves));
+	moves[nmoves].from = w->state;
+	moves[nmoves++].to = (uint8_t)next;
+	w->state = (uint8_t)next;
 	return true;
 }
 
@@ -100,7 +84,7 @@ setup(void)
 	memset(&dev, 0, sizeof(dev));
 	memset(&qp, 0, sizeof(qp));
 	memset(sq, 0, sizeof(sq));
-	nitems = probes = fails = atomics_sent = timer_arms = 0;
+	nitems = ut_rc_probe_calls = fails = ut_rc_atomic_send_calls = ut_rc_timer_arm_calls = 0;
 	dev.hw.ring[BLUE_RING_SEND0].tail_reg = &tail_reg;
 	dev.rc.tsc_hz = 1000000000;
 	dev.rc.now = 5000;
@@ -113,10 +97,11 @@ setup(void)
 	qp.comp.timeout_tsc = 1000;
 	qp.req.sq = sq;
 	qp.req.sq_size = 16;
+	qp.req.sq_mask = 15;
 	qp.req.reads = reads;
-	qp.req.rd_q.size = 16;
+	rc_fifo_init(&qp.req.rd_q, 16);
 	qp.req.adv = adv;
-	qp.req.adv_q.size = 4;
+	rc_fifo_init(&qp.req.adv_q, 4);
 	qp.req.next_psn = qp.req.pushed_psn = qp.comp.acked_psn = BLUE_PSN_MASK - 10;
 }
 
@@ -125,7 +110,7 @@ TestSuite(rc_req, .init = setup);
 static struct rc_wqe *
 post(uint8_t op, uint64_t raddr, uint32_t len)
 {
-	struct rc_wqe *w = &sq[qp.req.sq_tail % qp.req.sq_size];
+	struct rc_wqe *w = &sq[qp.req.sq_tail & qp.req.sq_mask];
 
 	*w = (struct rc_wqe){ .opcode = op, .raddr = raddr, .len = len, .laddr = 0x100000,
 			      .signaled = 1 };
@@ -262,7 +247,7 @@ Test(rc_req, an_atomic_fences_both_ways)
 	cr_assert_eq(qp.req.state, RC_REQ_WAIT_ATOMIC, "earlier WRs not acknowledged");
 	qp.req.sq_head = 1; /* the WRITE is acknowledged */
 	rc_push(&qp);
-	cr_assert_eq(atomics_sent, 1);
+	cr_assert_eq(ut_rc_atomic_send_calls, 1);
 	cr_assert_eq(qp.req.atomic_wqe, &sq[1]);
 	cr_assert_eq(qp.req.state, RC_REQ_WAIT_ATOMIC, "the later WRITE waits for its answer");
 	cr_assert_eq(nitems, 1);
@@ -391,4 +376,64 @@ Test(rc_req, a_paced_qp_waits_for_its_rate)
 	cr_assert_eq(cc_sent_pkts, 16);
 	cr_assert(items[0].enable_ecn, "paced data goes out ECT(0)");
 	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
+}
+
+/* ------------------------------------------------------------ WQE states */
+
+Test(rc_req, the_requester_takes_each_wqe_from_queued_to_sent)
+{
+	static const uint8_t want[][2] = {
+		{ RC_WQE_QUEUED, RC_WQE_SENDING }, { RC_WQE_SENDING, RC_WQE_SENT },  /* WRITE */
+		{ RC_WQE_QUEUED, RC_WQE_SENDING }, { RC_WQE_SENDING, RC_WQE_SENT },  /* READ */
+		{ RC_WQE_QUEUED, RC_WQE_BOUND },   { RC_WQE_BOUND, RC_WQE_SENDING }, /* SEND */
+		{ RC_WQE_SENDING, RC_WQE_SENT },
+		{ RC_WQE_QUEUED, RC_WQE_SENDING }, { RC_WQE_SENDING, RC_WQE_SENT },  /* atomic */
+	};
+
+	post(BLUE_WR_RDMA_WRITE, 0x2000, 64);
+	post(BLUE_WR_RDMA_READ, 0x3000, 64);
+	post(BLUE_WR_SEND, 0, 100);
+	adv[0] = (struct blue_ctrl_advert){ .length = 4096, .addr = 0xabc000, .rkey = 0x77 };
+	qp.req.adv_q.count = 1;
+	rc_push(&qp);
+	cr_assert_eq(nmoves, 7);
+	/* an atomic, once every earlier WR is acknowledged: its request went as a frame */
+	qp.req.sq_head = 3;
+	post(BLUE_WR_ATOMIC_FETCH_AND_ADD, 0x4000, 8);
+	rc_push(&qp);
+	cr_assert_eq(nmoves, RTE_DIM(want));
+	for (unsigned int i = 0; i < RTE_DIM(want); i++) {
+		cr_assert_eq(moves[i].from, want[i][0], "move %u", i);
+		cr_assert_eq(moves[i].to, want[i][1], "move %u", i);
+	}
+	for (unsigned int i = 0; i < 4; i++)
+		cr_assert_eq(sq[i].state, RC_WQE_SENT, "WQE %u", i);
+}
+
+Test(rc_req, a_wqe_held_back_keeps_its_state)
+{
+	/* a SEND takes its advert, then the PSN window holds it: bound, once */
+	qp.comp.acked_psn = blue_psn_add(qp.req.next_psn, BLUE_PSN_MASK + 1 - RC_MAX_OUTSTANDING_PSN);
+	post(BLUE_WR_SEND, 0, 100);
+	adv[0] = (struct blue_ctrl_advert){ .recv_seq = 0, .length = 4096, .addr = 0xabc000 };
+	adv[1] = (struct blue_ctrl_advert){ .recv_seq = 1, .length = 4096, .addr = 0xdef000 };
+	qp.req.adv_q.count = 2;
+	rc_push(&qp);
+	cr_assert_eq(sq[0].state, RC_WQE_BOUND);
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_WINDOW);
+	qp.comp.acked_psn = qp.req.next_psn;
+	rc_push(&qp);
+	cr_assert_eq(sq[0].state, RC_WQE_SENT);
+	cr_assert_eq(qp.req.adv_q.count, 1, "bound once");
+	cr_assert_eq(items[0].raddr, 0xabc000);
+	/* a WRITE started as the Send ring fills: sending until its items all went */
+	post(BLUE_WR_RDMA_WRITE, 0, 200000);
+	dev.hw.ring[BLUE_RING_SEND0].head = BLUE_RING_DEPTH;
+	rc_push(&qp);
+	cr_assert_eq(sq[1].state, RC_WQE_SENDING);
+	cr_assert_eq(qp.req.state, RC_REQ_RING_FULL);
+	dev.hw.ring[BLUE_RING_SEND0].head = 0;
+	rc_push(&qp);
+	cr_assert_eq(sq[1].state, RC_WQE_SENT);
+	cr_assert_eq(sq[1].sent, 200000);
 }

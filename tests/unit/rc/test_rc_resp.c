@@ -16,31 +16,14 @@ int ordk_rc_logtype;
 
 /* ------------------------------------------------------------ stubs */
 
-static unsigned int hole_checks, hole_reports, hole_opens, recvs_done, reads_done;
+#include "rc_stubs.h"
+
+static unsigned int hole_checks, hole_reports, recvs_done;
 static struct ordk_wc last_wc;
 
-void
-rc_read_progress(struct blue_qp *qp)
-{
-	(void)qp;
-}
-
-void
-rc_read_answer_seen(struct blue_qp *qp, uint16_t msn, uint32_t psn, uint64_t now)
-{
-	(void)qp;
-	(void)msn;
-	(void)psn;
-	(void)now;
-}
-
-void
-rc_read_done(struct blue_qp *qp, uint16_t msn)
-{
-	(void)qp;
-	(void)msn;
-	reads_done++;
-}
+RC_STUB(rc_read_progress);
+RC_STUB(rc_read_answer_seen);
+RC_STUB(rc_read_done);
 
 void
 rc_recv_done(struct blue_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
@@ -51,20 +34,8 @@ rc_recv_done(struct blue_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
 	recvs_done++;
 }
 
-void
-rc_push_owed_answers(struct blue_qp *qp)
-{
-	(void)qp;
-}
-
-bool
-rc_ack_frame(struct blue_qp *qp, bool nak, uint32_t psn)
-{
-	(void)qp;
-	(void)nak;
-	(void)psn;
-	return true;
-}
+RC_STUB(rc_push_owed_answers);
+RC_STUB(rc_ack_frame);
 
 void
 rc_qp_error(struct blue_qp *qp)
@@ -72,14 +43,7 @@ rc_qp_error(struct blue_qp *qp)
 	qp->vqp.attr.qp_state = ORDK_QPS_ERR;
 }
 
-void
-rc_hole_open(struct rc_resp *rs, enum rc_hole_state s, uint64_t now)
-{
-	rs->hole = s;
-	rs->hole_psn = rs->epsn;
-	rs->hole_tsc = now;
-	hole_opens++;
-}
+RC_STUB(rc_hole_open);
 
 void
 rc_hole_check(struct blue_qp *qp, bool report)
@@ -89,11 +53,7 @@ rc_hole_check(struct blue_qp *qp, bool report)
 	hole_reports += report;
 }
 
-void
-rc_activate(struct blue_qp *qp)
-{
-	(void)qp;
-}
+RC_STUB(rc_activate);
 
 /* ------------------------------------------------------------ fixture */
 
@@ -107,13 +67,13 @@ setup(void)
 {
 	memset(&dev, 0, sizeof(dev));
 	memset(&qp, 0, sizeof(qp));
-	hole_checks = hole_reports = hole_opens = recvs_done = reads_done = 0;
+	hole_checks = hole_reports = ut_rc_hole_open_calls = recvs_done = ut_rc_read_done_calls = 0;
 	qp.vqp.dev = blue_dev_handle(&dev);
 	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
 	qp.resp.msgs = msgs;
-	qp.resp.msg_q.size = 16;
+	rc_fifo_init(&qp.resp.msg_q, 16);
 	qp.resp.rq = rq;
-	qp.resp.rq_q.size = 8;
+	rc_fifo_init(&qp.resp.rq_q, 8);
 	dev.rc.now = 1000;
 }
 

@@ -17,19 +17,9 @@ int ordk_rc_logtype;
 
 /* ------------------------------------------------------------ stubs */
 
-#define MAX_ITEMS 64
-static struct blue_send_item items[MAX_ITEMS];
-static unsigned int nitems, ncqe, fails;
-static struct ordk_wc cqe[8];
+#include "rc_stubs.h"
 
-int
-blue_send_item_put(struct blue_hw *dev, const struct blue_send_item *it)
-{
-	(void)dev;
-	cr_assert_lt(nitems, MAX_ITEMS);
-	items[nitems++] = *it;
-	return 0;
-}
+RC_STUB(blue_send_item_put);
 
 struct blue_send_item
 rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,
@@ -41,18 +31,10 @@ rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uin
 					.is_last = last, .flags = signaled ? BLUE_SEND_SIGNALED : 0 };
 }
 
-void
-rc_activate(struct blue_qp *qp)
-{
-	(void)qp;
-}
+RC_STUB(rc_activate);
 
 /* the length error's ManageQp (rc_qp.c) is not reached here */
-void
-rc_qp_err_cmd_start(struct blue_qp *qp)
-{
-	(void)qp;
-}
+RC_STUB(rc_qp_err_cmd_start);
 
 bool
 rc_qp_err_cmd_reaped(struct blue_qp *qp, bool *ok)
@@ -63,26 +45,12 @@ rc_qp_err_cmd_reaped(struct blue_qp *qp, bool *ok)
 }
 
 /* the card-window pacing after a resend (rc_req.c) is not under test here */
-void
-rc_late_copy_sent(struct blue_qp *qp, uint32_t psn)
-{
-	(void)qp;
-	(void)psn;
-}
+RC_STUB(rc_late_copy_sent);
 
-void
-rc_timer_set(struct blue_qp *qp, uint64_t deadline)
-{
-	qp->comp.rtx_deadline = deadline;
-}
+RC_STUB(rc_timer_set);
+RC_STUB(verbs_cq_push);
 
-void
-verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc)
-{
-	(void)cq;
-	cr_assert_lt(ncqe, 8u);
-	cqe[ncqe++] = *wc;
-}
+static unsigned int fails;
 
 void
 rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
@@ -99,44 +67,11 @@ rc_qp_error(struct blue_qp *qp)
 	fails++;
 }
 
-int
-blue_manage_qp(struct blue_qp *qp, bool valid, bool error)
-{
-	(void)qp;
-	(void)valid;
-	(void)error;
-	return 0;
-}
-
-bool
-rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w)
-{
-	(void)qp;
-	(void)w;
-	return true;
-}
-
-bool
-rc_probe(struct blue_qp *qp)
-{
-	(void)qp;
-	return true;
-}
-
-const char *
-ordk_wc_status_str(enum ordk_wc_status status)
-{
-	(void)status;
-	return "status";
-}
-
-const char *
-rc_state_name(enum rc_sm sm, unsigned int s)
-{
-	(void)sm;
-	(void)s;
-	return "state";
-}
+RC_STUB(blue_manage_qp);
+RC_STUB(rc_atomic_send);
+RC_STUB(rc_probe);
+RC_STUB(ordk_wc_status_str);
+RC_STUB(rc_state_name);
 
 /* ------------------------------------------------------------ fixture */
 
@@ -168,11 +103,12 @@ setup(void)
 	qp.comp.hold_tsc = 100000;
 	qp.req.sq = sq;
 	qp.req.sq_size = 8;
+	qp.req.sq_mask = 7;
 	qp.req.rtx_stamp = stamps;
 	/* one signaled WRITE of NPK packets, all pushed, nothing acknowledged */
 	sq[0] = (struct rc_wqe){ .wr_id = 42, .opcode = BLUE_WR_RDMA_WRITE, .signaled = 1,
 				 .len = NPK * PMTU, .raddr = 0x10000, .psn = START, .npkts = NPK,
-				 .sent = NPK * PMTU, .started = true };
+				 .sent = NPK * PMTU, .state = RC_WQE_SENT };
 	qp.req.sq_tail = qp.req.sq_next = 1;
 	qp.req.sq_user = 1;
 	qp.comp.acked_psn = START;
@@ -271,4 +207,26 @@ Test(rc_rtx, acks_across_the_wrap_retire_the_wr_once)
 	/* a NAK for PSNs now acknowledged resends nothing */
 	rc_retransmit(&qp, 0xFFFFFC, end);
 	cr_assert_eq(qp.req.rtx_count, 0);
+}
+
+/* A WRITE acknowledged while the card has not fetched a resend of it yet: it waits for the card. */
+Test(rc_rtx, a_write_waits_for_its_resends_to_be_fetched)
+{
+	uint32_t end = blue_psn_add(START, NPK);
+
+	/* a resend sits in the Send ring: the card has fetched 100 items, it is the 101st */
+	dev.rc.send_fetched = 100;
+	qp.req.rtx_fetch_until = 101;
+	rc_comp_acked(&qp, end);
+	cr_assert_not(wqe_may_complete(&qp, &sq[0]));
+	cr_assert_eq(ncqe, 0, "the card may still read its buffer");
+	/* our too long SEND's announcement carries no payload: it does not wait */
+	sq[1] = (struct rc_wqe){ .opcode = BLUE_WR_SEND, .flags = RC_WQE_LEN_ERR, .psn = START,
+				 .npkts = 1, .state = RC_WQE_SENT };
+	cr_assert(wqe_may_complete(&qp, &sq[1]));
+	dev.rc.send_fetched = qp.req.rtx_fetch_until;
+	cr_assert(wqe_may_complete(&qp, &sq[0]));
+	rc_complete_sends(&qp);
+	cr_assert_eq(ncqe, 1);
+	cr_assert_eq(sq[0].state, RC_WQE_SENT, "a WRITE completes from sent");
 }

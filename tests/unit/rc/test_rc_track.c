@@ -142,8 +142,10 @@ Test(rc_track, card_window_base_is_seven_strides_back)
 /* rc.h's small FIFO, as the READ FIFO and the message queue use it, across its wrap. */
 Test(rc_fifo, push_pop_insert_remove_across_the_wrap)
 {
-	struct rc_fifo f = { .size = 4 };
+	struct rc_fifo f;
 	uint32_t a[4];
+
+	rc_fifo_init(&f, 4);
 
 	a[rc_fifo_push(&f)] = 10;
 	a[rc_fifo_push(&f)] = 20;
@@ -195,4 +197,29 @@ Test(rc_track, window_shows_a_hole_only_past_it_across_the_wrap)
 	/* the hole at epsn itself set: the next bitmap shows none */
 	reset(0x000005);
 	cr_assert_not(rc_rx_window_shows_hole(&rs, base, &b), "the top bit is epsn: no hole");
+}
+
+/*
+ * A FIFO of 3 elements keeps 4 slots (a power of two: a slot is a mask
+ * away); it still holds 3 at most, and its order survives the slots' wrap
+ * many times over.
+ */
+Test(rc_fifo, a_size_not_a_power_of_two_takes_the_next_power_of_slots)
+{
+	struct rc_fifo f;
+	uint32_t a[4], next = 0, expect = 0;
+
+	rc_fifo_init(&f, 3);
+	cr_assert_eq(rc_fifo_slots(&f), 4);
+	cr_assert_eq(f.size, 3);
+	for (int round = 0; round < 100; round++) {
+		while (f.count < f.size)
+			a[rc_fifo_push(&f)] = next++;
+		for (int k = 0; k < 2; k++) {
+			cr_assert_eq(a[rc_fifo_at(&f, 0)], expect++);
+			rc_fifo_pop(&f);
+		}
+		cr_assert_lt(f.head, rc_fifo_slots(&f));
+	}
+	cr_assert_eq(a[rc_fifo_at(&f, 0)], expect);
 }

@@ -18,6 +18,7 @@
 
 #include "ordk_driver.h"
 #include "ordk_verbs.h"
+#include "ut_stub.h"
 
 struct fake_dev {
 	struct verbs_dev v;
@@ -59,11 +60,7 @@ fake_open(struct ordk_dev *dev, const char *args)
 	return 0;
 }
 
-static void
-fake_close(struct ordk_dev *dev)
-{
-	(void)dev;
-}
+DEFINE_STATIC_STUB_V(fake_close, (struct ordk_dev *dev));
 
 static void
 fake_query(const struct ordk_dev *dev, struct ordk_dev_attr *a)
@@ -102,13 +99,7 @@ fake_mr_reg(struct ordk_dev *dev, struct verbs_mr *mr)
 	return 0;
 }
 
-static int
-fake_mr_dereg(struct ordk_dev *dev, struct verbs_mr *mr)
-{
-	(void)dev;
-	(void)mr;
-	return 0;
-}
+DEFINE_STATIC_STUB(fake_mr_dereg, int, (struct ordk_dev *dev, struct verbs_mr *mr), 0);
 
 static int
 fake_qp_create(struct ordk_qp *qp)
@@ -121,12 +112,7 @@ fake_qp_create(struct ordk_qp *qp)
 	return 0;
 }
 
-static int
-fake_qp_destroy(struct ordk_qp *qp)
-{
-	(void)qp;
-	return 0;
-}
+DEFINE_STATIC_STUB(fake_qp_destroy, int, (struct ordk_qp *qp), 0);
 
 static int
 fake_qp_check(const struct ordk_qp *qp, const struct ordk_qp_attr *a, unsigned int mask)
@@ -173,19 +159,9 @@ fake_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr)
 	return 0;
 }
 
-static int
-fake_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr)
-{
-	(void)qp;
-	(void)wr;
-	return -ENOTSUP;
-}
-
-static void
-fake_post_done(struct ordk_qp *qp)
-{
-	(void)qp;
-}
+DEFINE_STATIC_STUB(fake_post_recv, int, (struct ordk_qp *qp, const struct ordk_recv_wr *wr),
+		   -ENOTSUP);
+DEFINE_STATIC_STUB_V(fake_post_done, (struct ordk_qp *qp));
 
 static const struct ordk_dev_ops fake_ops = {
 	.dev_size = sizeof(struct fake_dev), .qp_size = sizeof(struct fake_qp),
@@ -207,8 +183,10 @@ eal(void)
 {
 	static bool done;
 	char prefix[64];
-	char *argv[] = { "test", "--no-huge", "-m", "64", "--no-pci", "--no-shconf",
-			 "--no-telemetry", "--log-level=*:4", prefix, NULL };
+	/* rte_eal_init() takes char **: writable words (compound literals) */
+	char *argv[] = { (char[]){ "test" }, (char[]){ "--no-huge" }, (char[]){ "-m" },
+			 (char[]){ "64" }, (char[]){ "--no-pci" }, (char[]){ "--no-shconf" },
+			 (char[]){ "--no-telemetry" }, (char[]){ "--log-level=*:4" }, prefix, NULL };
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=ordk-fake-%d", (int)getpid());
 	if (!done)

@@ -19,11 +19,13 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include <rte_common.h>
 #include <rte_log.h>
 
 #include "blue_hw.h"
 #include "ordk_verbs.h"
 #include "blue_wire.h"
+#include "rc_fifo.h"
 
 struct blue_dev;
 struct blue_qp;
@@ -48,75 +50,21 @@ extern int ordk_rc_logtype;
 /* READ answers a responder holds: those in progress (at most max_dest_rd_atomic) and
  * those sent and not acknowledged yet */
 #define ORDK_ANS_RING	  (2u * ORDK_MAX_RD_ATOMIC)
+_Static_assert((ORDK_ANS_RING & (ORDK_ANS_RING - 1)) == 0, "the answer ring is indexed by a mask");
 #define ORDK_ATOMIC_CACHE 64u	 /* responder replay cache entries per QP */
 
 
-/* ------------------------------------------------------------ small FIFOs */
-
-/*
- * The indices of a FIFO over an array its owner keeps: position i (0 is the
- * oldest) is slot rc_fifo_at(f, i) of the size slots.
- */
-struct rc_fifo {
-	uint32_t head, count, size;
-};
-
-static inline uint32_t
-rc_fifo_at(const struct rc_fifo *f, uint32_t i)
-{
-	return (f->head + i) % f->size;
-}
-
-/** The slot of a new element at the end (the caller checked there is room). */
-static inline uint32_t
-rc_fifo_push(struct rc_fifo *f)
-{
-	return rc_fifo_at(f, f->count++);
-}
-
-static inline void
-rc_fifo_pop(struct rc_fifo *f)
-{
-	f->head = (f->head + 1) % f->size;
-	f->count--;
-}
-
-static inline void
-rc_fifo_clear(struct rc_fifo *f)
-{
-	f->head = f->count = 0;
-}
-
-/* Open position @p at of FIFO @p f over array @p a (later elements move back one): its slot. */
-#define rc_fifo_insert(f, a, at)                                                         \
-	__extension__({                                                                   \
-		for (uint32_t i_ = (f)->count; i_ > (at); i_--)                           \
-			(a)[rc_fifo_at((f), i_)] = (a)[rc_fifo_at((f), i_ - 1)];          \
-		(f)->count++;                                                             \
-		rc_fifo_at((f), (at));                                                    \
-	})
-
-/* Remove position @p at of FIFO @p f over array @p a (later elements move up one). */
-#define rc_fifo_remove(f, a, at)                                                         \
-	do {                                                                              \
-		for (uint32_t i_ = (at); i_ + 1 < (f)->count; i_++)                       \
-			(a)[rc_fifo_at((f), i_)] = (a)[rc_fifo_at((f), i_ + 1)];          \
-		(f)->count--;                                                             \
-	} while (0)
-
 /* ------------------------------------------------------------ work queues */
 
-/* A send WQE: a user WR, or an internal READ response. */
+/*
+ * A send WQE: a user WR, or an internal READ response. Its life is its
+ * state (enum rc_wqe_state); the flags are what it is, fixed once set.
+ */
 enum rc_wqe_flags {
 	RC_WQE_INTERNAL = 1, /* READ response: no completion */
-	RC_WQE_BOUND = 2,    /* SEND/IMM: an advert is attached */
-	RC_WQE_READ_DONE = 4,
-	RC_WQE_ERROR = 8,
-	RC_WQE_ATOMIC_DONE = 16,
-	RC_WQE_FENCE = 32,   /* waits for every earlier READ to complete */
-	RC_WQE_ANS_SEEN = 64, /* READ: the first packet of its answer arrived (ans_psn) */
-	RC_WQE_FATAL = 128,  /* with RC_WQE_ERROR: the QP goes to ERR once it completes */
-	RC_WQE_LEN_ERR = 256, /* SEND longer than the peer's RECV: announced, then fails */
+	RC_WQE_FENCE = 2,    /* waits for every earlier READ to complete */
+	RC_WQE_FATAL = 4,    /* in RC_WQE_ERROR: the QP goes to ERR once it completes */
+	RC_WQE_LEN_ERR = 8,  /* SEND longer than the peer's RECV: announced, then fails */
 };
 
 struct rc_atomic_saved {
@@ -129,10 +77,11 @@ struct rc_atomic_saved {
 struct rc_wqe {
 	uint64_t wr_id;
 	uint8_t opcode;	     /* blue_wr_opcode */
+	uint8_t state;	     /* rc_wqe_state, written by rc_wqe_to() only */
 	uint16_t flags;	     /* rc_wqe_flags */
 	uint8_t signaled;
 	uint8_t solicited;
-	uint8_t status;	     /* ordk_wc_status when RC_WQE_ERROR */
+	uint8_t status;	     /* ordk_wc_status in RC_WQE_ERROR */
 	uint16_t msn;
 	uint32_t imm;
 	uint64_t laddr;
@@ -143,11 +92,10 @@ struct rc_wqe {
 	uint32_t psn;	     /* first PSN (assigned when sending starts) */
 	uint32_t npkts;
 	uint32_t sent;	     /* bytes pushed to the Send ring */
-	bool started;
 	uint32_t atomic_id;  /* atomics: request id */
 	uint64_t rnr_tsc;    /* SEND/IMM: when it started waiting for an advert */
 	uint32_t req_psn;    /* READ response: PSN of the request it answers */
-	uint32_t ans_psn;    /* READ: first PSN of its answer in the peer's space */
+	uint32_t ans_psn;    /* READ, once answering: first PSN of its answer in the peer's space */
 	uint64_t compare_add;
 	uint64_t swap;
 };
@@ -219,6 +167,28 @@ enum rc_req_state { RC_REQ_STATES(RC_ENUM_ITEM) RC_REQ_NSTATES };
 enum rc_comp_state { RC_COMP_STATES(RC_ENUM_ITEM) RC_COMP_NSTATES };
 
 /*
+ * A send WQE, the application's or a READ answer (rc_comp.c keeps the
+ * transitions, rc_wqe_to()). WRITE and SEND complete from sent once
+ * acknowledged; a READ or an atomic once done (rc_complete_sends()).
+ */
+#define RC_WQE_STATES(X)                                                  \
+	X(RC_WQE_, QUEUED, "queued")		/* posted, no PSNs yet */ \
+	X(RC_WQE_, BOUND, "bound")		/* holds the peer's RECV advert */ \
+	X(RC_WQE_, SENDING, "sending")		/* PSNs given, items going */ \
+	X(RC_WQE_, SENT, "sent")		/* every item went: waits for the peer */ \
+	X(RC_WQE_, ANSWERING, "answering")	/* READ: its answer's first packet came */ \
+	X(RC_WQE_, DONE, "done")		/* READ or atomic: answered */ \
+	X(RC_WQE_, ERROR, "error")		/* failed: completes with its status */
+enum rc_wqe_state { RC_WQE_STATES(RC_ENUM_ITEM) RC_WQE_NSTATES };
+
+/** Has @p w its PSNs (it left queued and bound)? */
+static inline bool
+rc_wqe_started(const struct rc_wqe *w)
+{
+	return w->state != RC_WQE_QUEUED && w->state != RC_WQE_BOUND;
+}
+
+/*
  * Responder: the hole at the expected PSN (rc_ack.c). SETTLED: a bitmap
  * report showed the card had seen a later PSN (rc_rx_window_shows_hole()),
  * or a resend or a late READ request left it; it is judged on time;
@@ -253,7 +223,7 @@ enum rc_probe_state { RC_PROBE_STATES(RC_ENUM_ITEM) RC_PROBE_NSTATES };
 enum rc_key_state { RC_KEY_STATES(RC_ENUM_ITEM) RC_KEY_NSTATES };
 
 /* The state machines, for rc_state_name(). */
-enum rc_sm { RC_SM_REQ, RC_SM_COMP, RC_SM_HOLE, RC_SM_PROBE, RC_SM_KEY };
+enum rc_sm { RC_SM_REQ, RC_SM_COMP, RC_SM_HOLE, RC_SM_PROBE, RC_SM_KEY, RC_SM_WQE };
 
 /** The name of state @p s of machine @p sm ("?" when out of range). */
 const char *rc_state_name(enum rc_sm sm, unsigned int s);
@@ -275,9 +245,11 @@ enum rc_rx_result {
 
 /* Requester: what this QP sends. */
 struct rc_req {
-	/* send queue: [sq_head, sq_next) sent or being sent, [sq_next, sq_tail) queued */
+	/* send queue: [sq_head, sq_next) sent or being sent, [sq_next, sq_tail) queued;
+	 * free-running indices, slot i & sq_mask (sq_mask + 1 slots, a power of two
+	 * >= sq_size, the most WQEs it holds) */
 	struct rc_wqe *sq;
-	uint32_t sq_size, sq_head, sq_next, sq_tail;
+	uint32_t sq_size, sq_mask, sq_head, sq_next, sq_tail;
 	uint32_t sq_user;	   /* user WRs in the queue */
 	uint32_t next_psn;
 	uint32_t pushed_psn;	   /* PSNs before this one went to the Send ring */
@@ -436,6 +408,14 @@ void rc_wheel_init(struct blue_dev *dev);
 unsigned int rc_wheel_run(struct blue_dev *dev, uint64_t now);
 void rc_timer_set(struct blue_qp *qp, uint64_t deadline);
 /* the completer (rc_comp.c) */
+/**
+ * The one writer of qp->comp.state: @p next if the completer's table allows
+ * it from the state now. @return false when refused (logged, counted in
+ * state_refused; the state stays).
+ */
+bool rc_comp_to(struct blue_qp *qp, enum rc_comp_state next);
+/** The one writer of a send WQE's state, as rc_comp_to() is of the completer's. */
+bool rc_wqe_to(struct blue_qp *qp, struct rc_wqe *w, enum rc_wqe_state next);
 /** The peer acknowledged every PSN before @p psn: the timer moves, WRs may complete. */
 void rc_comp_acked(struct blue_qp *qp, uint32_t psn);
 /** Complete the WRs at the send queue's head that may complete, in order. */

@@ -13,6 +13,7 @@ static const char *const comp_names[] = { RC_COMP_STATES(RC_NAME_ITEM) };
 static const char *const hole_names[] = { RC_HOLE_STATES(RC_NAME_ITEM) };
 static const char *const probe_names[] = { RC_PROBE_STATES(RC_NAME_ITEM) };
 static const char *const key_names[] = { RC_KEY_STATES(RC_NAME_ITEM) };
+static const char *const wqe_names[] = { RC_WQE_STATES(RC_NAME_ITEM) };
 
 const char *
 rc_state_name(enum rc_sm sm, unsigned int s)
@@ -26,6 +27,7 @@ rc_state_name(enum rc_sm sm, unsigned int s)
 		[RC_SM_HOLE] = { hole_names, RC_HOLE_NSTATES },
 		[RC_SM_PROBE] = { probe_names, RC_PROBE_NSTATES },
 		[RC_SM_KEY] = { key_names, RC_KEY_NSTATES },
+		[RC_SM_WQE] = { wqe_names, RC_WQE_NSTATES },
 	};
 
 	if ((unsigned int)sm >= RTE_DIM(t) || s >= t[sm].n)

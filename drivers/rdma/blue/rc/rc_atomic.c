@@ -100,15 +100,15 @@ rc_atomic_rx_resp(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 	}
 	qp->req.atomic_wqe = NULL;
 	if (m->atomic_resp.status != BLUE_CTRL_ATOMIC_OK) {
-		w->flags |= RC_WQE_ERROR;
 		w->status = m->atomic_resp.status == BLUE_CTRL_ATOMIC_REM_ACCESS_ERR
 				    ? ORDK_WC_REM_ACCESS_ERR : ORDK_WC_REM_INV_REQ_ERR;
+		rc_wqe_to(qp, w, RC_WQE_ERROR);
 		rc_qp_fail(qp, w->status);
 		return;
 	}
 	/* the original value lands in the requester's local buffer */
 	memcpy((void *)(uintptr_t)w->laddr, &m->atomic_resp.orig, 8);
-	w->flags |= RC_WQE_ATOMIC_DONE;
+	rc_wqe_to(qp, w, RC_WQE_DONE);
 	qp->comp.rtx_retries = 0;
 	qp->comp.rtx_backoff = 1;
 	rc_complete_sends(qp);

@@ -10,49 +10,150 @@
  * exponential backoff asks the peer what arrived (rc_probe()); after
  * retry_cnt timeouts without progress the oldest WR fails with
  * RETRY_EXC_ERR, the QP goes to ERR and every other WR is flushed.
+ * The completer's state and each send WQE's have one writer here
+ * (rc_comp_to(), rc_wqe_to()), which takes what its table allows.
  */
 #include "blue_verbs.h"
 
 #define RC_MAX_BACKOFF 64u
 
+/* ------------------------------------------------------------ state tables */
+
+/* Is @p from -> @p to allowed by @p next_of (by state, a bit per next state)? */
+static bool
+sm_allows(const uint8_t *next_of, unsigned int n, unsigned int from, unsigned int to)
+{
+	return from < n && to < n && ((next_of[from] >> to) & 1);
+}
+
+/* A transition the table refuses is a bug: logged and counted, the state stays. */
+static void
+sm_refused(struct blue_qp *qp, enum rc_sm sm, unsigned int from, unsigned int to, uint32_t psn)
+{
+	RC_LOG(ERR, "qp 0x%06x: %s %s -> %s refused (psn 0x%06x)", qp->vqp.qpn,
+	       sm == RC_SM_COMP ? "completer" : "WQE", rc_state_name(sm, from), rc_state_name(sm, to),
+	       psn);
+	qp->vqp.st.state_refused++;
+}
+
+#define COMP_TO(s)  (1u << RC_COMP_##s)
+#define COMP_TIMER  (COMP_TO(IDLE) | COMP_TO(WAIT_ACK) | COMP_TO(RETRY))
+#define COMP_FAIL   (COMP_TO(FLUSH) | COMP_TO(ERROR))
+
+/*
+ * The completer (doc/guides/prog_guide/architecture.md, "State machines"):
+ * the timer's states follow its deadline and retries (rc_timer_set()); a
+ * timeout after our length error settles; anything but error fails (flush,
+ * again while the card is told) or is flushed at once (the application's
+ * modify to ERR); reset goes to idle, after flush's owed flush (error).
+ */
+static const uint8_t comp_next[RC_COMP_NSTATES] = {
+	[RC_COMP_IDLE] = COMP_TIMER | COMP_FAIL,
+	[RC_COMP_WAIT_ACK] = COMP_TIMER | COMP_TO(SETTLE) | COMP_FAIL,
+	[RC_COMP_RETRY] = COMP_TIMER | COMP_TO(SETTLE) | COMP_FAIL,
+	[RC_COMP_SETTLE] = COMP_TO(IDLE) | COMP_FAIL,
+	[RC_COMP_FLUSH] = COMP_FAIL,
+	[RC_COMP_ERROR] = COMP_TO(IDLE) | COMP_TO(ERROR),
+};
+
+bool
+rc_comp_to(struct blue_qp *qp, enum rc_comp_state next)
+{
+	if (!sm_allows(comp_next, RC_COMP_NSTATES, qp->comp.state, next)) {
+		sm_refused(qp, RC_SM_COMP, qp->comp.state, next, qp->comp.acked_psn);
+		return false;
+	}
+	qp->comp.state = next;
+	return true;
+}
+
+#define WQE_TO(s) (1u << RC_WQE_##s)
+/* what the peer's answers make of a WQE with PSNs: a READ's answer comes, it is answered, it fails */
+#define WQE_PEER  (WQE_TO(ANSWERING) | WQE_TO(DONE) | WQE_TO(ERROR))
+
+/*
+ * A send WQE: the requester takes it from queued (bound first when it needs
+ * an advert) to sending and, its items gone, to sent; the peer's answers
+ * take it on. They may come while it is still sending: a READ is in the
+ * READ FIFO from its start, and an answer or refusal matched to it counts
+ * even before its one item left; an item the ring refuses fails it. Done
+ * and error are final: the slot's next WR starts queued again (a new WQE).
+ */
+static const uint8_t wqe_next[RC_WQE_NSTATES] = {
+	[RC_WQE_QUEUED] = WQE_TO(BOUND) | WQE_TO(SENDING),
+	[RC_WQE_BOUND] = WQE_TO(SENDING),
+	[RC_WQE_SENDING] = WQE_TO(SENT) | WQE_PEER,
+	[RC_WQE_SENT] = WQE_PEER,
+	[RC_WQE_ANSWERING] = WQE_TO(DONE) | WQE_TO(ERROR),
+};
+
+bool
+rc_wqe_to(struct blue_qp *qp, struct rc_wqe *w, enum rc_wqe_state next)
+{
+	if (!sm_allows(wqe_next, RC_WQE_NSTATES, w->state, next)) {
+		sm_refused(qp, RC_SM_WQE, w->state, next, w->psn);
+		return false;
+	}
+	w->state = (uint8_t)next;
+	return true;
+}
+
+/* ------------------------------------------------------------ completions */
+
+/* Is every PSN of @p w acknowledged? */
+static bool
+wqe_acked(const struct blue_qp *qp, const struct rc_wqe *w)
+{
+	return blue_psn_diff(qp->comp.acked_psn, blue_psn_add(w->psn, w->npkts)) >= 0;
+}
+
+/*
+ * May @p w, the oldest of its ring, complete? A READ answer once
+ * acknowledged; a failed WR at once; any other once acknowledged, and then
+ * a READ or an atomic once answered (done), a WRITE or SEND once the card
+ * fetched the resends that read its buffer. Our too long SEND's
+ * announcement, acknowledged, completes by failing the QP.
+ */
+static bool
+wqe_may_complete(struct blue_qp *qp, const struct rc_wqe *w)
+{
+	if (w->flags & RC_WQE_INTERNAL)
+		return wqe_acked(qp, w);
+	if (w->state == RC_WQE_ERROR)
+		return true;
+	if (!wqe_acked(qp, w))
+		return false;
+	if (w->flags & RC_WQE_LEN_ERR)
+		return true;
+	if (w->opcode == BLUE_WR_RDMA_READ || rc_is_atomic(w->opcode))
+		return w->state == RC_WQE_DONE;
+	return !rc_rtx_unfetched(qp);
+}
+
 /* Retire, in order, every WR the ACKs (and READ responses) have finished. */
 void
 rc_complete_sends(struct blue_qp *qp)
 {
-	/* READ answers: retired once acknowledged (their own order, their own ring) */
-	while (qp->resp.ans_head != qp->resp.ans_next) {
-		const struct rc_wqe *a = &qp->resp.ans[qp->resp.ans_head % ORDK_ANS_RING];
-
-		if (blue_psn_diff(qp->comp.acked_psn, blue_psn_add(a->psn, a->npkts)) < 0)
-			break;
+	/* READ answers: their own order, their own ring */
+	while (qp->resp.ans_head != qp->resp.ans_next &&
+	       wqe_may_complete(qp, &qp->resp.ans[qp->resp.ans_head % ORDK_ANS_RING]))
 		qp->resp.ans_head++;
-	}
 	while (qp->req.sq_head != qp->req.sq_next) {
-		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
+		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head & qp->req.sq_mask];
+		bool failed = w->state == RC_WQE_ERROR;
 
-		if (!(w->flags & RC_WQE_ERROR)) {
-			if (blue_psn_diff(qp->comp.acked_psn, blue_psn_add(w->psn, w->npkts)) < 0)
-				break;
-			/* the peer has the announcement of its too small RECV: both QPs fail */
-			if (w->flags & RC_WQE_LEN_ERR) {
-				rc_qp_fail(qp, ORDK_WC_REM_INV_REQ_ERR);
-				return;
-			}
-			if (w->opcode == BLUE_WR_RDMA_READ && !(w->flags & RC_WQE_READ_DONE))
-				break;
-			if (rc_is_atomic(w->opcode) && !(w->flags & RC_WQE_ATOMIC_DONE))
-				break;
-			/* a resend of it may still be read from its buffer */
-			if (!(w->flags & RC_WQE_INTERNAL) && w->opcode != BLUE_WR_RDMA_READ &&
-			    !rc_is_atomic(w->opcode) && rc_rtx_unfetched(qp))
-				break;
+		if (!wqe_may_complete(qp, w))
+			break;
+		/* the peer has the announcement of its too small RECV: both QPs fail */
+		if (!failed && (w->flags & RC_WQE_LEN_ERR)) {
+			rc_qp_fail(qp, ORDK_WC_REM_INV_REQ_ERR);
+			return;
 		}
 		if (!(w->flags & RC_WQE_INTERNAL)) {
-			if (w->signaled || (w->flags & RC_WQE_ERROR)) {
+			if (w->signaled || failed) {
 				struct ordk_wc wc = {
 					.wr_id = w->wr_id, .opcode = rc_wc_opcode(w->opcode),
-					.status = (w->flags & RC_WQE_ERROR) ? w->status
-									    : ORDK_WC_SUCCESS,
+					.status = failed ? w->status : ORDK_WC_SUCCESS,
 					.byte_len = w->len, .qp_num = qp->vqp.qpn };
 				/* ibverbs: an atomic's byte_len is 8 */
 
@@ -62,7 +163,7 @@ rc_complete_sends(struct blue_qp *qp)
 			qp->vqp.st.wr_completed++;
 		}
 		qp->req.sq_head++;
-		if ((w->flags & (RC_WQE_ERROR | RC_WQE_FATAL)) == (RC_WQE_ERROR | RC_WQE_FATAL)) {
+		if (failed && (w->flags & RC_WQE_FATAL)) {
 			/* the responder refused it (READ_NAK): IBA's NAK ends the QP */
 			RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->vqp.qpn,
 			       ordk_wc_status_str((enum ordk_wc_status)w->status));
@@ -126,7 +227,7 @@ len_err_wqe(const struct blue_qp *qp)
 	uint32_t i;
 
 	for (i = qp->req.sq_head; i != qp->req.sq_next; i++)
-		if (qp->req.sq[i % qp->req.sq_size].flags & RC_WQE_LEN_ERR)
+		if (qp->req.sq[i & qp->req.sq_mask].flags & RC_WQE_LEN_ERR)
 			break;
 	return i;
 }
@@ -152,12 +253,13 @@ rc_len_err_settle(struct blue_qp *qp)
 	i = len_err_wqe(qp);
 	if (i == qp->req.sq_next ||
 	    blue_psn_diff(qp->comp.acked_psn,
-			  blue_psn_add(qp->req.sq[i % qp->req.sq_size].psn, 1)) < 0)
+			  blue_psn_add(qp->req.sq[i & qp->req.sq_mask].psn, 1)) < 0)
 		return false;
 	RC_LOG(DEBUG, "qp 0x%06x: the peer took our length error: %u READs unanswered to flush",
 	       qp->vqp.qpn, qp->req.rd_q.count);
-	rc_timer_set(qp, 0);
-	qp->comp.state = RC_COMP_SETTLE;
+	if (!rc_comp_to(qp, RC_COMP_SETTLE))
+		return false;
+	rc_timer_set(qp, 0); /* after: the timer leaves a settling state alone */
 	rc_qp_err_cmd_start(qp);
 	rc_activate(qp);
 	return true;
@@ -172,11 +274,12 @@ rc_len_err_reap(struct blue_qp *qp)
 	if (!rc_qp_err_cmd_reaped(qp, &ok))
 		return RC_MORE;
 	for (uint32_t k = qp->req.sq_head; k != i; k++) {
-		struct rc_wqe *w = &qp->req.sq[k % qp->req.sq_size];
+		struct rc_wqe *w = &qp->req.sq[k & qp->req.sq_mask];
 
-		if (w->opcode == BLUE_WR_RDMA_READ && !(w->flags & (RC_WQE_READ_DONE | RC_WQE_ERROR))) {
-			w->flags |= RC_WQE_ERROR;
+		if (w->opcode == BLUE_WR_RDMA_READ && w->state != RC_WQE_DONE &&
+		    w->state != RC_WQE_ERROR) {
 			w->status = ORDK_WC_WR_FLUSH_ERR;
+			rc_wqe_to(qp, w, RC_WQE_ERROR);
 		}
 	}
 	rc_fifo_clear(&qp->req.rd_q);
@@ -300,7 +403,7 @@ only_answers(const struct blue_qp *qp)
 	const struct rc_req *rq = &qp->req;
 
 	return rq->sq_head == rq->sq_next &&
-	       (rq->sq_next == rq->sq_tail || !rq->sq[rq->sq_next % rq->sq_size].started);
+	       (rq->sq_next == rq->sq_tail || !rc_wqe_started(&rq->sq[rq->sq_next & rq->sq_mask]));
 }
 
 void
@@ -373,13 +476,13 @@ rc_timer_check(struct blue_qp *qp, uint64_t now)
 	}
 	rc_timer_set(qp, now + rc_timeout_tsc(qp) * qp->comp.rtx_backoff);
 	{
-		const struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
+		const struct rc_wqe *w = &qp->req.sq[qp->req.sq_head & qp->req.sq_mask];
 
 		RC_LOG(DEBUG, "qp 0x%06x: timeout %u (%s, requester %s), asking the peer about "
-			      "0x%06x..0x%06x (head %u next %u tail %u op %u psn 0x%06x npkts %u flags %x)",
+			      "0x%06x..0x%06x (head %u next %u tail %u op %u %s psn 0x%06x npkts %u flags %x)",
 		       qp->vqp.qpn, qp->comp.rtx_retries, rc_state_name(RC_SM_COMP, qp->comp.state),
 		       rc_state_name(RC_SM_REQ, qp->req.state), qp->comp.acked_psn,
 		       qp->req.next_psn, qp->req.sq_head, qp->req.sq_next, qp->req.sq_tail,
-		       w->opcode, w->psn, w->npkts, w->flags);
+		       w->opcode, rc_state_name(RC_SM_WQE, w->state), w->psn, w->npkts, w->flags);
 	}
 }

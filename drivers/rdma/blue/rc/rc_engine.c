@@ -39,7 +39,7 @@ rc_wheel_init(struct blue_dev *dev)
 	dev->rc.stall_tsc = dev->rc.tsc_hz / 5000; /* 200 us without a poll is a gap */
 	dev->rc.last_poll_tsc = dev->rc.now;
 	dev->rc.resume_tsc = 0;
-	dev->rc.revoke_q = (struct rc_fifo){ .size = BLUE_MAX_MR };
+	rc_fifo_init(&dev->rc.revoke_q, BLUE_MAX_MR); /* revoke_keys[]: BLUE_MAX_MR slots */
 }
 
 static void
@@ -64,9 +64,9 @@ rc_timer_set(struct blue_qp *qp, uint64_t deadline)
 	wheel_remove(qp);
 	if (qp->comp.state != RC_COMP_ERROR && qp->comp.state != RC_COMP_FLUSH &&
 	    qp->comp.state != RC_COMP_SETTLE)
-		qp->comp.state = deadline == 0		 ? RC_COMP_IDLE
-				 : qp->comp.rtx_retries > 0 ? RC_COMP_RETRY
-							    : RC_COMP_WAIT_ACK;
+		rc_comp_to(qp, deadline == 0		  ? RC_COMP_IDLE
+			       : qp->comp.rtx_retries > 0 ? RC_COMP_RETRY
+							  : RC_COMP_WAIT_ACK);
 	qp->comp.rtx_deadline = deadline;
 	qp->comp.rtx_set_tsc = blue_qp_dev(qp)->rc.last_poll_tsc; /* the poll it was set in (no clock read) */
 	if (deadline == 0)

@@ -20,17 +20,21 @@ rc_qp_init(struct blue_qp *qp)
 {
 	rc_qp_set_timeout(qp);
 	qp->req.sq_size = qp->vqp.init.max_send_wr; /* READ answers have their own ring */
-	qp->resp.rq_q.size = qp->resp.rdone_q.size = qp->vqp.init.max_recv_wr;
-	qp->req.rd_q.size = qp->req.sq_size;
-	qp->req.adv_q.size = ORDK_ADVERT_RING;
-	qp->resp.msg_q.size = ORDK_MSG_QUEUE;
-	qp->req.sq = rte_zmalloc("ordk_sq", sizeof(*qp->req.sq) * qp->req.sq_size, RTE_CACHE_LINE_SIZE);
+	qp->req.sq_mask = rte_align32pow2(qp->req.sq_size) - 1;
+	rc_fifo_init(&qp->resp.rq_q, qp->vqp.init.max_recv_wr);
+	rc_fifo_init(&qp->resp.rdone_q, qp->vqp.init.max_recv_wr);
+	rc_fifo_init(&qp->req.rd_q, qp->req.sq_size);
+	rc_fifo_init(&qp->req.adv_q, ORDK_ADVERT_RING);
+	rc_fifo_init(&qp->resp.msg_q, ORDK_MSG_QUEUE);
+	qp->req.sq = rte_zmalloc("ordk_sq", sizeof(*qp->req.sq) * (qp->req.sq_mask + 1),
+				 RTE_CACHE_LINE_SIZE);
 	qp->resp.ans = rte_zmalloc("ordk_ans", sizeof(*qp->resp.ans) * ORDK_ANS_RING, RTE_CACHE_LINE_SIZE);
-	qp->req.reads = rte_zmalloc("ordk_rd", sizeof(*qp->req.reads) * qp->req.sq_size, 0);
-	qp->resp.rq = rte_zmalloc("ordk_rq", sizeof(*qp->resp.rq) * qp->resp.rq_q.size, RTE_CACHE_LINE_SIZE);
-	qp->resp.rdone = rte_zmalloc("ordk_rdone", sizeof(*qp->resp.rdone) * qp->resp.rq_q.size, 0);
-	qp->req.adv = rte_zmalloc("ordk_adv", sizeof(*qp->req.adv) * ORDK_ADVERT_RING, 0);
-	qp->resp.msgs = rte_zmalloc("ordk_msg", sizeof(*qp->resp.msgs) * ORDK_MSG_QUEUE, 0);
+	qp->req.reads = rte_zmalloc("ordk_rd", sizeof(*qp->req.reads) * rc_fifo_slots(&qp->req.rd_q), 0);
+	qp->resp.rq = rte_zmalloc("ordk_rq", sizeof(*qp->resp.rq) * rc_fifo_slots(&qp->resp.rq_q),
+				  RTE_CACHE_LINE_SIZE);
+	qp->resp.rdone = rte_zmalloc("ordk_rdone", sizeof(*qp->resp.rdone) * rc_fifo_slots(&qp->resp.rdone_q), 0);
+	qp->req.adv = rte_zmalloc("ordk_adv", sizeof(*qp->req.adv) * rc_fifo_slots(&qp->req.adv_q), 0);
+	qp->resp.msgs = rte_zmalloc("ordk_msg", sizeof(*qp->resp.msgs) * rc_fifo_slots(&qp->resp.msg_q), 0);
 	qp->req.rtx_stamp = rte_zmalloc("ordk_rtx", sizeof(*qp->req.rtx_stamp) * ORDK_RECV_WINDOW, 0);
 	if (!qp->req.sq || !qp->resp.ans || !qp->req.reads || !qp->resp.rq || !qp->resp.rdone || !qp->req.adv || !qp->resp.msgs ||
 	    !qp->req.rtx_stamp)
@@ -63,15 +67,10 @@ rc_qp_fini(struct blue_qp *qp)
 
 static void flush_wrs(struct blue_qp *qp);
 
-void
-rc_qp_reset(struct blue_qp *qp)
+/* Every queue and transport state back to empty, but the completer's. */
+static void
+reset_queues(struct blue_qp *qp)
 {
-	if (qp->comp.state == RC_COMP_FLUSH) {
-		/* left ERR before the card confirmed it: what was owed completes now */
-		qp->comp.state = RC_COMP_ERROR;
-		flush_wrs(qp);
-		verbs_event_raise(qp->vqp.dev, ORDK_EVENT_QP_FATAL, blue_qp_handle(qp), NULL);
-	}
 	rc_recv_keys_release(qp, true); /* the card's QP context is invalid already */
 	qp->req.sq_head = qp->req.sq_next = qp->req.sq_tail = qp->req.sq_user = 0;
 	qp->resp.ans_head = qp->resp.ans_next = qp->resp.ans_tail = 0; /* answers of a QP in error: dropped */
@@ -85,11 +84,23 @@ rc_qp_reset(struct blue_qp *qp)
 	rc_fifo_clear(&qp->resp.msg_q);
 	qp->resp.ack_due = false;
 	qp->req.state = RC_REQ_IDLE;
-	qp->comp.state = RC_COMP_IDLE;
 	qp->req.atomic_wqe = NULL;
 	qp->req.next_atomic_id = qp->resp.atomic_expect = 0;
 	memset(qp->resp.atomic_cache, 0, sizeof(qp->resp.atomic_cache));
 	memset(qp->resp.rbits, 0, sizeof(qp->resp.rbits));
+}
+
+void
+rc_qp_reset(struct blue_qp *qp)
+{
+	if (qp->comp.state == RC_COMP_FLUSH) {
+		/* left ERR before the card confirmed it: what was owed completes now */
+		rc_comp_to(qp, RC_COMP_ERROR);
+		flush_wrs(qp);
+		verbs_event_raise(qp->vqp.dev, ORDK_EVENT_QP_FATAL, blue_qp_handle(qp), NULL);
+	}
+	reset_queues(qp);
+	rc_comp_to(qp, RC_COMP_IDLE);
 }
 
 void
@@ -143,7 +154,7 @@ flush_wrs(struct blue_qp *qp)
 {
 	rc_recv_retire(qp, true); /* RECVs completed before come first */
 	for (uint32_t i = qp->req.sq_head; i != qp->req.sq_tail; i++) {
-		struct rc_wqe *w = &qp->req.sq[i % qp->req.sq_size];
+		struct rc_wqe *w = &qp->req.sq[i & qp->req.sq_mask];
 
 		if (!(w->flags & RC_WQE_INTERNAL))
 			flush_cqe(qp->vqp.scq, w->wr_id, rc_wc_opcode(w->opcode), qp->vqp.qpn);
@@ -159,10 +170,9 @@ rc_qp_flush(struct blue_qp *qp)
 {
 	bool owed = qp->comp.state == RC_COMP_FLUSH; /* rc_qp_error() raises QP_FATAL here */
 
-	qp->comp.state = RC_COMP_ERROR;
+	rc_comp_to(qp, RC_COMP_ERROR);
 	flush_wrs(qp);
-	rc_qp_reset(qp);
-	qp->comp.state = RC_COMP_ERROR;
+	reset_queues(qp);
 	if (owed)
 		verbs_event_raise(qp->vqp.dev, ORDK_EVENT_QP_FATAL, blue_qp_handle(qp), NULL);
 }
@@ -231,9 +241,10 @@ rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 	if (qp->req.sq_user >= qp->vqp.init.max_send_wr || qp->req.sq_tail - qp->req.sq_head >= qp->req.sq_size)
 		return -ENOMEM;
 	/* in ERR with the flush still to come, it queues behind the rest (the requester starts nothing) */
-	w = &qp->req.sq[qp->req.sq_tail % qp->req.sq_size];
+	w = &qp->req.sq[qp->req.sq_tail & qp->req.sq_mask];
 	*w = (struct rc_wqe){
 		.wr_id = wr->wr_id, .opcode = (uint8_t)wr->opcode, /* ordk == blue WR opcodes 0-4 */
+		.state = RC_WQE_QUEUED,
 		.flags = (wr->send_flags & ORDK_SEND_FENCE) ? RC_WQE_FENCE : 0,
 		.signaled = (wr->send_flags & ORDK_SEND_SIGNALED) != 0,
 		.solicited = (wr->send_flags & ORDK_SEND_SOLICITED) != 0, .imm = wr->imm_data,
@@ -291,7 +302,7 @@ rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
 {
 	/* the oldest user WR carries the error; everything else is flushed */
 	while (qp->req.sq_head != qp->req.sq_tail) {
-		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head % qp->req.sq_size];
+		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head & qp->req.sq_mask];
 
 		qp->req.sq_head++;
 		if (w->flags & RC_WQE_INTERNAL)
@@ -349,16 +360,16 @@ rc_qp_error(struct blue_qp *qp)
 
 	qp->vqp.attr.qp_state = ORDK_QPS_ERR;
 	qp->req.atomic_wqe = NULL;
-	rc_timer_set(qp, 0);
-	memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
-	qp->req.rtx_count = 0;
-	qp->req.rtx_fetch_until = 0;
 	/*
 	 * The card's context goes invalid first: nothing lands through it from
 	 * then on, so the RECVs can be flushed. The engine reaps the command
 	 * (rc_qp_error_reap()) instead of this poll waiting for it.
 	 */
-	qp->comp.state = RC_COMP_FLUSH;
+	rc_comp_to(qp, RC_COMP_FLUSH);
+	rc_timer_set(qp, 0); /* after: the timer leaves a failing state alone */
+	memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
+	qp->req.rtx_count = 0;
+	qp->req.rtx_fetch_until = 0;
 	if (!told)
 		rc_qp_err_cmd_start(qp);
 	rc_activate(qp);

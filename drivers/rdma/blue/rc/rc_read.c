@@ -53,9 +53,9 @@ rc_read_answer_seen(struct blue_qp *qp, uint16_t msn, uint32_t psn, uint64_t now
 
 		if (w->msn != msn)
 			continue;
-		if (w->flags & RC_WQE_ANS_SEEN)
+		if (w->state == RC_WQE_ANSWERING)
 			return;
-		w->flags |= RC_WQE_ANS_SEEN;
+		rc_wqe_to(qp, w, RC_WQE_ANSWERING);
 		w->ans_psn = psn;
 		if (i == 0)
 			read_answer_timer(qp, w, now);
@@ -80,7 +80,7 @@ rc_read_progress(struct blue_qp *qp)
 	if (qp->req.rd_q.count == 0 || qp->resp.epsn == before)
 		return;
 	w = &qp->req.sq[qp->req.reads[qp->req.rd_q.head]];
-	if (!(w->flags & RC_WQE_ANS_SEEN) || blue_psn_diff(qp->resp.epsn, w->ans_psn) <= 0 ||
+	if (w->state != RC_WQE_ANSWERING || blue_psn_diff(qp->resp.epsn, w->ans_psn) <= 0 ||
 	    blue_psn_diff(before, blue_psn_add(w->ans_psn, read_answer_pkts(qp, w))) >= 0)
 		return;
 	/* progress, as an ACK is: the retry count starts again (an answer paced by
@@ -108,13 +108,14 @@ rc_read_done(struct blue_qp *qp, uint16_t msn)
 		return;
 	}
 	rc_fifo_pop(&qp->req.rd_q);
-	w->flags |= RC_WQE_READ_DONE;
+	rc_wqe_to(qp, w, RC_WQE_DONE);
 	/* the response proves the request arrived: an implicit ACK up to it */
 	rc_comp_acked(qp, blue_psn_add(w->psn, 1));
 	rc_complete_sends(qp);
 	rc_timer_arm(qp);
 	/* the next READ's answer may be streaming already */
-	if (qp->req.rd_q.count > 0 && (qp->req.sq[qp->req.reads[qp->req.rd_q.head]].flags & RC_WQE_ANS_SEEN))
+	if (qp->req.rd_q.count > 0 &&
+	    qp->req.sq[qp->req.reads[qp->req.rd_q.head]].state == RC_WQE_ANSWERING)
 		read_answer_timer(qp, &qp->req.sq[qp->req.reads[qp->req.rd_q.head]], rc_now(&blue_qp_dev(qp)->rc));
 }
 
@@ -206,7 +207,7 @@ answer_queue(struct blue_qp *qp, const struct blue_meta_report *r)
 	for (uint32_t i = rs->ans_next; i != rs->ans_tail; i++) {
 		const struct rc_wqe *q = &rs->ans[i % ORDK_ANS_RING];
 
-		if (!q->started && blue_psn_diff(q->req_psn, b->psn) > 0) {
+		if (!rc_wqe_started(q) && blue_psn_diff(q->req_psn, b->psn) > 0) {
 			at = i;
 			break;
 		}
@@ -214,7 +215,8 @@ answer_queue(struct blue_qp *qp, const struct blue_meta_report *r)
 	for (uint32_t i = rs->ans_tail; i != at; i--)
 		rs->ans[i % ORDK_ANS_RING] = rs->ans[(i - 1) % ORDK_ANS_RING];
 	rs->ans[at % ORDK_ANS_RING] = (struct rc_wqe){
-		.opcode = BLUE_WR_RDMA_READ_RESP, .flags = RC_WQE_INTERNAL, .signaled = 1,
+		.opcode = BLUE_WR_RDMA_READ_RESP, .state = RC_WQE_QUEUED, .flags = RC_WQE_INTERNAL,
+		.signaled = 1,
 		.msn = b->msn, .laddr = b->raddr, .lkey = b->rkey, .len = r->read_ext.total_len,
 		.raddr = r->read_ext.laddr, .rkey = r->read_ext.lkey, .req_psn = b->psn };
 	rs->ans_tail++;
@@ -279,9 +281,10 @@ rc_read_nak_rx(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 		qp->vqp.st.duplicates++; /* no READ of ours outstanding there */
 		return;
 	}
-	w->flags |= RC_WQE_ERROR | RC_WQE_FATAL;
+	w->flags |= RC_WQE_FATAL;
 	w->status = m->read_nak.status == BLUE_CTRL_ATOMIC_REM_ACCESS_ERR ? ORDK_WC_REM_ACCESS_ERR
 									  : ORDK_WC_REM_INV_REQ_ERR;
+	rc_wqe_to(qp, w, RC_WQE_ERROR);
 	rc_fifo_remove(&qp->req.rd_q, qp->req.reads, i);
 	qp->vqp.st.naks_received++;
 	rc_complete_sends(qp);

@@ -166,7 +166,7 @@ start_wqe(struct blue_qp *qp, struct rc_wqe *w)
 {
 	uint32_t pmtu = blue_pmtu_bytes(qp->vqp.attr.path_mtu), npk;
 
-	if (needs_advert(w->opcode) && !(w->flags & RC_WQE_BOUND)) {
+	if (needs_advert(w->opcode) && w->state != RC_WQE_BOUND) {
 		const struct blue_ctrl_advert *a;
 
 		if (qp->req.adv_q.count == 0) {
@@ -176,7 +176,7 @@ start_wqe(struct blue_qp *qp, struct rc_wqe *w)
 		}
 		a = &qp->req.adv[qp->req.adv_q.head];
 		rc_fifo_pop(&qp->req.adv_q);
-		w->flags |= RC_WQE_BOUND;
+		rc_wqe_to(qp, w, RC_WQE_BOUND);
 		RC_LOG(DEBUG, "qp 0x%06x: WR of %u B takes advert %u (%u B)", qp->vqp.qpn, w->len,
 		       a->recv_seq, a->length);
 		if (w->opcode != BLUE_WR_RDMA_WRITE_WITH_IMM) {
@@ -213,10 +213,10 @@ start_wqe(struct blue_qp *qp, struct rc_wqe *w)
 	if (!(w->flags & RC_WQE_INTERNAL))
 		w->msn = qp->req.next_msn++; /* a READ response keeps its request's MSN */
 	qp->req.next_psn = blue_psn_add(qp->req.next_psn, w->npkts);
-	w->started = true;
+	rc_wqe_to(qp, w, RC_WQE_SENDING);
 	w->sent = 0;
 	if (w->opcode == BLUE_WR_RDMA_READ)
-		qp->req.reads[rc_fifo_push(&qp->req.rd_q)] = qp->req.sq_next % qp->req.sq_size;
+		qp->req.reads[rc_fifo_push(&qp->req.rd_q)] = qp->req.sq_next & qp->req.sq_mask;
 	return true;
 }
 
@@ -302,8 +302,8 @@ push_items(struct blue_qp *qp, struct rc_wqe *w, bool want_ack)
 				  want_ack || !card_window_fits(qp, blue_psn_add(psn, pk + 63)),
 				  lerr || off + n == w->len);
 		if (blue_send_item_put(&dev->hw, &it) != 0) {
-			w->flags |= RC_WQE_ERROR;
 			w->status = ORDK_WC_LOC_QP_OP_ERR;
+			rc_wqe_to(qp, w, RC_WQE_ERROR);
 			return items;
 		}
 		w->sent += n;
@@ -320,10 +320,18 @@ push_items(struct blue_qp *qp, struct rc_wqe *w, bool want_ack)
 static bool
 sq_mid_wqe(const struct blue_qp *qp)
 {
-	const struct rc_wqe *w = &qp->req.sq[qp->req.sq_next % qp->req.sq_size];
+	const struct rc_wqe *w = &qp->req.sq[qp->req.sq_next & qp->req.sq_mask];
 
-	return qp->req.sq_next != qp->req.sq_tail && w->started && !(w->flags & RC_WQE_ERROR) &&
-	       w->sent < w->len;
+	return qp->req.sq_next != qp->req.sq_tail && rc_wqe_started(w) &&
+	       w->state != RC_WQE_ERROR && w->sent < w->len;
+}
+
+/* Every item of @p w went: it waits for the peer (failed, or a READ answered already, it stays). */
+static void
+wqe_pushed(struct blue_qp *qp, struct rc_wqe *w)
+{
+	if (w->state == RC_WQE_SENDING)
+		rc_wqe_to(qp, w, RC_WQE_SENT);
 }
 
 /*
@@ -344,15 +352,16 @@ push_answers(struct blue_qp *qp, bool *more)
 	while (qp->resp.ans_next != qp->resp.ans_tail) {
 		struct rc_wqe *w = &qp->resp.ans[qp->resp.ans_next % ORDK_ANS_RING];
 
-		if (!w->started && blue_psn_diff(qp->resp.epsn, w->req_psn) <= 0)
+		if (!rc_wqe_started(w) && blue_psn_diff(qp->resp.epsn, w->req_psn) <= 0)
 			break;
-		if (!w->started && !start_wqe(qp, w))
+		if (!rc_wqe_started(w) && !start_wqe(qp, w))
 			break;
 		items += push_items(qp, w, true);
-		if (w->sent < w->len && !(w->flags & RC_WQE_ERROR)) {
+		if (w->sent < w->len && w->state != RC_WQE_ERROR) {
 			*more = true;
 			return items;
 		}
+		wqe_pushed(qp, w);
 		qp->resp.ans_next++;
 		if (qp->comp.rtx_deadline == 0)
 			rc_timer_arm(qp);
@@ -391,7 +400,7 @@ wqe_hold(const struct blue_qp *qp, const struct rc_wqe *w)
 		return qp->req.atomic_wqe != NULL ? RC_REQ_WAIT_ATOMIC : RC_REQ_LEN_ERR;
 	if (rc_is_atomic(w->opcode))
 		return qp->req.sq_head != qp->req.sq_next ? RC_REQ_WAIT_ATOMIC : RC_REQ_IDLE;
-	if (w->started)
+	if (rc_wqe_started(w))
 		return RC_REQ_IDLE;
 	if ((w->flags & RC_WQE_FENCE) && qp->req.rd_q.count > 0)
 		return RC_REQ_WAIT_FENCE;
@@ -407,9 +416,10 @@ start_atomic(struct blue_qp *qp, struct rc_wqe *w)
 	w->atomic_id = qp->req.next_atomic_id++;
 	w->psn = qp->req.next_psn;
 	w->npkts = 0;
-	w->started = true;
+	rc_wqe_to(qp, w, RC_WQE_SENDING);
 	qp->req.atomic_wqe = w;
 	rc_atomic_send(qp, w); /* if it cannot go now, the timer resends it */
+	wqe_pushed(qp, w);
 	qp->req.sq_next++;
 	rc_timer_arm(qp);
 }
@@ -429,7 +439,7 @@ rc_push(struct blue_qp *qp)
 		return items;
 	req_hold(qp, RC_REQ_IDLE);
 	while (qp->req.sq_next != qp->req.sq_tail) {
-		struct rc_wqe *w = &qp->req.sq[qp->req.sq_next % qp->req.sq_size];
+		struct rc_wqe *w = &qp->req.sq[qp->req.sq_next & qp->req.sq_mask];
 		bool last_queued = qp->req.sq_next + 1 == qp->req.sq_tail;
 		enum rc_req_state hold = wqe_hold(qp, w);
 		bool want_ack;
@@ -442,11 +452,11 @@ rc_push(struct blue_qp *qp)
 			start_atomic(qp, w);
 			continue;
 		}
-		if (!w->started && !start_wqe(qp, w))
+		if (!rc_wqe_started(w) && !start_wqe(qp, w))
 			break;
 		if (qp->vqp.attr.qp_state == ORDK_QPS_ERR)
 			return items; /* RNR retries ran out: everything was flushed */
-		if (w->flags & RC_WQE_ERROR) {
+		if (w->state == RC_WQE_ERROR) {
 			qp->req.sq_next++;
 			continue;
 		}
@@ -455,9 +465,10 @@ rc_push(struct blue_qp *qp)
 		want_ack = w->signaled || (w->flags & RC_WQE_INTERNAL) || last_queued ||
 			   qp->req.since_ack_req + 1 >= ORDK_ACK_EVERY || (w->flags & RC_WQE_LEN_ERR);
 		items += push_items(qp, w, want_ack);
-		if (w->sent < w->len && !(w->flags & (RC_WQE_ERROR | RC_WQE_LEN_ERR)))
+		if (w->sent < w->len && w->state != RC_WQE_ERROR && !(w->flags & RC_WQE_LEN_ERR))
 			return items; /* ring or window full: the rest next time */
 		qp->req.since_ack_req = want_ack ? 0 : qp->req.since_ack_req + 1;
+		wqe_pushed(qp, w);
 		qp->req.sq_next++;
 		if (qp->comp.rtx_deadline == 0)
 			rc_timer_arm(qp);

@@ -59,8 +59,8 @@ retransmit(struct blue_qp *qp, uint32_t from, uint32_t to, bool card)
 			const struct rc_wqe *w = NULL;
 
 			for (; wi != qp->req.sq_next; wi++) {
-				w = &qp->req.sq[wi % qp->req.sq_size];
-				if (w->started && !(w->flags & RC_WQE_ERROR) &&
+				w = &qp->req.sq[wi & qp->req.sq_mask];
+				if (rc_wqe_started(w) && w->state != RC_WQE_ERROR &&
 				    blue_psn_diff(blue_psn_add(w->psn, w->npkts), p) > 0)
 					break;
 			}
@@ -105,19 +105,19 @@ static struct rc_wqe *
 wqe_of_psn(struct blue_qp *qp, uint32_t psn)
 {
 	uint32_t end = qp->req.sq_next + (qp->req.sq_next != qp->req.sq_tail &&
-				      qp->req.sq[qp->req.sq_next % qp->req.sq_size].started);
+				      rc_wqe_started(&qp->req.sq[qp->req.sq_next & qp->req.sq_mask]));
 
 	for (uint32_t i = qp->req.sq_head; i != end; i++) {
-		struct rc_wqe *w = &qp->req.sq[i % qp->req.sq_size];
+		struct rc_wqe *w = &qp->req.sq[i & qp->req.sq_mask];
 		int32_t k = blue_psn_diff(psn, w->psn);
 
-		if ((w->flags & RC_WQE_ERROR) || !w->started)
+		if (w->state == RC_WQE_ERROR || !rc_wqe_started(w))
 			continue;
 		if (k >= 0 && (uint32_t)k < w->npkts)
 			return w;
 	}
 	end = qp->resp.ans_next + (qp->resp.ans_next != qp->resp.ans_tail &&
-			      qp->resp.ans[qp->resp.ans_next % ORDK_ANS_RING].started);
+			      rc_wqe_started(&qp->resp.ans[qp->resp.ans_next % ORDK_ANS_RING]));
 	for (uint32_t i = qp->resp.ans_head; i != end; i++) {
 		struct rc_wqe *w = &qp->resp.ans[i % ORDK_ANS_RING];
 		int32_t k = blue_psn_diff(psn, w->psn);
