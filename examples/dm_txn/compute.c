@@ -357,8 +357,10 @@ compute_run(unsigned int nctx, double until, uint64_t ntx, uint64_t *seed)
 			break;
 		la_tick(ordk_env_now_s());
 		k = ordk_cq_poll(N.cq, wc, 32);
-		if (k == 0 && idle_us)
+		if (k == 0 && idle_us) {
+			ordk_dev_idle(N.dev, idle_us * 1000ull); /* a planned pause: timers run on */
 			usleep(idle_us);
+		}
 		for (int i = 0; i < k; i++) {
 			struct ctx *c = &C[wc[i].wr_id >> 32];
 

@@ -83,8 +83,10 @@ memory_main(uint16_t cm_port, double seconds)
 		struct ordk_wc wc[16];
 		int k;
 
-		if (ordk_dev_poll(N.dev, 64) == 0 && idle_us)
+		if (ordk_dev_poll(N.dev, 64) == 0 && idle_us) {
+			ordk_dev_idle(N.dev, idle_us * 1000ull); /* a planned pause: timers run on */
 			usleep(idle_us);
+		}
 		if (!mc && (++iter & 1023) == 0 && ex_accept(&N, lfd, 256) < 0)
 			break;
 		for (; posted < N.nqp; posted++) { /* the compute node's BYE */

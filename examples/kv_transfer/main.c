@@ -114,8 +114,10 @@ worker_main(struct ex_node *n, const char *mhost, uint16_t mport, uint16_t cm_po
 		struct ordk_wc wc[16];
 		int k;
 
-		if (ordk_dev_poll(n->dev, 64) == 0 && idle_us)
+		if (ordk_dev_poll(n->dev, 64) == 0 && idle_us) {
+			ordk_dev_idle(n->dev, idle_us * 1000ull); /* a planned pause: timers run on */
 			usleep(idle_us);
+		}
 		if ((++iter & 1023) == 0 && ex_accept(n, lfd, DEPTH) < 0)
 			break;
 		if (redis && (iter & 255) == 0 && ordk_env_now_s() >= next_beat) { /* the heartbeat */

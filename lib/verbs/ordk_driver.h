@@ -108,9 +108,9 @@ struct verbs_qp {
 };
 
 /**
- * A driver's operations. Every one is called on the device's lcore, after
- * lib/verbs checked the handles and the arguments it knows; a driver checks
- * what only it knows (its limits, its memory, its QP numbers).
+ * A driver's operations. Every one but idle is called on the device's
+ * lcore, after lib/verbs checked the handles and the arguments it knows; a
+ * driver checks what only it knows (its limits, its memory, its QP numbers).
  * Errors: 0 or a negative errno, logged by the driver.
  */
 struct ordk_dev_ops {
@@ -123,6 +123,11 @@ struct ordk_dev_ops {
 	void (*query)(const struct ordk_dev *dev, struct ordk_dev_attr *attr);
 	/** Progress: @return the work done (0 = idle). */
 	unsigned int (*poll)(struct ordk_dev *dev, unsigned int budget);
+	/**
+	 * The poller sleeps for about @p ns before its next poll (ordk_dev_idle()),
+	 * or NULL: -ENOTSUP. Called from any thread, concurrently with the others.
+	 */
+	void (*idle)(struct ordk_dev *dev, uint64_t ns);
 	/** The driver's and the card's own counters (ordk_dev_xstats()), or NULL. */
 	int (*xstats)(const struct ordk_dev *dev, const char **names, uint64_t *values,
 		      unsigned int n);

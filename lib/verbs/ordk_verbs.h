@@ -8,7 +8,8 @@
  *
  * Threading: every object belongs to its device, and a device is driven by
  * one lcore at a time (its progress engine, ordk_dev_poll()). All functions
- * of one device must be called from that lcore, or serialised by the caller.
+ * of one device must be called from that lcore, or serialised by the caller
+ * (ordk_dev_idle() excepted).
  * Nothing here blocks except the control-path calls that wait for the card's
  * command responses (bounded by a timeout).
  *
@@ -86,6 +87,27 @@ int ordk_dev_query(const struct ordk_dev *dev, struct ordk_dev_attr *attr);
  * @return work done (0 when idle). ordk_cq_poll() calls it too.
  */
 unsigned int ordk_dev_poll(struct ordk_dev *dev, unsigned int budget);
+
+/**
+ * Say that the caller is about to stop polling @p dev for about @p ns
+ * nanoseconds on purpose (a sleep while idle). A pause in polling is
+ * otherwise a polling gap: the device's input piles up unseen, so the
+ * transport's timers, holds and waits do not run in it (judged on stale
+ * input, a late report would look like a loss). A pause up to the declared
+ * length, plus the driver's allowance for jitter, counts as time spent
+ * polling, so timers fire on time under a poller that sleeps; a pause longer
+ * than that is a gap for the rest. The declaration is for the next interval
+ * between two polls: the next ordk_dev_poll() consumes it, a later call
+ * replaces it (0 withdraws it).
+ *
+ * Unlike the other calls of a device, it may be made from any thread, with
+ * no serialisation against ordk_dev_poll() (the ibverbs progress thread makes
+ * it before each of its sleeps, outside the device's lock).
+ * Experimental: the transport's clock may still change.
+ * @return 0, -EINVAL (NULL), or -ENOTSUP (a driver that keeps no polling time).
+ */
+ORDK_EXPERIMENTAL
+int ordk_dev_idle(struct ordk_dev *dev, uint64_t ns);
 
 /**
  * Every transport counter, once (X-macro): it defines struct ordk_stats, the

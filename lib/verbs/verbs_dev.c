@@ -160,6 +160,17 @@ ordk_dev_poll(struct ordk_dev *odev, unsigned int budget)
 }
 
 int
+ordk_dev_idle(struct ordk_dev *dev, uint64_t ns)
+{
+	if (dev == NULL)
+		return -EINVAL;
+	if (vdev(dev)->ops->idle == NULL)
+		return -ENOTSUP;
+	vdev(dev)->ops->idle(dev, ns);
+	return 0;
+}
+
+int
 ordk_dev_xstats(struct ordk_dev *dev, const char **names, uint64_t *values, unsigned int n)
 {
 	if (dev == NULL || (n > 0 && (names == NULL || values == NULL)))

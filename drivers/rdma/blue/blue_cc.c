@@ -119,11 +119,16 @@ blue_cc_close(struct blue_dev *dev)
 
 /* ------------------------------------------------------------- the QPs */
 
-/* The poll's clock (dev->rc.now) in ns: the transport reads the TSC once per poll. */
+/*
+ * The poll's wall clock (dev->rc.wall_tsc, read once per poll) in ns: a rate
+ * is bytes per second of the link, which runs on while the application does
+ * not poll, so pacing and DCQCN's timers keep wall time, not the transport's
+ * polling time (rc_ptime()).
+ */
 static uint64_t
 cc_now(const struct blue_dev *dev)
 {
-	return (uint64_t)((double)dev->rc.now * 1e9 / (double)dev->rc.tsc_hz);
+	return (uint64_t)((double)dev->rc.wall_tsc * 1e9 / (double)dev->rc.tsc_hz);
 }
 
 static void

@@ -193,6 +193,13 @@ dev_xstats_reset(struct ordk_dev *odev)
 		dev->hw.be.ops->xstats_reset(&dev->hw.be);
 }
 
+/* The poller's declared sleep: the transport's polling time runs through it (rc_idle()). */
+static void
+dev_idle(struct ordk_dev *odev, uint64_t ns)
+{
+	rc_idle(&to_bdev(odev)->rc, ns);
+}
+
 /* The model steps alone: the host's part of dev_poll() does not run. */
 static int
 dev_card_poll(struct ordk_dev *odev, unsigned int budget)
@@ -223,7 +230,7 @@ dev_set_faults(struct ordk_dev *odev, const char *spec)
 	{                                                                                    \
 		.dev_size = sizeof(struct blue_dev), .qp_size = sizeof(struct blue_qp),      \
 		.mr_size = sizeof(struct blue_mr), .open = open_fn, .close = dev_close,  \
-		.query = dev_query, .poll = dev_poll, .xstats = dev_xstats,                 \
+		.query = dev_query, .poll = dev_poll, .idle = dev_idle, .xstats = dev_xstats, \
 		.xstats_reset = dev_xstats_reset, .set_faults = dev_set_faults,             \
 		.card_poll = dev_card_poll,                                                 \
 		.mr_reg = blue_mr_reg, .mr_dereg = blue_mr_dereg, .qp_create = blue_qp_create, \

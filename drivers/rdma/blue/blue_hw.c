@@ -250,6 +250,12 @@ blue_cmd_done(const struct blue_hw *dev, uint32_t seq, bool *ok)
 	return true;
 }
 
+/*
+ * The deadline is in wall time, not the transport's polling time
+ * (rc_ptime()): this loop polls the card the whole time it waits, so no
+ * answer can wait unseen. A command the transport does not wait for (the
+ * QP's ManageQp to ERR, rc_qp.c) is given up in polling time instead.
+ */
 int
 blue_cmd_exec(struct blue_hw *dev, const struct blue_cmd *cmd)
 {

@@ -90,7 +90,8 @@ update_pgt(struct blue_dev *dev, struct blue_mr *m)
 		uint64_t iova, *e;
 		int64_t seq;
 
-		/* a staging slot is reused only after the command that used it completed */
+		/* a staging slot is reused only after the command that used it completed
+		 * (waits in wall time, polling the card: see blue_cmd_exec()) */
 		if (nseq >= BLUE_PGT_STAGING_SLOTS) {
 			bool r;
 			uint64_t deadline = rte_get_tsc_cycles() + dev->hw.cmd_timeout_tsc;

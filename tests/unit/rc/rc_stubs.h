@@ -175,8 +175,6 @@
 #define RC_STUB_rc_qp_set_timeout DEFINE_STUB_V(rc_qp_set_timeout, (struct blue_qp *qp))
 #define RC_STUB_rc_timer_arm DEFINE_STUB_V(rc_timer_arm, (struct blue_qp *qp))
 #define RC_STUB_rc_timer_check DEFINE_STUB_V(rc_timer_check, (struct blue_qp *qp, uint64_t now))
-#define RC_STUB_rc_timer_gap_shift \
-	DEFINE_STUB(rc_timer_gap_shift, bool, (struct blue_qp *qp), false)
 
 /* rc_ctrl.c */
 #define RC_STUB_rc_advert_pending \

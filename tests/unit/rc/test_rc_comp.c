@@ -6,7 +6,8 @@
  * context, and the SEND fails the QP. The completer waits for the card in
  * RC_COMP_SETTLE, reaped by later polls, never in the poll. The test
  * includes rc_comp.c with rc_qp.c (the error transition that reuses the
- * command) and stubs their neighbours: the command queue, the CQ, the wheel.
+ * command) and stubs their neighbours: the command queue, the CQ, the wheel;
+ * and that the timer runs in polling time.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -53,7 +54,7 @@ setup(void)
 	ncqe = submits = ut_verbs_event_raise_calls = ut_rc_probe_calls = 0;
 	submit_rc = 42;
 	cmd_done = cmd_ok = false;
-	dev.rc.now = 100000;
+	dev.rc.ptime = 100000;
 	dev.rc.tsc_hz = 1000000000;
 	dev.hw.cmd_timeout_tsc = 5000;
 	qp.vqp.dev = blue_dev_handle(&dev);
@@ -82,7 +83,7 @@ setup(void)
 	qp.req.next_psn = qp.req.pushed_psn = 12;
 	qp.comp.acked_psn = 12;
 	qp.req.state = RC_REQ_LEN_ERR;
-	qp.comp.rtx_deadline = dev.rc.now;
+	qp.comp.rtx_deadline = dev.rc.ptime;
 	qp.comp.state = RC_COMP_WAIT_ACK;
 }
 
@@ -92,7 +93,7 @@ TestSuite(rc_comp, .init = setup);
 
 Test(rc_comp, the_timeout_after_a_length_error_does_not_wait_for_the_card)
 {
-	rc_timer_check(&qp, dev.rc.now);
+	rc_timer_check(&qp, dev.rc.ptime);
 	cr_assert_eq(qp.comp.state, RC_COMP_SETTLE);
 	cr_assert_eq(submits, 1, "ManageQp (error) submitted");
 	cr_assert_eq(ncqe, 0, "nothing completes before the card confirmed");
@@ -101,7 +102,7 @@ Test(rc_comp, the_timeout_after_a_length_error_does_not_wait_for_the_card)
 	cr_assert(qp.sched.on_active, "the engine reaps it");
 	/* later polls: the card has not answered */
 	for (int i = 0; i < 3; i++) {
-		dev.rc.now += 100;
+		dev.rc.ptime += 100;
 		cr_assert_eq(rc_len_err_reap(&qp), RC_MORE);
 	}
 	cr_assert_eq(ncqe, 0);
@@ -129,13 +130,13 @@ Test(rc_comp, the_timeout_after_a_length_error_does_not_wait_for_the_card)
 Test(rc_comp, a_full_command_ring_or_a_silent_card_only_delays_it)
 {
 	submit_rc = -EAGAIN;
-	rc_timer_check(&qp, dev.rc.now);
+	rc_timer_check(&qp, dev.rc.ptime);
 	cr_assert_eq(qp.comp.state, RC_COMP_SETTLE);
 	cr_assert_eq(rc_len_err_reap(&qp), RC_MORE);
 	cr_assert_eq(submits, 2, "tried again on the next poll");
 	cr_assert_eq(ncqe, 0);
 	/* the card never answers: settled at the command timeout */
-	dev.rc.now += dev.hw.cmd_timeout_tsc;
+	dev.rc.ptime += dev.hw.cmd_timeout_tsc;
 	cr_assert_eq(rc_len_err_reap(&qp), RC_MORE);
 	cr_assert_eq(ncqe, 2);
 	cr_assert_eq(qp.comp.state, RC_COMP_FLUSH);
@@ -145,7 +146,7 @@ Test(rc_comp, a_full_command_ring_or_a_silent_card_only_delays_it)
 
 Test(rc_comp, an_answer_while_settling_completes_the_read)
 {
-	rc_timer_check(&qp, dev.rc.now);
+	rc_timer_check(&qp, dev.rc.ptime);
 	cr_assert_eq(qp.comp.state, RC_COMP_SETTLE);
 	/* the READ's answer arrives before the card confirmed */
 	sq[0].state = RC_WQE_DONE;
@@ -164,7 +165,7 @@ Test(rc_comp, an_answer_while_settling_completes_the_read)
 Test(rc_comp, no_settle_before_the_peer_took_the_announcement)
 {
 	qp.comp.acked_psn = 11;
-	rc_timer_check(&qp, dev.rc.now);
+	rc_timer_check(&qp, dev.rc.ptime);
 	cr_assert_eq(qp.comp.state, RC_COMP_WAIT_ACK);
 	cr_assert_eq(submits, 0);
 	cr_assert_eq(ut_rc_probe_calls, 2, "an ordinary timeout: the peer is asked");
@@ -209,7 +210,7 @@ Test(rc_comp, comp_to_takes_the_legal_transitions_and_counts_the_rest)
 
 Test(rc_comp, settle_flush_error_reset_are_legal_steps)
 {
-	rc_timer_check(&qp, dev.rc.now);
+	rc_timer_check(&qp, dev.rc.ptime);
 	cr_assert_eq(qp.comp.state, RC_COMP_SETTLE);
 	cmd_done = cmd_ok = true;
 	rc_len_err_reap(&qp);
@@ -380,10 +381,28 @@ Test(rc_comp, completions_follow_the_wqe_states)
 Test(rc_comp, the_settle_fails_the_unanswered_reads)
 {
 	sq[0].state = RC_WQE_ANSWERING;
-	rc_timer_check(&qp, dev.rc.now);
+	rc_timer_check(&qp, dev.rc.ptime);
 	cmd_done = cmd_ok = true;
 	rc_len_err_reap(&qp);
 	cr_assert_eq(sq[0].state, RC_WQE_ERROR, "answering -> error");
 	cr_assert_eq(cqe[0].status, ORDK_WC_WR_FLUSH_ERR);
 	cr_assert_eq(qp.vqp.st.state_refused, 0);
+}
+
+/* ------------------------------------------------------------ the clock */
+
+/* The timer is set and judged in polling time, whatever the wall clock says. */
+Test(rc_comp, the_timer_runs_in_polling_time)
+{
+	uint64_t t = qp.comp.timeout_tsc;
+
+	qp.req.state = RC_REQ_IDLE;
+	dev.rc.wall_tsc = dev.rc.ptime + 1000 * t; /* polling gaps so far */
+	rc_timer_arm(&qp);
+	cr_assert_eq(qp.comp.rtx_deadline, dev.rc.ptime + t);
+	rc_timer_check(&qp, dev.rc.ptime + t - 1);
+	cr_assert_eq(ut_rc_probe_calls, 0, "not before its deadline");
+	rc_timer_check(&qp, dev.rc.ptime + t);
+	cr_assert_eq(ut_rc_probe_calls, 2, "the peer is asked (twice)");
+	cr_assert_eq(qp.comp.rtx_deadline, dev.rc.ptime + 3 * t, "backed off from then");
 }

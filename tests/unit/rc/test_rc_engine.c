@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The engine (rc/rc_engine.c) on a stubbed clock: the timer wheel, the
- * completer state rc_timer_set() keeps, the one clock read per poll and the
- * polling-gap bookkeeping, and a QP's step. The test includes the .c and
+ * completer state rc_timer_set() keeps, the one clock read per poll and
+ * polling time (rc_ptime(): gaps and declared sleeps), and a QP's step. The test includes the .c and
  * stubs the parts it dispatches to.
  */
 #include <criterion/criterion.h>
@@ -167,26 +167,89 @@ Test(rc_engine, timer_set_keeps_the_completer_state)
 
 /* ------------------------------------------------------------ clock */
 
-Test(rc_engine, one_clock_read_per_poll_and_polling_gaps)
+/* Polls @p n times, @p every apart. @return polling time then. */
+static uint64_t
+polls(uint64_t every, unsigned int n)
 {
-	uint64_t t = clock_now;
+	for (unsigned int i = 0; i < n; i++) {
+		clock_now += every;
+		poll_clock(&dev.rc);
+	}
+	return dev.rc.ptime;
+}
 
-	clock_reads = 0;
-	t += dev.rc.stall_tsc; /* exactly the stall: no gap */
-	clock_now = t;
-	cr_assert_eq(poll_clock(&dev.rc), t);
-	cr_assert_eq(dev.rc.resume_tsc, 0);
-	t += dev.rc.stall_tsc + 1;
-	clock_now = t;
+/* @p ns in TSC cycles, as rc_idle() converts them. */
+static uint64_t
+ns_tsc(uint64_t ns)
+{
+	return ns * dev.rc.tsc_hz / 1000000000u;
+}
+
+Test(rc_engine, one_clock_read_per_poll)
+{
+	clock_now += 100 * dev.rc.stall_tsc; /* a gap: the two clocks part */
 	poll_clock(&dev.rc);
-	cr_assert_eq(dev.rc.resume_tsc, t, "a gap: holds count from here");
-	cr_assert_eq(dev.rc.gap_tsc, dev.rc.stall_tsc + 1);
-	cr_assert_eq(rc_now(&dev.rc), t);
-	cr_assert_eq(clock_reads, 2, "one read per poll");
+	clock_reads = 0;
+	clock_now += 100;
+	cr_assert_eq(poll_clock(&dev.rc), rc_ptime(&dev.rc));
+	cr_assert_eq(dev.rc.wall_tsc, clock_now);
+	cr_assert_eq(clock_reads, 1, "one read per poll");
 	/* a deadline set in this poll records the poll, not a clock read */
-	rc_timer_set(&qp[0], t + 10);
-	cr_assert_eq(qp[0].comp.rtx_set_tsc, t);
-	cr_assert_eq(clock_reads, 2);
+	rc_timer_set(&qp[0], rc_ptime(&dev.rc) + 10);
+	cr_assert_eq(qp[0].comp.rtx_set_tsc, rc_ptime(&dev.rc));
+	cr_assert_eq(clock_reads, 1);
+}
+
+Test(rc_engine, polling_time_is_wall_time_while_polling_goes_on)
+{
+	uint64_t p0 = rc_ptime(&dev.rc), w0 = clock_now;
+
+	cr_assert_eq(p0, w0, "both start at the clock");
+	polls(dev.rc.stall_tsc / 8, 100);
+	polls(dev.rc.stall_tsc, 10); /* exactly the stall: still no gap */
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, clock_now - w0);
+}
+
+Test(rc_engine, an_undeclared_pause_counts_only_the_stall)
+{
+	uint64_t p0 = rc_ptime(&dev.rc);
+
+	polls(dev.rc.stall_tsc + 1, 1);
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, dev.rc.stall_tsc, "one cycle over: a gap");
+	p0 = rc_ptime(&dev.rc);
+	polls(100 * dev.rc.stall_tsc, 1);
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, dev.rc.stall_tsc);
+	p0 = rc_ptime(&dev.rc);
+	polls(10, 5);
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, 50, "polling again counts again");
+	/* a clock that steps back (another core's TSC) adds nothing */
+	clock_now -= 5;
+	p0 = rc_ptime(&dev.rc);
+	poll_clock(&dev.rc);
+	cr_assert_eq(rc_ptime(&dev.rc), p0);
+}
+
+Test(rc_engine, a_declared_sleep_counts_with_the_stall_once)
+{
+	uint64_t sleep = ns_tsc(2000000), p0; /* 2 ms */
+
+	rc_idle(&dev.rc, 2000000);
+	p0 = rc_ptime(&dev.rc);
+	polls(sleep + dev.rc.stall_tsc, 1); /* overslept by the stall: all of it counts */
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, sleep + dev.rc.stall_tsc);
+	p0 = rc_ptime(&dev.rc);
+	polls(sleep, 1);
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, dev.rc.stall_tsc, "the next poll consumed it");
+	rc_idle(&dev.rc, 2000000);
+	p0 = rc_ptime(&dev.rc);
+	polls(25 * sleep, 1); /* slept far longer than it said */
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, sleep + dev.rc.stall_tsc);
+	/* a later declaration replaces an earlier one */
+	rc_idle(&dev.rc, 2000000);
+	rc_idle(&dev.rc, 1000000);
+	p0 = rc_ptime(&dev.rc);
+	polls(sleep, 1);
+	cr_assert_eq(rc_ptime(&dev.rc) - p0, ns_tsc(1000000) + dev.rc.stall_tsc);
 }
 
 /* ------------------------------------------------------------ a QP's step */

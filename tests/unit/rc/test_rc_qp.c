@@ -64,7 +64,7 @@ setup(void)
 	submits = cqes = flush_cqes = 0;
 	ut_verbs_event_raise_calls = ut_rc_recv_keys_release_calls = 0;
 	cmd_done = cmd_ok = false;
-	dev.rc.now = 1000;
+	dev.rc.ptime = 1000;
 	dev.hw.cmd_timeout_tsc = 500;
 	qp.vqp.dev = blue_dev_handle(&dev);
 	qp.vqp.pd = &pd;
@@ -136,9 +136,9 @@ Test(rc_qp, a_full_command_ring_is_tried_again)
 Test(rc_qp, a_card_that_never_answers_is_flushed_at_the_deadline)
 {
 	rc_qp_error(&qp);
-	dev.rc.now = 1000 + 499;
+	dev.rc.ptime = 1000 + 499;
 	cr_assert_eq(rc_qp_error_reap(&qp), RC_MORE);
-	dev.rc.now = 1000 + 500;
+	dev.rc.ptime = 1000 + 500;
 	cr_assert_eq(rc_qp_error_reap(&qp), RC_DONE);
 	cr_assert_eq(flush_cqes, 5);
 	cr_assert_eq(ut_verbs_event_raise_calls, 1);

@@ -58,7 +58,6 @@ rc_resp_mark(struct blue_qp *qp, uint32_t psn)
 
 RC_STUB(rc_hole_open);
 RC_STUB(rc_activate);
-RC_STUB(rc_timer_gap_shift);
 RC_STUB(rc_timer_set);
 RC_STUB(rc_timer_arm);
 
@@ -89,7 +88,7 @@ setup(void)
 	memset(sq, 0, sizeof(sq));
 	mr_rc = 0;
 	naks = acks = ut_rc_complete_sends_calls = 0;
-	dev.rc.now = 100;
+	dev.rc.ptime = 100;
 	dev.rc.tsc_hz = 1000000;
 	qp.vqp.dev = blue_dev_handle(&dev);
 	qp.vqp.attr.qp_state = ORDK_QPS_RTS;

@@ -87,7 +87,7 @@ setup(void)
 	nitems = ut_rc_probe_calls = fails = ut_rc_atomic_send_calls = ut_rc_timer_arm_calls = 0;
 	dev.hw.ring[BLUE_RING_SEND0].tail_reg = &tail_reg;
 	dev.rc.tsc_hz = 1000000000;
-	dev.rc.now = 5000;
+	dev.rc.ptime = 5000;
 	qp.vqp.dev = blue_dev_handle(&dev);
 	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
 	qp.vqp.attr.path_mtu = ORDK_MTU_1024;
@@ -328,9 +328,10 @@ pushed_pkts(void)
 
 /*
  * On the RTL (window_locks) a PSN resent keeps the peer card's window on it
- * while its first copy may still come, and a polling gap does not use that
- * time up: a copy held across a gap arrived 9 strides behind the window and
- * locked the card's bitmap unit (failed before the gaps counted).
+ * while its first copy may still come, for ORDK_LATE_COPY_US of polling time:
+ * a polling gap does not use that time up (a copy held across a gap arrived
+ * 9 strides behind the window and locked the card's bitmap unit when the
+ * allowance ran in wall time).
  */
 Test(rc_req, a_resend_holds_the_card_window_across_a_polling_gap)
 {
@@ -340,16 +341,16 @@ Test(rc_req, a_resend_holds_the_card_window_across_a_polling_gap)
 	dev.hw.be.window_locks = true;
 	qp.req.next_psn = qp.req.pushed_psn = qp.comp.acked_psn = base + 64;
 	rc_late_copy_sent(&qp, base); /* resent, acknowledged since */
-	/* the process is not scheduled for twice the allowance */
-	dev.rc.now += 2 * late;
-	dev.rc.gaps_tsc += 2 * late;
+	/* the process is not scheduled for twice the allowance: wall time only */
+	dev.rc.wall_tsc += 2 * late;
 	post(BLUE_WR_RDMA_WRITE, 0, 128u << 10);
 	rc_push(&qp);
 	cr_assert_eq(pushed_pkts(), 64, "the window stays on PSN 0x%x: %u packets went", base,
 		     pushed_pkts());
 	cr_assert_eq(qp.req.state, RC_REQ_WAIT_WINDOW);
 	/* polling time passes: the allowance ends, the window follows acked_psn */
-	dev.rc.now += late;
+	dev.rc.ptime += late;
+	dev.rc.wall_tsc += late;
 	rc_push(&qp);
 	cr_assert_eq(pushed_pkts(), 128);
 }

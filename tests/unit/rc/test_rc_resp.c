@@ -74,7 +74,7 @@ setup(void)
 	rc_fifo_init(&qp.resp.msg_q, 16);
 	qp.resp.rq = rq;
 	rc_fifo_init(&qp.resp.rq_q, 8);
-	dev.rc.now = 1000;
+	dev.rc.ptime = 1000;
 }
 
 TestSuite(rc_resp, .init = setup);

@@ -95,7 +95,7 @@ setup(void)
 	nitems = ncqe = fails = 0;
 	dev.hw.ring[BLUE_RING_SEND0].tail_reg = &tail_reg;
 	dev.rc.tsc_hz = 1000000000;
-	dev.rc.now = 1ull << 30;
+	dev.rc.ptime = 1ull << 30;
 	qp.vqp.dev = blue_dev_handle(&dev);
 	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
 	qp.vqp.attr.path_mtu = ORDK_MTU_256;
@@ -180,7 +180,7 @@ Test(rc_rtx, a_card_loss_report_across_the_wrap_names_exactly_its_holes)
 	cr_assert_eq(qp.req.rtx_count, 2);
 	/* the card's loss reports wait out the hold (a delayed original may still come) */
 	cr_assert_eq(rc_push_retries(&qp), 0);
-	dev.rc.now += qp.comp.hold_tsc;
+	dev.rc.ptime += qp.comp.hold_tsc;
 	cr_assert_eq(rc_push_retries(&qp), 2);
 	check_resend(0, 0xFFFFFA);
 	check_resend(1, 0x000001);

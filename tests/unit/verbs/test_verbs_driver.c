@@ -23,6 +23,7 @@
 struct fake_dev {
 	struct verbs_dev v;
 	unsigned int polls;
+	uint64_t idle_ns;
 	uint32_t next_key, next_qpn;
 };
 
@@ -163,6 +164,12 @@ DEFINE_STATIC_STUB(fake_post_recv, int, (struct ordk_qp *qp, const struct ordk_r
 		   -ENOTSUP);
 DEFINE_STATIC_STUB_V(fake_post_done, (struct ordk_qp *qp));
 
+static void
+fake_idle(struct ordk_dev *dev, uint64_t ns)
+{
+	fdev(dev)->idle_ns = ns;
+}
+
 static const struct ordk_dev_ops fake_ops = {
 	.dev_size = sizeof(struct fake_dev), .qp_size = sizeof(struct fake_qp),
 	.mr_size = sizeof(struct fake_mr), .open = fake_open, .close = fake_close,
@@ -170,7 +177,7 @@ static const struct ordk_dev_ops fake_ops = {
 	.mr_dereg = fake_mr_dereg, .qp_create = fake_qp_create, .qp_destroy = fake_qp_destroy,
 	.qp_check = fake_qp_check, .qp_modify = fake_qp_modify, .qp_flush = fake_qp_flush,
 	.qp_info = fake_qp_info, .post_send = fake_post_send, .post_recv = fake_post_recv,
-	.post_done = fake_post_done,
+	.post_done = fake_post_done, .idle = fake_idle,
 };
 
 static const struct ordk_driver fake_driver = { "fake", &fake_ops };
@@ -242,6 +249,10 @@ Test(verbs_driver, a_second_driver_under_the_same_library)
 	cr_assert_eq(ordk_dev_card_poll(dev, 64), -ENOTSUP, "no model to step");
 	cr_assert_eq(ordk_dev_card_poll(NULL, 64), -EINVAL);
 	cr_assert_eq(ordk_dev_set_faults(dev, "drop:0.1"), -ENOTSUP);
+	/* a declared sleep reaches the driver as it is */
+	cr_assert_eq(ordk_dev_idle(dev, 2000000), 0);
+	cr_assert_eq(fdev(dev)->idle_ns, 2000000);
+	cr_assert_eq(ordk_dev_idle(NULL, 1), -EINVAL);
 
 	struct ordk_pd *pd = ordk_pd_alloc(dev);
 	struct ordk_cq *cq = ordk_cq_create(dev, 16);

@@ -8,8 +8,8 @@
  * retransmission timer and its retry budget) and a responder part (struct
  * rc_resp: the receive tracker of the peer's PSNs, received messages, RECVs,
  * READ answers, ACK/NAK generation). A device holds one engine (struct
- * rc_engine): the list of QPs with work, the timer wheel, the clock of the
- * current poll, the Send-ring watch and polling-gap bookkeeping.
+ * rc_engine): the list of QPs with work, the timer wheel, the clocks of the
+ * current poll (polling time for every deadline), the Send-ring watch.
  * blue_verbs.h embeds these parts in struct blue_qp and struct blue_dev.
  */
 #ifndef RC_H
@@ -243,6 +243,8 @@ enum rc_rx_result {
 
 /* ------------------------------------------------------------ QP parts */
 
+/* Every time kept here (the *_tsc and *_deadline fields) is polling time, rc_ptime(). */
+
 /* Requester: what this QP sends. */
 struct rc_req {
 	/* send queue: [sq_head, sq_next) sent or being sent, [sq_next, sq_tail) queued;
@@ -254,18 +256,18 @@ struct rc_req {
 	uint32_t next_psn;
 	uint32_t pushed_psn;	   /* PSNs before this one went to the Send ring */
 	uint32_t late_psn;	   /* oldest PSN resent while a late copy may still come ... */
-	uint64_t late_tsc;	   /* ... until then, in rc_poll_time() (0: none); see rc_req.c */
+	uint64_t late_tsc;	   /* ... until then, ptime (0: none); see rc_req.c */
 	uint16_t next_msn;
 	uint32_t since_ack_req;
 	enum rc_req_state state;   /* why the last rc_push() stopped */
 	/* retransmission: PSNs marked in rtx_bits (by psn % ORDK_RECV_WINDOW) go out again */
 	uint64_t rtx_bits[ORDK_RECV_WINDOW / 64];
 	uint32_t rtx_count;
-	uint32_t *rtx_stamp;	   /* per psn % window: (TSC >> 16) | 1 of its last resend */
+	uint32_t *rtx_stamp;	   /* per psn % window: (ptime >> 16) | 1 of its last resend */
 	/* rc.send_fetched once the card has fetched the last resend pushed (0: none
 	 * waiting): until then no WR that carries local payload completes */
 	uint64_t rtx_fetch_until;
-	uint64_t rtx_not_before;   /* TSC: the card's loss reports wait out delayed frames */
+	uint64_t rtx_not_before;   /* the card's loss reports wait out delayed frames */
 	/* software atomics */
 	struct rc_wqe *atomic_wqe; /* the atomic in flight (later WRs wait for it) */
 	uint32_t next_atomic_id;
@@ -290,8 +292,8 @@ struct rc_comp {
 	uint32_t err_seq;
 	uint64_t err_deadline;
 	uint32_t acked_psn;	   /* every PSN before this one is acknowledged */
-	uint64_t rtx_deadline;	   /* TSC; 0 when nothing is outstanding */
-	uint64_t rtx_set_tsc;	   /* when rtx_deadline was set (polling gaps move it) */
+	uint64_t rtx_deadline;	   /* ptime; 0 when nothing is outstanding */
+	uint64_t rtx_set_tsc;	   /* when rtx_deadline was set (ptime) */
 	uint64_t timeout_tsc, hold_tsc; /* from attr.timeout: rc_qp_set_timeout() */
 	uint32_t rtx_retries;	   /* consecutive timeouts without progress */
 	uint32_t rtx_backoff;	   /* timeout multiplier (exponential) */
@@ -358,29 +360,38 @@ struct rc_engine {
 	TAILQ_HEAD(, blue_qp) active;	/* QPs with send work or ACKs to make */
 	/*
 	 * Retransmission timers: a hashed wheel of RC_WHEEL_SLOTS ticks of
-	 * 2^wheel_shift TSC cycles (about 16 us). A QP waiting only for an ACK
-	 * leaves the active list; the wheel puts it back when its deadline is due.
+	 * 2^wheel_shift TSC cycles (about 16 us) of polling time. A QP waiting
+	 * only for an ACK leaves the active list; the wheel puts it back when
+	 * its deadline is due.
 	 */
 	TAILQ_HEAD(rc_wheel_slot, blue_qp) wheel[RC_WHEEL_SLOTS];
 	uint64_t wheel_tick;	  /* the last tick the wheel has run */
 	uint32_t wheel_shift, wheel_count;
 	uint64_t tsc_hz;
 	rc_clock_fn clock;
-	uint64_t now;		  /* the clock, read once at the start of each poll */
+	/*
+	 * Two clocks, both read once per poll (poll_clock()):
+	 * - wall_tsc: the clock at the start of the current poll, wall time.
+	 *   For what runs with the link whether the application polls or not:
+	 *   congestion control's rate pacing (blue_cc.c). The card (bluesim
+	 *   too) keeps its own wall time; logs print either clock's intervals.
+	 * - ptime: polling time (rc_ptime()), the one clock of every deadline
+	 *   and hold the transport keeps. When the application stops polling,
+	 *   reports and frames pile up unseen: judged on that stale input, a
+	 *   late report looks like a loss, and a resend of a READ response
+	 *   would overwrite memory the application owns again (the card places
+	 *   every response packet). So ptime advances by each interval between
+	 *   polls, but by at most stall_tsc plus the sleep the poller declared
+	 *   before it (ordk_dev_idle(), rc_idle()): the rest of a longer
+	 *   interval is a polling gap, and no timer, hold or wait runs in it.
+	 */
+	uint64_t wall_tsc;
+	uint64_t ptime;
+	uint64_t stall_tsc;	  /* an undeclared pause this long still counts */
+	uint64_t idle_tsc;	  /* the sleep declared for the next interval (atomic: any thread) */
 	uint32_t send_tail_seen;  /* Send ring TAIL at the last look */
 	uint64_t send_fetched;	  /* Send ring descriptors the card has fetched, ever */
-	uint64_t send_busy_tsc;	  /* last time the card was still fetching our items */
-	/*
-	 * Polling gaps: when the application stops polling for longer than
-	 * stall_tsc, reports and frames pile up unseen. Holds and timeouts then
-	 * count from resume_tsc (when polling resumed), not from before the gap:
-	 * judged on stale input, a late report looks like a loss, and a resend
-	 * of a READ response would overwrite memory the application already
-	 * owns again (the card places every response packet).
-	 */
-	uint64_t last_poll_tsc, resume_tsc, stall_tsc;
-	uint64_t gap_tsc;	  /* length of the last polling gap */
-	uint64_t gaps_tsc;	  /* the lengths of every polling gap, summed */
+	uint64_t send_busy_tsc;	  /* last time (ptime) the card was still fetching our items */
 	/* RECV keys whose RECVs are gone, waiting for room on the command ring (rc_recv.c) */
 	uint32_t revoke_keys[BLUE_MAX_MR];
 	struct rc_fifo revoke_q;
@@ -391,18 +402,22 @@ struct rc_engine {
 /* engine (rc_engine.c) */
 unsigned int rc_poll(struct blue_dev *dev, unsigned int budget);
 void rc_activate(struct blue_qp *qp);
-/** The engine's time: the clock read at the start of the current poll. */
+/**
+ * Polling time at the start of the current poll (struct rc_engine: ptime),
+ * TSC cycles: the clock every deadline and hold of the transport is set and
+ * compared in.
+ */
 static inline uint64_t
-rc_now(const struct rc_engine *e)
+rc_ptime(const struct rc_engine *e)
 {
-	return e->now;
+	return e->ptime;
 }
-/** The engine's time less every polling gap: the time this process spent polling. */
-static inline uint64_t
-rc_poll_time(const struct rc_engine *e)
-{
-	return e->now - e->gaps_tsc;
-}
+/**
+ * The poller stops polling for about @p ns (a sleep): the next interval
+ * between polls counts as polling time up to that and stall_tsc. Replaces an
+ * earlier declaration; the next poll consumes it. Any thread may call it.
+ */
+void rc_idle(struct rc_engine *e, uint64_t ns);
 /* timer wheel (rc_engine.c) */
 void rc_wheel_init(struct blue_dev *dev);
 unsigned int rc_wheel_run(struct blue_dev *dev, uint64_t now);
@@ -434,11 +449,6 @@ bool rc_len_err_settle(struct blue_qp *qp);
 enum rc_step rc_len_err_reap(struct blue_qp *qp);
 void rc_timer_arm(struct blue_qp *qp);
 void rc_timer_check(struct blue_qp *qp, uint64_t now);
-/**
- * A polling gap stops the clock: a deadline set before the gap ended and
- * running into it moves by the gap's length, once. @return true if it moved.
- */
-bool rc_timer_gap_shift(struct blue_qp *qp);
 void rc_qp_set_timeout(struct blue_qp *qp);
 /* QP lifecycle and the post path (rc_qp.c) */
 int rc_qp_init(struct blue_qp *qp);

@@ -93,8 +93,8 @@ enum hole_action { HOLE_WAIT, HOLE_NAK };
 
 /*
  * The hole's transitions, on the tracker alone: @p report (a bitmap report
- * came), the clock @p now, the
- * hold and the end of the last polling gap @p resume.
+ * came), polling time @p now (rc_ptime(): a hold does not run while input
+ * piles up unseen) and the hold.
  *
  * PSNs arrived beyond a hole at epsn: ask for the hole, but only once it has
  * lasted the hold. A frame merely delayed or reordered fills it first; a
@@ -102,8 +102,7 @@ enum hole_action { HOLE_WAIT, HOLE_NAK };
  * would place after the WR completed (it has no duplicate filter).
  */
 static enum hole_action
-hole_decide(struct rc_resp *rs, bool report, uint64_t now, uint64_t hold,
-	    uint64_t resume)
+hole_decide(struct rc_resp *rs, bool report, uint64_t now, uint64_t hold)
 {
 	enum rc_hole_state h = rc_hole_state(rs);
 
@@ -123,8 +122,7 @@ hole_decide(struct rc_resp *rs, bool report, uint64_t now, uint64_t hold,
 			rc_hole_open(rs, RC_HOLE_SETTLED, now);
 		return HOLE_WAIT;
 	}
-	/* a hole is judged on what was seen while polling (see resume_tsc) */
-	if (now - RTE_MAX(rs->hole_tsc, resume) < hold)
+	if (now - rs->hole_tsc < hold)
 		return HOLE_WAIT;
 	if (rs->nak_epsn != rs->epsn)
 		rs->nak_count = 0;
@@ -157,10 +155,10 @@ void
 rc_hole_check(struct blue_qp *qp, bool report)
 {
 	struct rc_resp *rs = &qp->resp;
-	uint64_t now = rc_now(&blue_qp_dev(qp)->rc);
+	uint64_t now = rc_ptime(&blue_qp_dev(qp)->rc);
 	uint32_t limit = blue_psn_add(rs->epsn, ORDK_RECV_WINDOW), psn;
 
-	if (hole_decide(rs, report, now, rc_hold_tsc(qp), blue_qp_dev(qp)->rc.resume_tsc) != HOLE_NAK)
+	if (hole_decide(rs, report, now, rc_hold_tsc(qp)) != HOLE_NAK)
 		return;
 	psn = rc_rx_first_seen_after(rs, limit);
 	if (psn == limit || !rc_ack_frame(qp, true, psn))
@@ -189,23 +187,18 @@ rc_probe_asked(struct rc_resp *rs, uint32_t psn, uint64_t now)
 }
 
 /*
- * When the answer goes: in the poll the question arrived in (the engine
- * drains the meta reports before the control frames, so the tracker holds
- * every report the card had made by then); after that, once the tracker is
- * up to date: a bitmap report came after the question, or the hold passed
- * (counted from the end of a polling gap). The card reports MIDDLE packets
+ * The answer waits until the tracker is up to date: a bitmap report came
+ * after the question, or the hold passed (polling time, so an idle poller
+ * that declares its sleeps answers on time, and a pause in polling does not
+ * pass for the report that never came). The card reports MIDDLE packets
  * only in its next bitmap report, and NAKing PSNs that did arrive would send
- * resends that land after completion. The first answer cannot wait for the
- * hold: a progress thread that sleeps while idle makes every poll a polling
- * gap, and at the tail of a stream no report comes, so the question would
- * go unanswered until the peer's retries ran out (RETRY_EXC_ERR).
+ * resends that land after completion.
  */
 static bool
-probe_due(const struct rc_resp *rs, uint64_t now, uint64_t hold, uint64_t resume)
+probe_due(const struct rc_resp *rs, uint64_t now, uint64_t hold)
 {
 	return rs->probe == RC_PROBE_REPORTED ||
-	       (rs->probe == RC_PROBE_ASKED &&
-		(now <= rs->probe_tsc || now - RTE_MAX(rs->probe_tsc, resume) >= hold));
+	       (rs->probe == RC_PROBE_ASKED && now - rs->probe_tsc >= hold);
 }
 
 /*
@@ -244,7 +237,7 @@ rc_ack_step(struct blue_qp *qp, uint64_t now)
 
 	if (rs->probe != RC_PROBE_NONE) {
 		more = RC_MORE;
-		if (probe_due(rs, now, rc_hold_tsc(qp), blue_qp_dev(qp)->rc.resume_tsc))
+		if (probe_due(rs, now, rc_hold_tsc(qp)))
 			rc_probe_answer(qp);
 	}
 	/*

@@ -6,7 +6,8 @@
  * a READ also needs its response, an atomic its answer; completions are in
  * posting order. The peer card's loss report (NakRemoteHw) and the peer
  * driver's NAK (NakRemoteDriver) mark PSNs for retransmission (rc_rtx.c).
- * A per-QP timer (IBA: 4.096 us << timeout; ~1 ms when timeout is 0) with
+ * A per-QP timer (IBA: 4.096 us << timeout; ~1 ms when timeout is 0, in
+ * polling time: a pause in polling is not the peer's silence) with
  * exponential backoff asks the peer what arrived (rc_probe()); after
  * retry_cnt timeouts without progress the oldest WR fails with
  * RETRY_EXC_ERR, the QP goes to ERR and every other WR is flushed.
@@ -202,7 +203,7 @@ nak_holes(struct blue_qp *qp, const struct blue_meta_ack *a)
 	int start = -1;
 
 	if (qp->req.rtx_count == 0)
-		qp->req.rtx_not_before = rc_now(&blue_qp_dev(qp)->rc) + rc_hold_tsc(qp);
+		qp->req.rtx_not_before = rc_ptime(&blue_qp_dev(qp)->rc) + rc_hold_tsc(qp);
 
 	for (int i = 0; i <= 128; i++) {
 		bool have = i == 128 || ((i < 64 ? a->pre_bitmap.lo >> i : a->pre_bitmap.hi >> (i - 64)) & 1);
@@ -367,21 +368,8 @@ rc_timer_arm(struct blue_qp *qp)
 		rc_timer_set(qp, 0);
 		return;
 	}
-	rc_timer_set(qp, rc_now(&blue_qp_dev(qp)->rc) +
+	rc_timer_set(qp, rc_ptime(&blue_qp_dev(qp)->rc) +
 			     rc_timeout_tsc(qp) * (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
-}
-
-bool
-rc_timer_gap_shift(struct blue_qp *qp)
-{
-	const struct blue_dev *dev = blue_qp_dev(qp);
-
-	/* the peer may have been stopped too (one process, two devices) */
-	if (qp->comp.rtx_deadline == 0 || qp->comp.rtx_set_tsc >= dev->rc.resume_tsc ||
-	    qp->comp.rtx_deadline <= dev->rc.resume_tsc - dev->rc.gap_tsc)
-		return false;
-	rc_timer_set(qp, qp->comp.rtx_deadline + dev->rc.gap_tsc);
-	return true;
 }
 
 /*
@@ -415,14 +403,6 @@ rc_timer_check(struct blue_qp *qp, uint64_t now)
 	if (qp->comp.rtx_deadline == 0 || now < qp->comp.rtx_deadline)
 		return;
 	/*
-	 * What the peer said during a polling gap is still unread. First: the
-	 * send-busy rule below sets a deadline from a time before the gap, and
-	 * as set after the gap it could not be shifted any more (a timeout on
-	 * a clean wire after every 4 ms the process was not scheduled).
-	 */
-	if (rc_timer_gap_shift(qp))
-		return;
-	/*
 	 * While the card is still fetching items from the Send ring it is still
 	 * transmitting, and the peer cannot have acknowledged what it has not
 	 * received: the timeout counts from when the ring drained.
@@ -449,11 +429,12 @@ rc_timer_check(struct blue_qp *qp, uint64_t now)
 		rc_qp_fail(qp, ORDK_WC_RETRY_EXC_ERR);
 		return;
 	}
+	/* intervals of polling time; wall less ptime: the polling gaps so far */
 	RC_LOG(DEBUG, "qp 0x%06x: timer set %" PRIu64 " us ago, send ring busy %" PRIu64
-		      " us ago, gap %" PRIu64 " us %" PRIu64 " us ago",
+		      " us ago, polling gaps %" PRIu64 " us",
 	       qp->vqp.qpn, (now - qp->comp.rtx_set_tsc) * 1000000 / e->tsc_hz,
-	       (now - e->send_busy_tsc) * 1000000 / e->tsc_hz, e->gap_tsc * 1000000 / e->tsc_hz,
-	       (now - e->resume_tsc) * 1000000 / e->tsc_hz);
+	       (now - e->send_busy_tsc) * 1000000 / e->tsc_hz,
+	       (e->wall_tsc - e->ptime) * 1000000 / e->tsc_hz);
 	qp->comp.rtx_retries++;
 	qp->comp.rtx_backoff = qp->comp.rtx_backoff ? qp->comp.rtx_backoff * 2 : 2;
 	if (qp->comp.rtx_backoff > RC_MAX_BACKOFF)

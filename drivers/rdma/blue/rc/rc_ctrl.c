@@ -169,7 +169,7 @@ rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len)
 	qp = ctrl_qp(dev, &m);
 	if (qp == NULL)
 		return;
-	qp->comp.heard_tsc = dev->rc.now; /* the peer is there (an RNR wait asks) */
+	qp->comp.heard_tsc = rc_ptime(&dev->rc); /* the peer is there (an RNR wait asks) */
 	connected = qp->vqp.attr.qp_state >= ORDK_QPS_RTR;
 	switch (m.type) {
 	case BLUE_CTRL_ACK_REQ:
@@ -178,7 +178,7 @@ rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len)
 		       qp->vqp.qpn, m.ack_req.psn, qp->resp.epsn);
 		if (!connected)
 			return;
-		rc_probe_asked(&qp->resp, m.ack_req.psn, dev->rc.now);
+		rc_probe_asked(&qp->resp, m.ack_req.psn, rc_ptime(&dev->rc));
 		break;
 	case BLUE_CTRL_READ_NAK:
 		if (connected)
@@ -261,7 +261,7 @@ rc_send_adverts(struct blue_qp *qp)
 			return RC_MORE;
 		rs->rq_advertised += n;
 		qp->vqp.st.adverts_sent += n;
-		rs->adv_tsc = dev->rc.now;
+		rs->adv_tsc = rc_ptime(&dev->rc);
 	}
 	return RC_DONE;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The engine: one per device, driven by ordk_dev_poll(). Each poll reads the
- * clock once (struct rc_engine: now), drains the card's meta reports and
- * dispatches each to the QP's responder (rc_resp.c) or completer (rc_comp.c),
- * drains the SimpleNic RX ring (control frames, rc_ctrl.c), runs the timer
- * wheel, and then steps every QP on the active list: adverts, the requester
+ * clock once (struct rc_engine: wall_tsc, and ptime, the polling time every
+ * deadline is in), drains the card's meta reports and dispatches each to the
+ * QP's responder (rc_resp.c) or completer (rc_comp.c), drains the SimpleNic
+ * RX ring (control frames, rc_ctrl.c), runs the timer wheel, and then steps
+ * every QP on the active list: adverts, the requester
  * (rc_req.c), the responder's ACKs, NAKs and probe answers (rc_ack.c). A QP
  * with nothing to do leaves the list; one waiting only for an ACK sleeps on
  * the wheel until its deadline.
@@ -33,12 +34,12 @@ rc_wheel_init(struct blue_dev *dev)
 		dev->rc.wheel_shift++;
 	if (dev->rc.clock == NULL)
 		dev->rc.clock = tsc_clock;
-	dev->rc.now = dev->rc.clock();
-	dev->rc.wheel_tick = dev->rc.now >> dev->rc.wheel_shift;
+	dev->rc.wall_tsc = dev->rc.clock();
+	dev->rc.ptime = dev->rc.wall_tsc; /* never 0, which deadlines take for none */
+	dev->rc.wheel_tick = dev->rc.ptime >> dev->rc.wheel_shift;
 	dev->rc.wheel_count = 0;
-	dev->rc.stall_tsc = dev->rc.tsc_hz / 5000; /* 200 us without a poll is a gap */
-	dev->rc.last_poll_tsc = dev->rc.now;
-	dev->rc.resume_tsc = 0;
+	dev->rc.stall_tsc = dev->rc.tsc_hz / 5000; /* 200 us */
+	dev->rc.idle_tsc = 0;
 	rc_fifo_init(&dev->rc.revoke_q, BLUE_MAX_MR); /* revoke_keys[]: BLUE_MAX_MR slots */
 }
 
@@ -68,7 +69,7 @@ rc_timer_set(struct blue_qp *qp, uint64_t deadline)
 			       : qp->comp.rtx_retries > 0 ? RC_COMP_RETRY
 							  : RC_COMP_WAIT_ACK);
 	qp->comp.rtx_deadline = deadline;
-	qp->comp.rtx_set_tsc = blue_qp_dev(qp)->rc.last_poll_tsc; /* the poll it was set in (no clock read) */
+	qp->comp.rtx_set_tsc = dev->rc.ptime; /* the poll it was set in (no clock read) */
 	if (deadline == 0)
 		return;
 	TAILQ_INSERT_TAIL(&dev->rc.wheel[(deadline >> dev->rc.wheel_shift) & (RC_WHEEL_SLOTS - 1)], qp,
@@ -154,7 +155,7 @@ dispatch(struct blue_dev *dev, const struct blue_meta_report *r)
 
 	if (qp == NULL)
 		return;
-	qp->comp.heard_tsc = dev->rc.now; /* every report comes from the peer's frames */
+	qp->comp.heard_tsc = dev->rc.ptime; /* every report comes from the peer's frames */
 	switch (r->kind) {
 	case BLUE_META_HEADER_WRITE:
 	case BLUE_META_ACK_LOCAL_HW:
@@ -188,21 +189,31 @@ dispatch(struct blue_dev *dev, const struct blue_meta_report *r)
 	rc_activate(qp);
 }
 
-/* Start of a poll: the one clock read, and whether polling paused (see resume_tsc). */
+/*
+ * Start of a poll: the one clock read, and polling time (struct rc_engine:
+ * ptime). The interval since the last poll counts up to stall_tsc plus the
+ * sleep declared for it; the rest is a polling gap. An idle progress thread
+ * that declares its sleeps keeps wall time; a poller that stopped unplanned
+ * (descheduled, busy elsewhere, or sleeping longer than it said) has the
+ * excess left out of every deadline and hold.
+ */
 static uint64_t
 poll_clock(struct rc_engine *e)
 {
-	uint64_t now = e->clock();
+	uint64_t wall = e->clock(), d = wall > e->wall_tsc ? wall - e->wall_tsc : 0;
+	uint64_t most = e->stall_tsc + __atomic_exchange_n(&e->idle_tsc, 0, __ATOMIC_RELAXED);
 
-	if (now - e->last_poll_tsc > e->stall_tsc) {
-		/* a polling gap: input may have piled up */
-		e->resume_tsc = now;
-		e->gap_tsc = now - e->last_poll_tsc;
-		e->gaps_tsc += e->gap_tsc;
-	}
-	e->last_poll_tsc = now;
-	e->now = now;
-	return now;
+	e->wall_tsc = wall;
+	e->ptime += d < most ? d : most;
+	return e->ptime;
+}
+
+void
+rc_idle(struct rc_engine *e, uint64_t ns)
+{
+	uint64_t t = (uint64_t)((unsigned __int128)ns * e->tsc_hz / 1000000000u);
+
+	__atomic_store_n(&e->idle_tsc, t, __ATOMIC_RELAXED);
 }
 
 /* Meta reports, then SimpleNic frames, at most @p budget each. @return how many. */

@@ -335,7 +335,7 @@ void
 rc_qp_err_cmd_start(struct blue_qp *qp)
 {
 	qp->comp.err_submitted = false;
-	qp->comp.err_deadline = rc_now(&blue_qp_dev(qp)->rc) + blue_qp_dev(qp)->hw.cmd_timeout_tsc;
+	qp->comp.err_deadline = rc_ptime(&blue_qp_dev(qp)->rc) + blue_qp_dev(qp)->hw.cmd_timeout_tsc;
 	error_submit(qp);
 }
 
@@ -349,7 +349,7 @@ rc_qp_err_cmd_reaped(struct blue_qp *qp, bool *ok)
 		error_submit(qp);
 	if (c->err_submitted && blue_cmd_done(&blue_qp_dev(qp)->hw, c->err_seq, ok))
 		return true;
-	return rc_now(&blue_qp_dev(qp)->rc) >= c->err_deadline;
+	return rc_ptime(&blue_qp_dev(qp)->rc) >= c->err_deadline;
 }
 
 void

@@ -17,7 +17,6 @@
 static void
 read_timer_extend(struct blue_qp *qp, uint64_t deadline)
 {
-	rc_timer_gap_shift(qp); /* an allowance given before a polling gap stands */
 	if (qp->comp.rtx_deadline != 0 && deadline > qp->comp.rtx_deadline)
 		rc_timer_set(qp, deadline);
 }
@@ -86,7 +85,7 @@ rc_read_progress(struct blue_qp *qp)
 	/* progress, as an ACK is: the retry count starts again (an answer paced by
 	 * the card window, rc_req.c, may take several timeouts) */
 	qp->comp.rtx_retries = 0;
-	read_timer_extend(qp, rc_now(&blue_qp_dev(qp)->rc) + rc_timeout_tsc(qp) *
+	read_timer_extend(qp, rc_ptime(&blue_qp_dev(qp)->rc) + rc_timeout_tsc(qp) *
 							     (qp->comp.rtx_backoff ? qp->comp.rtx_backoff : 1));
 }
 
@@ -116,7 +115,7 @@ rc_read_done(struct blue_qp *qp, uint16_t msn)
 	/* the next READ's answer may be streaming already */
 	if (qp->req.rd_q.count > 0 &&
 	    qp->req.sq[qp->req.reads[qp->req.rd_q.head]].state == RC_WQE_ANSWERING)
-		read_answer_timer(qp, &qp->req.sq[qp->req.reads[qp->req.rd_q.head]], rc_now(&blue_qp_dev(qp)->rc));
+		read_answer_timer(qp, &qp->req.sq[qp->req.reads[qp->req.rd_q.head]], rc_ptime(&blue_qp_dev(qp)->rc));
 }
 
 /* ------------------------------------------------------------ responder */
@@ -248,7 +247,7 @@ rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r)
 	}
 	if (b->ack_req)
 		qp->resp.ack_due = true;
-	read_hole(qp, b->psn, rc_now(&blue_qp_dev(qp)->rc));
+	read_hole(qp, b->psn, rc_ptime(&blue_qp_dev(qp)->rc));
 	if (!read_source_ok(qp, r)) {
 		read_refuse(qp, b->psn, BLUE_CTRL_ATOMIC_REM_ACCESS_ERR);
 		return;

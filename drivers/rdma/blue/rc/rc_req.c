@@ -36,9 +36,9 @@
 
 /*
  * Until when a late copy of the oldest PSN resent may still come, in polling
- * time (rc_poll_time(); 0: not any more). Polling gaps do not count: a copy
- * may wait in a queue this process drives (bluesim's wire, the peer's RX)
- * while it is not scheduled; on a card that is only longer pacing. (The
+ * time (rc_ptime(); 0: not any more), as every deadline: a copy may wait in
+ * a queue this process drives (bluesim's wire, the peer's RX) while it is
+ * not scheduled; on a card that is only longer pacing. (The
  * failure first blamed on real-time counting, all_together_5_percent on
  * rtl=1 with the CPU shared, may have been a late network duplicate, which
  * no pacing prevents: fault_loss::late_duplicate.)
@@ -48,7 +48,7 @@ late_copy_until(struct blue_qp *qp)
 {
 	struct rc_req *rq = &qp->req;
 
-	if (rq->late_tsc != 0 && rc_poll_time(&blue_qp_dev(qp)->rc) >= rq->late_tsc)
+	if (rq->late_tsc != 0 && rc_ptime(&blue_qp_dev(qp)->rc) >= rq->late_tsc)
 		rq->late_tsc = 0;
 	return rq->late_tsc;
 }
@@ -60,7 +60,7 @@ rc_late_copy_sent(struct blue_qp *qp, uint32_t psn)
 
 	if (late_copy_until(qp) == 0 || blue_psn_diff(psn, qp->req.late_psn) < 0)
 		qp->req.late_psn = psn;
-	qp->req.late_tsc = rc_poll_time(e) + (uint64_t)ORDK_LATE_COPY_US * e->tsc_hz / 1000000;
+	qp->req.late_tsc = rc_ptime(e) + (uint64_t)ORDK_LATE_COPY_US * e->tsc_hz / 1000000;
 }
 
 static bool
@@ -141,7 +141,7 @@ peer_silent(struct blue_qp *qp, const struct rc_wqe *w, uint64_t now)
 static bool
 rnr_wait(struct blue_qp *qp, struct rc_wqe *w)
 {
-	uint64_t now = rc_now(&blue_qp_dev(qp)->rc);
+	uint64_t now = rc_ptime(&blue_qp_dev(qp)->rc);
 	uint64_t period = (uint64_t)rnr_us[qp->vqp.attr.min_rnr_timer & 31] * blue_qp_dev(qp)->rc.tsc_hz / 1000000;
 
 	if (w->rnr_tsc == 0) {

@@ -169,7 +169,7 @@ rx_header(struct blue_qp *qp, const struct blue_meta_report *r)
 	uint8_t op = BLUE_BTH_OP(r->opcode);
 	const struct blue_meta_basic *b = &r->basic;
 	enum blue_pkt_pos pos = blue_op_pos(op);
-	uint64_t now = rc_now(&blue_qp_dev(qp)->rc);
+	uint64_t now = rc_ptime(&blue_qp_dev(qp)->rc);
 	uint32_t epsn_before = qp->resp.epsn;
 
 	/*

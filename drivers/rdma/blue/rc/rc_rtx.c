@@ -48,7 +48,7 @@ retransmit(struct blue_qp *qp, uint32_t from, uint32_t to, bool card)
 	if (blue_psn_diff(to, qp->req.pushed_psn) > 0)
 		to = qp->req.pushed_psn;
 	/* odd, as the stamps are (0 means none): a stamp of this tick is age 0, not 2^32 - 1 */
-	uint32_t now16 = (uint32_t)(rc_now(&blue_qp_dev(qp)->rc) >> 16) | 1;
+	uint32_t now16 = (uint32_t)(rc_ptime(&blue_qp_dev(qp)->rc) >> 16) | 1;
 	uint32_t hold16 = (uint32_t)((rc_hold_tsc(qp)) >> 16);
 	uint32_t wi = qp->req.sq_head; /* card: the WQE cursor, moving along with p */
 
@@ -133,7 +133,7 @@ static int
 push_packet(struct blue_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 {
 	uint32_t pmtu = blue_pmtu_bytes(qp->vqp.attr.path_mtu), off, len;
-	uint64_t now = rc_now(&blue_qp_dev(qp)->rc);
+	uint64_t now = rc_ptime(&blue_qp_dev(qp)->rc);
 	struct blue_send_item it;
 
 	if (w->opcode == BLUE_WR_RDMA_READ) {
@@ -172,7 +172,7 @@ rc_push_retries(struct blue_qp *qp)
 	if (blue_hring_free(r, BLUE_RING_DEPTH) < BLUE_RING_DEPTH)
 		return 0;
 	if (qp->req.rtx_not_before != 0) {
-		if (rc_now(&blue_qp_dev(qp)->rc) < qp->req.rtx_not_before)
+		if (rc_ptime(&blue_qp_dev(qp)->rc) < qp->req.rtx_not_before)
 			return 0;
 		qp->req.rtx_not_before = 0;
 	}
