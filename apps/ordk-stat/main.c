@@ -4,8 +4,8 @@
  * telemetry (doc/guides/tools/operations.md): its devices' counters (ORDK's
  * names with mlx5's and rxe's beside them), its QPs, the model's counters;
  * once, or every second with rates (--watch); as a table, JSON or
- * Prometheus's text format. Exit status 0, 1 (no such process, it does not
- * answer), 64 (a usage error).
+ * Prometheus's text format; or its QPs' event timelines (--trace). Exit
+ * status 0, 1 (no such process, it does not answer), 64 (a usage error).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -34,6 +34,8 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: ordk-stat [-f PREFIX | -p PID | -s SOCKET] [-d DEV] [--qp[=QPN]] [--sim] [--all]\n"
 		"                 [--json | --prometheus] [--watch[=SECONDS] [--count N]]\n"
+		"       ordk-stat [-f PREFIX | -p PID | -s SOCKET] [-d DEV] [--qp=QPN] --trace [--json]\n"
+		"                 [--watch[=SECONDS] [--count N]]\n"
 		"       ordk-stat --list\n"
 		"  -f, --file-prefix  the process's EAL --file-prefix (ORDK's tools: <tool>-<pid>)\n"
 		"  -p, --pid          the process's PID (its telemetry socket is looked for)\n"
@@ -48,6 +50,8 @@ usage(FILE *f)
 		"  --prometheus       Prometheus's text exposition format\n"
 		"  -w, --watch[=S]    a sample every S seconds (1) with the rates per second,\n"
 		"                     until Ctrl-C or --count samples\n"
+		"  -t, --trace        the QPs' event timelines, in time order (the device opened\n"
+		"                     with trace=1); with --watch, what is new every S seconds\n"
 		"exit status: 0 fine, 1 no such process or no answer, 64 usage error\n");
 }
 
@@ -58,6 +62,7 @@ static const struct option long_opts[] = {
 	{ "sim", no_argument, NULL, 'S' },		 { "all", no_argument, NULL, 'a' },
 	{ "json", no_argument, NULL, 'j' },		 { "prometheus", no_argument, NULL, 'P' },
 	{ "watch", optional_argument, NULL, 'w' },	 { "count", required_argument, NULL, 'c' },
+	{ "trace", no_argument, NULL, 't' },
 	{ "help", no_argument, NULL, 'h' },		 { NULL, 0, NULL, 0 },
 };
 
@@ -79,7 +84,7 @@ parse(int argc, char **argv, struct stat_opts *o)
 
 	*o = (struct stat_opts){ .qpn = -1, .interval = 1.0 };
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "f:p:s:d:lajw::c:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:p:s:d:lajtw::c:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': o->prefix = optarg; break;
 		case 's': o->socket = optarg; break;
@@ -89,6 +94,7 @@ parse(int argc, char **argv, struct stat_opts *o)
 		case 'a': o->all = true; break;
 		case 'j': o->json = true; break;
 		case 'P': o->prometheus = true; break;
+		case 't': o->trace = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'p':
 			if (num(optarg, 1, &v) != 0)
@@ -126,10 +132,10 @@ parse(int argc, char **argv, struct stat_opts *o)
 		return -1;
 	}
 	if ((o->prefix != NULL) + (o->socket != NULL) + (o->pid != 0) > 1 ||
-	    (o->json && o->prometheus) || (o->prometheus && o->watch) || (o->count && !o->watch)) {
-		fprintf(stderr, "ordk-stat: -f, -p and -s choose the same thing; --json and "
-				"--prometheus exclude each other, and --watch --prometheus; --count "
-				"needs --watch\n");
+	    (o->json && o->prometheus) || (o->prometheus && (o->watch || o->trace)) ||
+	    (o->count && !o->watch)) {
+		fprintf(stderr, "ordk-stat: -f, -p and -s choose the same thing; --prometheus goes "
+				"with none of --json, --watch, --trace; --count needs --watch\n");
 		return -1;
 	}
 	return 0;
@@ -214,21 +220,6 @@ pick(const struct stat_opts *o, struct stat_conn *c, char *err, size_t errlen)
 }
 
 static void
-sleep_until(double t)
-{
-	while (!stop) {
-		double left = t - stat_now();
-		struct timespec ts;
-
-		if (left <= 0)
-			return;
-		ts.tv_sec = (time_t)left;
-		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
-		nanosleep(&ts, NULL);
-	}
-}
-
-static void
 print_sample(json_t *s, const json_t *prev, const struct stat_opts *o)
 {
 	if (o->json) {
@@ -263,7 +254,7 @@ run(struct stat_conn *c, const struct stat_opts *o)
 		json_t *s;
 
 		if (i > 0)
-			sleep_until(t0 + (double)i * o->interval);
+			stat_sleep_until(t0 + (double)i * o->interval, &stop);
 		if (stop)
 			break;
 		s = stat_collect(c, o, err, sizeof(err));
@@ -303,7 +294,7 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	rc = run(&c, &o);
+	rc = o.trace ? stat_trace(stdout, &c, &o, &stop) : run(&c, &o);
 	stat_close(&c);
 	return rc;
 }

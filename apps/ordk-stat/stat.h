@@ -5,11 +5,13 @@
  * of `rdma statistic show` and dpdk-proc-info. The parts: the client
  * (stat_client.c), a sample of the process as one JSON document
  * (stat_data.c), its renderings (stat_show.c: the table and the rates, and
- * JSON; stat_prom.c: Prometheus's text format), main.c.
+ * JSON; stat_prom.c: Prometheus's text format), the QPs' event timelines
+ * (stat_trace.c), main.c.
  */
 #ifndef ORDK_STAT_H
 #define ORDK_STAT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +36,7 @@ struct stat_opts {
 	bool watch;	     /* --watch */
 	double interval;     /* seconds between samples */
 	long count;	     /* samples (0: until interrupted) */
+	bool trace;	     /* --trace: the QPs' timelines (a sample then lists the QPs only) */
 };
 
 /*
@@ -47,6 +50,8 @@ json_t *stat_collect(struct stat_conn *c, const struct stat_opts *o, char *err, 
 
 /** Monotonic seconds. */
 double stat_now(void);
+/** Sleep until stat_now() reaches @p t, or *@p stop is set. */
+void stat_sleep_until(double t, const volatile sig_atomic_t *stop);
 
 /** The table of a sample; with @p prev (the sample before), each counter's rate per second. */
 void stat_print_table(FILE *f, const json_t *s, const json_t *prev, const struct stat_opts *o);
@@ -54,5 +59,13 @@ void stat_print_table(FILE *f, const json_t *s, const json_t *prev, const struct
 void stat_print_json(FILE *f, json_t *s, const json_t *prev);
 /** A sample in Prometheus's text exposition format (version 0.0.4). */
 void stat_print_prometheus(FILE *f, const json_t *s, const struct stat_opts *o);
+
+/**
+ * The QPs' event timelines (every QP, or --qp's), merged in time order: what
+ * the rings hold, or with --watch what is new every interval, until *@p stop
+ * or --count. As lines of JSON with --json. @return 0, or 1 (no answer).
+ */
+int stat_trace(FILE *f, struct stat_conn *c, const struct stat_opts *o,
+	       const volatile sig_atomic_t *stop);
 
 #endif /* ORDK_STAT_H */

@@ -57,4 +57,9 @@ void verbs_tele_close(struct ordk_dev *dev);
 /** Answer the pending telemetry request (ordk_dev_poll() saw one). */
 void verbs_tele_serve(struct ordk_dev *dev);
 
+/* QP timelines (verbs_trace.c) */
+/** A timeline of @p depth events (rounded up to a power of two, at most 65536; 0: none). */
+int verbs_trace_qp_init(struct verbs_qp *qp, uint32_t depth);
+void verbs_trace_qp_fini(struct verbs_qp *qp);
+
 #endif /* VERBS_INTERNAL_H */

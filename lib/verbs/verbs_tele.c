@@ -45,6 +45,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_cycles.h>
 #include <rte_telemetry.h>
 
 #include "verbs_internal.h"
@@ -54,6 +55,14 @@ static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t req_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct verbs_tele *reg_head;
 static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+static uint64_t epoch_tsc; /* the first ordk_dev_open(): the timelines' times count from it */
+
+static void
+tele_init(void)
+{
+	epoch_tsc = rte_get_tsc_cycles();
+	tele_register_endpoints();
+}
 
 static uint64_t
 mono_us(void)
@@ -83,7 +92,8 @@ verbs_tele_open(struct ordk_dev *dev, const char *driver)
 	t->attr = vdev(dev)->attr;
 	snprintf(t->driver, sizeof(t->driver), "%s", driver);
 	vdev(dev)->tele = t;
-	pthread_once(&reg_once, tele_register_endpoints);
+	pthread_once(&reg_once, tele_init);
+	t->epoch_tsc = epoch_tsc;
 	pthread_mutex_lock(&reg_lock);
 	for (p = &reg_head; *p != NULL; p = &(*p)->next)
 		;

@@ -32,7 +32,25 @@ enum tele_kind {
 	TELE_QP,     /* one QP: info, attributes, congestion control, counters */
 	TELE_MRS,    /* every MR */
 	TELE_XSTATS, /* ordk_dev_xstats() */
+	TELE_TRACE,  /* a page of one QP's timeline (verbs_trace.c) */
 };
+
+/* One event of a QP's timeline (ordk_driver.h's VERBS_TRACE_EVENTS). */
+struct verbs_trace_rec {
+	uint64_t tsc;
+	uint64_t b;
+	uint32_t a;
+	uint32_t ev; /* enum verbs_trace_ev */
+};
+
+/* The ring: event number s (0, 1, ... since the QP was created) in rec[s & mask]. */
+struct verbs_trace {
+	uint64_t recorded; /* events so far: the next one's number */
+	uint32_t mask;	   /* depth - 1 (a power of two) */
+	struct verbs_trace_rec rec[];
+};
+
+#define TELE_TRACE_PAGE 64u /* events in one /ordk/qp/trace reply (about 130 bytes each) */
 
 #define TELE_XSTATS_MAX 256u
 #define TELE_XNAME_LEN	64u
@@ -75,6 +93,14 @@ struct tele_req {
 			char (*name)[TELE_XNAME_LEN];
 			uint64_t *value;
 		} xs;
+		struct {
+			uint64_t from;	   /* asked: the first event number wanted */
+			uint64_t first;	   /* answered: the first one copied (> from: lost) */
+			uint64_t recorded; /* events the QP recorded so far */
+			uint64_t now_tsc;
+			uint32_t depth, n; /* the ring's size (0: no timeline), events copied */
+			struct verbs_trace_rec rec[TELE_TRACE_PAGE];
+		} tr;
 	};
 };
 
@@ -86,6 +112,7 @@ struct verbs_tele {
 	struct ordk_dev *dev;
 	char driver[16];
 	struct ordk_dev_attr attr; /* copied at open: what needs no answer */
+	uint64_t epoch_tsc;	 /* the process's first ordk_dev_open(): timelines count from it */
 	struct verbs_tele *next;
 };
 
@@ -100,8 +127,21 @@ struct verbs_tele *tele_get_nth(unsigned int i);
 void tele_put(struct verbs_tele *t);
 /** A dict holding {"error": message}. @return 0 (what a callback returns). */
 int tele_error(struct rte_tel_data *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/** Register the endpoints of verbs_tele_ep.c (once per process). */
+/** Register the endpoints of verbs_tele_ep.c and verbs_trace.c (once per process). */
 void tele_register_endpoints(void);
+/**
+ * "[<dev>,]<qpn>[,...]": the device named (*@p t, referenced) or NULL (the one
+ * that has the QP), the QP number into r->qpn, what follows into *@p rest.
+ * @return 0, or -1 with the error in @p d.
+ */
+int tele_qp_parse(const char *params, struct tele_req *r, struct rte_tel_data *d,
+		  struct verbs_tele **t, const char **rest);
+/** Ask @p r of @p t's device, or of the one device that has r->qpn. @return it, or NULL (error in @p d). */
+struct verbs_tele *tele_qp_ask(struct verbs_tele *t, struct tele_req *r, struct rte_tel_data *d);
+/** A page of a QP's timeline into r->tr, on the device's lcore (verbs_trace.c). */
+void tele_answer_trace(struct ordk_dev *dev, struct tele_req *r);
+/** /ordk/qp/trace (verbs_trace.c). */
+int tele_ep_qp_trace(const char *cmd, const char *params, struct rte_tel_data *d);
 
 /** Milliseconds a request waits for the device's poll. */
 #define TELE_WAIT_MS 250u

@@ -122,6 +122,9 @@ tele_answer(struct ordk_dev *dev, struct tele_req *r)
 	case TELE_XSTATS:
 		answer_xstats(dev, r);
 		break;
+	case TELE_TRACE:
+		tele_answer_trace(dev, r);
+		break;
 	}
 }
 
@@ -433,33 +436,36 @@ qp_search(struct tele_req *r, struct rte_tel_data *d)
 	return NULL;
 }
 
-/*
- * "[<dev>,]<qpn>[,...]": QP qpn's copy in @p r (kind set by the caller), from
- * the device named or from the one that has it. @return the device
- * (referenced), or NULL with the error in @p d. *@p rest: what follows the qpn.
- */
-static struct verbs_tele *
-qp_args(const char *params, struct tele_req *r, struct rte_tel_data *d, const char **rest)
+int
+tele_qp_parse(const char *params, struct tele_req *r, struct rte_tel_data *d,
+	      struct verbs_tele **t, const char **rest)
 {
 	const char *q = params != NULL ? params : "";
-	struct verbs_tele *t = NULL;
 	uint64_t qpn;
 
+	*t = NULL;
 	if (num_arg(q, &qpn) != 0) { /* not a number first: "<dev>,<qpn>" */
-		t = dev_arg(q, d, &q);
-		if (t == NULL)
-			return NULL;
+		*t = dev_arg(q, d, &q);
+		if (*t == NULL)
+			return -1;
 		if (q == NULL || num_arg(q, &qpn) != 0)
 			qpn = UINT64_MAX;
 	}
 	if (qpn > 0xFFFFFF) {
-		tele_error(d, "'%s': [<device>,]<qpn> (24 bits, decimal or 0x hex)", q);
-		if (t != NULL)
-			tele_put(t);
-		return NULL;
+		tele_error(d, "'%s': [<device>,]<qpn> (24 bits, decimal or 0x hex)", params ? params : "");
+		if (*t != NULL)
+			tele_put(*t);
+		*t = NULL;
+		return -1;
 	}
 	*rest = strchr(q, ',') != NULL ? strchr(q, ',') + 1 : NULL;
 	r->qpn = (uint32_t)qpn;
+	return 0;
+}
+
+struct verbs_tele *
+tele_qp_ask(struct verbs_tele *t, struct tele_req *r, struct rte_tel_data *d)
+{
 	if (t == NULL)
 		return qp_search(r, d);
 	if (ask(t, r, d) != 0 || r->rc != 0) {
@@ -469,6 +475,18 @@ qp_args(const char *params, struct tele_req *r, struct rte_tel_data *d, const ch
 		return NULL;
 	}
 	return t;
+}
+
+/* "[<dev>,]<qpn>": the QP's copy in @p r. @return its device (referenced), or NULL. */
+static struct verbs_tele *
+qp_args(const char *params, struct tele_req *r, struct rte_tel_data *d)
+{
+	struct verbs_tele *t;
+	const char *rest;
+
+	if (tele_qp_parse(params, r, d, &t, &rest) != 0)
+		return NULL;
+	return tele_qp_ask(t, r, d);
 }
 
 static void
@@ -520,8 +538,7 @@ static int
 ep_qp_info(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct tele_req r = { .kind = TELE_QP };
-	const char *rest;
-	struct verbs_tele *t = qp_args(params, &r, d, &rest);
+	struct verbs_tele *t = qp_args(params, &r, d);
 	const struct ordk_qp_info *i = &r.qp.info;
 	const struct ordk_qp_attr *a = &r.qp.attr;
 
@@ -568,8 +585,7 @@ static int
 ep_qp_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct tele_req r = { .kind = TELE_QP };
-	const char *rest;
-	struct verbs_tele *t = qp_args(params, &r, d, &rest);
+	struct verbs_tele *t = qp_args(params, &r, d);
 
 	RTE_SET_USED(cmd);
 	if (t == NULL)
@@ -630,6 +646,9 @@ tele_register_endpoints(void)
 		  "Returns a device's memory regions. Parameters: device[,after lkey]" },
 		{ "/ordk/sim/stats", ep_sim_stats,
 		  "Returns the counters of the card's interface and of its model. Parameters: device" },
+		{ "/ordk/qp/trace", tele_ep_qp_trace,
+		  "Returns a page of a QP's event timeline (devarg trace=1). "
+		  "Parameters: [device,]qpn[,from event]" },
 	};
 
 	for (unsigned int i = 0; i < RTE_DIM(eps); i++) {

@@ -5,7 +5,8 @@
 #   stat_usage.sh <ordk-stat>
 s=$1
 fail() { echo "FAIL: $*"; exit 1; }
-for bad in --bogus "--json --prometheus" "--prometheus --watch" "--count 3" --qp=0x1000000 \
+for bad in --bogus "--json --prometheus" "--prometheus --watch" "--prometheus --trace" \
+           "--count 3" --qp=0x1000000 \
            "-p 0" "--watch=0" "-f a -p 1" extra; do
     # shellcheck disable=SC2086
     "$s" $bad >/dev/null 2>&1

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <rte_eal.h>
+#include <rte_errno.h>
 
 #include "func_common.h"
 #include "ordk_verbs.h"
@@ -339,4 +340,110 @@ Test(telemetry, lists_come_in_pages)
 	client_free(&c2);
 	for (int i = 0; i < 70; i++)
 		cr_assert_eq(ordk_mr_dereg(mr[i]), 0);
+}
+
+/* ------------------------------------------------- QP timelines (trace=) */
+
+static struct func_pair tp;
+
+static void
+trace_setup(void)
+{
+	test_eal_telemetry = true;
+	/* side 0 keeps 4 events per QP (and congestion control, for its rate events), side 1 none */
+	func_pair_open(&tp, 1 << 16, "trace=4,cc=1|");
+	func_pair_qps(&tp, ORDK_MTU_1024, 16);
+}
+
+static void
+trace_teardown(void)
+{
+	func_pair_close(&tp);
+}
+
+TestSuite(telemetry_trace, .init = trace_setup, .fini = trace_teardown, .timeout = 50);
+
+/* The client's commands against tp's devices, polled. */
+static void
+run_tp(struct client *c)
+{
+	pthread_t th;
+
+	cr_assert_eq(pthread_create(&th, NULL, client_run, c), 0);
+	while (!__atomic_load_n(&c->done, __ATOMIC_ACQUIRE)) {
+		ordk_dev_poll(tp.s[0].dev, 64);
+		ordk_dev_poll(tp.s[1].dev, 64);
+	}
+	pthread_join(th, NULL);
+	cr_assert_str_empty(c->conn_err, "%s", c->conn_err);
+}
+
+static const char *
+ev_what(const json_t *tr, uint64_t seq)
+{
+	char key[24];
+
+	snprintf(key, sizeof(key), "%" PRIu64, seq);
+	return json_string_value(
+		json_object_get(json_object_get(json_object_get(tr, "events"), key), "what"));
+}
+
+Test(telemetry_trace, a_qp_timeline_keeps_its_last_events_and_counts_the_lost)
+{
+	struct ordk_qp_attr a = { .qp_state = ORDK_QPS_ERR };
+	struct client c1 = { .n = 2 }, c2 = { .n = 2 };
+	uint32_t qpn = ordk_qp_num(tp.s[0].qp);
+	char cmds[4][96];
+	json_t *tr, *e;
+
+	/* rate (congestion control's start), RESET -> INIT -> RTR -> RTS: 4 events, the ring's size */
+	snprintf(cmds[0], sizeof(cmds[0]), "/ordk/qp/trace,%s,%u", tp.s[0].attr.name, qpn);
+	snprintf(cmds[1], sizeof(cmds[1]), "/ordk/qp/trace,%s,%u", tp.s[1].attr.name,
+		 ordk_qp_num(tp.s[1].qp));
+	c1.cmd[0] = cmds[0];
+	c1.cmd[1] = cmds[1];
+	run_tp(&c1);
+	tr = reply(&c1, 0);
+	cr_assert_eq(json_integer_value(json_object_get(tr, "depth")), 4);
+	cr_assert_eq(json_integer_value(json_object_get(tr, "recorded")), 4);
+	cr_assert_eq(json_integer_value(json_object_get(tr, "lost")), 0);
+	cr_assert_eq(json_integer_value(json_object_get(tr, "next")), 4);
+	e = json_object_get(json_object_get(tr, "events"), "0");
+	cr_assert_str_eq(json_string_value(json_object_get(e, "event")), "rate");
+	cr_assert_eq(json_integer_value(json_object_get(e, "b")), 40000000000);
+	cr_assert_str_eq(ev_what(tr, 1), "RESET -> INIT");
+	cr_assert_str_eq(ev_what(tr, 3), "RTR -> RTS");
+	cr_assert_leq(json_integer_value(json_object_get(e, "t_ns")),
+		      json_integer_value(json_object_get(tr, "now_ns")));
+	/* the device without trace= keeps none, and says how to get one */
+	cr_assert_not_null(strstr(json_string_value(json_object_get(reply(&c1, 1), "error")),
+				  "trace=1"));
+	/* two more: the ring overwrites the oldest, a reader from 0 learns it lost two */
+	cr_assert_eq(ordk_qp_modify(tp.s[0].qp, &a, ORDK_QP_STATE), 0);
+	a.qp_state = ORDK_QPS_RESET;
+	cr_assert_eq(ordk_qp_modify(tp.s[0].qp, &a, ORDK_QP_STATE), 0);
+	snprintf(cmds[2], sizeof(cmds[2]), "/ordk/qp/trace,%u,0", qpn);
+	snprintf(cmds[3], sizeof(cmds[3]), "/ordk/qp/trace,%s,%u,5", tp.s[0].attr.name, qpn);
+	c2.cmd[0] = cmds[2];
+	c2.cmd[1] = cmds[3];
+	run_tp(&c2);
+	tr = reply(&c2, 0);
+	cr_assert_eq(json_integer_value(json_object_get(tr, "recorded")), 6);
+	cr_assert_eq(json_integer_value(json_object_get(tr, "lost")), 2);
+	cr_assert_eq(json_object_size(json_object_get(tr, "events")), 4);
+	cr_assert_str_eq(ev_what(tr, 4), "RTS -> ERR");
+	cr_assert_str_eq(ev_what(tr, 5), "ERR -> RESET");
+	tr = reply(&c2, 1); /* from the last: one event, then nothing more */
+	cr_assert_eq(json_object_size(json_object_get(tr, "events")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(tr, "next")), 6);
+	client_free(&c1);
+	client_free(&c2);
+}
+
+Test(telemetry_trace, trace_devargs_are_checked)
+{
+	cr_assert_null(ordk_dev_open("bluesim,port=loopback,trace=65537"));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(ordk_dev_open("bluesim,port=loopback,trace=x"));
+	cr_assert_eq(rte_errno, EINVAL);
 }
