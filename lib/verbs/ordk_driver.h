@@ -230,7 +230,7 @@ int verbs_mr_atomic(uint64_t *p, bool cas, uint64_t compare_add, uint64_t swap, 
 #define VERBS_TRACE_EVENTS(X)                                                             \
 	X(state)	/* a: the old ordk_qp_state, b: the new one */                    \
 	X(nak_sent)	/* a: the expected PSN, b: the PSN after the hole: [a, b) NAKed */ \
-	X(nak_received) /* a, b: the peer says PSNs [a, b) did not arrive */               \
+	X(nak_received) /* a, b: the peer reports PSNs lost, within [a, b) */             \
 	X(retransmit)	/* a: the first PSN sent again, b: packets sent again together */ \
 	X(timeout)	/* a: the oldest unacknowledged PSN, b: timeouts in a row before */ \
 	X(error)	/* a: the ordk_wc_status the QP failed with, b: 0 */              \

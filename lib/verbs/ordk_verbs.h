@@ -142,7 +142,11 @@ int ordk_dev_idle(struct ordk_dev *dev, uint64_t ns);
 	X(cc_rate_changes)	/* DCQCN changed a QP's rate (cuts and increases) */          \
 	X(cc_limited_ns)	/* time a QP with data to send waited for its rate */         \
 	X(state_refused)	/* transport state transitions refused (a bug: logged) */       \
-	X(ecn_marked)		/* packets that arrived CE-marked (the model's rx_ecn_marked), device totals only */
+	X(ecn_marked)		/* packets that arrived CE-marked (the model's rx_ecn_marked), device totals only */ \
+	X(tx_packets)		/* RDMA packets the Send ring took (resends included) */       \
+	X(tx_bytes)		/* their payload bytes */                                      \
+	X(rx_packets)		/* the peer's RDMA packets that arrived, each PSN once */      \
+	X(rx_bytes)		/* the payload bytes of the peer's messages that completed */
 
 struct ordk_stats {
 #define ORDK_STATS_FIELD(n) uint64_t n;

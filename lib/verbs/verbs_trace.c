@@ -106,7 +106,7 @@ trace_what(char *buf, size_t len, const struct verbs_trace_rec *e)
 		snprintf(buf, len, "asked for PSNs 0x%06x..0x%06" PRIx64, e->a, (e->b - 1) & 0xFFFFFF);
 		break;
 	case VERBS_TRACE_nak_received:
-		snprintf(buf, len, "PSNs 0x%06x..0x%06" PRIx64 " did not arrive", e->a,
+		snprintf(buf, len, "PSNs within 0x%06x..0x%06" PRIx64 " reported lost", e->a,
 			 (e->b - 1) & 0xFFFFFF);
 		break;
 	case VERBS_TRACE_retransmit:

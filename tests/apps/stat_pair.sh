@@ -8,6 +8,7 @@
 #   - ordk-stat --prometheus --qp --sim parses with Prometheus's own parser
 #     (/usr/bin/python3, python3-prometheus-client);
 #   - ordk-stat --json, --qp, --list and -f/-p/-s select the same process;
+#   - ordk-stat --trace on the client (trace=1): NAKs received and retransmissions;
 #   - dpdk-telemetry.py reads /ordk/dev/stats of the server.
 #   stat_pair.sh <ordk-perf> <ordk-stat> <tcp port>
 set -u
@@ -43,7 +44,8 @@ wait_socket() {
 timeout 60 "$perf" write_bw -p "$port" -d "$dev" >"$dir/server" 2>&1 &
 srv=$!
 wait_listen "/tmp/ordk-perf-$port.sock" $srv 60 || { cat "$dir/server"; fail "no server"; }
-timeout 60 "$perf" write_bw -p "$port" -d "$dev" -D 8 --no-progress 127.0.0.1 >"$dir/client" 2>&1 &
+timeout 60 "$perf" write_bw -p "$port" -d "$dev,trace=1" -D 8 --no-progress 127.0.0.1 \
+    >"$dir/client" 2>&1 &
 cli=$!
 spid=$(child_of $srv) && cpid=$(child_of $cli) || fail "no ordk-perf processes"
 wait_socket "$spid" && wait_socket "$cpid" || fail "no telemetry socket (ordk-perf-$spid, ordk-perf-$cpid)"
@@ -95,6 +97,14 @@ PY
 grep -Eq "^$cpid +ordk-perf +ordk-perf-$cpid +bluesim0$" "$dir/list" || { cat "$dir/list"; fail "--list"; }
 "$stat" -f "ordk-perf-$spid" --qp >"$dir/server_stat" || fail "ordk-stat -f"
 grep -q '^  qp 0x[0-9a-f]\{6\} RTS -> 0x' "$dir/server_stat" || { cat "$dir/server_stat"; fail "--qp"; }
+
+# the client's QPs' timelines: the transport's events in time order
+"$stat" -p "$cpid" --trace >"$dir/trace" || { cat "$dir/trace"; fail "ordk-stat --trace"; }
+head -20 "$dir/trace"
+grep -Eq '^ +[0-9.]+  bluesim0 +0x[0-9a-f]{6}  state +RTR -> RTS$' "$dir/trace" &&
+    grep -Eq '  nak_received +PSNs within 0x[0-9a-f]{6}\.\.0x[0-9a-f]{6} reported lost$' "$dir/trace" &&
+    grep -Eq '  retransmit +[0-9]+ packets again from PSN 0x[0-9a-f]{6}$' "$dir/trace" ||
+    fail "no state change, NAK or retransmission on the timeline"
 
 # Debian's client, unmodified, on the server (the receiver: it sends the ACKs)
 echo "/ordk/dev/stats,bluesim0" |

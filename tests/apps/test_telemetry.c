@@ -447,3 +447,67 @@ Test(telemetry_trace, trace_devargs_are_checked)
 	cr_assert_null(ordk_dev_open("bluesim,port=loopback,trace=x"));
 	cr_assert_eq(rte_errno, EINVAL);
 }
+
+/* At 5% loss the transport's own events are on the sender's timeline, as its counters say. */
+Test(telemetry_trace, losses_are_on_the_timeline)
+{
+	struct ordk_send_wr wr = { .opcode = ORDK_WR_RDMA_WRITE, .send_flags = ORDK_SEND_SIGNALED,
+				   .num_sge = 1 };
+	struct client c = { .n = 1 };
+	struct ordk_wc wc[40];
+	struct func_pair lp;
+	struct ordk_stats st;
+	unsigned int naks = 0, rtx = 0, timeouts = 0;
+	uint64_t resent = 0;
+	char cmd[96];
+	const char *k;
+	json_t *tr, *e;
+
+	func_pair_open(&lp, 1 << 20, "trace=256,fault=drop:0.05,seed=3");
+	func_pair_qps(&lp, ORDK_MTU_1024, 64);
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)lp.s[0].buf, 16384, lp.s[0].mr->lkey };
+	wr.rdma.remote_addr = (uint64_t)(uintptr_t)lp.s[1].buf;
+	wr.rdma.rkey = lp.s[1].mr->rkey;
+	for (int i = 0; i < 40; i++)
+		cr_assert_eq(ordk_qp_post_send(lp.s[0].qp, &wr, 1), 1);
+	func_wait(&lp, 0, wc, 40, 30);
+	for (int i = 0; i < 40; i++)
+		cr_assert_eq(wc[i].status, ORDK_WC_SUCCESS);
+	func_idle(&lp, 0.1);
+	cr_assert_eq(ordk_qp_stats(lp.s[0].qp, &st), 0);
+	cr_assert_gt(st.retransmits, 0, "5%% loss and nothing resent");
+	snprintf(cmd, sizeof(cmd), "/ordk/qp/trace,%s,%u", lp.s[0].attr.name,
+		 ordk_qp_num(lp.s[0].qp));
+	c.cmd[0] = cmd;
+	{
+		pthread_t th;
+
+		cr_assert_eq(pthread_create(&th, NULL, client_run, &c), 0);
+		while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
+			func_idle(&lp, 0.001);
+		pthread_join(th, NULL);
+	}
+	tr = reply(&c, 0);
+	cr_assert_eq(json_integer_value(json_object_get(tr, "lost")), 0);
+	json_object_foreach(json_object_get(tr, "events"), k, e) {
+		const char *ev = json_string_value(json_object_get(e, "event"));
+
+		naks += strcmp(ev, "nak_received") == 0;
+		timeouts += strcmp(ev, "timeout") == 0;
+		if (strcmp(ev, "retransmit") == 0) {
+			rtx++;
+			resent += (uint64_t)json_integer_value(json_object_get(e, "b"));
+		}
+	}
+	cr_assert_gt(rtx, 0, "no retransmit on the timeline");
+	cr_assert_gt(naks + timeouts, 0, "no NAK or timeout before the resends");
+	cr_log_info("timeline: %" JSON_INTEGER_FORMAT " events, %u NAKs, %u timeouts, %u bursts",
+		    json_integer_value(json_object_get(tr, "recorded")), naks, timeouts, rtx);
+	if (json_integer_value(json_object_get(tr, "recorded")) <= 64) { /* one page: all of it */
+		cr_assert_eq(resent, st.retransmits, "the bursts add up to the packets resent");
+		cr_assert_eq(naks, st.naks_received);
+		cr_assert_eq(timeouts, st.timeouts);
+	}
+	client_free(&c);
+	func_pair_close(&lp);
+}
