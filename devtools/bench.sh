@@ -127,7 +127,7 @@ for rep in $(seq 1 $repeat); do
         rx=$!
         pids+=($rx)
         timeout 60 "$base" raw_tx $size $secs "$sock" >"$dir/raw_tx" 2>&1 || true
-        wait $rx || { echo "bench: raw net_memif $size B failed:" >&2; cat "$dir/raw_rx" >&2; exit 1; }
+        wait $rx || { echo "bench: raw net_memif $size B failed:" >&2; cat "$dir/raw_rx" "$dir/raw_tx" >&2; exit 1; }
         while read -r k v; do echo "  $k $v"; fig "$k" "$v"; done < <(grep '^raw_memif' "$dir/raw_rx")
     done
 

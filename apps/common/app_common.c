@@ -11,6 +11,7 @@
 
 #include "app_common.h"
 #include "bluesim.h"
+#include "ordk_devargs.h"
 #include "ordk_verbs.h"
 
 /* lib/env's frame pool is the one bluesim's ports receive into */
@@ -102,26 +103,20 @@ app_json_str(FILE *f, const char *s)
 int
 app_parse_size(const char *s, uint64_t *out)
 {
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
+	return ordk_devargs_size("size", s, 0, UINT64_MAX, out, NULL, 0) == 0 ? 0 : -1;
+}
 
-	if (s == NULL || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: break;
-	}
-	if (*end != '\0' || (shift && v > (UINT64_MAX >> shift)))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
+int
+app_opt_u64(const char *prog, const char *opt, const char *s, bool size, uint64_t lo,
+	    uint64_t hi, uint64_t *out)
+{
+	char err[192];
+	int rc = size ? ordk_devargs_size(opt, s, lo, hi, out, err, sizeof(err))
+		      : ordk_devargs_number(opt, s, lo, hi, out, err, sizeof(err));
+
+	if (rc != 0)
+		fprintf(stderr, "%s: %s\n", prog, err);
+	return rc != 0 ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ devices */

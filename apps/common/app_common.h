@@ -37,10 +37,21 @@ void app_print_xstats(FILE *f, struct ordk_dev *dev, bool all);
 void app_json_str(FILE *f, const char *s);
 
 /**
- * A size: decimal digits with an optional K, M or G (binary) suffix.
+ * A size: decimal digits with an optional K, M or G (binary) suffix
+ * (lib/devargs' ordk_devargs_size()).
  * @return 0, or -1 (empty, signed, not a number, trailing characters, overflow).
  */
 int app_parse_size(const char *s, uint64_t *out);
+
+/**
+ * Option @p opt of @p prog: decimal digits, or with @p size a size (digits
+ * and K, M or G), in [@p lo, @p hi], read by lib/devargs' shared parser so
+ * that nothing wraps into the range (atoi() and a cast took "4294967297" as
+ * 1). @return 0, or -1 with "prog: -s: 4294967297 out of range (1..1048576)"
+ * printed.
+ */
+int app_opt_u64(const char *prog, const char *opt, const char *s, bool size, uint64_t lo,
+		uint64_t hi, uint64_t *out);
 
 /**
  * For "bluesim,port=N[,...]" devargs: ordk_env_port_start_wait() on ethdev

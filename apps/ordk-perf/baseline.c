@@ -32,6 +32,8 @@
 
 #include "app_common.h"
 
+#define P "ordk-baseline"
+
 static void
 pin(int cpu)
 {
@@ -272,19 +274,31 @@ int
 main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
+	uint64_t size = 65536, n = 20000;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (strcmp(cmd, "tcp_bulk") == 0)
 		return tcp_bulk(argc > 2 ? atof(argv[2]) : 2);
-	if (strcmp(cmd, "tcp_pingpong") == 0 && argc > 2 && atoi(argv[2]) > 0)
-		return tcp_pingpong((size_t)atoi(argv[2]),
-				    argc > 3 && atoi(argv[3]) > 0 ? (unsigned int)atoi(argv[3]) : 20000);
-	if (strcmp(cmd, "memcpy") == 0)
-		return memcpy_bw(argc > 2 ? (size_t)atol(argv[2]) : 65536,
-				 argc > 3 ? atof(argv[3]) : 1);
-	if ((strcmp(cmd, "raw_rx") == 0 || strcmp(cmd, "raw_tx") == 0) && argc > 2)
-		return raw(cmd[4] == 'r', (uint32_t)atoi(argv[2]), argc > 3 ? atof(argv[3]) : 2,
+	/* sizes and counts through the shared parser: atoi() took "4294967356" as 60 */
+	if (strcmp(cmd, "tcp_pingpong") == 0 && argc > 2) {
+		if (app_opt_u64(P, "tcp_pingpong <bytes>", argv[2], true, 1, 16u << 20, &size) ||
+		    (argc > 3 &&
+		     app_opt_u64(P, "tcp_pingpong [n]", argv[3], false, 1, 100000000, &n)))
+			return 1;
+		return tcp_pingpong((size_t)size, (unsigned int)n);
+	}
+	if (strcmp(cmd, "memcpy") == 0) {
+		if (argc > 2 &&
+		    app_opt_u64(P, "memcpy [bytes]", argv[2], true, 1, 256u << 20, &size) != 0)
+			return 1;
+		return memcpy_bw((size_t)size, argc > 3 ? atof(argv[3]) : 1);
+	}
+	if ((strcmp(cmd, "raw_rx") == 0 || strcmp(cmd, "raw_tx") == 0) && argc > 2) {
+		if (app_opt_u64(P, "raw <bytes>", argv[2], true, 60, 8000, &size) != 0)
+			return 1;
+		return raw(cmd[4] == 'r', (uint32_t)size, argc > 3 ? atof(argv[3]) : 2,
 			   argc > 4 ? argv[4] : "/tmp/ordk-baseline.sock", argv[0]);
+	}
 	fprintf(stderr,
 		"usage: ordk-baseline tcp_bulk [s] | tcp_pingpong <bytes> [n] | memcpy [bytes] [s]\n"
 		"       | raw_rx <bytes> [s] [socket] | raw_tx <bytes> [s] [socket]\n");

@@ -30,6 +30,7 @@
 #include <rte_ether.h>
 
 #include "app_common.h"
+#include "ordk_devargs.h"
 #include "sw_switch.h"
 
 static volatile sig_atomic_t quit;
@@ -163,9 +164,12 @@ now_ns(void)
 	return (uint64_t)((double)(c - t0) * 1e9 / (double)rte_get_timer_hz());
 }
 
-/* "AA:BB:CC:DD:EE:FF@PORT": a static forwarding entry. @return 0 or -1. */
+/*
+ * "AA:BB:CC:DD:EE:FF@PORT": a static forwarding entry, for a station (a
+ * unicast MAC). @return 0, or -1 with the reason in @p why (empty: the syntax).
+ */
 static int
-add_mac(struct sw_switch *sw, const char *spec)
+add_mac(struct sw_switch *sw, const char *spec, char *why, size_t len)
 {
 	struct rte_ether_addr a;
 	const char *at = strchr(spec, '@');
@@ -173,6 +177,7 @@ add_mac(struct sw_switch *sw, const char *spec)
 	unsigned long port;
 	uint64_t v = 0;
 
+	why[0] = '\0';
 	if (at == NULL || (size_t)(at - spec) >= sizeof(mac))
 		return -1;
 	memcpy(mac, spec, (size_t)(at - spec));
@@ -182,6 +187,8 @@ add_mac(struct sw_switch *sw, const char *spec)
 		return -1;
 	for (int k = 0; k < RTE_ETHER_ADDR_LEN; k++)
 		v = v << 8 | a.addr_bytes[k];
+	if (ordk_devargs_check_mac("mac", v, why, len) != 0)
+		return -1;
 	return sw_switch_add_mac(sw, v, (unsigned int)port) == 0 ? 0 : -1;
 }
 
@@ -216,9 +223,12 @@ configure(struct sw_switch *sw, const struct opts *o, uint16_t *ports, unsigned 
 		}
 	}
 	for (unsigned int i = 0; i < o->nmacs; i++)
-		if (add_mac(sw, o->macs[i]) != 0) {
-			fprintf(stderr, "ordk-switch: --mac %s: want AA:BB:CC:DD:EE:FF@PORT\n",
-				o->macs[i]);
+		if (add_mac(sw, o->macs[i], err, sizeof(err)) != 0) {
+			if (err[0])
+				fprintf(stderr, "ordk-switch: --%s\n", err);
+			else
+				fprintf(stderr, "ordk-switch: --mac %s: want AA:BB:CC:DD:EE:FF@PORT\n",
+					o->macs[i]);
 			return -1;
 		}
 	return 0;
@@ -240,8 +250,8 @@ command(struct sw_switch *sw, char *line)
 	} else if (strcmp(cmd, "help") == 0) {
 		printf("stats | queue PORT K=V,... | mac AA:BB:CC:DD:EE:FF@PORT | quit\n");
 	} else if (strcmp(cmd, "mac") == 0) {
-		if (arg == NULL || add_mac(sw, arg) != 0)
-			printf("mac: want AA:BB:CC:DD:EE:FF@PORT\n");
+		if (arg == NULL || add_mac(sw, arg, err, sizeof(err)) != 0)
+			printf("%s\n", arg != NULL && err[0] ? err : "mac: want AA:BB:CC:DD:EE:FF@PORT");
 	} else if (strcmp(cmd, "queue") == 0) {
 		unsigned long p = arg ? strtoul(arg, NULL, 10) : SW_MAX_PORTS;
 		struct sw_queue_cfg c;

@@ -35,6 +35,8 @@
 
 #define BLK	    4096u
 #define MAX_QD	    256u
+#define MAX_BLOCKS  ((65536ull << 20) / BLK) /* the largest --size's */
+#define P	    "blockstore"
 #define CM_PORT	    18820
 #define CMD_MAGIC   0x424C4B31u /* "BLK1" */
 
@@ -193,6 +195,13 @@ target_main(uint16_t cm_port, size_t size_mb, const char *file, double seconds)
 	size_t len = size_mb << 20;
 	int fd = -1;
 
+	/* the store is one MR: within what the device registers */
+	if (len > N.attr.max_mr_size) {
+		fprintf(stderr, "blockstore: --size %zu MiB: more than %s registers in one MR "
+				"(max_mr_size %" PRIu64 " bytes)\n",
+			size_mb, N.attr.name, N.attr.max_mr_size);
+		return 1;
+	}
 	if (file != NULL) {
 		fd = open(file, O_RDWR | O_CREAT, 0644);
 		if (fd < 0 || ftruncate(fd, (off_t)len) != 0) {
@@ -502,7 +511,7 @@ main(int argc, char **argv)
 	unsigned int size_mb = 64, qd = 32, read_pct = 70;
 	uint64_t blocks = 4096, nios = 100000;
 	double seconds = 600;
-	bool verify = false, client;
+	bool verify = false, client, bad = false;
 	int targc, eal, c, rc;
 	char **targv;
 
@@ -517,22 +526,22 @@ main(int argc, char **argv)
 		switch (c) {
 		case 'd': devargs = optarg; break;
 		case 'H': host = optarg; break;
-		case 'c': cm_port = (uint16_t)atoi(optarg); break;
-		case 'n': nios = strtoull(optarg, NULL, 0); break;
+		/* numbers through the shared parser: atoi() took "4294967297" as 1 */
+		case 'c': cm_port = (uint16_t)ex_num(P, "-c", optarg, 1, 65535, &bad); break;
+		case 'n': nios = ex_num(P, "-n", optarg, 1, 100000000, &bad); break;
 		case 't': seconds = atof(optarg); break;
-		case 'S': size_mb = (unsigned int)atoi(optarg); break;
+		case 'S': size_mb = (unsigned int)ex_num(P, "--size", optarg, 1, 65536, &bad); break;
 		case 'F': file = optarg; break;
-		case 'Q': qd = (unsigned int)atoi(optarg); break;
-		case 'R': read_pct = (unsigned int)atoi(optarg); break;
-		case 'B': blocks = strtoull(optarg, NULL, 0); break;
+		case 'Q': qd = (unsigned int)ex_num(P, "--qd", optarg, 1, MAX_QD, &bad); break;
+		case 'R': read_pct = (unsigned int)ex_num(P, "--read", optarg, 0, 100, &bad); break;
+		case 'B': blocks = ex_num(P, "--blocks", optarg, 1, MAX_BLOCKS, &bad); break;
 		case 'V': verify = true; break;
 		default: usage(); return c == 'h' ? 0 : 1;
 		}
 	}
-	if (cm_port == 0 || qd == 0 || qd > MAX_QD || read_pct > 100 || size_mb == 0 ||
-	    size_mb > 65536 || blocks == 0 || nios == 0 || nios > 100000000 || !(seconds > 0)) {
-		fprintf(stderr, "blockstore: bad value (--qd 1..%u, --read 0..100, --size 1..65536)\n",
-			MAX_QD);
+	if (bad || !(seconds > 0)) {
+		if (!bad)
+			fprintf(stderr, "blockstore: -t: more than 0 seconds\n");
 		return 1;
 	}
 	client = strcmp(role, "client") == 0;

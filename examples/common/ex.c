@@ -26,6 +26,31 @@ ex_split_args(int argc, char **argv, int *targc, char ***targv)
 	return 0;
 }
 
+static uint64_t
+opt(const char *prog, const char *name, const char *s, bool size, uint64_t lo, uint64_t hi,
+    bool *bad)
+{
+	uint64_t v = 0;
+
+	if (app_opt_u64(prog, name, s, size, lo, hi, &v) != 0) {
+		*bad = true;
+		return 0;
+	}
+	return v;
+}
+
+uint64_t
+ex_num(const char *prog, const char *name, const char *s, uint64_t lo, uint64_t hi, bool *bad)
+{
+	return opt(prog, name, s, false, lo, hi, bad);
+}
+
+uint64_t
+ex_size(const char *prog, const char *name, const char *s, uint64_t lo, uint64_t hi, bool *bad)
+{
+	return opt(prog, name, s, true, lo, hi, bad);
+}
+
 int
 ex_eal_init(int eal_argc, char **argv, const char *name, bool client, uint16_t port,
 	    unsigned int mem_mb, const char *devargs)

@@ -50,6 +50,17 @@ struct ex_node {
 int ex_split_args(int argc, char **argv, int *targc, char ***targv);
 
 /**
+ * Option @p opt of @p prog: a number (ex_num, decimal digits) or a size
+ * (ex_size, digits and K, M or G) in [@p lo, @p hi], read by the shared
+ * parser (app_opt_u64()). @return it, or 0 with *@p bad set and the reason
+ * printed ("send_recv: -s: 4294967297 out of range (1..1048576)").
+ */
+uint64_t ex_num(const char *prog, const char *opt, const char *s, uint64_t lo, uint64_t hi,
+		bool *bad);
+uint64_t ex_size(const char *prog, const char *opt, const char *s, uint64_t lo, uint64_t hi,
+		 bool *bad);
+
+/**
  * EAL: the user's arguments (@p eal_argc > 0), or defaults: --no-pci, one
  * lcore (0 for the server, 1 for the client), hugepages when usable, and
  * net_memif over /tmp/ordk-<name>-<port>.sock when @p devargs is bluesim's.
@@ -58,7 +69,10 @@ int ex_split_args(int argc, char **argv, int *targc, char ***targv);
 int ex_eal_init(int eal_argc, char **argv, const char *name, bool client, uint16_t port,
 		unsigned int mem_mb, const char *devargs);
 
-/** Device (starting its bluesim port), PD, CQ of @p cqe, @p len bytes registered. */
+/**
+ * Device (starting its bluesim port), PD, CQ of @p cqe, @p len bytes
+ * registered (refused, said, when more than the device's max_mr_size).
+ */
 int ex_node_open(struct ex_node *n, const char *devargs, bool client, size_t len, uint32_t cqe);
 void ex_node_close(struct ex_node *n);
 

@@ -32,6 +32,8 @@
 #include "loop_a.h"
 
 #define CM_PORT	     18860
+#define MAX_REC	     ((64u << 20) / REC * 16) /* --records: a table of 1 GiB */
+#define P	     "dm_txn"
 
 struct ex_node N;
 uint64_t hz, nrec;
@@ -184,17 +186,19 @@ struct args {
 static bool
 parse_args(int targc, char **targv, struct args *a, int *status)
 {
+	bool bad = false;
 	int c;
 
 	while ((c = getopt_long(targc, targv, "d:H:c:D:n:t:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': a->devargs = optarg; break;
 		case 'H': a->host = optarg; break;
-		case 'c': a->cm_port = (uint16_t)atoi(optarg); break;
+		/* the port and the table's size through the shared parser (atoi() wrapped them) */
+		case 'c': a->cm_port = (uint16_t)ex_num(P, "-c", optarg, 1, 65535, &bad); break;
 		case 'D': a->duration = atof(optarg); break;
 		case 'n': a->ntx = strtoull(optarg, NULL, 0); break;
 		case 't': a->seconds = atof(optarg); break;
-		case 'R': nrec = strtoull(optarg, NULL, 0); break;
+		case 'R': nrec = ex_num(P, "--records", optarg, 16, MAX_REC, &bad); break;
 		case 'W':
 			if (strcmp(optarg, "smallbank") == 0)
 				smallbank = true;
@@ -238,15 +242,19 @@ parse_args(int targc, char **targv, struct args *a, int *status)
 		default: usage(); *status = c == 'h' ? 0 : 1; return false;
 		}
 	}
-	if (nrec < 16 || nrec > (64u << 20) / REC * 16 || a->nctx == 0 || a->nctx > MAX_CTX ||
+	if (bad) {
+		*status = 1;
+		return false;
+	}
+	if (a->nctx == 0 || a->nctx > MAX_CTX ||
 	    keys_per_tx == 0 || keys_per_tx > MAX_KEYS_TX || write_pct > 100 || a->theta < 0 ||
 	    a->theta >= 1 ||
 	    (a->hot_of && (a->hot_of < 2 || a->hot_k == 0 || a->hot_k >= a->hot_of ||
 			   !(a->hot_p > 0 && a->hot_p < 1))) ||
-	    !(a->duration > 0) || a->cm_port == 0 || !(sync_s > 0) || idle_us > 100000 ||
+	    !(a->duration > 0) || !(sync_s > 0) || idle_us > 100000 ||
 	    a->la.nf < 2 || a->la.ai_step == 0 || !(a->la.hi > 0 && a->la.hi < 1) ||
 	    !(a->la.period_s > 0)) {
-		fprintf(stderr, "dm_txn: bad value (--records 16.., --contexts 1..%u, --keys 1..%u, "
+		fprintf(stderr, "dm_txn: bad value (--contexts 1..%u, --keys 1..%u, "
 				"--theta [0, 1), --hot [K/]N:p, --loop_a_nf 2.., --loop_a_hi (0, 1))\n", MAX_CTX, MAX_KEYS_TX);
 		*status = 1;
 		return false;

@@ -15,6 +15,7 @@
 #include "app_common.h"
 #include "kv.h"
 #include "kv_redis.h"
+#include "ordk_devargs.h"
 
 #define STRIPE_MIN  (64u << 10)
 
@@ -29,6 +30,33 @@ struct xfer { /* one request of a batch */
 	uint64_t t0;
 	int status;
 };
+
+/*
+ * What the metadata (a worker's record, a block's location) says is a peer's
+ * input: a worker's port must be one, a block as long as the one asked for (a
+ * longer READ would land beyond its slot). @return 0 or -1, said.
+ */
+static int
+meta_port_ok(const char *who, unsigned int port)
+{
+	char err[128];
+
+	if (ordk_devargs_check_range("cm_port", port, 1, 65535, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "client: the metadata of %s: %s\n", who, err);
+	return -1;
+}
+
+static int
+meta_len_ok(unsigned int i, uint64_t len, size_t size)
+{
+	char err[128];
+
+	if (ordk_devargs_check_range("len", len, size, size, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "client: the metadata of block %u: %s\n", i, err);
+	return -1;
+}
 
 /* the workers seen in Redis, and the QPs to each (the client's -q) */
 static struct kvr_node W[MAX_NODES];
@@ -207,9 +235,12 @@ redis_locate(size_t size, unsigned int n, struct loc *locs)
 			size);
 		return -1;
 	}
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < n; i++) {
+		if (meta_len_ok(i, where[i].len, size) != 0)
+			return -1;
 		locs[i] = (struct loc){ .addr = where[i].addr, .len = where[i].len,
 					.rkey = where[i].rkey, .q0 = (unsigned int)where[i].node * nq };
+	}
 	return 0;
 }
 
@@ -289,6 +320,8 @@ kv_batch_get(size_t size, unsigned int n, size_t slot, double *lat, double *secs
 			fprintf(stderr, "client: GET refused: %s", line);
 			return -1;
 		}
+		if (meta_len_ok(i, len, size) != 0)
+			return -1;
 		locs[i].addr = addr;
 		locs[i].len = len;
 	}
@@ -352,7 +385,8 @@ redis_connect_workers(unsigned int qps)
 	}
 	nq = qps;
 	for (unsigned int j = 0; j < nw; j++) {
-		if (ex_connect(&N, W[j].host, (uint16_t)W[j].cm_port, qps, DEPTH) != 0)
+		if (meta_port_ok(W[j].name, W[j].cm_port) != 0 ||
+		    ex_connect(&N, W[j].host, (uint16_t)W[j].cm_port, qps, DEPTH) != 0)
 			return -1;
 		printf("client: %s, %u QPs to worker %s at %s:%u (pool %" PRIu64 " MiB)\n",
 		       N.attr.name, qps, W[j].name, W[j].host, W[j].cm_port, W[j].len >> 20);
@@ -386,7 +420,8 @@ client_connect(const char *mhost, uint16_t mport, unsigned int qps)
 		usleep(50000);
 	}
 	if (!redis) {
-		if (ex_connect(&N, host, (uint16_t)cm_port, qps, DEPTH) != 0)
+		if (meta_port_ok(host, cm_port) != 0 ||
+		    ex_connect(&N, host, (uint16_t)cm_port, qps, DEPTH) != 0)
 			return -1;
 		nq = N.nqp;
 		printf("client: %s, %u QPs to the worker at %s:%u\n", N.attr.name, nq, host, cm_port);

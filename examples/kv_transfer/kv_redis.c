@@ -11,6 +11,7 @@
  * node key: nothing is written for a worker whose lease ran out.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,12 +149,15 @@ kvr_nodes(struct kvr_node *out, unsigned int max)
 
 		if (h != NULL && h->type == REDIS_REPLY_ARRAY && h->elements >= 10) {
 			struct kvr_node *d = &out[n++];
+			uint64_t port;
 
 			snprintf(d->name, sizeof(d->name), "%s", w);
 			for (size_t k = 0; k + 1 < h->elements; k += 2)
 				if (strcmp(h->element[k]->str, "host") == 0)
 					snprintf(d->host, sizeof(d->host), "%s", h->element[k + 1]->str);
-			d->cm_port = (unsigned int)field(h, "cm_port");
+			/* kept whole up to UINT_MAX: the client refuses what is no port */
+			port = field(h, "cm_port");
+			d->cm_port = port > UINT_MAX ? UINT_MAX : (unsigned int)port;
 			d->base = field(h, "base");
 			d->rkey = (uint32_t)field(h, "rkey");
 			d->len = field(h, "len");

@@ -35,6 +35,7 @@
 
 #define META_PORT   18800
 #define CM_PORT	    18801
+#define P	    "kv_transfer"
 
 volatile sig_atomic_t stop;
 
@@ -235,7 +236,7 @@ main(int argc, char **argv)
 	uint16_t mport = META_PORT, cm_port = CM_PORT;
 	unsigned int qps = 4, pool_mb = 512, count = 0;
 	double seconds = 600, linger = 0;
-	bool bench = false, shutdown_meta = false, client;
+	bool bench = false, shutdown_meta = false, client, bad = false;
 	int targc, eal, c, rc;
 	char **targv;
 
@@ -252,15 +253,17 @@ main(int argc, char **argv)
 		switch (c) {
 		case 'd': devargs = optarg; break;
 		case 'm': mhost = optarg; break;
-		case 'p': mport = (uint16_t)atoi(optarg); break;
-		case 'c': cm_port = (uint16_t)atoi(optarg); break;
-		case 'q': qps = (unsigned int)atoi(optarg); break;
-		case 'n': count = (unsigned int)atoi(optarg); break;
+		/* ports, counts and sizes through the shared parser (atoi() wrapped them) */
+		case 'p': mport = (uint16_t)ex_num(P, "-p", optarg, 1, 65535, &bad); break;
+		case 'c': cm_port = (uint16_t)ex_num(P, "-c", optarg, 1, 65535, &bad); break;
+		case 'q': qps = (unsigned int)ex_num(P, "-q", optarg, 1, EX_MAX_QPS, &bad); break;
+		case 'n': count = (unsigned int)ex_num(P, "-n", optarg, 0, MAX_KEYS, &bad); break;
 		case 't': seconds = atof(optarg); break;
-		case 'P': pool_mb = (unsigned int)atoi(optarg); break;
+		case 'P': pool_mb = (unsigned int)ex_num(P, "--pool", optarg, 8, 16384, &bad); break;
 		case 'H': host = optarg; break;
 		case 'b': bench = true; break;
-		case 'w': window = (unsigned int)atoi(optarg); break;
+		case 'w': window = (unsigned int)ex_num(P, "--window", optarg, 1, DEPTH - 2, &bad);
+			break;
 		case 'S': shutdown_meta = true; break;
 		case 'R': redis_at = optarg; break;
 		case 'F': config = optarg; break;
@@ -273,11 +276,10 @@ main(int argc, char **argv)
 		default: usage(); return c == 'h' ? 0 : 1;
 		}
 	}
-	if (mport == 0 || cm_port == 0 || qps == 0 || qps > EX_MAX_QPS || pool_mb < 8 ||
-	    pool_mb > 16384 || count > MAX_KEYS || !(seconds > 0) || window == 0 ||
-	    window > DEPTH - 2 || !(linger >= 0 && linger <= 60)) {
-		fprintf(stderr, "kv_transfer: bad value (-q 1..%u, --pool 8..16384, -n ..%u, "
-				"--window 1..%u, --linger 0..60)\n", EX_MAX_QPS, MAX_KEYS, DEPTH - 2);
+	if (bad)
+		return 1;
+	if (!(seconds > 0) || !(linger >= 0 && linger <= 60)) {
+		fprintf(stderr, "kv_transfer: bad value (-t more than 0, --linger 0..60)\n");
 		return 1;
 	}
 	if (strcmp(role, "meta") == 0)

@@ -44,18 +44,20 @@ struct args {
 static bool
 parse_args(int argc, char **argv, struct args *a, int *status)
 {
+	bool bad = false;
 	int c;
 
 	while ((c = getopt(argc, argv, "s:n:p:d:h")) != -1) {
 		switch (c) {
+		/* the shared parser: strtoul() and a cast took "-s 4294967297" as 1 */
 		case 's':
-			a->size = (uint32_t)strtoul(optarg, NULL, 0);
+			a->size = (uint32_t)ex_size("send_recv", "-s", optarg, 1, 1u << 20, &bad);
 			break;
 		case 'n':
-			a->iters = (uint32_t)strtoul(optarg, NULL, 0);
+			a->iters = (uint32_t)ex_num("send_recv", "-n", optarg, 1, 100000000, &bad);
 			break;
 		case 'p':
-			a->port = (uint16_t)strtoul(optarg, NULL, 0);
+			a->port = (uint16_t)ex_num("send_recv", "-p", optarg, 1, 65535, &bad);
 			break;
 		case 'd':
 			a->devargs = optarg;
@@ -67,10 +69,9 @@ parse_args(int argc, char **argv, struct args *a, int *status)
 			return false;
 		}
 	}
-	if (a->size == 0 || a->size > (1u << 20) || a->iters == 0 || a->iters > 100000000)
-		rte_exit(EXIT_FAILURE, "-s 1..1048576, -n 1..100000000\n");
+	*status = 1;
 	a->host = optind < argc ? argv[optind] : NULL;
-	return true;
+	return !bad;
 }
 
 /* A RECV into buffer @p i (DEPTH of them, one message each). */

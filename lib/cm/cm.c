@@ -4,8 +4,12 @@
  * "ORDKCM01" (8), qpn, psn, ip, count (4 x u32), mac, addr (2 x u64),
  * rkey, len (2 x u32). The client sends count records (count in the first;
  * 0 means 1), the server answers with as many. Every wait is bounded.
+ * Every record received, here or from memcached, is checked in cm_decode():
+ * a peer's record is input like any other.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -19,6 +23,9 @@
 
 #include "cm_internal.h"
 #include "ordk_cm.h"
+#include "ordk_devargs.h"
+
+RTE_LOG_REGISTER(ordk_cm_logtype, ordk.cm, NOTICE);
 
 #define CM_MAGIC "ORDKCM01"
 
@@ -63,11 +70,37 @@ cm_encode(const struct ordk_cm_info *in, uint8_t *b, uint32_t count)
 	put(b + 44, in->len, 4);
 }
 
-int
-cm_decode(const uint8_t *b, struct ordk_cm_info *out)
+/*
+ * The peer a record names becomes a QP's peer (ordk_cm_connect_qp): a QPN an
+ * RC QP can reach, a 24-bit PSN, a unicast MAC and IPv4 the card can send to
+ * (no loopback), a buffer that does not wrap. @return 0, or -EINVAL with the
+ * field named in @p why.
+ */
+static int
+peer_ok(const struct ordk_cm_info *r, char *why, size_t len)
 {
-	if (memcmp(b, CM_MAGIC, 8) != 0)
+	if (ordk_devargs_check_qpn("peer qpn", r->qpn, why, len) != 0 ||
+	    ordk_devargs_check_range("peer psn", r->psn, 0, 0xFFFFFF, why, len) != 0 ||
+	    ordk_devargs_check_mac("peer mac", r->mac, why, len) != 0 ||
+	    ordk_devargs_check_ipv4("peer ip", r->ip, 0, why, len) != 0)
+		return -EINVAL;
+	if (r->addr + r->len < r->addr) {
+		snprintf(why, len, "peer addr 0x%" PRIx64 ": with len %" PRIu32 " it wraps", r->addr,
+			 r->len);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+cm_decode(const uint8_t *b, struct ordk_cm_info *out, const char *from, unsigned int i)
+{
+	char why[160];
+
+	if (memcmp(b, CM_MAGIC, 8) != 0) {
+		CM_LOG(ERR, "record %u from %s: not an ORDK record", i, from);
 		return -EPROTO;
+	}
 	out->qpn = (uint32_t)get(b + 8, 4);
 	out->psn = (uint32_t)get(b + 12, 4);
 	out->ip = (uint32_t)get(b + 16, 4);
@@ -75,8 +108,10 @@ cm_decode(const uint8_t *b, struct ordk_cm_info *out)
 	out->addr = get(b + 32, 8);
 	out->rkey = (uint32_t)get(b + 40, 4);
 	out->len = (uint32_t)get(b + 44, 4);
-	if (out->qpn > 0xFFFFFF || out->psn > 0xFFFFFF || out->mac >> 48)
+	if (peer_ok(out, why, sizeof(why)) != 0) {
+		CM_LOG(ERR, "%s, in record %u from %s", why, i, from);
 		return -EPROTO;
+	}
 	return 0;
 }
 
@@ -133,18 +168,50 @@ send_infos(int fd, const struct ordk_cm_info *info, unsigned int n, int64_t dead
 	return rc;
 }
 
+/* "tcp peer 10.0.0.2:40000" of @p fd, for the log. */
+static const char *
+peer_name(int fd, char *out, size_t len)
+{
+	struct sockaddr_storage a = { .ss_family = AF_UNSPEC };
+	socklen_t alen = sizeof(a);
+	char ip[INET6_ADDRSTRLEN] = "?";
+	unsigned int port = 0;
+
+	if (getpeername(fd, (struct sockaddr *)&a, &alen) != 0)
+		a.ss_family = AF_UNSPEC;
+	if (a.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)&a;
+
+		/* the listener takes IPv4 too: an IPv4 client as 10.0.0.2, not ::ffff:10.0.0.2 */
+		if (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr))
+			inet_ntop(AF_INET, &a6->sin6_addr.s6_addr[12], ip, sizeof(ip));
+		else
+			inet_ntop(AF_INET6, &a6->sin6_addr, ip, sizeof(ip));
+		port = ntohs(a6->sin6_port);
+	} else if (a.ss_family == AF_INET) {
+		const struct sockaddr_in *a4 = (const struct sockaddr_in *)&a;
+
+		inet_ntop(AF_INET, &a4->sin_addr, ip, sizeof(ip));
+		port = ntohs(a4->sin_port);
+	}
+	snprintf(out, len, "tcp peer %s:%u", ip, port);
+	return out;
+}
+
 /* Receive records: as many as the first says (at most @p max). */
 static int
 recv_infos(int fd, struct ordk_cm_info *info, unsigned int max, unsigned int *n,
 	   int64_t deadline)
 {
 	uint8_t b[CM_LEN];
+	char from[INET6_ADDRSTRLEN + 24];
 	uint32_t count;
 	int rc = io_all(fd, b, CM_LEN, false, deadline);
 
 	if (rc != 0)
 		return rc;
-	rc = cm_decode(b, &info[0]); /* a stranger first: its 'count' means nothing */
+	peer_name(fd, from, sizeof(from));
+	rc = cm_decode(b, &info[0], from, 0); /* a stranger first: its 'count' means nothing */
 	if (rc != 0)
 		return rc;
 	count = (uint32_t)get(b + 20, 4);
@@ -155,7 +222,7 @@ recv_infos(int fd, struct ordk_cm_info *info, unsigned int max, unsigned int *n,
 	for (uint32_t i = 1; i < count && rc == 0; i++) {
 		rc = io_all(fd, b, CM_LEN, false, deadline);
 		if (rc == 0)
-			rc = cm_decode(b, &info[i]);
+			rc = cm_decode(b, &info[i], from, i);
 	}
 	*n = count;
 	return rc;

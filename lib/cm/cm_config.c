@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "ordk_cm.h"
+#include "ordk_devargs.h"
 
 static int __attribute__((format(printf, 3, 4)))
 fail(char *err, size_t len, const char *fmt, ...)
@@ -28,23 +29,19 @@ fail(char *err, size_t len, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static bool
-ipv4_ok(const char *s)
-{
-	struct in_addr a;
-
-	return inet_pton(AF_INET, s, &a) == 1;
-}
-
+/* A node's or a service's address: a kernel socket connects to it, so loopback is fine. */
 static int
 ip_field(json_t *v, const char *name, char *out, char *err, size_t len)
 {
 	const char *s = json_string_value(v);
+	struct in_addr a;
 
 	if (s == NULL)
 		return fail(err, len, "%s: not a string", name);
-	if (!ipv4_ok(s))
+	if (inet_pton(AF_INET, s, &a) != 1)
 		return fail(err, len, "%s: \"%s\" is not an IPv4 address", name, s);
+	if (ordk_devargs_check_ipv4(name, ntohl(a.s_addr), ORDK_DEVARGS_IP_LOOPBACK, err, len) != 0)
+		return -EINVAL;
 	snprintf(out, ORDK_CM_IP_LEN, "%s", s);
 	return 0;
 }
@@ -86,32 +83,24 @@ int_field(json_t *v, const char *name, long long lo, long long hi, long long *ou
 	return 0;
 }
 
-/* A number: GiB; a string: bytes with an optional K, M or G. */
+/* A number: GiB; a string: bytes with an optional K, M or G. Both within ORDK_CM_MR_SIZE_MAX. */
 static int
 size_field(json_t *v, uint64_t *out, char *err, size_t len)
 {
 	const char *s = json_string_value(v);
-	unsigned long long n;
-	char unit = '\0', extra;
-	int k;
 
 	if (json_is_integer(v)) {
 		long long g = json_integer_value(v);
 
-		if (g <= 0 || g > (1ll << 20))
-			return fail(err, len, "mr_size: %lld GiB out of range (1..%d)", g, 1 << 20);
+		if (g <= 0 || (unsigned long long)g > ORDK_CM_MR_SIZE_MAX >> 30)
+			return fail(err, len, "mr_size: %lld GiB out of range (1..%llu)", g,
+				    ORDK_CM_MR_SIZE_MAX >> 30);
 		*out = (uint64_t)g << 30;
 		return 0;
 	}
 	if (s == NULL)
 		return fail(err, len, "mr_size: neither a number (GiB) nor a size like \"64M\"");
-	k = sscanf(s, "%llu%c%c", &n, &unit, &extra);
-	if (s[0] < '0' || s[0] > '9' || k < 1 || k > 2 || (k == 2 && !strchr("KMG", unit)))
-		return fail(err, len, "mr_size: \"%s\" is not a size (digits and K, M or G)", s);
-	*out = n << (unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0);
-	if (n == 0 || (*out >> (unit == 'G' ? 30 : unit == 'M' ? 20 : unit == 'K' ? 10 : 0)) != n)
-		return fail(err, len, "mr_size: \"%s\" out of range", s);
-	return 0;
+	return ordk_devargs_size("mr_size", s, 1, ORDK_CM_MR_SIZE_MAX, out, err, len);
 }
 
 static int

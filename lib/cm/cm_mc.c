@@ -19,9 +19,6 @@
 #include "cm_internal.h"
 #include "ordk_cm.h"
 
-RTE_LOG_REGISTER(ordk_cm_logtype, ordk.cm, NOTICE);
-#define CM_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_##level, ordk_cm_logtype, "ordk.cm: " fmt "\n", ##__VA_ARGS__)
 
 #define MC_LOOK_US 5000
 #define MC_NAME_MAX 32
@@ -170,23 +167,30 @@ ordk_cm_mc_publish(struct ordk_cm_mc *mc, const char *role, unsigned int id,
 				    0));
 }
 
-/* Decode a "qp" value: n records, the count in the first. */
+/* Decode a "qp" value (of key @p key): n records, the count in the first. */
 static int
 decode_value(const uint8_t *v, size_t len, struct ordk_cm_info *recs, unsigned int max,
-	     unsigned int *n)
+	     unsigned int *n, const char *key)
 {
+	char from[MC_KEY_MAX + 16];
 	uint32_t count;
 	int rc;
 
-	if (len < CM_LEN || len % CM_LEN != 0)
+	snprintf(from, sizeof(from), "memcached key %s", key);
+	if (len < CM_LEN || len % CM_LEN != 0) {
+		CM_LOG(ERR, "%s: %zu bytes are not whole records of %d", from, len, CM_LEN);
 		return -EPROTO;
+	}
 	count = (uint32_t)v[20] << 24 | (uint32_t)v[21] << 16 | (uint32_t)v[22] << 8 | v[23];
-	if (count == 0 || count * (size_t)CM_LEN != len)
+	if (count == 0 || count * (size_t)CM_LEN != len) {
+		CM_LOG(ERR, "%s: the first record counts %u, the value holds %zu", from, count,
+		       len / CM_LEN);
 		return -EPROTO;
+	}
 	if (count > max)
 		return -E2BIG;
 	for (uint32_t i = 0; i < count; i++) {
-		rc = cm_decode(v + i * CM_LEN, &recs[i]);
+		rc = cm_decode(v + i * CM_LEN, &recs[i], from, i);
 		if (rc != 0)
 			return rc;
 	}
@@ -216,7 +220,7 @@ ordk_cm_mc_fetch(struct ordk_cm_mc *mc, const char *from_role, unsigned int from
 		int rc;
 
 		if (v != NULL) {
-			rc = decode_value((const uint8_t *)v, len, recs, max, n);
+			rc = decode_value((const uint8_t *)v, len, recs, max, n, key);
 			free(v);
 			return rc;
 		}

@@ -19,12 +19,20 @@ extern "C" {
 /* libordk's API: exported although ORDK builds with hidden visibility (the version map picks) */
 #pragma GCC visibility push(default)
 
-/** What each side tells the other. */
+/**
+ * What each side tells the other. A record received (TCP or memcached) is
+ * refused with -EPROTO, logged (`ordk.cm`) with the field named ("peer mac
+ * ff:ff:ff:ff:ff:ff: not a unicast address (broadcast)"), unless it names a
+ * peer a QP can have: qpn 2..0xffffff (0 and 1 are IBA's special QPs), psn
+ * 24 bits, a unicast mac (not zero, broadcast or multicast), a unicast ip
+ * (not 0.0.0.0/8, 224.0.0.0/4, 255.255.255.255, nor loopback 127.0.0.0/8,
+ * which the card cannot reach), and addr + len not wrapping.
+ */
 struct ordk_cm_info {
 	uint32_t qpn;
 	uint32_t psn;  /**< first PSN this side sends with: 0..ORDK_PSN_FIRST_MAX */
-	uint32_t ip;
-	uint64_t mac;
+	uint32_t ip;   /**< the device's IPv4 (ordk_dev_attr) */
+	uint64_t mac;  /**< the device's MAC (ordk_dev_attr) */
 	uint64_t addr; /**< optional: a buffer the peer may access */
 	uint32_t rkey;
 	uint32_t len;
@@ -39,8 +47,8 @@ struct ordk_cm_info {
  * wait, the TCP handshake too, ends by @p timeout_ms (<= 0: 10 s): a host
  * that drops SYNs costs @p timeout_ms, not the kernel's ~2 minutes.
  * @return 0; -ETIMEDOUT (nothing within @p timeout_ms: no server listening
- *   or no answer at all), -EPROTO (the peer
- *   is not ORDK or speaks another version), -EHOSTUNREACH (host did not
+ *   or no answer at all), -EPROTO (the peer is not ORDK, speaks another
+ *   version, or its record names no peer a QP can have), -EHOSTUNREACH (host did not
  *   resolve), or another negative errno of the socket calls.
  */
 int ordk_cm_exchange(const char *host, uint16_t port, const struct ordk_cm_info *local,
@@ -56,7 +64,7 @@ int ordk_cm_exchange(const char *host, uint16_t port, const struct ordk_cm_info 
  * the connection. ordk_cm_connect() is the client's side: @p n records out,
  * @p n back. Records are the same as ordk_cm_exchange()'s (which is n = 1).
  * @return a socket (listen, accept), 0, or a negative errno (-E2BIG: more
- *   records than @p max; -EPROTO: not an ORDK peer).
+ *   records than @p max; -EPROTO: not an ORDK peer, or a record refused).
  */
 int ordk_cm_listen(uint16_t port);
 int ordk_cm_accept(int lfd, struct ordk_cm_info *remote, unsigned int max, unsigned int *n,
@@ -114,8 +122,8 @@ int ordk_cm_mc_publish(struct ordk_cm_mc *mc, const char *role, unsigned int id,
 /**
  * Wait at most @p timeout_ms for the records node @p from_role/@p from_id
  * published for @p role/@p id; at most @p max go to @p recs, *@p n says how many.
- * @return 0, -ETIMEDOUT, -E2BIG (more than @p max), -EPROTO (not records),
- *   -EINVAL, -ECONNREFUSED, -EIO.
+ * @return 0, -ETIMEDOUT, -E2BIG (more than @p max), -EPROTO (not records, or
+ *   a record refused as ordk_cm_info says), -EINVAL, -ECONNREFUSED, -EIO.
  */
 int ordk_cm_mc_fetch(struct ordk_cm_mc *mc, const char *from_role, unsigned int from_id,
 		     const char *role, unsigned int id, struct ordk_cm_info *recs, unsigned int max,
@@ -150,12 +158,23 @@ int ordk_cm_mc_arrived(struct ordk_cm_mc *mc, const char *name, const char *role
  *     "memcached_ip": "10.10.1.3", "memcached_port": 11211, "mr_size": 16,
  *     "device": "bluesim,port=0", "cluster": "tpcc1",
  *     "redis_ip": "10.10.1.3", "redis_port": 6379, "ib_dev_id": 0, "ib_port": 1, "gid_idx": 3 }
- * mr_size: a number is GiB (as CREST's), a string takes K, M or G ("64M").
- * ib_dev_id, ib_port and gid_idx are read and range-checked only: ORDK names
- * its device by devargs in "device". Any other field is refused.
+ * mr_size: a number is GiB (as CREST's), a string takes K, M or G ("64M");
+ * either in 1..ORDK_CM_MR_SIZE_MAX bytes, the string read so that no
+ * overflow passes ("18446744073709551615" and "99999999999999999999" are out
+ * of range, not 16 EiB). Addresses: unicast IPv4 (not 0.0.0.0/8,
+ * 224.0.0.0/4 or 255.255.255.255); loopback is fine, these are the kernel's
+ * sockets, not the card's. ib_dev_id, ib_port and gid_idx are read and
+ * range-checked only: ORDK names its device by devargs in "device". Any
+ * other field is refused.
  */
 #define ORDK_CM_MAX_NODES 32u
 #define ORDK_CM_IP_LEN	  64u
+/**
+ * The largest mr_size: 128 TiB, a 47-bit user address space (x86-64, arm64
+ * with 4-level tables), so no device registers more; the device's own limits
+ * (ordk_dev_attr's max_mr_size per MR) apply where the memory is registered.
+ */
+#define ORDK_CM_MR_SIZE_MAX (1ull << 47)
 
 struct ordk_cm_config {
 	char mn_ips[ORDK_CM_MAX_NODES][ORDK_CM_IP_LEN];
@@ -174,8 +193,8 @@ struct ordk_cm_config {
 
 /**
  * Read and check the cluster config in @p path. On error @p err (when not
- * NULL) says which field is wrong and why, e.g. "CN_ips[1]: not an IPv4
- * address".
+ * NULL) says which field is wrong and why, e.g. "CN_ips[1]: \"10.0.0.300\" is
+ * not an IPv4 address", "mr_size: 18446744073709551615 out of range (1..140737488355328)".
  * @return 0, -ENOENT (no such file), -EINVAL (not JSON, or a field wrong).
  */
 int ordk_cm_config_load(const char *path, struct ordk_cm_config *cfg, char *err,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Device arguments on rte_kvargs: key tables, list brackets, the older list spelling. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -218,35 +219,61 @@ ordk_devargs_u64(const char *value, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-int
-ordk_devargs_mac(const char *value, uint64_t *mac)
+/* One to two hex digits: @return the octet, or -1. */
+static int
+hex_octet(const char **p)
 {
-	unsigned int b[6];
-	char tail;
+	int v = 0, n = 0;
 
-	if (sscanf(value, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-		   &tail) != 6)
-		return -EINVAL;
-	*mac = 0;
-	for (int i = 0; i < 6; i++) {
-		if (b[i] > 0xFF)
-			return -EINVAL;
-		*mac = *mac << 8 | b[i];
+	for (; n < 2; n++, (*p)++) {
+		char c = **p;
+		int d = c >= '0' && c <= '9' ? c - '0' :
+			c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+		if (d < 0)
+			break;
+		v = v << 4 | d;
 	}
-	if (*mac & (1ull << 40))
-		return -EINVAL; /* multicast bit: not a station address */
+	return n > 0 ? v : -1;
+}
+
+int
+ordk_devargs_mac(const char *key, const char *value, uint64_t *mac, char *err, size_t errlen)
+{
+	const char *p = value;
+	uint64_t m = 0;
+
+	/* by hand: sscanf's %x would take signs, spaces and 0x */
+	for (int i = 0; i < 6; i++) {
+		int b = hex_octet(&p);
+
+		if (b < 0 || *p != (i < 5 ? ':' : '\0')) {
+			snprintf(err, errlen, "%s '%s': not a MAC address (six hex octets: "
+				 "%s=02:00:00:00:00:01)", key, value, key);
+			return -EINVAL;
+		}
+		m = m << 8 | (uint64_t)b;
+		p++;
+	}
+	if (ordk_devargs_check_mac(key, m, err, errlen) != 0)
+		return -EINVAL;
+	*mac = m;
 	return 0;
 }
 
 int
-ordk_devargs_ipv4(const char *value, uint32_t *ip)
+ordk_devargs_ipv4(const char *key, const char *value, uint32_t *ip, char *err, size_t errlen)
 {
-	unsigned int b[4];
-	char tail;
+	struct in_addr a;
 
-	if (sscanf(value, "%u.%u.%u.%u%c", &b[0], &b[1], &b[2], &b[3], &tail) != 4 || b[0] > 255 ||
-	    b[1] > 255 || b[2] > 255 || b[3] > 255)
+	/* inet_pton: four decimal octets, no signs, spaces or leading zeros */
+	if (inet_pton(AF_INET, value, &a) != 1) {
+		snprintf(err, errlen, "%s '%s': not an IPv4 address (%s=10.0.0.1)", key, value, key);
 		return -EINVAL;
-	*ip = b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3];
+	}
+	if (ordk_devargs_check_ipv4(key, ntohl(a.s_addr), 0, err, errlen) != 0)
+		return -EINVAL;
+	*ip = ntohl(a.s_addr);
 	return 0;
 }

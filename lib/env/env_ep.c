@@ -9,12 +9,16 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "env_internal.h"
+#include "ordk_devargs.h"
 #include "ordk_env.h"
 
 int
 ordk_env_ep_open(struct ordk_env_ep *ep, const char *devargs, uint32_t cqe, void *buf,
 		 size_t len, unsigned int access)
 {
+	char why[128];
+
 	memset(ep, 0, sizeof(*ep));
 	ep->dev = ordk_dev_open(devargs);
 	if (ep->dev == NULL || ordk_dev_query(ep->dev, &ep->attr) != 0)
@@ -25,6 +29,13 @@ ordk_env_ep_open(struct ordk_env_ep *ep, const char *devargs, uint32_t cqe, void
 	ep->cq = ordk_cq_create(ep->dev, cqe);
 	if (ep->cq == NULL)
 		return -1;
+	/* one MR: said before a buffer of that size is asked for */
+	if (ordk_devargs_check_range("endpoint buffer", len, 1, ep->attr.max_mr_size, why,
+				     sizeof(why)) != 0) {
+		ENV_LOG(ERR, "%s: %s, the device's max_mr_size", ep->attr.name, why);
+		rte_errno = EINVAL;
+		return -1;
+	}
 	if (buf == NULL) {
 		buf = rte_zmalloc("ordk_env_ep", len, 4096);
 		if (buf == NULL) {

@@ -181,8 +181,9 @@ struct ordk_env_ep {
  * entries, and register @p len bytes of @p buf with @p access (ORDK_ACCESS_*),
  * or, @p buf NULL, of a zeroed 4 KiB-aligned rte_zmalloc() buffer the
  * endpoint owns. It stops at the first failure, with rte_errno set: @p ep->dev
- * NULL says the device did not open; what was made stays for
- * ordk_env_ep_close(). @return 0 or -1.
+ * NULL says the device did not open; @p len 0 or above the device's
+ * max_mr_size is EINVAL, logged, before any buffer is allocated; what was
+ * made stays for ordk_env_ep_close(). @return 0 or -1.
  */
 int ordk_env_ep_open(struct ordk_env_ep *ep, const char *devargs, uint32_t cqe, void *buf,
 		     size_t len, unsigned int access);

@@ -12,6 +12,7 @@
 #include <rte_mbuf.h>
 #include <rte_net_crc.h>
 
+#include "ordk_devargs.h"
 #include "sw_switch.h"
 
 #define BURST 32
@@ -134,7 +135,8 @@ sw_switch_add_mac(struct sw_switch *sw, uint64_t mac, unsigned int port)
 {
 	int s;
 
-	if (port >= sw->nports || mac == 0 || mac >> 48)
+	/* only unicast destinations are looked up: a group address's entry would never forward */
+	if (port >= sw->nports || ordk_devargs_check_mac("mac", mac, NULL, 0) != 0)
 		return -EINVAL;
 	s = fdb_find(sw, mac);
 	if (s < 0)

@@ -72,8 +72,11 @@ void sw_switch_fini(struct sw_switch *sw);
 /** Reconfigure one egress queue (its frames stay queued, counters restart). */
 int sw_switch_set_queue(struct sw_switch *sw, unsigned int port, const struct sw_queue_cfg *cfg,
 			uint64_t now_ns);
-/** Static forwarding entry: frames to @p mac (48 bits, first byte most significant) leave on @p
- * port. */
+/**
+ * Static forwarding entry: frames to @p mac (48 bits, first byte most
+ * significant) leave on @p port. @return 0, -EINVAL (no such port, or @p mac
+ * not a station address: zero, broadcast, multicast), -ENOSPC (the table is full).
+ */
 int sw_switch_add_mac(struct sw_switch *sw, uint64_t mac, unsigned int port);
 /**
  * Receive up to a burst on every port, forward, then transmit on every port

@@ -462,8 +462,8 @@ struct ordk_qp_attr {
 	uint32_t dest_qp_num;
 	uint32_t rq_psn;   /**< the peer's first PSN: 0..ORDK_PSN_FIRST_MAX */
 	uint32_t sq_psn;   /**< our first PSN: 0..ORDK_PSN_FIRST_MAX */
-	uint32_t dest_ip;  /**< the peer's IPv4 (address vector) */
-	uint64_t dest_mac; /**< the peer's MAC (address vector) */
+	uint32_t dest_ip;  /**< the peer's IPv4 (address vector), unicast */
+	uint64_t dest_mac; /**< the peer's MAC (address vector), unicast */
 	uint8_t timeout;   /**< local ACK timeout, 4.096 us << timeout (0: default ~1 ms) */
 	uint8_t retry_cnt; /**< 0..7 */
 	uint8_t rnr_retry; /**< 0..7, 7 = infinite */
@@ -504,7 +504,10 @@ struct ordk_qp *ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_att
  * SQ_PSN|TIMEOUT|RETRY_CNT|RNR_RETRY|MAX_QP_RD_ATOMIC. Every transition is
  * sent to the card (ManageQp).
  * @return 0; -EINVAL (illegal transition, a required bit missing or a bit
- *   not allowed for it; the reason is logged), -ETIMEDOUT, -EIO.
+ *   not allowed for it, a value out of range, or a peer no RC QP can reach:
+ *   dest_qp_num 0, 1 or above 24 bits, dest_mac zero, broadcast or multicast,
+ *   dest_ip in 0.0.0.0/8, loopback 127.0.0.0/8, multicast 224.0.0.0/4 or
+ *   255.255.255.255; the reason is logged, the field named), -ETIMEDOUT, -EIO.
  */
 int ordk_qp_modify(struct ordk_qp *qp, const struct ordk_qp_attr *attr, unsigned int mask);
 

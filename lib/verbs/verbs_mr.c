@@ -16,6 +16,7 @@
 #include <rte_errno.h>
 
 #include "mem_internal.h"
+#include "ordk_devargs.h"
 #include "verbs_internal.h"
 
 #define MR_POPULATE_MAX (1u << 20) /* ranges checked by MADV_POPULATE_*, larger by the maps */
@@ -104,13 +105,23 @@ static int
 mr_check(const struct verbs_dev *dev, void *addr, size_t length, unsigned int access)
 {
 	uint64_t a = (uint64_t)(uintptr_t)addr;
+	char why[96];
 
-	if (length == 0 || a + length < a || length > dev->attr.max_mr_size ||
-	    (access & ~(unsigned int)VERBS_ACCESS_ALL) != 0 ||
+	/* the caller's size, against what the device can register */
+	if (ordk_devargs_check_range("mr_reg: length", length, 1, dev->attr.max_mr_size, why,
+				     sizeof(why)) != 0) {
+		VERBS_LOG(ERR, "%s, the device's max_mr_size", why);
+		return -EINVAL;
+	}
+	if (a + length < a) {
+		VERBS_LOG(ERR, "mr_reg: 0x%" PRIx64 " + length %zu wraps", a, length);
+		return -EINVAL;
+	}
+	if ((access & ~(unsigned int)VERBS_ACCESS_ALL) != 0 ||
 	    /* ibverbs: remote write or atomic needs local write */
 	    ((access & (ORDK_ACCESS_REMOTE_WRITE | ORDK_ACCESS_REMOTE_ATOMIC)) &&
 	     !(access & ORDK_ACCESS_LOCAL_WRITE))) {
-		VERBS_LOG(ERR, "mr_reg: invalid length %zu or access 0x%x", length, access);
+		VERBS_LOG(ERR, "mr_reg: invalid access 0x%x", access);
 		return -EINVAL;
 	}
 	return mr_backable(addr, length, access);

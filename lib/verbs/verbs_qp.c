@@ -13,6 +13,7 @@
 #include <rte_hash.h>
 #include <rte_malloc.h>
 
+#include "ordk_devargs.h"
 #include "verbs_internal.h"
 
 static const char *const state_names[ORDK_QPS_COUNT] = {
@@ -262,14 +263,33 @@ check_values(const struct verbs_qp *qp, const struct ordk_qp_attr *a, unsigned i
 	if (((mask & ORDK_QP_ACCESS_FLAGS) && (a->qp_access_flags & ~(unsigned int)VERBS_ACCESS_ALL)) ||
 	    ((mask & ORDK_QP_PATH_MTU) &&
 	     (a->path_mtu < ORDK_MTU_256 || a->path_mtu > ORDK_MTU_4096)) ||
-	    ((mask & ORDK_QP_DEST_QPN) && a->dest_qp_num > QPN_PSN_MASK) ||
 	    ((mask & ORDK_QP_RQ_PSN) && a->rq_psn > QPN_PSN_MASK) ||
 	    ((mask & ORDK_QP_SQ_PSN) && a->sq_psn > QPN_PSN_MASK) ||
 	    ((mask & ORDK_QP_RETRY_CNT) && a->retry_cnt > 7) ||
 	    ((mask & ORDK_QP_RNR_RETRY) && a->rnr_retry > 7) ||
-	    ((mask & ORDK_QP_TIMEOUT) && a->timeout > 31) ||
-	    ((mask & ORDK_QP_AV) && (a->dest_mac == 0 || a->dest_mac >> 48 || a->dest_ip == 0))) {
+	    ((mask & ORDK_QP_TIMEOUT) && a->timeout > 31)) {
 		VERBS_LOG(ERR, "qp 0x%06x: an attribute value is out of range", qp->qpn);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The peer a caller names (from lib/cm, its own exchange or ibverbs): a QPN an
+ * RC QP can reach and a unicast MAC and IPv4 the card can send to, the field
+ * named in the log.
+ */
+static int
+check_peer(const struct verbs_qp *qp, const struct ordk_qp_attr *a, unsigned int mask)
+{
+	char why[128];
+
+	if (((mask & ORDK_QP_DEST_QPN) &&
+	     ordk_devargs_check_qpn("dest_qp_num", a->dest_qp_num, why, sizeof(why)) != 0) ||
+	    ((mask & ORDK_QP_AV) &&
+	     (ordk_devargs_check_mac("dest_mac", a->dest_mac, why, sizeof(why)) != 0 ||
+	      ordk_devargs_check_ipv4("dest_ip", a->dest_ip, 0, why, sizeof(why)) != 0))) {
+		VERBS_LOG(ERR, "qp 0x%06x: %s", qp->qpn, why);
 		return -EINVAL;
 	}
 	return 0;
@@ -324,6 +344,8 @@ ordk_qp_modify(struct ordk_qp *oqp, const struct ordk_qp_attr *a, unsigned int m
 	rc = check_transition(qp, cur, next, mask);
 	if (rc == 0)
 		rc = check_values(qp, a, mask);
+	if (rc == 0)
+		rc = check_peer(qp, a, mask);
 	if (rc == 0)
 		rc = ops->qp_check(oqp, a, mask);
 	if (rc != 0)

@@ -147,6 +147,10 @@ Test(switch, mark_rewrites_the_fcs_trailer, .timeout = 60)
 		sw.fcs = fcs;
 		for (unsigned int i = 0; i < HOSTS; i++)
 			cr_assert_eq(sw_switch_add_mac(&sw, host_mac(i), i), 0);
+		/* a static entry is a station's: group addresses are refused, never looked up */
+		cr_assert_eq(sw_switch_add_mac(&sw, 0xFFFFFFFFFFFFull, 0), -EINVAL, "broadcast");
+		cr_assert_eq(sw_switch_add_mac(&sw, 0x01005E000001ull, 0), -EINVAL, "multicast");
+		cr_assert_eq(sw_switch_add_mac(&sw, 0, 0), -EINVAL, "zero");
 		for (uint16_t s = 0; s < 2; s++) { /* the second finds a queue: marked */
 			struct rte_mbuf *f = frame(0, 2, 200, 2, s);
 			uint8_t *p = rte_pktmbuf_mtod(f, uint8_t *);

@@ -11,22 +11,17 @@
 #include "blue_args.h"
 #include "ordk_devargs.h"
 
+/* The card's own address: a unicast MAC and IPv4 (no loopback: frames go to the wire). */
 static int
 arg_mac(const char *v, void *arg, char *err, size_t errlen)
 {
-	if (ordk_devargs_mac(v, &((struct blue_net_args *)arg)->mac) == 0)
-		return 0;
-	snprintf(err, errlen, "mac '%s': not a station MAC (mac=02:00:00:00:00:01)", v);
-	return -EINVAL;
+	return ordk_devargs_mac("mac", v, &((struct blue_net_args *)arg)->mac, err, errlen);
 }
 
 static int
 arg_ip(const char *v, void *arg, char *err, size_t errlen)
 {
-	if (ordk_devargs_ipv4(v, &((struct blue_net_args *)arg)->ip) == 0)
-		return 0;
-	snprintf(err, errlen, "ip '%s': not an IPv4 address (ip=10.0.0.1)", v);
-	return -EINVAL;
+	return ordk_devargs_ipv4("ip", v, &((struct blue_net_args *)arg)->ip, err, errlen);
 }
 
 /* trace=0 (none, the default), 1 (256 events per QP), or N events (rounded up to a power of two) */

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* lib/cm: several QPs' records in one connection, a server that only looks, bad peers. */
+/*
+ * lib/cm: several QPs' records in one connection, a server that only looks,
+ * bad peers, and records that name a peer no QP can have (either direction).
+ */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -11,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "log_capture.h"
 #include "ordk_cm.h"
 
 static uint16_t
@@ -178,4 +182,162 @@ Test(cm, a_host_that_drops_syns_ends_within_the_timeout, .timeout = 20)
 	cr_expect_lt(ms_now() - t0, 2300);
 	close(filler);
 	close(ls);
+}
+
+/* A record as a peer would send it (cm.c's layout: 48 bytes, big-endian). */
+struct raw {
+	uint32_t qpn, psn, ip;
+	uint64_t mac, addr;
+	uint32_t len;
+	const char *names; /* what the refusal's log must say */
+};
+
+static void
+be(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = n - 1; i >= 0; i--, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+static void
+encode(const struct raw *r, uint8_t *b)
+{
+	memset(b, 0, 48);
+	memcpy(b, "ORDKCM01", 8);
+	be(b + 8, r->qpn, 4);
+	be(b + 12, r->psn, 4);
+	be(b + 16, r->ip, 4);
+	be(b + 20, 1, 4);
+	be(b + 24, r->mac, 8);
+	be(b + 32, r->addr, 8);
+	be(b + 40, 0x4400, 4);
+	be(b + 44, r->len, 4);
+}
+
+#define GOOD_IP	 0x0A000009u
+#define GOOD_MAC 0x020000000009ull
+
+static const struct raw bad_records[] = {
+	{ 0x100, 0, GOOD_IP, 0xFFFFFFFFFFFFull, 0, 0,
+	  "peer mac ff:ff:ff:ff:ff:ff: not a unicast address (broadcast)" },
+	{ 0x100, 0, GOOD_IP, 0x01005E000001ull, 0, 0,
+	  "peer mac 01:00:5e:00:00:01: not a unicast address (multicast" },
+	{ 0x100, 0, GOOD_IP, 0, 0, 0, "peer mac 00:00:00:00:00:00: not a unicast address (zero)" },
+	{ 0x100, 0, 0xFFFFFFFFu, GOOD_MAC, 0, 0,
+	  "peer ip 255.255.255.255: not a unicast address (the limited broadcast)" },
+	{ 0x100, 0, 0xE0000001u, GOOD_MAC, 0, 0, "peer ip 224.0.0.1: not a unicast address" },
+	{ 0x100, 0, 0, GOOD_MAC, 0, 0, "peer ip 0.0.0.0: not a unicast address" },
+	{ 0x100, 0, 0x7F000001u, GOOD_MAC, 0, 0, "peer ip 127.0.0.1: not a unicast address" },
+	{ 1, 0, GOOD_IP, GOOD_MAC, 0, 0, "peer qpn 0x000001: reserved" },
+	{ 0, 0, GOOD_IP, GOOD_MAC, 0, 0, "peer qpn 0x000000: reserved" },
+	{ 0x1000000, 0, GOOD_IP, GOOD_MAC, 0, 0, "peer qpn 0x1000000: out of range" },
+	{ 0x100, 0x1000000, GOOD_IP, GOOD_MAC, 0, 0, "peer psn: 16777216 out of range" },
+	{ 0x100, 0, GOOD_IP, GOOD_MAC, 0xFFFFFFFFFFFFF000ull, 0x2000,
+	  "peer addr 0xfffffffffffff000: with len 8192 it wraps" },
+};
+
+static int
+raw_connect(uint16_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				  .sin_port = htons(port) };
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+
+	cr_assert_eq(connect(s, (struct sockaddr *)&sa, sizeof(sa)), 0, "%s", strerror(errno));
+	return s;
+}
+
+/* A client's record naming a peer no QP can have: the server refuses it, naming the field. */
+Test(cm, a_clients_record_naming_no_reachable_peer_is_refused)
+{
+	uint16_t port = (uint16_t)(a_port() + 4);
+	int lfd = ordk_cm_listen(port), s, fd;
+	struct ordk_cm_info in[2];
+	struct log_capture log;
+	unsigned int n = 0;
+	uint8_t b[48];
+
+	cr_assert_geq(lfd, 0);
+	for (size_t i = 0; i < sizeof(bad_records) / sizeof(bad_records[0]); i++) {
+		s = raw_connect(port);
+		encode(&bad_records[i], b);
+		cr_assert_eq(write(s, b, sizeof(b)), (ssize_t)sizeof(b));
+		log_capture_start(&log);
+		fd = ordk_cm_accept(lfd, in, 2, &n, 5000);
+		cr_expect_eq(fd, -EPROTO, "%s: %d", bad_records[i].names, fd);
+		cr_expect_not_null(strstr(log_capture_text(&log), bad_records[i].names),
+				   "'%s' does not say '%s'", log_capture_text(&log),
+				   bad_records[i].names);
+		cr_expect_not_null(strstr(log_capture_text(&log), "in record 0 from tcp peer 127.0.0.1:"),
+				   "%s", log_capture_text(&log));
+		log_capture_stop(&log);
+		if (fd >= 0)
+			close(fd);
+		close(s);
+	}
+	/* and a good one still passes: the edges of the ranges */
+	s = raw_connect(port);
+	encode(&(struct raw){ 0xFFFFFF, 0xFFFFFF, 0xDFFFFFFEu, 0xFEFFFFFFFFFFull,
+			      0xFFFFFFFFFFFFD000ull, 0x2000, NULL }, b);
+	cr_assert_eq(write(s, b, sizeof(b)), (ssize_t)sizeof(b));
+	fd = ordk_cm_accept(lfd, in, 2, &n, 5000);
+	cr_assert_geq(fd, 0, "%s", strerror(-fd));
+	cr_expect_eq(n, 1);
+	cr_expect_eq(in[0].qpn, 0xFFFFFF);
+	cr_expect_eq(in[0].ip, 0xDFFFFFFEu);
+	cr_expect_eq(in[0].mac, 0xFEFFFFFFFFFFull);
+	close(fd);
+	close(s);
+	close(lfd);
+}
+
+struct bad_server {
+	int ls;
+	const struct raw *r;
+};
+
+/* Take one client's record and answer with @p r. */
+static void *
+answer_badly(void *arg)
+{
+	struct bad_server *sv = arg;
+	int fd = accept(sv->ls, NULL, NULL);
+	uint8_t b[48];
+
+	if (fd >= 0) {
+		if (read(fd, b, sizeof(b)) == (ssize_t)sizeof(b)) {
+			encode(sv->r, b);
+			if (write(fd, b, sizeof(b)) != (ssize_t)sizeof(b))
+				fprintf(stderr, "answer_badly: short write\n");
+		}
+		close(fd);
+	}
+	return NULL;
+}
+
+/* The server's answer is checked the same way on the client's side. */
+Test(cm, a_servers_record_naming_no_reachable_peer_is_refused)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				  .sin_port = htons((uint16_t)(a_port() + 5)) };
+	struct bad_server sv = { socket(AF_INET, SOCK_STREAM, 0), &bad_records[0] };
+	struct ordk_cm_info me = rec(0), got;
+	struct log_capture log;
+	pthread_t t;
+	int one = 1, rc;
+
+	setsockopt(sv.ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	cr_assert_eq(bind(sv.ls, (struct sockaddr *)&sa, sizeof(sa)), 0, "%s", strerror(errno));
+	cr_assert_eq(listen(sv.ls, 1), 0);
+	pthread_create(&t, NULL, answer_badly, &sv);
+	log_capture_start(&log);
+	rc = ordk_cm_exchange("127.0.0.1", ntohs(sa.sin_port), &me, &got, 5000);
+	pthread_join(t, NULL);
+	cr_expect_eq(rc, -EPROTO, "%s", strerror(-rc));
+	cr_expect_not_null(strstr(log_capture_text(&log), "peer mac ff:ff:ff:ff:ff:ff: not a "
+							  "unicast address (broadcast), in record 0 "
+							  "from tcp peer 127.0.0.1:"),
+			   "%s", log_capture_text(&log));
+	log_capture_stop(&log);
+	close(sv.ls);
 }

@@ -104,6 +104,61 @@ Test(cm_config, each_wrong_field_is_named)
 	refused("[1, 2]", "not a JSON object");
 }
 
+#define NO_SIZE "\"MN_ips\":[\"10.0.0.1\"],\"CN_ips\":[\"10.0.0.2\"],\"memcached_ip\":\"10.0.0.1\""
+
+/* Sizes that overflowed the old parser into 16 EiB, and the bound both forms share. */
+Test(cm_config, mr_size_is_bounded_and_no_overflow_passes)
+{
+	struct ordk_cm_config c;
+	char err[256] = "";
+
+	refused("{" NO_SIZE ",\"mr_size\":\"18446744073709551615\"}",
+		"mr_size: 18446744073709551615 out of range (1..140737488355328)");
+	refused("{" NO_SIZE ",\"mr_size\":\"99999999999999999999999\"}",
+		"mr_size: 99999999999999999999999 out of range (1..140737488355328)");
+	refused("{" NO_SIZE ",\"mr_size\":\"17179869184G\"}", "mr_size: 17179869184G out of range");
+	refused("{" NO_SIZE ",\"mr_size\":\"131073G\"}", "mr_size: 131073G out of range");
+	refused("{" NO_SIZE ",\"mr_size\":\"0M\"}", "mr_size: 0M out of range");
+	refused("{" NO_SIZE ",\"mr_size\":\"-1\"}", "mr_size: \"-1\" is not a size");
+	refused("{" NO_SIZE ",\"mr_size\":\"1T\"}", "mr_size: \"1T\" is not a size");
+	refused("{" NO_SIZE ",\"mr_size\":131073}", "mr_size: 131073 GiB out of range (1..131072)");
+	/* beyond a JSON integer (long long): jansson refuses it, naming the number */
+	refused("{" NO_SIZE ",\"mr_size\":18446744073709551615}", "18446744073709551615");
+
+	write_cfg("{" NO_SIZE ",\"mr_size\":\"131072G\"}");
+	cr_assert_eq(ordk_cm_config_load(path, &c, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(c.mr_size, 1ull << 47, "ORDK_CM_MR_SIZE_MAX, 128 TiB");
+	write_cfg("{" NO_SIZE ",\"mr_size\":131072}");
+	cr_assert_eq(ordk_cm_config_load(path, &c, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(c.mr_size, 1ull << 47, "ORDK_CM_MR_SIZE_MAX, 128 TiB");
+	write_cfg("{" NO_SIZE ",\"mr_size\":\"4k\"}");
+	cr_assert_eq(ordk_cm_config_load(path, &c, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(c.mr_size, 4096);
+}
+
+/* The nodes' and services' addresses: unicast; loopback is a kernel socket's, fine. */
+Test(cm_config, addresses_are_unicast)
+{
+	struct ordk_cm_config c;
+	char err[256] = "";
+
+	refused("{" OK_REST ",\"CN_ips\":[\"10.0.0.2\",\"255.255.255.255\"]}",
+		"CN_ips[1] 255.255.255.255: not a unicast address (the limited broadcast)");
+	refused("{\"MN_ips\":[\"224.0.0.1\"],\"CN_ips\":[\"10.0.0.2\"],\"memcached_ip\":"
+		"\"10.0.0.1\",\"mr_size\":1}",
+		"MN_ips[0] 224.0.0.1: not a unicast address (multicast");
+	refused("{\"MN_ips\":[\"10.0.0.1\"],\"CN_ips\":[\"10.0.0.2\"],\"memcached_ip\":"
+		"\"0.0.0.0\",\"mr_size\":1}",
+		"memcached_ip 0.0.0.0: not a unicast address");
+	refused("{" OK_REST ",\"CN_ips\":[\"10.0.0.2\"],\"redis_ip\":\"239.1.1.1\"}",
+		"redis_ip 239.1.1.1: not a unicast address");
+
+	write_cfg("{\"MN_ips\":[\"127.0.0.1\"],\"CN_ips\":[\"127.0.0.1\"],\"memcached_ip\":"
+		  "\"127.0.0.1\",\"mr_size\":1}");
+	cr_assert_eq(ordk_cm_config_load(path, &c, err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(c.memcached_ip, "127.0.0.1");
+}
+
 Test(cm_config, no_file_is_enoent)
 {
 	struct ordk_cm_config c;

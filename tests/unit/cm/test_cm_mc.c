@@ -7,6 +7,7 @@
 #include <rte_errno.h>
 #include <string.h>
 
+#include "log_capture.h"
 #include "ordk_cm.h"
 #include "svc_server.h"
 
@@ -97,6 +98,56 @@ Test(cm_mc, a_value_that_is_not_records_is_refused)
 	cr_expect_eq(ordk_cm_mc_fetch(m, "mn", 0, "cn", 0, got, 4, &n, 0), -EPROTO);
 	memcached_free(raw);
 	cr_expect_eq(ordk_cm_mc_publish(m, "m n", 0, "cn", 0, got, 1), -EINVAL, "space in a key");
+	ordk_cm_mc_close(m);
+}
+
+/*
+ * A record another node published is input like any other: one naming a peer
+ * no QP can have (here the second of three) fails the fetch, the field and the
+ * key named in the log.
+ */
+Test(cm_mc, a_record_naming_no_reachable_peer_is_refused)
+{
+	static const struct {
+		uint32_t qpn, ip;
+		uint64_t mac;
+		const char *names;
+	} bad[] = {
+		{ 0x201, 0xFFFFFFFFu, 0x020000000002ull,
+		  "peer ip 255.255.255.255: not a unicast address (the limited broadcast)" },
+		{ 0x201, 0x0A000002u, 0xFFFFFFFFFFFFull,
+		  "peer mac ff:ff:ff:ff:ff:ff: not a unicast address (broadcast)" },
+		{ 0x201, 0x0A000002u, 0x333300000001ull,
+		  "peer mac 33:33:00:00:00:01: not a unicast address (multicast" },
+		{ 0x201, 0xEF000001u, 0x020000000002ull, "peer ip 239.0.0.1: not a unicast address" },
+		{ 1, 0x0A000002u, 0x020000000002ull, "peer qpn 0x000001: reserved" },
+	};
+	struct ordk_cm_mc *m = session();
+	struct ordk_cm_info r[3] = { rec(0), rec(1), rec(2) }, got[4];
+	struct log_capture log;
+	unsigned int n = 0;
+	int rc;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		r[1].qpn = bad[i].qpn;
+		r[1].ip = bad[i].ip;
+		r[1].mac = bad[i].mac;
+		cr_assert_eq(ordk_cm_mc_publish(m, "mn", 0, "cn", 2, r, 3), 0);
+		log_capture_start(&log);
+		rc = ordk_cm_mc_fetch(m, "mn", 0, "cn", 2, got, 4, &n, 0);
+		cr_expect_eq(rc, -EPROTO, "%s: %d", bad[i].names, rc);
+		cr_expect_not_null(strstr(log_capture_text(&log), bad[i].names),
+				   "'%s' does not say '%s'", log_capture_text(&log), bad[i].names);
+		cr_expect_not_null(strstr(log_capture_text(&log),
+					  "in record 1 from memcached key t/qp/mn0>cn2"),
+				   "%s", log_capture_text(&log));
+		log_capture_stop(&log);
+	}
+	r[1] = rec(1);
+	cr_assert_eq(ordk_cm_mc_publish(m, "mn", 0, "cn", 2, r, 3), 0);
+	rc = ordk_cm_mc_fetch(m, "mn", 0, "cn", 2, got, 4, &n, 0);
+	cr_expect_eq(rc, 0, "the same records, every peer reachable: %s", strerror(-rc));
+	cr_expect_eq(n, 3);
 	ordk_cm_mc_close(m);
 }
 

@@ -186,7 +186,7 @@
 /* rc_ctrl.c */
 #define RC_STUB_rc_advert_pending \
 	DEFINE_STUB(rc_advert_pending, enum rc_step, (const struct blue_qp *qp), RC_DONE)
-#define RC_STUB_rc_advert_rewind DEFINE_STUB_V(rc_advert_rewind, (struct blue_qp *qp, uint64_t now))
+#define RC_STUB_rc_advert_rewind DEFINE_STUB_V(rc_advert_rewind, (struct blue_qp *qp))
 #define RC_STUB_rc_ctrl_rx \
 	DEFINE_STUB_V(rc_ctrl_rx, (struct blue_dev *dev, const uint8_t *f, uint32_t len))
 #define RC_STUB_rc_probe DEFINE_STUB(rc_probe, bool, (struct blue_qp *qp), true)

@@ -182,6 +182,56 @@ Test(rc_read, a_duplicate_is_acked_not_answered_again)
 	cr_assert(qp.resp.ack_due);
 }
 
+/*
+ * The wire repeats a READ request while the ring is full of answers sent
+ * and not acknowledged: a duplicate, not a deferral, and never a second
+ * answer (a second one counts against max_dest_rd_atomic, and the
+ * requester's next READ is refused).
+ */
+Test(rc_read, a_duplicate_while_the_ring_is_full_is_no_second_answer)
+{
+	qp.resp.ans_head = 0;
+	qp.resp.ans_next = qp.resp.ans_tail = ORDK_ANS_RING - 1;
+	request(E0, 1);
+	cr_assert_eq(queued(), 1, "the last slot takes it");
+	request(E0, 1);
+	cr_assert_eq(queued(), 1);
+	cr_assert_eq(qp.vqp.st.duplicates, 1);
+	cr_assert_eq(qp.vqp.st.read_req_deferred, 0, "a duplicate is no new request");
+	cr_assert_eq(naks, 0);
+}
+
+/*
+ * A request deferred (the ring full) and its copies: the wire's duplicate
+ * and the requester's resend. Whichever finds room first is the one answer.
+ */
+Test(rc_read, a_deferred_request_and_its_copies_are_answered_once)
+{
+	uint32_t i;
+
+	qp.resp.ans_head = 0;
+	qp.resp.ans_next = qp.resp.ans_tail = ORDK_ANS_RING;
+	request(E0, 1);
+	request(E0, 1); /* the wire's copy: still full */
+	cr_assert_eq(qp.vqp.st.read_req_deferred, 2);
+	cr_assert_eq(qp.resp.epsn, E0);
+	qp.resp.ans_head = 3; /* ACKs free three slots */
+	for (i = 0; i < 3; i++)
+		request(blue_psn_add(E0, 1 + i), (uint16_t)(2 + i)); /* later READs */
+	request(E0, 1); /* the resend */
+	request(E0, 1); /* and its copy */
+	cr_assert_eq(queued(), 3, "the ring has room for three: the fourth waits");
+	cr_assert_eq(qp.vqp.st.read_req_deferred, 4);
+	qp.resp.ans_head = 4;
+	request(E0, 1);
+	request(E0, 1);
+	cr_assert_eq(queued(), 4);
+	cr_assert_eq(ans[qp.resp.ans_next % ORDK_ANS_RING].req_psn, E0, "the oldest first");
+	cr_assert_eq(qp.resp.epsn, blue_psn_add(E0, 4));
+	cr_assert_eq(qp.vqp.st.duplicates, 1);
+	cr_assert_eq(naks, 0, "never refused: the requester kept to max_dest_rd_atomic");
+}
+
 Test(rc_read, no_access_is_refused)
 {
 	mr_rc = -EPERM;

@@ -16,6 +16,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 
+#include "log_capture.h"
 #include "ordk_driver.h"
 #include "ordk_verbs.h"
 #include "ut_stub.h"
@@ -57,7 +58,7 @@ fake_open(struct ordk_dev *dev, const char *args)
 		return -ENODEV;
 	snprintf(fdev(dev)->v.name, sizeof(fdev(dev)->v.name), "fake0");
 	fdev(dev)->next_key = 0x100;
-	fdev(dev)->next_qpn = 1;
+	fdev(dev)->next_qpn = 2; /* 0 and 1 are IBA's special QPs, no RC QP's peer */
 	return 0;
 }
 
@@ -82,7 +83,7 @@ fake_poll(struct ordk_dev *dev, unsigned int budget)
 
 	(void)budget;
 	fdev(dev)->polls++;
-	for (uint32_t n = 1; n < fdev(dev)->next_qpn; n++) {
+	for (uint32_t n = 2; n < fdev(dev)->next_qpn; n++) {
 		struct ordk_qp *qp = verbs_qp_lookup(dev, n);
 
 		for (uint32_t i = 0; qp != NULL && i < fqp(qp)->ndone; i++, work++)
@@ -107,7 +108,7 @@ fake_qp_create(struct ordk_qp *qp)
 {
 	struct fake_dev *d = fdev(fqp(qp)->v.dev);
 
-	if (d->next_qpn > 4)
+	if (d->next_qpn > 5)
 		return -ENOSPC;
 	fqp(qp)->v.qpn = d->next_qpn++;
 	return 0;
@@ -208,7 +209,7 @@ to_rts(struct ordk_qp *qp, uint32_t peer)
 
 	cr_assert_eq(ordk_qp_modify(qp, &a, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS), 0);
 	a = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTR, .path_mtu = ORDK_MTU_1024,
-				   .dest_qp_num = peer, .dest_ip = 1, .dest_mac = 2 };
+				   .dest_qp_num = peer, .dest_ip = 0x0A000002, .dest_mac = 2 };
 	cr_assert_eq(ordk_qp_modify(qp, &a, ORDK_QP_STATE | ORDK_QP_AV | ORDK_QP_PATH_MTU |
 						    ORDK_QP_DEST_QPN | ORDK_QP_RQ_PSN |
 						    ORDK_QP_MAX_DEST_RD_ATOMIC | ORDK_QP_MIN_RNR_TIMER),
@@ -232,6 +233,7 @@ Test(verbs_driver, a_second_driver_under_the_same_library)
 	struct ordk_qp_info info;
 	struct ordk_stats st;
 	struct ordk_wc wc[4];
+	struct log_capture log;
 
 	eal();
 	cr_assert_null(ordk_dev_open("bluesim,port=0"), "no Blue driver in this build");
@@ -260,7 +262,12 @@ Test(verbs_driver, a_second_driver_under_the_same_library)
 	cr_assert_not_null(pd);
 	cr_assert_not_null(cq);
 	cr_assert_null(ordk_mr_reg(pd, src, 0, 0), "the library checks the length");
+	log_capture_start(&log);
 	cr_assert_null(ordk_mr_reg(pd, src, 2 << 20, 0), "... against the driver's max_mr_size");
+	cr_expect_not_null(strstr(log_capture_text(&log), "mr_reg: length: 2097152 out of range "
+							  "(1..1048576), the device's max_mr_size"),
+			   "%s", log_capture_text(&log));
+	log_capture_stop(&log);
 
 	struct ordk_mr *ms = ordk_mr_reg(pd, src, sizeof(src), ORDK_ACCESS_LOCAL_WRITE);
 	struct ordk_mr *md = ordk_mr_reg(pd, dst, sizeof(dst),
@@ -280,8 +287,8 @@ Test(verbs_driver, a_second_driver_under_the_same_library)
 
 	cr_assert_not_null(a);
 	cr_assert_not_null(b);
-	cr_assert_eq(ordk_qp_num(b), 2);
-	cr_assert_eq(verbs_qp_lookup(dev, 2), b);
+	cr_assert_eq(ordk_qp_num(b), 3);
+	cr_assert_eq(verbs_qp_lookup(dev, 3), b);
 	cr_assert_eq(ordk_qp_modify(a, &(struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTS },
 				    ORDK_QP_STATE),
 		     -EINVAL, "RESET -> RTS: the library's transition table");
@@ -309,7 +316,7 @@ Test(verbs_driver, a_second_driver_under_the_same_library)
 	cr_assert_eq(ordk_dev_close(dev), -EBUSY, "objects alive");
 	cr_assert_eq(ordk_qp_destroy(a), 0);
 	cr_assert_eq(ordk_qp_destroy(a), -EINVAL, "a stale handle");
-	cr_assert_null(verbs_qp_lookup(dev, 1));
+	cr_assert_null(verbs_qp_lookup(dev, 2));
 	cr_assert_eq(ordk_dev_stats(dev, &st), 0);
 	cr_assert_eq(st.wr_posted, 1, "a destroyed QP's counts stay in the device's total");
 	cr_assert_eq(ordk_qp_destroy(b), 0);
@@ -318,4 +325,81 @@ Test(verbs_driver, a_second_driver_under_the_same_library)
 	cr_assert_eq(ordk_cq_destroy(cq), 0);
 	cr_assert_eq(ordk_pd_free(pd), 0);
 	cr_assert_eq(ordk_dev_close(dev), 0);
+}
+
+/* RTR with attribute @p a (every bit RTR needs): ordk_qp_modify()'s return, what it logged in @p log. */
+static int
+rtr(struct ordk_qp *qp, const struct ordk_qp_attr *a, char *log, size_t len)
+{
+	struct log_capture c;
+	int rc;
+
+	log_capture_start(&c);
+	rc = ordk_qp_modify(qp, a, ORDK_QP_STATE | ORDK_QP_AV | ORDK_QP_PATH_MTU | ORDK_QP_DEST_QPN |
+					   ORDK_QP_RQ_PSN | ORDK_QP_MAX_DEST_RD_ATOMIC |
+					   ORDK_QP_MIN_RNR_TIMER);
+	snprintf(log, len, "%s", log_capture_text(&c));
+	log_capture_stop(&c);
+	return rc;
+}
+
+/*
+ * Every program reaches ordk_qp_modify(), lib/cm's users or not: a peer no RC
+ * QP can have is refused there, the field named, and the driver never sees it.
+ */
+Test(verbs_driver, a_peer_no_qp_can_reach_is_refused_naming_the_field)
+{
+	static const struct {
+		uint32_t qpn, ip;
+		uint64_t mac;
+		const char *names;
+	} bad[] = {
+		{ 0x300, 0x0A000002, 0xFFFFFFFFFFFFull,
+		  "dest_mac ff:ff:ff:ff:ff:ff: not a unicast address (broadcast)" },
+		{ 0x300, 0x0A000002, 0x01005E000001ull,
+		  "dest_mac 01:00:5e:00:00:01: not a unicast address (multicast" },
+		{ 0x300, 0x0A000002, 0, "dest_mac 00:00:00:00:00:00: not a unicast address (zero)" },
+		{ 0x300, 0x0A000002, 1ull << 48, "dest_mac 0x1000000000000: more than 48 bits" },
+		{ 0x300, 0xFFFFFFFF, 0x020000000002ull,
+		  "dest_ip 255.255.255.255: not a unicast address (the limited broadcast)" },
+		{ 0x300, 0xE0000005, 0x020000000002ull,
+		  "dest_ip 224.0.0.5: not a unicast address (multicast" },
+		{ 0x300, 0x7F000001, 0x020000000002ull,
+		  "dest_ip 127.0.0.1: not a unicast address (loopback" },
+		{ 0x300, 0, 0x020000000002ull, "dest_ip 0.0.0.0: not a unicast address" },
+		{ 1, 0x0A000002, 0x020000000002ull, "dest_qp_num 0x000001: reserved" },
+		{ 0, 0x0A000002, 0x020000000002ull, "dest_qp_num 0x000000: reserved" },
+		{ 1u << 24, 0x0A000002, 0x020000000002ull, "dest_qp_num 0x1000000: out of range" },
+	};
+	struct ordk_qp_attr a = { .qp_state = ORDK_QPS_INIT, .qp_access_flags = 3 };
+	char log[512];
+
+	eal();
+	struct ordk_dev *dev = ordk_dev_open("fake:ok");
+	struct ordk_pd *pd = ordk_pd_alloc(dev);
+	struct ordk_cq *cq = ordk_cq_create(dev, 16);
+	struct ordk_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq, .max_send_wr = 1,
+					.max_recv_wr = 1 };
+	struct ordk_qp *qp = ordk_qp_create(pd, &ia);
+
+	cr_assert_not_null(qp);
+	cr_assert_eq(ordk_qp_modify(qp, &a, ORDK_QP_STATE | ORDK_QP_ACCESS_FLAGS), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		a = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTR, .path_mtu = ORDK_MTU_1024,
+					   .dest_qp_num = bad[i].qpn, .dest_ip = bad[i].ip,
+					   .dest_mac = bad[i].mac };
+		cr_expect_eq(rtr(qp, &a, log, sizeof(log)), -EINVAL, "%s", bad[i].names);
+		cr_expect_not_null(strstr(log, bad[i].names), "'%s' does not say '%s'", log,
+				   bad[i].names);
+	}
+	cr_expect_eq(fqp(qp)->modifies, 1, "the driver saw INIT only");
+	a = (struct ordk_qp_attr){ .qp_state = ORDK_QPS_RTR, .path_mtu = ORDK_MTU_1024,
+				   .dest_qp_num = 2, .dest_ip = 0xDF000001,
+				   .dest_mac = 0xFEFFFFFFFFFFull };
+	cr_expect_eq(rtr(qp, &a, log, sizeof(log)), 0, "a unicast peer (QPN 2, 223.0.0.1): %s", log);
+	cr_expect_eq(fqp(qp)->modifies, 2);
+	cr_expect_eq(ordk_qp_destroy(qp), 0);
+	cr_expect_eq(ordk_cq_destroy(cq), 0);
+	cr_expect_eq(ordk_pd_free(pd), 0);
+	cr_expect_eq(ordk_dev_close(dev), 0);
 }

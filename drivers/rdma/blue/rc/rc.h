@@ -340,7 +340,7 @@ struct rc_resp {
 	struct rc_fifo rdone_q;
 	uint32_t next_recv_seq;
 	uint32_t rq_acked;	   /* first recv_seq the peer has not acknowledged */
-	uint64_t adv_tsc;	   /* when adverts last went out */
+	uint64_t adv_tsc;	   /* when adverts last went out, in polling time (rc_ptime()) */
 	uint32_t err_answers;	   /* the peer's questions answered in ERR (rc_ctrl.c) */
 };
 
@@ -517,8 +517,8 @@ void rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len);
 enum rc_step rc_send_adverts(struct blue_qp *qp);
 /** Tell the peer which of its adverts arrived. @return RC_MORE when it could not go. */
 enum rc_step rc_send_advert_ack(struct blue_qp *qp);
-/** Adverts the peer has not acknowledged within the QP's timeout go out again. */
-void rc_advert_rewind(struct blue_qp *qp, uint64_t now);
+/** Adverts the peer has not acknowledged within the QP's timeout (polling time) go out again. */
+void rc_advert_rewind(struct blue_qp *qp);
 /** @return RC_MORE while the peer has not acknowledged every advert. */
 enum rc_step rc_advert_pending(const struct blue_qp *qp);
 /* receive tracker (rc_track.c): the peer's PSNs, modulo 2^24 */

@@ -298,16 +298,23 @@ rc_advert_pending(const struct blue_qp *qp)
 /*
  * Receiver side: adverts the peer has not acknowledged within the QP's
  * timeout go out again (the peer drops the ones it already has by sequence).
+ * The timeout counts polling time only: after a pause of the process (an
+ * application checking its data between rounds) the peer's answer is still
+ * unread, and the peer device of the same process was not polled either
+ * (a resend of every advert after each pause, on a clean wire).
  */
 void
-rc_advert_rewind(struct blue_qp *qp, uint64_t now)
+rc_advert_rewind(struct blue_qp *qp)
 {
 	struct rc_resp *rs = &qp->resp;
 	uint32_t seq_head = adv_seq_head(rs), from;
 
-	if (rc_advert_pending(qp) == RC_DONE || now - rs->adv_tsc < rc_timeout_tsc(qp))
+	if (rc_advert_pending(qp) == RC_DONE ||
+	    rc_ptime(&blue_qp_dev(qp)->rc) - rs->adv_tsc < rc_timeout_tsc(qp))
 		return;
 	from = (int32_t)(rs->rq_acked - seq_head) > 0 ? rs->rq_acked - seq_head : 0;
+	RC_LOG(DEBUG, "qp 0x%06x: adverts from %u unacknowledged after the timeout: again",
+	       qp->vqp.qpn, seq_head + from);
 	qp->vqp.st.retransmits += rs->rq_advertised - from;
 	rs->rq_advertised = from; /* rc_send_adverts() sends them again */
 }

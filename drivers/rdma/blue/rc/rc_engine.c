@@ -286,7 +286,7 @@ qp_step(struct blue_qp *qp, uint64_t now, unsigned int *items)
 		return rc_len_err_reap(qp);
 	if (connected(qp)) {
 		/* unacknowledged adverts rewind after a timeout ... */
-		rc_advert_rewind(qp, now);
+		rc_advert_rewind(qp);
 		if (qp->req.adv_ack_due)
 			more |= rc_send_advert_ack(qp);
 	}
@@ -312,8 +312,10 @@ qp_step(struct blue_qp *qp, uint64_t now, unsigned int *items)
 		    qp->req.rtx_count != 0 || (qp->comp.rtx_deadline != 0 && !qp->sched.on_wheel))
 			more = RC_MORE;
 	}
-	if (qp->comp.state == RC_COMP_FLUSH)
-		return RC_MORE; /* it failed in this step: the next poll reaps it */
+	/* it failed, or its timer found the peer took our length error (SETTLE,
+	 * with no deadline left), in this step: the next poll reaps it */
+	if (qp->comp.state == RC_COMP_FLUSH || qp->comp.state == RC_COMP_SETTLE)
+		return RC_MORE;
 	more |= rc_ack_step(qp, now);
 	return more;
 }

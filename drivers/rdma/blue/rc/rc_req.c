@@ -399,8 +399,12 @@ wqe_hold(const struct blue_qp *qp, const struct rc_wqe *w)
 {
 	uint32_t rd_max = qp->vqp.attr.max_rd_atomic ? qp->vqp.attr.max_rd_atomic : 1;
 
-	if (qp->req.atomic_wqe != NULL || qp->req.state == RC_REQ_LEN_ERR)
-		return qp->req.atomic_wqe != NULL ? RC_REQ_WAIT_ATOMIC : RC_REQ_LEN_ERR;
+	if (qp->req.atomic_wqe != NULL)
+		return RC_REQ_WAIT_ATOMIC;
+	/* nothing after a too long SEND; its announcement, held by a full ring or
+	 * the card window, still goes */
+	if (qp->req.state == RC_REQ_LEN_ERR)
+		return (w->flags & RC_WQE_LEN_ERR) ? RC_REQ_IDLE : RC_REQ_LEN_ERR;
 	if (rc_is_atomic(w->opcode))
 		return qp->req.sq_head != qp->req.sq_next ? RC_REQ_WAIT_ATOMIC : RC_REQ_IDLE;
 	if (rc_wqe_started(w))
@@ -445,6 +449,7 @@ rc_push(struct blue_qp *qp)
 		struct rc_wqe *w = &qp->req.sq[qp->req.sq_next & qp->req.sq_mask];
 		bool last_queued = qp->req.sq_next + 1 == qp->req.sq_tail;
 		enum rc_req_state hold = wqe_hold(qp, w);
+		unsigned int pushed;
 		bool want_ack;
 
 		if (hold != RC_REQ_IDLE) {
@@ -467,9 +472,13 @@ rc_push(struct blue_qp *qp)
 		 * ORDK_ACK_EVERY WRs, and the last WR queued (so unsignaled ones retire) */
 		want_ack = w->signaled || (w->flags & RC_WQE_INTERNAL) || last_queued ||
 			   qp->req.since_ack_req + 1 >= ORDK_ACK_EVERY || (w->flags & RC_WQE_LEN_ERR);
-		items += push_items(qp, w, want_ack);
-		if (w->sent < w->len && w->state != RC_WQE_ERROR && !(w->flags & RC_WQE_LEN_ERR))
-			return items; /* ring or window full: the rest next time */
+		pushed = push_items(qp, w, want_ack);
+		items += pushed;
+		/* ring or window full: the rest next time (a length error's announcement
+		 * is one item without payload: it went when an item went) */
+		if (w->state != RC_WQE_ERROR &&
+		    ((w->flags & RC_WQE_LEN_ERR) ? pushed == 0 : w->sent < w->len))
+			return items;
 		qp->req.since_ack_req = want_ack ? 0 : qp->req.since_ack_req + 1;
 		wqe_pushed(qp, w);
 		qp->req.sq_next++;

@@ -20,13 +20,20 @@ rtx_bit(const struct blue_qp *qp, uint32_t psn)
 
 /*
  * Whether the peer card sets a bitmap bit for the packets of @p w: only for
- * packets with payload and zero-length *_ONLY_WITH_IMMEDIATE (section 5.1).
- * A READ request or a zero-length SEND is a 0 bit in its window for good.
+ * packets with payload and zero-length *_ONLY_WITH_IMMEDIATE (section 5.1,
+ * RQ.bsv's needUpdatePsnBitmap). A READ request, a zero-length SEND or WRITE
+ * and the announcement of a too long SEND (sent without its payload) are a
+ * 0 bit in their window for good.
  */
 static bool
 card_tracks(const struct rc_wqe *w)
 {
-	return w->opcode != BLUE_WR_RDMA_READ && (w->len > 0 || w->opcode != BLUE_WR_SEND);
+	uint32_t sent_len = (w->flags & RC_WQE_LEN_ERR) ? 0 : w->len;
+
+	if (w->opcode == BLUE_WR_RDMA_READ)
+		return false;
+	return sent_len > 0 || w->opcode == BLUE_WR_SEND_WITH_IMM ||
+	       w->opcode == BLUE_WR_RDMA_WRITE_WITH_IMM;
 }
 
 /*
