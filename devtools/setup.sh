@@ -19,6 +19,7 @@ PKGS=(
     libjansson-dev                                       # the cluster config (JSON)
     libhiredis-dev redis-server                          # kv_transfer's metadata store
     iproute2                                             # devtools/cluster.sh (netns, veth)
+    python3-prometheus-client                            # ordk-stat --prometheus parsed (suite apps)
 )
 
 say() { echo "setup: $*"; }

@@ -50,10 +50,16 @@ app_print_stats(FILE *f, const struct ordk_stats *st, bool all)
 		uint64_t v = ordk_stats_value(st, i);
 
 		if (all || v) {
+			const char *mlx5 = ordk_stats_mlx5_name(i), *rxe = ordk_stats_rxe_name(i);
 			char name[40];
 
 			snprintf(name, sizeof(name), "%s:", ordk_stats_name(i));
-			fprintf(f, "  %-22s %" PRIu64 "\n", name, v);
+			fprintf(f, "  %-22s %" PRIu64, name, v);
+			/* the names of mlx5's and rxe's hw_counters for the same event */
+			if (mlx5 != NULL)
+				fprintf(f, "  (mlx5 %s%s%s)", mlx5, rxe != NULL ? ", rxe " : "",
+					rxe != NULL ? rxe : "");
+			fputc('\n', f);
 		}
 	}
 }

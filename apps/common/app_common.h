@@ -24,7 +24,10 @@ int app_eal_init(int argc, char **argv, bool user, const struct ordk_env_eal *d)
 struct ordk_dev;
 struct ordk_stats;
 
-/** Print the nonzero (or all) counters of an ordk_stats, "  name: value" per line. */
+/**
+ * Print the nonzero (or all) counters of an ordk_stats, "  name: value" per line, followed
+ * by "  (mlx5 <name>, rxe <name>)" for a counter those stacks also have.
+ */
 void app_print_stats(FILE *f, const struct ordk_stats *st, bool all);
 
 /** Print the device model's xstats (drop reasons included), nonzero ones unless @p all. */

@@ -80,8 +80,8 @@ ordk_env_eal_argv(const struct ordk_env_eal *d, char **argv, char *store, size_t
 		ADD("--no-huge");
 	ADD("-m");
 	ADD("%u", d->mem_mb);
+	/* telemetry stays on: its thread sleeps in accept() until a client comes (the /ordk/ endpoints) */
 	ADD("--file-prefix=%s-%d", d->prefix, (int)getpid());
-	ADD("--no-telemetry");
 	/* a pattern, not the global level: one type can still be raised (d->log_level) */
 	ADD("--log-level=*:4");
 	if (d->log_level != NULL)

@@ -42,9 +42,11 @@ struct ordk_env_eal {
 
 /**
  * Build the default EAL argv: --no-pci, -l <lcore>, hugepages when enough
- * 2 MiB pages are free (else --no-huge), -m, a unique --file-prefix,
- * --no-telemetry, errors only (every log type at 4: the global level stays
- * open, so @p d->log_level can raise one type), and the vdev. Strings live in
+ * 2 MiB pages are free (else --no-huge), -m, a unique --file-prefix (DPDK
+ * telemetry stays on: its socket is /var/run/dpdk/<prefix>-<pid>/
+ * dpdk_telemetry.v2, where ordk-stat and dpdk-telemetry.py look), errors
+ * only (every log type at 4: the global level stays open, so
+ * @p d->log_level can raise one type), and the vdev. Strings live in
  * @p store. @return argc, or -1 when @p store is too small.
  */
 int ordk_env_eal_argv(const struct ordk_env_eal *d, char **argv, char *store, size_t store_len);

@@ -27,11 +27,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
 #include "ordk_verbs.h"
 
 struct rte_hash;
 struct ordk_dev_ops;
+struct verbs_mr;
+struct verbs_tele;
+struct verbs_trace;
 
 #define VERBS_EVENTS 256u /* asynchronous events waiting for the application */
 
@@ -54,6 +58,15 @@ struct verbs_dev {
 	uint32_t ev_head, ev_count;
 	void (*ev_cb)(struct ordk_dev *dev, const struct ordk_async_event *ev, void *arg);
 	void *ev_arg;
+	/*
+	 * Seen from outside the process (verbs_tele.c): DPDK telemetry's requests,
+	 * which ordk_dev_poll() answers on the device's lcore; and the MRs, for
+	 * /ordk/mr/list (registration order).
+	 */
+	struct verbs_tele *tele;
+	TAILQ_HEAD(, verbs_mr) mrs;
+	/** Set by the driver's open from its devargs (trace=): events each QP's timeline keeps (0: off). */
+	uint32_t trace_depth;
 };
 
 /** A protection domain (the library's alone). */
@@ -81,6 +94,7 @@ struct ordk_cq {
 struct verbs_mr {
 	struct ordk_mr pub;
 	uint32_t magic;
+	TAILQ_ENTRY(verbs_mr) link; /* in verbs_dev.mrs */
 };
 
 /** The library's part of a QP. */
@@ -94,6 +108,7 @@ struct verbs_qp {
 	struct ordk_qp_attr attr;	/* what ordk_qp_modify() accepted */
 	struct ordk_qp_init_attr init;
 	struct ordk_stats st;
+	struct verbs_trace *trace;	/* the event timeline (verbs_dev.trace_depth), or NULL */
 };
 
 /**
@@ -204,5 +219,42 @@ void verbs_event_raise(struct ordk_dev *dev, enum ordk_event_type type, struct o
  * memory is gone (unmapped under the MR).
  */
 int verbs_mr_atomic(uint64_t *p, bool cas, uint64_t compare_add, uint64_t swap, uint64_t *orig);
+
+/*
+ * A QP's event timeline (doc/guides/tools/operations.md): a bounded ring of
+ * its transport's events with their TSC, kept when the device's trace_depth
+ * is set (a driver's trace= devarg), dumped by /ordk/qp/trace (verbs_trace.c).
+ * The driver calls verbs_trace() where each event happens: with tracing off
+ * that is a load and a branch. Each event's two values:
+ */
+#define VERBS_TRACE_EVENTS(X)                                                             \
+	X(state)	/* a: the old ordk_qp_state, b: the new one */                    \
+	X(nak_sent)	/* a: the expected PSN, b: the PSN after the hole: [a, b) NAKed */ \
+	X(nak_received) /* a, b: the peer reports PSNs lost, within [a, b) */             \
+	X(retransmit)	/* a: the first PSN sent again, b: packets sent again together */ \
+	X(timeout)	/* a: the oldest unacknowledged PSN, b: timeouts in a row before */ \
+	X(error)	/* a: the ordk_wc_status the QP failed with, b: 0 */              \
+	X(cnp)		/* a: 0, b: CNPs received so far */                               \
+	X(rate)		/* a: 0, b: congestion control's new rate, bit/s */
+
+enum verbs_trace_ev {
+#define VERBS_TRACE_ENUM(n) VERBS_TRACE_##n,
+	VERBS_TRACE_EVENTS(VERBS_TRACE_ENUM)
+#undef VERBS_TRACE_ENUM
+	VERBS_TRACE_COUNT
+};
+
+/** Record @p ev on @p qp's timeline (which it keeps): verbs_trace() calls it. */
+void verbs_trace_add(struct verbs_qp *qp, enum verbs_trace_ev ev, uint32_t a, uint64_t b);
+
+/** Record @p ev with its values @p a, @p b on @p qp's timeline, if it keeps one. */
+static inline void
+verbs_trace(struct ordk_qp *qp, enum verbs_trace_ev ev, uint32_t a, uint64_t b)
+{
+	struct verbs_qp *q = vqp(qp);
+
+	if (__builtin_expect(q->trace != NULL, 0))
+		verbs_trace_add(q, ev, a, b);
+}
 
 #endif /* ORDK_DRIVER_H */

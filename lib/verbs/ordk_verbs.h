@@ -141,7 +141,12 @@ int ordk_dev_idle(struct ordk_dev *dev, uint64_t ns);
 	X(cnps_sent)		/* by the card (the model's cnp_sent), device totals only */  \
 	X(cc_rate_changes)	/* DCQCN changed a QP's rate (cuts and increases) */          \
 	X(cc_limited_ns)	/* time a QP with data to send waited for its rate */         \
-	X(state_refused)	/* transport state transitions refused (a bug: logged) */
+	X(state_refused)	/* transport state transitions refused (a bug: logged) */       \
+	X(ecn_marked)		/* packets that arrived CE-marked (the model's rx_ecn_marked), device totals only */ \
+	X(tx_packets)		/* RDMA packets the Send ring took (resends included) */       \
+	X(tx_bytes)		/* their payload bytes */                                      \
+	X(rx_packets)		/* the peer's RDMA packets that arrived, each PSN once */      \
+	X(rx_bytes)		/* the payload bytes of the peer's messages that completed */
 
 struct ordk_stats {
 #define ORDK_STATS_FIELD(n) uint64_t n;
@@ -161,6 +166,18 @@ enum ordk_stat {
 const char *ordk_stats_name(unsigned int i);
 /** The value of counter @p i in @p st (0 past ORDK_STATS_COUNT). */
 uint64_t ordk_stats_value(const struct ordk_stats *st, unsigned int i);
+
+/**
+ * What mlx5 names counter @p i in its hw_counters (`rdma statistic`, /sys/class/infiniband/
+ * .../hw_counters): "packet_seq_err" for naks_received, ... or NULL when no mlx5 counter
+ * means the same (doc/guides/tools/operations.md has the table, with the meanings).
+ * Telemetry and the tools show these names beside ORDK's. Experimental.
+ */
+ORDK_EXPERIMENTAL
+const char *ordk_stats_mlx5_name(unsigned int i);
+/** What rxe (the kernel's soft RoCE) names counter @p i in its hw_counters, or NULL. Experimental. */
+ORDK_EXPERIMENTAL
+const char *ordk_stats_rxe_name(unsigned int i);
 
 /**
  * Congestion control of a QP (doc/guides/prog_guide/congestion.md): DCQCN's state, and the

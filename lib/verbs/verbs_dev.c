@@ -16,6 +16,7 @@
 
 #include "mem_internal.h"
 #include "verbs_internal.h"
+#include "verbs_tele.h"
 
 RTE_LOG_REGISTER(ordk_verbs_logtype, ordk.verbs, NOTICE);
 
@@ -92,11 +93,16 @@ ordk_dev_open(const char *devargs)
 	}
 	dev = vdev(odev);
 	dev->ops = drv->ops;
+	TAILQ_INIT(&dev->mrs);
 	rc = dev->ops->open(odev, args);
 	if (rc == 0) {
 		rc = dev_setup(dev, odev);
-		if (rc != 0)
+		if (rc == 0)
+			rc = verbs_tele_open(odev, drv->name); /* seen by DPDK telemetry from now on */
+		if (rc != 0) {
+			rte_hash_free(dev->qp_table);
 			dev->ops->close(odev);
+		}
 	}
 	if (rc != 0) {
 		rte_free(odev);
@@ -118,6 +124,7 @@ ordk_dev_close(struct ordk_dev *odev)
 			  dev->nqp, dev->ncq, dev->nmr, dev->npd);
 		return -EBUSY;
 	}
+	verbs_tele_close(odev); /* before anything goes: a request may be pending */
 	dev->ops->close(odev);
 	rte_hash_free(dev->qp_table);
 	rte_free(odev);
@@ -146,6 +153,9 @@ ordk_dev_poll(struct ordk_dev *odev, unsigned int budget)
 	work = dev->ops->poll(odev, budget);
 	if (unlikely(dev->cq_error || (dev->ev_cb != NULL && dev->ev_count > 0)))
 		verbs_event_run(odev);
+	/* a telemetry request (verbs_tele.c): answered here, between two polls' work */
+	if (unlikely(__atomic_load_n(&dev->tele->state, __ATOMIC_RELAXED) == TELE_ASKED))
+		verbs_tele_serve(odev);
 	return work;
 }
 

@@ -49,4 +49,17 @@ void verbs_stats_add(struct ordk_stats *to, const struct ordk_stats *from);
 /** After the driver's work: QPs of CQs in error to ERR, events to the callback. */
 void verbs_event_run(struct ordk_dev *dev);
 
+/* telemetry (verbs_tele.c) */
+/** Register @p dev (opened by driver @p driver) for the /ordk/ endpoints. @return 0 or -ENOMEM. */
+int verbs_tele_open(struct ordk_dev *dev, const char *driver);
+/** Unregister it, once no telemetry callback holds it (answering their requests meanwhile). */
+void verbs_tele_close(struct ordk_dev *dev);
+/** Answer the pending telemetry request (ordk_dev_poll() saw one). */
+void verbs_tele_serve(struct ordk_dev *dev);
+
+/* QP timelines (verbs_trace.c) */
+/** A timeline of @p depth events (rounded up to a power of two, at most 65536; 0: none). */
+int verbs_trace_qp_init(struct verbs_qp *qp, uint32_t depth);
+void verbs_trace_qp_fini(struct verbs_qp *qp);
+
 #endif /* VERBS_INTERNAL_H */

@@ -157,6 +157,7 @@ ordk_mr_reg(struct ordk_pd *pd, void *addr, size_t length, unsigned int access)
 		return NULL;
 	}
 	m->magic = VERBS_MAGIC_MR;
+	TAILQ_INSERT_TAIL(&dev->mrs, m, link);
 	dev->nmr++;
 	pd->refs++;
 	return &m->pub;
@@ -175,6 +176,7 @@ ordk_mr_dereg(struct ordk_mr *mr)
 	rc = dev->ops->mr_dereg(mr->pd->dev, m);
 	if (rc != 0)
 		return rc; /* the device still has it: the MR stays registered */
+	TAILQ_REMOVE(&dev->mrs, m, link);
 	dev->nmr--;
 	mr->pd->refs--;
 	verbs_handle_free(m, dev->ops->mr_size);

@@ -81,12 +81,15 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	qp->ctx = ia->qp_context;
 	qp->init = *ia;
 	qp->attr.qp_state = ORDK_QPS_RESET;
-	rc = dev->ops->qp_create((struct ordk_qp *)qp);
+	rc = verbs_trace_qp_init(qp, dev->trace_depth); /* trace=: its timeline, before any event */
+	if (rc == 0)
+		rc = dev->ops->qp_create((struct ordk_qp *)qp);
 	if (rc == 0 && rte_hash_add_key_data(dev->qp_table, &qp->qpn, qp) != 0) {
 		dev->ops->qp_destroy((struct ordk_qp *)qp);
 		rc = -ENOMEM;
 	}
 	if (rc != 0) {
+		verbs_trace_qp_fini(qp);
 		verbs_handle_free(qp, dev->ops->qp_size);
 		rte_errno = -rc;
 		return NULL;
@@ -115,6 +118,7 @@ ordk_qp_destroy(struct ordk_qp *oqp)
 	qp->rcq->refs--;
 	dev->nqp--;
 	verbs_stats_add(&dev->st, &qp->st); /* the device's totals keep its counts */
+	verbs_trace_qp_fini(qp);
 	verbs_handle_free(qp, dev->ops->qp_size);
 	return rc;
 }
@@ -354,6 +358,8 @@ ordk_qp_modify(struct ordk_qp *oqp, const struct ordk_qp_attr *a, unsigned int m
 		return rc;
 	}
 	qp->attr.qp_state = next;
+	if (next != cur)
+		verbs_trace(oqp, VERBS_TRACE_state, cur, next);
 	return 0;
 }
 

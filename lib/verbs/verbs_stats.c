@@ -13,30 +13,6 @@
 
 #include "verbs_internal.h"
 
-static const char *const names[ORDK_STATS_COUNT] = {
-#define NAME(n) #n,
-	ORDK_STATS(NAME)
-#undef NAME
-};
-
-const char *
-ordk_stats_name(unsigned int i)
-{
-	return i < ORDK_STATS_COUNT ? names[i] : NULL;
-}
-
-uint64_t
-ordk_stats_value(const struct ordk_stats *st, unsigned int i)
-{
-	switch (i) {
-#define VALUE(n) case ORDK_STAT_##n: return st->n;
-	ORDK_STATS(VALUE)
-#undef VALUE
-	default:
-		return 0;
-	}
-}
-
 void
 verbs_stats_add(struct ordk_stats *to, const struct ordk_stats *from)
 {
@@ -45,21 +21,23 @@ verbs_stats_add(struct ordk_stats *to, const struct ordk_stats *from)
 #undef ADD
 }
 
-/* The device's xstat @p name (what only the device counts), or 0. */
-static uint64_t
-xstat(const struct ordk_dev *odev, const char *name)
+/* What only the card counts, from the device's xstats (0 where it has none). */
+static void
+card_counts(const struct ordk_dev *odev, struct ordk_stats *st)
 {
 	const char *xnames[256];
 	uint64_t values[256];
 	int n;
 
+	st->cnps_sent = st->ecn_marked = 0;
 	if (vdev_const(odev)->ops->xstats == NULL)
-		return 0;
+		return;
 	n = vdev_const(odev)->ops->xstats(odev, xnames, values, 256);
 	for (int i = 0; i < n && i < 256; i++)
-		if (strcmp(xnames[i], name) == 0)
-			return values[i];
-	return 0;
+		if (strcmp(xnames[i], "cnp_sent") == 0)
+			st->cnps_sent = values[i]; /* the CNPs the card sent (a model counts) */
+		else if (strcmp(xnames[i], "rx_ecn_marked") == 0)
+			st->ecn_marked = values[i];
 }
 
 int
@@ -75,7 +53,7 @@ ordk_dev_stats(const struct ordk_dev *odev, struct ordk_stats *st)
 	*st = dev->st;
 	while (rte_hash_iterate(dev->qp_table, &key, &data, &it) >= 0)
 		verbs_stats_add(st, &vqp(data)->st);
-	st->cnps_sent = xstat(odev, "cnp_sent"); /* the CNPs the card sent (a model counts) */
+	card_counts(odev, st);
 	return 0;
 }
 

@@ -16,12 +16,13 @@
 #include "sim_host.h"
 
 int test_eal_lcore;
+bool test_eal_telemetry;
 
 void
 test_eal_init(const char *extra)
 {
 	static bool done;
-	char prefix[64], lcore[16], more[256], *argv[20];
+	char prefix[64], lcore[16], more[256], no_telemetry[] = "--no-telemetry", *argv[20];
 	int argc = 0;
 
 	if (done)
@@ -34,7 +35,8 @@ test_eal_init(const char *extra)
 	argv[argc++] = (char[]){ "512" };
 	argv[argc++] = (char[]){ "--no-pci" };
 	argv[argc++] = (char[]){ "--no-shconf" };
-	argv[argc++] = (char[]){ "--no-telemetry" };
+	if (!test_eal_telemetry)
+		argv[argc++] = no_telemetry;
 	/* a pattern, so ORDK_TEST_LOG can raise one type */
 	argv[argc++] = (char[]){ "--log-level=*:4" };
 	snprintf(lcore, sizeof(lcore), "%d", test_eal_lcore);

@@ -19,6 +19,8 @@
 
 /** The lcore test_eal_init() pins the process to (default 0; a second process uses 1). */
 extern int test_eal_lcore;
+/** Set before test_eal_init(): DPDK telemetry on (its socket in the runtime dir), not --no-telemetry. */
+extern bool test_eal_telemetry;
 /** EAL for a test process: --no-huge, --no-pci, a unique file prefix. Idempotent. */
 void test_eal_init(const char *extra);
 

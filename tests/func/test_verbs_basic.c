@@ -133,6 +133,62 @@ Test(verbs_basic, device_totals_are_the_qps_counts, .timeout = 60)
 	cr_assert_str_eq(ordk_stats_name(ORDK_STAT_wr_posted), "wr_posted");
 	cr_assert_eq(ordk_stats_value(&d, ORDK_STAT_wr_posted), 20);
 	cr_assert_null(ordk_stats_name(ORDK_STATS_COUNT));
+	/* the names operators know from mlx5 and rxe, where they mean the same */
+	cr_assert_str_eq(ordk_stats_mlx5_name(ORDK_STAT_naks_received), "packet_seq_err");
+	cr_assert_str_eq(ordk_stats_rxe_name(ORDK_STAT_naks_received), "rcvd_seq_err");
+	cr_assert_str_eq(ordk_stats_mlx5_name(ORDK_STAT_timeouts), "local_ack_timeout_err");
+	cr_assert_null(ordk_stats_rxe_name(ORDK_STAT_timeouts));
+	cr_assert_null(ordk_stats_mlx5_name(ORDK_STAT_wr_posted));
+	cr_assert_null(ordk_stats_mlx5_name(ORDK_STATS_COUNT));
+	cr_assert_null(ordk_stats_rxe_name(ORDK_STATS_COUNT));
+	for (unsigned int i = 0; i < ORDK_STATS_COUNT; i++) /* an rxe name only beside mlx5's */
+		cr_assert(ordk_stats_rxe_name(i) == NULL || ordk_stats_mlx5_name(i) != NULL, "%s",
+			  ordk_stats_name(i));
+	func_pair_close(&p);
+}
+
+/*
+ * Packets and bytes each way, per QP: a WRITE's packets follow the PMTU
+ * boundaries of its remote address, a SEND's its length, a READ request is
+ * one packet with no payload and its answer comes back as the peer's packets.
+ */
+Test(verbs_basic, packets_and_bytes_each_way, .timeout = 60)
+{
+	const uint32_t pmtu = 1024, len = 5000, n = 10;
+	struct ordk_send_wr wr = { .opcode = ORDK_WR_RDMA_WRITE, .send_flags = ORDK_SEND_SIGNALED,
+				   .num_sge = 1 };
+	struct ordk_stats a, b;
+	struct ordk_wc wc[10];
+	struct func_pair p;
+	uint64_t raddr, pkts;
+
+	func_pair_open(&p, 1 << 20, NULL);
+	func_pair_qps(&p, ORDK_MTU_1024, 64);
+	raddr = (uint64_t)(uintptr_t)p.s[1].buf + 100; /* not PMTU-aligned: one more packet */
+	pkts = 1 + (len - (pmtu - raddr % pmtu) + pmtu - 1) / pmtu;
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf, len, p.s[0].mr->lkey };
+	wr.rdma.remote_addr = raddr;
+	wr.rdma.rkey = p.s[1].mr->rkey;
+	for (uint32_t i = 0; i < n; i++)
+		cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 1);
+	func_wait(&p, 0, wc, (int)n, 10);
+	/* one READ of len bytes back from side 1 */
+	wr.opcode = ORDK_WR_RDMA_READ;
+	cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 1);
+	func_wait(&p, 0, wc, 1, 10);
+	cr_assert_eq(wc[0].status, ORDK_WC_SUCCESS);
+	func_idle(&p, 0.1);
+	cr_assert_eq(ordk_qp_stats(p.s[0].qp, &a), 0);
+	cr_assert_eq(ordk_qp_stats(p.s[1].qp, &b), 0);
+	cr_assert_eq(a.retransmits + b.retransmits, 0, "a clean wire");
+	cr_assert_eq(a.tx_packets, n * pkts + 1, "the WRITEs' packets and the READ request");
+	cr_assert_eq(a.tx_bytes, (uint64_t)n * len, "a READ request carries no payload");
+	cr_assert_eq(b.rx_packets, a.tx_packets, "every PSN once");
+	cr_assert_eq(b.rx_bytes, (uint64_t)n * len);
+	cr_assert_eq(b.tx_bytes, len, "the READ's answer");
+	cr_assert_eq(b.tx_packets, a.rx_packets, "its packets, in the answering side's PSNs");
+	cr_assert_geq(a.rx_packets, (len + pmtu - 1) / pmtu);
+	cr_assert_eq(a.rx_bytes, len);
 	func_pair_close(&p);
 }
 

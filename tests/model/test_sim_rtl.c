@@ -382,6 +382,8 @@ Test(sim_rtl, ce_mark_sends_rate_limited_cnp)
 		h.now_ns += 100000;
 		sim_host_poll(&h, 4);
 		cr_assert_eq(sent(out, 8), 0u);
+		/* every CE-marked packet counted, whether a CNP went or not (np_ecn_marked_roce_packets) */
+		cr_assert_eq(xs("rx_ecn_marked"), 3u, "rtl=%d", rtl);
 		teardown();
 	}
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The Blue driver's own devargs (blue_args.c): mac=, ip= (the address the
- * card gets with SetNetworkParam) and the congestion-control keys (blue_cc.c).
+ * card gets with SetNetworkParam), trace= (the QPs' event timelines) and the
+ * congestion-control keys (blue_cc.c).
  * A backend's keys are its own (struct blue_backend_provider).
  */
 #ifndef BLUE_ARGS_H
@@ -18,6 +19,7 @@ struct blue_cc_args;
 struct blue_net_args {
 	uint64_t mac;
 	uint32_t ip;
+	uint32_t trace;		 /* trace=: events each QP's timeline keeps (0: none) */
 	struct blue_cc_args *cc; /* cc=, cc_trace=, cc_<key>= (blue_cc.c) */
 };
 
@@ -34,8 +36,8 @@ BLUE_CC_KEYS(BLUE_CC_KEY_DECL)
 int blue_cc_arg_on(const char *v, void *arg, char *err, size_t errlen);
 int blue_cc_arg_trace(const char *v, void *arg, char *err, size_t errlen);
 
-/* mac=, ip=, cc=, cc_trace= and the cc_<key>= */
-#define BLUE_NET_DEVARGS_COUNT (4u BLUE_CC_KEYS(BLUE_CC_KEY_ONE))
+/* mac=, ip=, trace=, cc=, cc_trace= and the cc_<key>= */
+#define BLUE_NET_DEVARGS_COUNT (5u BLUE_CC_KEYS(BLUE_CC_KEY_ONE))
 /** The driver's keys: backends accept them as another owner's keys. */
 extern const struct ordk_devarg blue_net_devargs[BLUE_NET_DEVARGS_COUNT];
 

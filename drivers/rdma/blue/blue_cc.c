@@ -139,6 +139,7 @@ trace_row(void *arg, uint64_t t_ns, double rate_bps)
 	if (blue_qp_dev(qp)->cc_trace != NULL)
 		fprintf(blue_qp_dev(qp)->cc_trace, "%" PRIu64 ",qp%u,rate_bps,%.0f\n", t_ns, qp->vqp.qpn,
 			rate_bps);
+	verbs_trace(blue_qp_handle(qp), VERBS_TRACE_rate, 0, (uint64_t)rate_bps);
 }
 
 void
@@ -186,6 +187,7 @@ blue_cc_cnp(struct blue_qp *qp)
 	uint64_t c0 = qp->cc.rate_changes, l0 = qp->cc.limited_ns;
 
 	qp->vqp.st.cnps++;
+	verbs_trace(blue_qp_handle(qp), VERBS_TRACE_cnp, 0, qp->vqp.st.cnps);
 	if (!qp->cc_on)
 		return;
 	cc_rp_cnp(&qp->cc, cc_now(blue_qp_dev(qp)));

@@ -76,8 +76,8 @@ dev_open(struct blue_dev *dev, const char *args, const char *backend, const char
 {
 	unsigned int n = dev_count;
 	struct blue_cc_args cc;
-	struct blue_net_args net = { 0x020000000000ull | (n + 1), 0x0A000000u | ((n + 1) & 0xFF),
-				     &cc };
+	struct blue_net_args net = { .mac = 0x020000000000ull | (n + 1),
+				     .ip = 0x0A000000u | ((n + 1) & 0xFF), .cc = &cc };
 	int rc;
 
 	blue_cc_args_default(&cc);
@@ -99,6 +99,7 @@ dev_open(struct blue_dev *dev, const char *args, const char *backend, const char
 		tables_fini(dev);
 		return rc;
 	}
+	dev->vdev.trace_depth = net.trace; /* lib/verbs keeps the QPs' timelines */
 	TAILQ_INIT(&dev->rc.active);
 	dev->rc.tsc_hz = rte_get_tsc_hz();
 	rc_wheel_init(dev);

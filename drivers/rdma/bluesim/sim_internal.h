@@ -47,7 +47,8 @@ extern int bluesim_logtype;
 	X(rtl_cmd_blocked) X(rtl_cmd_no_answer) X(rtl_bitmap_locked)                      \
 	X(rtl_bitmap_updates_lost) X(rtl_rx_stalls) X(rtl_rx_stall_overflow)              \
 	X(rtl_rx_unchecked) X(cnp_sent) X(cnp_suppressed) X(rx_cnp) X(rx_cnp_reported)    \
-	X(dma_fault) /* MR memory that faulted under a copy (unmapped under a live MR) */
+	X(dma_fault) /* MR memory that faulted under a copy (unmapped under a live MR) */        \
+	X(rx_ecn_marked) /* accepted RDMA packets that came marked CE (ECN congestion) */
 
 struct sim_stats {
 #define SIM_STAT_FIELD(n) uint64_t n;

@@ -447,8 +447,11 @@ rdma_rx(struct bluesim *sim, const uint8_t *f, uint32_t len)
 		    op == BLUE_OP_WRITE_ONLY_WITH_IMM)
 			sim_bitmap_track(sim, q, p.bth.psn);
 	}
-	if ((sim->cfg.rtl || sim->cfg.cnp) && p.l3.ecn == 3)
-		sim_cnp_send(sim, q, &p); /* any accepted packet but a CNP (RQ.bsv) */
+	if (p.l3.ecn == 3) {
+		sim->st.rx_ecn_marked++;
+		if (sim->cfg.rtl || sim->cfg.cnp)
+			sim_cnp_send(sim, q, &p); /* any accepted packet but a CNP (RQ.bsv) */
+	}
 }
 
 /* ------------------------------------------------------- SimpleNic path */

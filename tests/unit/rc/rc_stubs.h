@@ -32,6 +32,13 @@
 #define RC_STUB_verbs_stats_add \
 	DEFINE_STUB_V(verbs_stats_add, (struct ordk_stats *to, const struct ordk_stats *from))
 #define RC_STUB_mem_keys_alloc DEFINE_STUB(mem_keys_alloc, int64_t, (struct mem_keys *k), 0x100)
+/* QP timelines (verbs_trace.c): none kept, so verbs_trace() records nothing */
+#define RC_STUB_verbs_trace_qp_init \
+	DEFINE_STUB(verbs_trace_qp_init, int, (struct verbs_qp *qp, uint32_t depth), 0)
+#define RC_STUB_verbs_trace_qp_fini DEFINE_STUB_V(verbs_trace_qp_fini, (struct verbs_qp *qp))
+#define RC_STUB_verbs_trace_add                                                       \
+	DEFINE_STUB_V(verbs_trace_add, (struct verbs_qp *qp, enum verbs_trace_ev ev, uint32_t a, \
+					uint64_t b))
 
 /* only the fatal event is expected: counted in ut_verbs_event_raise_calls */
 #define RC_STUB_verbs_event_raise                                                     \

@@ -16,6 +16,7 @@ int ordk_rc_logtype;
 
 #include "rc_stubs.h"
 
+RC_STUB(verbs_trace_add);
 RC_STUB(blue_snic_tx_room); /* MOCK_SET(blue_snic_tx_room, false): the TX ring is full */
 
 #define MAX_FRAMES 16

@@ -55,6 +55,7 @@ rc_qp_err_cmd_reaped(struct blue_qp *qp, bool *ok)
 	return true;
 }
 
+RC_STUB(verbs_trace_add);
 RC_STUB(rc_probe);
 RC_STUB(blue_snic_tx_room);
 RC_STUB(rc_qp_error_reap);

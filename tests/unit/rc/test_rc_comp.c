@@ -21,6 +21,7 @@
 
 #include "rc_stubs.h"
 
+RC_STUB(verbs_trace_add);
 RC_STUB(blue_cmd_manage_qp);
 RC_STUB(verbs_cq_push);
 RC_STUB(verbs_event_raise);

@@ -16,6 +16,7 @@
 
 #include "rc_stubs.h"
 
+RC_STUB(verbs_trace_add);
 RC_STUB(blue_cmd_manage_qp);
 static unsigned int cqes, flush_cqes;
 static struct blue_mr mr;

@@ -51,6 +51,9 @@ verbs_handle_live(const void *h, size_t magic_off, uint32_t magic)
 
 RC_STUB(verbs_handle_alloc);
 RC_STUB(verbs_handle_free);
+RC_STUB(verbs_trace_qp_init);
+RC_STUB(verbs_trace_qp_fini);
+RC_STUB(verbs_trace_add);
 RC_STUB(rc_qp_init);
 
 /* the rc calls whose order the tests check */

@@ -19,6 +19,7 @@ int ordk_rc_logtype;
 
 #include "rc_stubs.h"
 
+RC_STUB(verbs_trace_add);
 RC_STUB(blue_send_item_put);
 
 struct blue_send_item

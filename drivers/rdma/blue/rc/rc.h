@@ -305,6 +305,7 @@ struct rc_comp {
 struct rc_resp {
 	/* receive tracker */
 	uint32_t epsn;		   /* expected: every PSN before it arrived */
+	uint32_t counted_epsn;	   /* epsn when rx_packets last counted (rc_resp_complete()) */
 	uint32_t card_base;	   /* window base of the card's last bitmap report */
 	uint32_t rx_top;	   /* one past the highest PSN seen */
 	uint64_t rbits[ORDK_RECV_WINDOW / 64]; /* PSNs at or after epsn that arrived */

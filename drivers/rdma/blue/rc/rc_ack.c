@@ -166,6 +166,7 @@ rc_hole_check(struct blue_qp *qp, bool report)
 	RC_LOG(DEBUG, "qp 0x%06x: hole NAK 0x%06x..0x%06x (%s, %s)", qp->vqp.qpn, rs->epsn, psn,
 	       report ? "report" : "held", rc_state_name(RC_SM_HOLE, rs->hole));
 	qp->vqp.st.naks_sent++;
+	verbs_trace(blue_qp_handle(qp), VERBS_TRACE_nak_sent, rs->epsn, psn);
 	if (hole_naked(rs, now)) {
 		RC_LOG(DEBUG, "qp 0x%06x: hole at 0x%06x NAKed %u times: given up", qp->vqp.qpn,
 		       rs->epsn, RC_NAK_MAX);
@@ -222,6 +223,7 @@ rc_probe_answer(struct blue_qp *qp)
 		(void)rc_ack_frame(qp, true, to);
 		RC_LOG(DEBUG, "qp 0x%06x: probe answered: NAK 0x%06x..0x%06x", qp->vqp.qpn, rs->epsn, to);
 		qp->vqp.st.naks_sent++;
+		verbs_trace(blue_qp_handle(qp), VERBS_TRACE_nak_sent, rs->epsn, to);
 	} else {
 		rs->ack_due = true;
 	}

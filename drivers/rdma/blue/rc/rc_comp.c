@@ -307,7 +307,11 @@ rc_comp_rx_report(struct blue_qp *qp, const struct blue_meta_report *r)
 		 * request made one (issue 12 item 14).
 		 */
 		if (nak_holes(qp, &r->ack) > 0) {
+			uint32_t base = rc_card_window_base(r->ack.psn_before_slide);
+
 			qp->vqp.st.naks_received++;
+			verbs_trace(blue_qp_handle(qp), VERBS_TRACE_nak_received, base,
+				    blue_psn_add(base, 128));
 		} else {
 			qp->vqp.st.card_naks_untracked++;
 		}
@@ -316,6 +320,8 @@ rc_comp_rx_report(struct blue_qp *qp, const struct blue_meta_report *r)
 		/* the peer driver: everything before psn_before_slide arrived,
 		 * [psn_before_slide, psn_now) did not */
 		qp->vqp.st.naks_received++;
+		verbs_trace(blue_qp_handle(qp), VERBS_TRACE_nak_received, r->ack.psn_before_slide,
+			    r->ack.psn_now);
 		rc_comp_acked(qp, r->ack.psn_before_slide);
 		rc_retransmit(qp, r->ack.psn_before_slide, r->ack.psn_now);
 		break;
@@ -416,6 +422,7 @@ rc_timer_check(struct blue_qp *qp, uint64_t now)
 	if (rc_len_err_settle(qp))
 		return;
 	qp->vqp.st.timeouts++;
+	verbs_trace(blue_qp_handle(qp), VERBS_TRACE_timeout, qp->comp.acked_psn, qp->comp.rtx_retries);
 	answers = only_answers(qp);
 	if (qp->comp.rtx_retries >= (answers ? RC_ANSWER_RETRIES : qp->vqp.attr.retry_cnt)) {
 		if (answers) {

@@ -315,6 +315,7 @@ rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
 		break;
 	}
 	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->vqp.qpn, ordk_wc_status_str(status));
+	verbs_trace(blue_qp_handle(qp), VERBS_TRACE_error, status, 0);
 	rc_qp_error(qp);
 }
 
@@ -358,6 +359,8 @@ rc_qp_error(struct blue_qp *qp)
 	/* SETTLE told the card already (or is telling it): that command serves */
 	bool told = qp->comp.state == RC_COMP_SETTLE;
 
+	if (qp->vqp.attr.qp_state != ORDK_QPS_ERR) /* (an application's modify was traced already) */
+		verbs_trace(blue_qp_handle(qp), VERBS_TRACE_state, qp->vqp.attr.qp_state, ORDK_QPS_ERR);
 	qp->vqp.attr.qp_state = ORDK_QPS_ERR;
 	qp->req.atomic_wqe = NULL;
 	/*

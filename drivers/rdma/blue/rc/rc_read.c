@@ -108,6 +108,7 @@ rc_read_done(struct blue_qp *qp, uint16_t msn)
 	}
 	rc_fifo_pop(&qp->req.rd_q);
 	rc_wqe_to(qp, w, RC_WQE_DONE);
+	qp->vqp.st.rx_bytes += w->len;
 	/* the response proves the request arrived: an implicit ACK up to it */
 	rc_comp_acked(qp, blue_psn_add(w->psn, 1));
 	rc_complete_sends(qp);

@@ -307,6 +307,9 @@ push_items(struct blue_qp *qp, struct rc_wqe *w, bool want_ack)
 			return items;
 		}
 		w->sent += n;
+		qp->vqp.st.tx_packets += pk;
+		if (w->opcode != BLUE_WR_RDMA_READ) /* (a READ request carries no payload) */
+			qp->vqp.st.tx_bytes += n;
 		if (qp->cc_on)
 			blue_cc_sent(qp, n, pk);
 		if (blue_psn_diff(blue_psn_add(psn, pk), qp->req.pushed_psn) > 0)

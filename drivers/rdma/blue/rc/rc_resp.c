@@ -75,6 +75,10 @@ recv_cqe(struct blue_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 void
 rc_resp_complete(struct blue_qp *qp)
 {
+	/* the peer's packets in (each PSN once, in order): the PSNs epsn passed since */
+	if (blue_psn_diff(qp->resp.epsn, qp->resp.counted_epsn) > 0)
+		qp->vqp.st.rx_packets += (uint32_t)blue_psn_diff(qp->resp.epsn, qp->resp.counted_epsn);
+	qp->resp.counted_epsn = qp->resp.epsn;
 	rc_read_progress(qp);
 	while (qp->resp.msg_q.count > 0) {
 		struct rc_msg *m = &qp->resp.msgs[qp->resp.msg_q.head];
@@ -83,6 +87,8 @@ rc_resp_complete(struct blue_qp *qp)
 			break;
 		if (m->len == RC_MSG_LEN_AT_FIRST)
 			m->len = qp->resp.first_len[m->msn % ORDK_FIRST_LEN_SLOTS];
+		if (m->opcode != BLUE_OP_READ_RESPONSE_LAST && m->opcode != BLUE_OP_READ_RESPONSE_ONLY)
+			qp->vqp.st.rx_bytes += m->len; /* (a READ's answer: at rc_read_done()) */
 		switch (m->opcode) {
 		case BLUE_OP_SEND_LAST:
 		case BLUE_OP_SEND_ONLY:

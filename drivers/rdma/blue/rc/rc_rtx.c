@@ -159,6 +159,9 @@ push_packet(struct blue_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 	/* the first copy was late, not lost, perhaps: keep the peer card's window on it */
 	rc_late_copy_sent(qp, it.psn);
 	qp->vqp.st.retransmits++;
+	qp->vqp.st.tx_packets++;
+	if (w->opcode != BLUE_WR_RDMA_READ)
+		qp->vqp.st.tx_bytes += len;
 	return 0;
 }
 
@@ -167,6 +170,7 @@ rc_push_retries(struct blue_qp *qp)
 {
 	struct blue_hring *r = &blue_qp_dev(qp)->hw.ring[BLUE_RING_SEND0];
 	unsigned int items = 0;
+	uint32_t first = 0;
 
 	if (qp->req.rtx_count == 0)
 		return 0;
@@ -199,9 +203,11 @@ rc_push_retries(struct blue_qp *qp)
 			RC_LOG(DEBUG, "qp 0x%06x: PSN 0x%06x to resend belongs to no WQE (head %u next %u tail %u)",
 			       qp->vqp.qpn, p, qp->req.sq_head, qp->req.sq_next, qp->req.sq_tail);
 		if (w != NULL && push_packet(qp, w, (uint32_t)blue_psn_diff(p, w->psn),
-					     qp->req.rtx_count == 0) == 0)
-			items++;
+					     qp->req.rtx_count == 0) == 0 && items++ == 0)
+			first = p;
 	}
+	if (items > 0)
+		verbs_trace(blue_qp_handle(qp), VERBS_TRACE_retransmit, first, items);
 	/*
 	 * The card reads each resend's payload when it emits it: until it has
 	 * fetched these items, no WR may complete and give its buffer back

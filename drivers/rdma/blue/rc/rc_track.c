@@ -69,6 +69,7 @@ void
 rc_rx_reset(struct rc_resp *rs, uint32_t epsn)
 {
 	rs->epsn = epsn;
+	rs->counted_epsn = epsn;
 	rs->card_base = epsn;
 	rs->rx_top = epsn;
 	memset(rs->rbits, 0, sizeof(rs->rbits));
