@@ -37,6 +37,20 @@ int ordk_pcapng_add_interface(struct ordk_pcapng *w, const char *name, const cha
 int ordk_pcapng_write(struct ordk_pcapng *w, uint32_t ifid, const void *frame, uint32_t len,
 		      uint64_t ts_ns, enum ordk_pcapng_dir dir);
 
+/**
+ * Note @p text (a line, at most 1024 bytes) on the next frame written: it
+ * becomes one of that frame's comments (opt_comment: Wireshark's "Packet
+ * comments", tshark's frame.comment), so it sits in the capture in time
+ * order, and files stay single-link-type for libpcap's readers (tcpdump).
+ * Notes wait in a 16 KiB buffer; a note that finds it full, or that no
+ * frame follows before ordk_pcapng_close(), is counted lost.
+ * @return 0, -EINVAL, or -ENOBUFS (counted lost).
+ */
+int ordk_pcapng_note(struct ordk_pcapng *w, const char *text);
+
+/** Notes lost so far: dropped (the buffer was full) or still waiting for a frame. */
+uint64_t ordk_pcapng_notes_lost(const struct ordk_pcapng *w);
+
 /** Frames written so far. */
 uint64_t ordk_pcapng_count(const struct ordk_pcapng *w);
 

@@ -2,7 +2,8 @@
 /*
  * A small pcapng writer for raw frames (no mbufs needed): a Section Header
  * Block, one Interface Description Block per interface (Ethernet, ns
- * timestamps) and one Enhanced Packet Block per frame with its direction.
+ * timestamps) and one Enhanced Packet Block per frame with its direction
+ * and the notes waiting for it as comments.
  * Block layouts: the pcapng specification (draft-ietf-opsawg-pcapng).
  */
 #include <errno.h>
@@ -17,6 +18,8 @@
 #define BT_EPB 0x00000006u
 #define BYTE_ORDER_MAGIC 0x1A2B3C4Du
 #define LINKTYPE_ETHERNET 1u
+#define NOTE_MAX 1024u
+#define NOTES_BUF 16384u
 
 #define OPT_END 0
 #define OPT_COMMENT 1
@@ -30,7 +33,12 @@ struct ordk_pcapng {
 	FILE *fp;
 	uint32_t nif;
 	uint64_t count;
-	int err; /* first write error, sticky */
+	uint64_t notes_lost;
+	uint32_t notes_n;	/* notes waiting */
+	uint32_t notes_len;	/* bytes in notes: each note, then its NUL */
+	uint32_t notes_opts;	/* their comment options' bytes in an EPB */
+	int err;		/* first write error, sticky */
+	char notes[NOTES_BUF];	/* for the next frame's comments */
 };
 
 /* Blocks are written in host byte order; the SHB's magic tells readers which. */
@@ -162,7 +170,7 @@ ordk_pcapng_write(struct ordk_pcapng *w, uint32_t ifid, const void *frame, uint3
 
 	if (w == NULL || (frame == NULL && len > 0) || ifid >= w->nif || len > 0x10000000u)
 		return -EINVAL;
-	blen = 28 + pad4(len) + (flags ? 8 + 4 : 0) + 4;
+	blen = 28 + pad4(len) + (flags ? 8 : 0) + w->notes_opts + (flags || w->notes_opts ? 4 : 0) + 4;
 	put32(w, BT_EPB);
 	put32(w, blen);
 	put32(w, ifid);
@@ -172,15 +180,44 @@ ordk_pcapng_write(struct ordk_pcapng *w, uint32_t ifid, const void *frame, uint3
 	put32(w, len);
 	put(w, frame, len);
 	put(w, zeros, pad4(len) - len);
-	if (flags) {
+	if (flags)
 		put_opt(w, EPB_FLAGS, &flags, 4);
+	for (uint32_t at = 0; at < w->notes_len; at += (uint32_t)strlen(&w->notes[at]) + 1)
+		put_str_opt(w, OPT_COMMENT, &w->notes[at]);
+	if (flags || w->notes_opts)
 		put32(w, OPT_END);
-	}
+	w->notes_n = 0;
+	w->notes_len = 0;
+	w->notes_opts = 0;
 	put32(w, blen);
 	if (w->err)
 		return -w->err;
 	w->count++;
 	return 0;
+}
+
+int
+ordk_pcapng_note(struct ordk_pcapng *w, const char *text)
+{
+	uint32_t n;
+
+	if (w == NULL || text == NULL || (n = (uint32_t)strnlen(text, NOTE_MAX + 1)) > NOTE_MAX)
+		return -EINVAL;
+	if (w->notes_len + n + 1 > NOTES_BUF) {
+		w->notes_lost++;
+		return -ENOBUFS;
+	}
+	memcpy(&w->notes[w->notes_len], text, n + 1);
+	w->notes_len += n + 1;
+	w->notes_n++;
+	w->notes_opts += opt_len(text);
+	return 0;
+}
+
+uint64_t
+ordk_pcapng_notes_lost(const struct ordk_pcapng *w)
+{
+	return w == NULL ? 0 : w->notes_lost + w->notes_n;
 }
 
 uint64_t

@@ -67,6 +67,11 @@ struct verbs_dev {
 	TAILQ_HEAD(, verbs_mr) mrs;
 	/** Set by the driver's open from its devargs (trace=): events each QP's timeline keeps (0: off). */
 	uint32_t trace_depth;
+	/**
+	 * Set by the driver when its device writes a wire capture: each timeline
+	 * event also goes there, in words ("qp 0x000123 nak_sent: ..."), or NULL.
+	 */
+	void (*trace_note)(struct ordk_dev *dev, const char *text);
 };
 
 /** A protection domain (the library's alone). */

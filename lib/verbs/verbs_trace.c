@@ -53,46 +53,6 @@ verbs_trace_qp_fini(struct verbs_qp *qp)
 	qp->trace = NULL;
 }
 
-void
-verbs_trace_add(struct verbs_qp *qp, enum verbs_trace_ev ev, uint32_t a, uint64_t b)
-{
-	struct verbs_trace *t = qp->trace;
-	struct verbs_trace_rec *r = &t->rec[t->recorded++ & t->mask];
-
-	r->tsc = rte_get_tsc_cycles();
-	r->a = a;
-	r->b = b;
-	r->ev = ev;
-}
-
-/* ------------------------------------------------- the device's lcore */
-
-void
-tele_answer_trace(struct ordk_dev *dev, struct tele_req *r)
-{
-	struct ordk_qp *oqp = verbs_qp_lookup(dev, r->qpn);
-	const struct verbs_trace *t;
-	uint64_t oldest;
-
-	r->tr.now_tsc = rte_get_tsc_cycles();
-	r->tr.n = 0;
-	if (oqp == NULL) {
-		r->rc = -ENOENT;
-		return;
-	}
-	t = vqp(oqp)->trace;
-	r->tr.depth = t != NULL ? t->mask + 1 : 0;
-	if (t == NULL)
-		return;
-	r->tr.recorded = t->recorded;
-	oldest = t->recorded > t->mask + 1 ? t->recorded - (t->mask + 1) : 0;
-	r->tr.first = r->tr.from > oldest ? r->tr.from : oldest;
-	for (uint64_t s = r->tr.first; s < t->recorded && r->tr.n < TELE_TRACE_PAGE; s++)
-		r->tr.rec[r->tr.n++] = t->rec[s & t->mask];
-}
-
-/* ------------------------------------------------- the telemetry thread */
-
 /* What event @p e says, in words. */
 static void
 trace_what(char *buf, size_t len, const struct verbs_trace_rec *e)
@@ -128,6 +88,59 @@ trace_what(char *buf, size_t len, const struct verbs_trace_rec *e)
 		snprintf(buf, len, "?");
 	}
 }
+
+/* The event, in words, as the comment of the next frame of the device's wire capture. */
+static void
+trace_note(const struct verbs_qp *qp, const struct verbs_trace_rec *r)
+{
+	char what[96], line[160];
+
+	trace_what(what, sizeof(what), r);
+	snprintf(line, sizeof(line), "ordk: qp 0x%06x %s: %s", qp->qpn, ev_names[r->ev], what);
+	vdev(qp->dev)->trace_note(qp->dev, line);
+}
+
+void
+verbs_trace_add(struct verbs_qp *qp, enum verbs_trace_ev ev, uint32_t a, uint64_t b)
+{
+	struct verbs_trace *t = qp->trace;
+	struct verbs_trace_rec *r = &t->rec[t->recorded++ & t->mask];
+
+	r->tsc = rte_get_tsc_cycles();
+	r->a = a;
+	r->b = b;
+	r->ev = ev;
+	if (vdev(qp->dev)->trace_note != NULL)
+		trace_note(qp, r);
+}
+
+/* ------------------------------------------------- the device's lcore */
+
+void
+tele_answer_trace(struct ordk_dev *dev, struct tele_req *r)
+{
+	struct ordk_qp *oqp = verbs_qp_lookup(dev, r->qpn);
+	const struct verbs_trace *t;
+	uint64_t oldest;
+
+	r->tr.now_tsc = rte_get_tsc_cycles();
+	r->tr.n = 0;
+	if (oqp == NULL) {
+		r->rc = -ENOENT;
+		return;
+	}
+	t = vqp(oqp)->trace;
+	r->tr.depth = t != NULL ? t->mask + 1 : 0;
+	if (t == NULL)
+		return;
+	r->tr.recorded = t->recorded;
+	oldest = t->recorded > t->mask + 1 ? t->recorded - (t->mask + 1) : 0;
+	r->tr.first = r->tr.from > oldest ? r->tr.from : oldest;
+	for (uint64_t s = r->tr.first; s < t->recorded && r->tr.n < TELE_TRACE_PAGE; s++)
+		r->tr.rec[r->tr.n++] = t->rec[s & t->mask];
+}
+
+/* ------------------------------------------------- the telemetry thread */
 
 static uint64_t
 tsc_ns(uint64_t tsc, uint64_t since)

@@ -511,3 +511,68 @@ Test(telemetry_trace, losses_are_on_the_timeline)
 	client_free(&c);
 	func_pair_close(&lp);
 }
+
+/* Occurrences of @p needle in the file at @p path. */
+static unsigned int
+file_count(const char *path, const char *needle)
+{
+	FILE *fp = fopen(path, "rb");
+	static char buf[64 << 20];
+	size_t n, nl = strlen(needle);
+	unsigned int k = 0;
+
+	cr_assert_not_null(fp, "%s", path);
+	n = fread(buf, 1, sizeof(buf), fp);
+	fclose(fp);
+	for (const char *at = buf; (at = memmem(at, n - (size_t)(at - buf), needle, nl)) != NULL; at += nl)
+		k++;
+	return k;
+}
+
+/*
+ * With a wire capture (pcap=) beside the timeline, each event is also a
+ * comment in the capture: as many NAKs, timeouts and resent packets there
+ * as the QP's counters say.
+ */
+Test(telemetry_trace, events_are_comments_in_the_capture)
+{
+	struct ordk_send_wr wr = { .opcode = ORDK_WR_RDMA_WRITE, .send_flags = ORDK_SEND_SIGNALED,
+				   .num_sge = 1 };
+	char path[] = "/tmp/ordk-trace-pcap-XXXXXX", devargs[160], needle[64];
+	struct ordk_wc wc[40];
+	struct func_pair lp;
+	struct ordk_stats st;
+	uint32_t qpn;
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	snprintf(devargs, sizeof(devargs), "trace=256,fault=drop:0.05,seed=3,pcap=%s|fault=drop:0.05,seed=4",
+		 path);
+	func_pair_open(&lp, 1 << 20, devargs);
+	func_pair_qps(&lp, ORDK_MTU_1024, 64);
+	qpn = ordk_qp_num(lp.s[0].qp);
+	wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)lp.s[0].buf, 16384, lp.s[0].mr->lkey };
+	wr.rdma.remote_addr = (uint64_t)(uintptr_t)lp.s[1].buf;
+	wr.rdma.rkey = lp.s[1].mr->rkey;
+	for (int i = 0; i < 40; i++)
+		cr_assert_eq(ordk_qp_post_send(lp.s[0].qp, &wr, 1), 1);
+	func_wait(&lp, 0, wc, 40, 30);
+	for (int i = 0; i < 40; i++)
+		cr_assert_eq(wc[i].status, ORDK_WC_SUCCESS);
+	func_idle(&lp, 0.1);
+	cr_assert_eq(ordk_qp_stats(lp.s[0].qp, &st), 0);
+	cr_assert_gt(st.retransmits, 0, "5%% loss and nothing resent");
+	func_pair_close(&lp); /* the capture is complete */
+
+	cr_assert_eq(file_count(path, "ordk: QP event timelines on"), 1);
+	snprintf(needle, sizeof(needle), "ordk: qp 0x%06x nak_received: ", qpn);
+	cr_assert_eq(file_count(path, needle), st.naks_received, "%s", needle);
+	snprintf(needle, sizeof(needle), "ordk: qp 0x%06x timeout: ", qpn);
+	cr_assert_eq(file_count(path, needle), st.timeouts, "%s", needle);
+	snprintf(needle, sizeof(needle), "ordk: qp 0x%06x retransmit: ", qpn);
+	cr_assert_gt(file_count(path, needle), 0, "%s", needle);
+	snprintf(needle, sizeof(needle), "ordk: qp 0x%06x state: ", qpn);
+	cr_assert_geq(file_count(path, needle), 3, "RESET -> INIT -> RTR -> RTS: %s", needle);
+	unlink(path);
+}

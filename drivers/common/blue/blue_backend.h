@@ -37,6 +37,12 @@ struct blue_backend_ops {
 	 * keep their rates), or NULL where there is nothing to inject into.
 	 */
 	int (*set_faults)(struct blue_backend *be, const char *spec, char *err, uint32_t errlen);
+	/**
+	 * A line for a model's wire capture (a QP timeline's event: the comment of
+	 * the next frame captured), or NULL. @return true when a capture took it,
+	 * false when none is being written.
+	 */
+	bool (*note)(struct blue_backend *be, const char *text);
 	void (*close)(struct blue_backend *be);
 };
 

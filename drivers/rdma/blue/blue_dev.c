@@ -71,6 +71,15 @@ tables_fini(struct blue_dev *dev)
 	mem_pins_fini(&dev->pins);
 }
 
+/* lib/verbs' timeline event, for the backend's capture (verbs_dev.trace_note). */
+static void
+trace_note(struct ordk_dev *odev, const char *text)
+{
+	struct blue_dev *dev = to_bdev(odev);
+
+	dev->hw.be.ops->note(&dev->hw.be, text);
+}
+
 static int
 dev_open(struct blue_dev *dev, const char *args, const char *backend, const char *what)
 {
@@ -100,6 +109,11 @@ dev_open(struct blue_dev *dev, const char *args, const char *backend, const char
 		return rc;
 	}
 	dev->vdev.trace_depth = net.trace; /* lib/verbs keeps the QPs' timelines */
+	/* and with a model writing a capture, its events are comments there too */
+	if (net.trace != 0 && dev->hw.be.ops->note != NULL &&
+	    dev->hw.be.ops->note(&dev->hw.be, "ordk: QP event timelines on (trace=): each event is a "
+						  "comment of the next frame"))
+		dev->vdev.trace_note = trace_note;
 	TAILQ_INIT(&dev->rc.active);
 	dev->rc.tsc_hz = rte_get_tsc_hz();
 	rc_wheel_init(dev);

@@ -135,6 +135,12 @@ void bluesim_set_faults(struct bluesim *sim, const struct bluesim_fault_cfg *f);
 /** The fault configuration in force. @return 0 or -EINVAL. */
 int bluesim_get_faults(const struct bluesim *sim, struct bluesim_fault_cfg *f);
 
+/**
+ * Note @p text on the wire capture (pcap=), as the next captured frame's
+ * comment. @return false when the model writes no capture.
+ */
+bool bluesim_capture_note(struct bluesim *sim, const char *text);
+
 /** Counters. Names in bluesim_xstat_names(); values in the same order. */
 unsigned int bluesim_xstats_count(void);
 const char *bluesim_xstat_name(unsigned int i);

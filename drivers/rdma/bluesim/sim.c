@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* bluesim: creation, stepping, counters and devargs. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,8 +60,12 @@ bluesim_destroy(struct bluesim *sim)
 	if (sim == NULL)
 		return;
 	sim_port_release_all(sim);
-	if (sim->pcap != NULL)
+	if (sim->pcap != NULL) {
+		if (ordk_pcapng_notes_lost(sim->pcap) > 0)
+			SIM_LOG(INFO, sim, "capture: %" PRIu64 " timeline notes lost (no frame after them, or "
+				"more than 16 KiB waiting)", ordk_pcapng_notes_lost(sim->pcap));
 		ordk_pcapng_close(sim->pcap);
+	}
 	if (sim->own_pool)
 		rte_mempool_free(sim->pool);
 	if (sim->own_bar)

@@ -107,6 +107,12 @@ sim_close(struct blue_backend *be)
 	be->priv = NULL;
 }
 
+static bool
+sim_note(struct blue_backend *be, const char *text)
+{
+	return bluesim_capture_note(((struct sim_priv *)be->priv)->sim, text);
+}
+
 static const struct blue_backend_ops sim_ops = {
 	.dma_map = sim_dma_map,
 	.dma_unmap = sim_dma_unmap,
@@ -115,6 +121,7 @@ static const struct blue_backend_ops sim_ops = {
 	.xstats = sim_xstats,
 	.xstats_reset = sim_xstats_reset,
 	.set_faults = sim_set_faults,
+	.note = sim_note,
 	.close = sim_close,
 };
 

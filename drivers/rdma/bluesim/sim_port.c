@@ -57,6 +57,15 @@ capture(struct bluesim *sim, struct rte_mbuf *m, uint32_t len, enum ordk_pcapng_
 		ordk_pcapng_write(sim->pcap, 0, rte_pktmbuf_mtod(m, void *), len, wall_ns(), dir);
 }
 
+bool
+bluesim_capture_note(struct bluesim *sim, const char *text)
+{
+	if (sim->pcap == NULL)
+		return false;
+	(void)ordk_pcapng_note(sim->pcap, text); /* a full buffer is counted there */
+	return true;
+}
+
 /* ---------------------------------------------------------------- faults */
 
 static uint64_t *
