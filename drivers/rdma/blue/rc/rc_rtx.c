@@ -151,6 +151,8 @@ push_packet(struct blue_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 		if (w->flags & RC_WQE_LEN_ERR)
 			len = 0; /* the announcement of a too small RECV (rc_req.c) */
 	}
+	if (!(w->flags & RC_WQE_LEN_ERR) && !rc_source_ok(qp, w, off, len))
+		return -1; /* its MR went: LOC_PROT_ERR, not resends the card skips */
 	it = rc_send_item(qp, w, off, len, blue_psn_add(w->psn, k), ack, k + 1 == w->npkts);
 	it.is_retry = 1;
 	if (blue_send_item_put(&blue_qp_dev(qp)->hw, &it) != 0)
