@@ -207,6 +207,8 @@ rc_push_retries(struct blue_qp *qp)
 		if (w != NULL && push_packet(qp, w, (uint32_t)blue_psn_diff(p, w->psn),
 					     qp->req.rtx_count == 0) == 0 && items++ == 0)
 			first = p;
+		if (qp->req.prot_err)
+			break; /* a WR's source MR went: the QP fails with it (rc_push()) */
 	}
 	if (items > 0)
 		verbs_trace(blue_qp_handle(qp), VERBS_TRACE_retransmit, first, items);
