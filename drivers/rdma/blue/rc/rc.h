@@ -281,7 +281,7 @@ struct rc_req {
 	bool adv_ack_due;	   /* tell the peer which adverts arrived */
 	uint64_t rnr_probe_tsc;	   /* a SEND waiting for an advert asked the peer */
 	uint32_t rnr_probes;	   /* ... that many times since it last heard it */
-	bool prot_err;		   /* a WR failed rc_source_ok() in this push */
+	bool prot_err;		   /* a WR failed rc_source_ok(): the QP fails once it completes */
 };
 
 /* Completer: what the peer acknowledged, and the timer that asks when it says nothing. */

@@ -290,7 +290,7 @@ rc_source_ok(struct blue_qp *qp, struct rc_wqe *w, uint32_t off, uint32_t len)
 	w->flags |= RC_WQE_FATAL;
 	if (w->state != RC_WQE_ERROR)
 		rc_wqe_to(qp, w, RC_WQE_ERROR);
-	qp->req.prot_err = true; /* rc_push() completes it */
+	qp->req.prot_err = true; /* nothing new starts; rc_push() completes it */
 	return false;
 }
 
@@ -343,10 +343,10 @@ push_items(struct blue_qp *qp, struct rc_wqe *w, bool want_ack)
 		}
 		if (!next_item(qp, w, pmtu, &n, &psn, &pk))
 			return items; /* the ACKs move acked_psn (or the rate allows more) */
-		/* an ACK is asked for, too, before the peer card's window fills */
 		/* the card would skip an item whose lkey is gone and nothing would arrive */
 		if (!lerr && !rc_source_ok(qp, w, off, n))
 			return items;
+		/* an ACK is asked for, too, before the peer card's window fills */
 		it = rc_send_item(qp, w, off, n, psn,
 				  want_ack || !card_window_fits(qp, blue_psn_add(psn, pk + 63)),
 				  lerr || off + n == w->len);
@@ -485,7 +485,8 @@ static unsigned int push_queued(struct blue_qp *qp);
 /*
  * Push items of queued WRs while the Send ring has room; @return items
  * pushed. A WR whose source MR went (rc_source_ok()) completes now, as the
- * oldest, or once the WRs before it did; the QP then goes to ERR.
+ * oldest, or once the WRs before it did (their resends still go); the QP
+ * then goes to ERR, and no WR after it starts meanwhile.
  */
 unsigned int
 rc_push(struct blue_qp *qp)
@@ -495,10 +496,8 @@ rc_push(struct blue_qp *qp)
 	if (qp->vqp.attr.qp_state == ORDK_QPS_ERR)
 		return 0; /* failed in this poll: the engine flushes it (rc_qp_error_reap()) */
 	items = push_queued(qp);
-	if (qp->req.prot_err) {
-		qp->req.prot_err = false;
+	if (qp->req.prot_err)
 		rc_complete_sends(qp);
-	}
 	return items;
 }
 
@@ -513,7 +512,8 @@ push_queued(struct blue_qp *qp)
 	if (more)
 		return items;
 	req_hold(qp, RC_REQ_IDLE);
-	while (qp->req.sq_next != qp->req.sq_tail) {
+	/* (a WR failed its source check: the QP fails with it) */
+	while (qp->req.sq_next != qp->req.sq_tail && !qp->req.prot_err) {
 		struct rc_wqe *w = &qp->req.sq[qp->req.sq_next & qp->req.sq_mask];
 		bool last_queued = qp->req.sq_next + 1 == qp->req.sq_tail;
 		enum rc_req_state hold = wqe_hold(qp, w);
@@ -536,8 +536,6 @@ push_queued(struct blue_qp *qp)
 			qp->req.sq_next++;
 			continue;
 		}
-		if (qp->req.prot_err)
-			break; /* a WR failed its source check: the QP is about to fail */
 		/* ask the responder for an ACK: signaled WRs, READ responses, every
 		 * ORDK_ACK_EVERY WRs, and the last WR queued (so unsignaled ones retire) */
 		want_ack = w->signaled || (w->flags & RC_WQE_INTERNAL) || last_queued ||
@@ -551,7 +549,7 @@ push_queued(struct blue_qp *qp)
 			return items;
 		if (w->state == RC_WQE_ERROR && (w->flags & RC_WQE_FATAL)) {
 			qp->req.sq_next++;
-			return items; /* nothing after it goes: the QP fails with it */
+			return items; /* its source check failed: nothing after it goes */
 		}
 		qp->req.since_ack_req = want_ack ? 0 : qp->req.since_ack_req + 1;
 		wqe_pushed(qp, w);

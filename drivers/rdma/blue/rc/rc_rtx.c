@@ -171,6 +171,7 @@ unsigned int
 rc_push_retries(struct blue_qp *qp)
 {
 	struct blue_hring *r = &blue_qp_dev(qp)->hw.ring[BLUE_RING_SEND0];
+	bool prot_err = qp->req.prot_err; /* (a WR failed before: the older ones still go) */
 	unsigned int items = 0;
 	uint32_t first = 0;
 
@@ -207,7 +208,7 @@ rc_push_retries(struct blue_qp *qp)
 		if (w != NULL && push_packet(qp, w, (uint32_t)blue_psn_diff(p, w->psn),
 					     qp->req.rtx_count == 0) == 0 && items++ == 0)
 			first = p;
-		if (qp->req.prot_err)
+		if (qp->req.prot_err && !prot_err)
 			break; /* a WR's source MR went: the QP fails with it (rc_push()) */
 	}
 	if (items > 0)
