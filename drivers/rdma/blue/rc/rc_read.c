@@ -293,7 +293,9 @@ refused_write(struct blue_qp *qp, uint32_t psn)
 /*
  * The peer refused one of our READs or WRITEs (READ_NAK names the request's
  * PSN): that WR completes with the error, in order, and then the QP goes to
- * ERR (rc_complete_sends()). A NAK acknowledges what came before it (IBA).
+ * ERR (rc_complete_sends()). Unlike IBA's NAK it acknowledges nothing: the
+ * responder refuses a READ as it arrives, holes before it or not (a WRITE's
+ * refusal comes after an ACK of what arrived before it, rc_resp.c).
  */
 void
 rc_read_nak_rx(struct blue_qp *qp, const struct blue_ctrl_msg *m)
@@ -320,6 +322,5 @@ rc_read_nak_rx(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 									  : ORDK_WC_REM_INV_REQ_ERR;
 	rc_wqe_to(qp, w, RC_WQE_ERROR);
 	qp->vqp.st.naks_received++;
-	rc_comp_acked(qp, w->psn); /* (completes what it can: this WR too, if it is the oldest) */
 	rc_complete_sends(qp);
 }
