@@ -146,7 +146,10 @@ int ordk_dev_idle(struct ordk_dev *dev, uint64_t ns);
 	X(tx_packets)		/* RDMA packets the Send ring took (resends included) */       \
 	X(tx_bytes)		/* their payload bytes */                                      \
 	X(rx_packets)		/* the peer's RDMA packets that arrived, each PSN once */      \
-	X(rx_bytes)		/* the payload bytes of the peer's messages that completed */
+	X(rx_bytes)		/* the payload bytes of the peer's messages that completed */ \
+	X(cnp_ignored)		/* CNPs that named no message of the QP's: the rate stays */  \
+	X(access_refused)	/* the peer's WRITEs, READs, atomics the QP's access refused */ \
+	X(loc_prot_errors)	/* WRs whose source MR was gone or short when (re)sent */
 
 struct ordk_stats {
 #define ORDK_STATS_FIELD(n) uint64_t n;

@@ -30,7 +30,11 @@ blue_manage_qp_cmd(const struct blue_qp *qp, bool valid, bool error)
 		 * READ responses only with LOCAL_WRITE
 		 * (doc/guides/drivers/blue_hw_interface.md section 5.1), where an
 		 * ibverbs QP receives SENDs with no remote access at all. So the card
-		 * always gets both; incoming WRITEs are still gated by the MR's access.
+		 * always gets both, and gates incoming WRITEs by the MR's access only:
+		 * the driver refuses a WRITE to a QP without REMOTE_WRITE at its report
+		 * (rc_resp.c write_refuse()), after the card placed that packet. A
+		 * ManageQp cannot drop the bit while the QP waits for no SEND: each
+		 * one resets the card's PSN bitmap of the QP (section 3.1).
 		 */
 		.rq_access_flags = (uint8_t)(qp->vqp.attr.qp_access_flags | BLUE_ACC_LOCAL_WRITE |
 					     BLUE_ACC_REMOTE_WRITE),

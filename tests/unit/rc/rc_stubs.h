@@ -233,6 +233,14 @@
 #define RC_STUB_rc_qp_error_reap \
 	DEFINE_STUB(rc_qp_error_reap, enum rc_step, (struct blue_qp *qp), RC_DONE)
 #define RC_STUB_rc_qp_init DEFINE_STUB(rc_qp_init, int, (struct blue_qp *qp), 0)
+#define RC_STUB_rc_mr_check                                                           \
+	DEFINE_STUB(rc_mr_check, int, (const struct blue_qp *qp, uint32_t key, uint64_t addr, \
+				       uint64_t len, unsigned int access), 0)
+
+/* rc_req.c */
+#define RC_STUB_rc_source_ok                                                          \
+	DEFINE_STUB(rc_source_ok, bool, (struct blue_qp *qp, struct rc_wqe *w, uint32_t off, \
+					 uint32_t len), true)
 
 /* rc_read.c */
 #define RC_STUB_rc_read_answer_seen                                                   \

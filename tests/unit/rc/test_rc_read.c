@@ -97,6 +97,7 @@ setup(void)
 	dev.rc.tsc_hz = 1000000;
 	qp.vqp.dev = blue_dev_handle(&dev);
 	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
+	qp.vqp.attr.qp_access_flags = ORDK_ACCESS_REMOTE_READ; /* READs are answered */
 	qp.vqp.attr.max_dest_rd_atomic = 4;
 	qp.vqp.attr.path_mtu = ORDK_MTU_1024;
 	qp.resp.ans = ans;

@@ -39,6 +39,8 @@ RC_STUB(blue_send_item_put);
 RC_STUB(rc_push_retries);
 RC_STUB(rc_atomic_send);
 RC_STUB(rc_timer_arm);
+RC_STUB(rc_complete_sends);
+RC_STUB(rc_mr_check);
 
 static unsigned int fails;
 

@@ -37,6 +37,25 @@ rc_recv_done(struct blue_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)
 RC_STUB(rc_push_owed_answers);
 RC_STUB(rc_ack_frame);
 
+static unsigned int access_naks;
+
+struct blue_ctrl_msg
+rc_ctrl_msg(const struct blue_qp *qp, enum blue_ctrl_type type)
+{
+	return (struct blue_ctrl_msg){ .type = type, .src_qpn = qp->vqp.qpn };
+}
+
+/* only a WRITE's refusal goes as a control frame from here */
+bool
+rc_send_ctrl(struct blue_qp *qp, const struct blue_ctrl_msg *m)
+{
+	(void)qp;
+	cr_assert_eq(m->type, BLUE_CTRL_READ_NAK);
+	cr_assert_eq(m->read_nak.status, BLUE_CTRL_ATOMIC_REM_ACCESS_ERR);
+	access_naks++;
+	return true;
+}
+
 void
 rc_qp_error(struct blue_qp *qp)
 {
@@ -70,6 +89,7 @@ setup(void)
 	hole_checks = hole_reports = ut_rc_hole_open_calls = recvs_done = ut_rc_read_done_calls = 0;
 	qp.vqp.dev = blue_dev_handle(&dev);
 	qp.vqp.attr.qp_state = ORDK_QPS_RTS;
+	qp.vqp.attr.qp_access_flags = ORDK_ACCESS_REMOTE_WRITE; /* WRITEs are taken (write_refuse()) */
 	qp.resp.msgs = msgs;
 	rc_fifo_init(&qp.resp.msg_q, 16);
 	qp.resp.rq = rq;
@@ -234,4 +254,23 @@ Test(rc_resp, messages_complete_in_psn_order_across_the_wrap)
 	cr_assert_eq(last_wc.wr_id, 102);
 	cr_assert_eq(last_wc.byte_len, 30, "the last RECV took the message at PSN 0");
 	cr_assert_eq(qp.resp.epsn, 0x000001);
+}
+
+/*
+ * A QP without REMOTE_WRITE: the card placed the WRITE (its QP context needs
+ * REMOTE_WRITE for SENDs), the driver refuses it at the report: NAK remote
+ * access error (twice), the PSN not taken, the QP to ERR. A SEND is no WRITE.
+ */
+Test(rc_resp, write_without_remote_write_refused)
+{
+	qp.vqp.attr.qp_access_flags = ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_READ;
+	access_naks = 0;
+	header(BLUE_OP_SEND_ONLY, 0, 0, 64);
+	cr_assert_eq(access_naks, 0, "a SEND needs no remote access");
+	cr_assert_eq(qp.resp.epsn, 1);
+	header(BLUE_OP_WRITE_ONLY, 1, 1, 64);
+	cr_assert_eq(access_naks, 2);
+	cr_assert_eq(qp.vqp.st.access_refused, 1);
+	cr_assert_eq(qp.resp.epsn, 1, "the refused PSN was taken");
+	cr_assert_eq(qp.vqp.attr.qp_state, ORDK_QPS_ERR);
 }

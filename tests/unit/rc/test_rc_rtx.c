@@ -21,6 +21,7 @@ int ordk_rc_logtype;
 
 RC_STUB(verbs_trace_add);
 RC_STUB(blue_send_item_put);
+RC_STUB(rc_source_ok);
 
 struct blue_send_item
 rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,

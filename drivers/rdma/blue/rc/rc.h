@@ -281,6 +281,7 @@ struct rc_req {
 	bool adv_ack_due;	   /* tell the peer which adverts arrived */
 	uint64_t rnr_probe_tsc;	   /* a SEND waiting for an advert asked the peer */
 	uint32_t rnr_probes;	   /* ... that many times since it last heard it */
+	bool prot_err;		   /* a WR failed rc_source_ok(): the QP fails once it completes */
 };
 
 /* Completer: what the peer acknowledged, and the timer that asks when it says nothing. */
@@ -495,6 +496,21 @@ void rc_push_owed_answers(struct blue_qp *qp);
 struct blue_send_item rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w,
 				   uint32_t off, uint32_t len, uint32_t psn, bool signaled,
 				   bool last);
+/**
+ * Is the source of bytes [off, off + len) of @p w still in its MR (the lkey,
+ * its bounds, and for a READ the access the card writes it with)? The card
+ * skips an item whose lkey is gone without a report (bluesim counts
+ * tx_invalid_lkey; the RTL asserts), so the driver checks each item it
+ * (re)sends. When not: @p w fails with LOC_PROT_ERR (fatal), counted.
+ */
+bool rc_source_ok(struct blue_qp *qp, struct rc_wqe *w, uint32_t off, uint32_t len);
+/**
+ * Can a CNP naming @p msn be the peer card's answer to a packet of @p qp? The
+ * card copies the marked packet's MSN and reports no source (no IP, MAC or
+ * QPN): the MSN of a recent WR, or of a READ answer being sent, is all a CNP
+ * can be checked by.
+ */
+bool rc_cnp_plausible(const struct blue_qp *qp, uint16_t msn);
 /* retransmission (rc_rtx.c) */
 void rc_retransmit(struct blue_qp *qp, uint32_t from, uint32_t to);
 /**

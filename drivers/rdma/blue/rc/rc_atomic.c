@@ -38,6 +38,11 @@ check_target(struct blue_qp *qp, uint64_t raddr, uint32_t rkey)
 {
 	int rc = rc_mr_check(qp, rkey, raddr, 8, ORDK_ACCESS_REMOTE_ATOMIC);
 
+	/* the QP's access gates atomics as the MR's does (IBA) */
+	if (!(qp->vqp.attr.qp_access_flags & ORDK_ACCESS_REMOTE_ATOMIC)) {
+		qp->vqp.st.access_refused++;
+		return BLUE_CTRL_ATOMIC_REM_ACCESS_ERR;
+	}
 	if (rc == -EPERM)
 		return BLUE_CTRL_ATOMIC_REM_ACCESS_ERR;
 	if (rc != 0 || raddr % 8 != 0)

@@ -169,7 +169,9 @@ rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len)
 	qp = ctrl_qp(dev, &m);
 	if (qp == NULL)
 		return;
-	qp->comp.heard_tsc = rc_ptime(&dev->rc); /* the peer is there (an RNR wait asks) */
+	/* the peer is there (an RNR wait asks): its QPN (ctrl_qp()), its addresses */
+	if (l3.src_ip == qp->vqp.attr.dest_ip && l3.src_mac == qp->vqp.attr.dest_mac)
+		qp->comp.heard_tsc = rc_ptime(&dev->rc);
 	connected = qp->vqp.attr.qp_state >= ORDK_QPS_RTR;
 	switch (m.type) {
 	case BLUE_CTRL_ACK_REQ:

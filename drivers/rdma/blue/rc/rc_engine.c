@@ -147,6 +147,31 @@ report_qp(struct blue_dev *dev, const struct blue_meta_report *r)
 	return qp;
 }
 
+/*
+ * Does a report show the peer is there (liveness: an RNR wait's questions,
+ * rc_req.c peer_silent())? Only a packet of the connection does: a header
+ * (the peer's request or answer, its PSN in our tracker's space) or an ACK
+ * the peer sent. The card reports no source for any of them (section 3.3),
+ * but these name the connection's PSNs. The local card's own bitmap reports
+ * are not the peer's frames, and a CNP names no PSN at all and can come from
+ * anyone on the network: a stranger's CNP every 2 ms kept a SEND waiting for
+ * a vanished peer's RECV alive for good (issue 32).
+ */
+static bool
+report_from_peer(enum blue_meta_kind kind)
+{
+	switch (kind) {
+	case BLUE_META_HEADER_WRITE:
+	case BLUE_META_HEADER_READ:
+	case BLUE_META_ACK_REMOTE_DRIVER:
+	case BLUE_META_NAK_REMOTE_HW:
+	case BLUE_META_NAK_REMOTE_DRIVER:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* One meta report to its QP's responder (the peer's packets) or completer (its ACKs). */
 static void
 dispatch(struct blue_dev *dev, const struct blue_meta_report *r)
@@ -155,7 +180,8 @@ dispatch(struct blue_dev *dev, const struct blue_meta_report *r)
 
 	if (qp == NULL)
 		return;
-	qp->comp.heard_tsc = dev->rc.ptime; /* every report comes from the peer's frames */
+	if (report_from_peer(r->kind))
+		qp->comp.heard_tsc = dev->rc.ptime;
 	switch (r->kind) {
 	case BLUE_META_HEADER_WRITE:
 	case BLUE_META_ACK_LOCAL_HW:
@@ -180,7 +206,14 @@ dispatch(struct blue_dev *dev, const struct blue_meta_report *r)
 		rc_comp_rx_report(qp, r);
 		break;
 	case BLUE_META_CNP:
-		blue_cc_cnp(qp); /* congestion: DCQCN cuts the QP's rate */
+		/* congestion: DCQCN cuts the QP's rate, if the CNP can be about our packets */
+		if (rc_cnp_plausible(qp, r->basic.msn)) {
+			blue_cc_cnp(qp);
+		} else {
+			RC_LOG(DEBUG, "qp 0x%06x: CNP msn %u names no message of ours (next msn %u): ignored",
+			       qp->vqp.qpn, r->basic.msn, qp->req.next_msn);
+			qp->vqp.st.cnp_ignored++;
+		}
 		break;
 	default:
 		dev->vdev.st.reports_unexpected++;

@@ -84,6 +84,7 @@ reset_queues(struct blue_qp *qp)
 	rc_fifo_clear(&qp->resp.msg_q);
 	qp->resp.ack_due = false;
 	qp->req.state = RC_REQ_IDLE;
+	qp->req.prot_err = false;
 	qp->req.atomic_wqe = NULL;
 	qp->req.next_atomic_id = qp->resp.atomic_expect = 0;
 	memset(qp->resp.atomic_cache, 0, sizeof(qp->resp.atomic_cache));

@@ -277,6 +277,12 @@ rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r)
 	if (b->ack_req)
 		qp->resp.ack_due = true;
 	read_hole(qp, b->psn, rc_ptime(&blue_qp_dev(qp)->rc));
+	/* the QP's access gates READs as the MR's does (IBA); the card checks neither */
+	if (!(qp->vqp.attr.qp_access_flags & ORDK_ACCESS_REMOTE_READ)) {
+		qp->vqp.st.access_refused++;
+		read_refuse(qp, b->psn, BLUE_CTRL_ATOMIC_REM_ACCESS_ERR);
+		return;
+	}
 	if (!read_source_ok(qp, r)) {
 		read_refuse(qp, b->psn, BLUE_CTRL_ATOMIC_REM_ACCESS_ERR);
 		return;
@@ -291,8 +297,33 @@ rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r)
 }
 
 /*
- * The peer refused one of our READs (READ_NAK): that WR completes with the
- * error, in order, and then the QP goes to ERR (rc_complete_sends()).
+ * The WRITE of ours (sending or sent, not acknowledged) whose PSNs hold
+ * @p psn, or NULL: the responder refused it (its QP's access, rc_resp.c).
+ */
+static struct rc_wqe *
+refused_write(struct blue_qp *qp, uint32_t psn)
+{
+	uint32_t end = qp->req.sq_next + (qp->req.sq_next != qp->req.sq_tail &&
+				      rc_wqe_started(&qp->req.sq[qp->req.sq_next & qp->req.sq_mask]));
+
+	for (uint32_t i = qp->req.sq_head; i != end; i++) {
+		struct rc_wqe *w = &qp->req.sq[i & qp->req.sq_mask];
+		int32_t k = blue_psn_diff(psn, w->psn);
+
+		if ((w->opcode == BLUE_WR_RDMA_WRITE || w->opcode == BLUE_WR_RDMA_WRITE_WITH_IMM) &&
+		    (w->state == RC_WQE_SENDING || w->state == RC_WQE_SENT) && k >= 0 &&
+		    (uint32_t)k < w->npkts && blue_psn_diff(qp->comp.acked_psn, psn) <= 0)
+			return w;
+	}
+	return NULL;
+}
+
+/*
+ * The peer refused one of our READs or WRITEs (READ_NAK names the request's
+ * PSN): that WR completes with the error, in order, and then the QP goes to
+ * ERR (rc_complete_sends()). Unlike IBA's NAK it acknowledges nothing: the
+ * responder refuses a READ as it arrives, holes before it or not (a WRITE's
+ * refusal comes after an ACK of what arrived before it, rc_resp.c).
  */
 void
 rc_read_nak_rx(struct blue_qp *qp, const struct blue_ctrl_msg *m)
@@ -306,14 +337,18 @@ rc_read_nak_rx(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 			break;
 	}
 	if (i == qp->req.rd_q.count) {
-		qp->vqp.st.duplicates++; /* no READ of ours outstanding there */
-		return;
+		w = refused_write(qp, m->read_nak.psn);
+		if (w == NULL) {
+			qp->vqp.st.duplicates++; /* no READ or WRITE of ours outstanding there */
+			return;
+		}
+	} else {
+		rc_fifo_remove(&qp->req.rd_q, qp->req.reads, i);
 	}
 	w->flags |= RC_WQE_FATAL;
 	w->status = m->read_nak.status == BLUE_CTRL_ATOMIC_REM_ACCESS_ERR ? ORDK_WC_REM_ACCESS_ERR
 									  : ORDK_WC_REM_INV_REQ_ERR;
 	rc_wqe_to(qp, w, RC_WQE_ERROR);
-	rc_fifo_remove(&qp->req.rd_q, qp->req.reads, i);
 	qp->vqp.st.naks_received++;
 	rc_complete_sends(qp);
 }

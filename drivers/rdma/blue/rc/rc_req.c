@@ -9,6 +9,7 @@
  * first, from their own ring. enum rc_req_state says why it stopped.
  */
 #include <errno.h>
+#include <inttypes.h>
 
 #include "blue_verbs.h"
 
@@ -272,6 +273,51 @@ rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uin
 		.len = len, .laddr = w->laddr + off, .enable_ecn = qp->cc_on };
 }
 
+bool
+rc_source_ok(struct blue_qp *qp, struct rc_wqe *w, uint32_t off, uint32_t len)
+{
+	/* a READ's buffer is written by the card as a remote write (rc_post_send()) */
+	unsigned int need = w->opcode == BLUE_WR_RDMA_READ
+				    ? ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE : 0;
+
+	if ((w->flags & RC_WQE_INTERNAL) || len == 0 ||
+	    rc_mr_check(qp, w->lkey, w->laddr + off, len, need) == 0)
+		return true;
+	RC_LOG(WARNING, "qp 0x%06x: WR psn 0x%06x: lkey 0x%08x no longer covers [0x%" PRIx64 ", +%u): "
+	       "LOC_PROT_ERR", qp->vqp.qpn, w->psn, w->lkey, w->laddr + off, len);
+	qp->vqp.st.loc_prot_errors++;
+	w->status = ORDK_WC_LOC_PROT_ERR;
+	w->flags |= RC_WQE_FATAL;
+	if (w->state != RC_WQE_ERROR)
+		rc_wqe_to(qp, w, RC_WQE_ERROR);
+	qp->req.prot_err = true; /* nothing new starts; rc_push() completes it */
+	return false;
+}
+
+/*
+ * The msn (16 bits) of the newest WRs a CNP may name: those the send queue
+ * can hold, and as many again that may have been acknowledged while the
+ * CNP was on its way.
+ */
+#define RC_CNP_MSN_SLACK 64u
+
+bool
+rc_cnp_plausible(const struct blue_qp *qp, uint16_t msn)
+{
+	const struct rc_req *rq = &qp->req;
+	/* sq_next counts the WRs started since the last reset (each took an MSN, atomics none) */
+	uint32_t back = RTE_MIN(rq->sq_next, RTE_MIN(rq->sq_size + RC_CNP_MSN_SLACK, 0x8000u));
+	uint16_t age = (uint16_t)(rq->next_msn - 1u - msn);
+
+	if (age < back)
+		return true;
+	/* our READ answers carry the MSN of the peer's READ */
+	for (uint32_t i = qp->resp.ans_head; i != qp->resp.ans_next; i++)
+		if (qp->resp.ans[i % ORDK_ANS_RING].msn == msn)
+			return true;
+	return false;
+}
+
 /*
  * Push the items of started WQE @p w (from w->sent on) while the Send ring
  * has room and the peer card's window allows. @return items pushed;
@@ -297,6 +343,9 @@ push_items(struct blue_qp *qp, struct rc_wqe *w, bool want_ack)
 		}
 		if (!next_item(qp, w, pmtu, &n, &psn, &pk))
 			return items; /* the ACKs move acked_psn (or the rate allows more) */
+		/* the card would skip an item whose lkey is gone and nothing would arrive */
+		if (!lerr && !rc_source_ok(qp, w, off, n))
+			return items;
 		/* an ACK is asked for, too, before the peer card's window fills */
 		it = rc_send_item(qp, w, off, n, psn,
 				  want_ack || !card_window_fits(qp, blue_psn_add(psn, pk + 63)),
@@ -431,21 +480,40 @@ start_atomic(struct blue_qp *qp, struct rc_wqe *w)
 	rc_timer_arm(qp);
 }
 
-/* Push items of queued WRs while the Send ring has room; @return items pushed. */
+static unsigned int push_queued(struct blue_qp *qp);
+
+/*
+ * Push items of queued WRs while the Send ring has room; @return items
+ * pushed. A WR whose source MR went (rc_source_ok()) completes now, as the
+ * oldest, or once the WRs before it did (their resends still go); the QP
+ * then goes to ERR, and no WR after it starts meanwhile.
+ */
 unsigned int
 rc_push(struct blue_qp *qp)
 {
 	unsigned int items;
-	bool more;
 
 	if (qp->vqp.attr.qp_state == ORDK_QPS_ERR)
 		return 0; /* failed in this poll: the engine flushes it (rc_qp_error_reap()) */
+	items = push_queued(qp);
+	if (qp->req.prot_err)
+		rc_complete_sends(qp);
+	return items;
+}
+
+static unsigned int
+push_queued(struct blue_qp *qp)
+{
+	unsigned int items;
+	bool more;
+
 	items = rc_push_retries(qp); /* retransmissions first */
 	items += push_answers(qp, &more);
 	if (more)
 		return items;
 	req_hold(qp, RC_REQ_IDLE);
-	while (qp->req.sq_next != qp->req.sq_tail) {
+	/* (a WR failed its source check: the QP fails with it) */
+	while (qp->req.sq_next != qp->req.sq_tail && !qp->req.prot_err) {
 		struct rc_wqe *w = &qp->req.sq[qp->req.sq_next & qp->req.sq_mask];
 		bool last_queued = qp->req.sq_next + 1 == qp->req.sq_tail;
 		enum rc_req_state hold = wqe_hold(qp, w);
@@ -479,6 +547,10 @@ rc_push(struct blue_qp *qp)
 		if (w->state != RC_WQE_ERROR &&
 		    ((w->flags & RC_WQE_LEN_ERR) ? pushed == 0 : w->sent < w->len))
 			return items;
+		if (w->state == RC_WQE_ERROR && (w->flags & RC_WQE_FATAL)) {
+			qp->req.sq_next++;
+			return items; /* its source check failed: nothing after it goes */
+		}
 		qp->req.since_ack_req = want_ack ? 0 : qp->req.since_ack_req + 1;
 		wqe_pushed(qp, w);
 		qp->req.sq_next++;

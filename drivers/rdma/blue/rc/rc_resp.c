@@ -168,6 +168,35 @@ msg_queue(struct blue_qp *qp, const struct blue_meta_basic *b, uint8_t op, enum 
 	return true;
 }
 
+/*
+ * A WRITE to a QP without REMOTE_WRITE in its access flags (IBA 9.7.5.1.3?:
+ * the QP's and the MR's access both gate it). The card cannot refuse it: its
+ * QP context needs REMOTE_WRITE for SENDs too (blue_qp.c), so the payload of
+ * this packet was placed, into an MR with REMOTE_WRITE, before the report
+ * came (doc/guides/drivers/blue_hw_interface.md section 8). IBA's NAK remote
+ * access error: what arrived before it is acknowledged, the requester's WR
+ * completes with REM_ACCESS_ERR and its QP goes to ERR (rc_read_nak_rx()),
+ * and so does this one; ManageQp (error) stops the card placing the rest.
+ */
+static void
+write_refuse(struct blue_qp *qp, uint32_t psn)
+{
+	struct blue_ctrl_msg m = rc_ctrl_msg(qp, BLUE_CTRL_READ_NAK);
+
+	RC_LOG(WARNING, "qp 0x%06x: a WRITE (psn 0x%06x) without REMOTE_WRITE access: refused; QP to ERR",
+	       qp->vqp.qpn, psn);
+	qp->vqp.st.access_refused++;
+	m.read_nak.psn = psn;
+	m.read_nak.status = BLUE_CTRL_ATOMIC_REM_ACCESS_ERR;
+	rc_push_owed_answers(qp); /* requests before it were handled: their answers go first */
+	(void)rc_ack_frame(qp, false, qp->resp.epsn);
+	(void)rc_send_ctrl(qp, &m);
+	(void)rc_send_ctrl(qp, &m); /* twice: nothing resends it, a QP in ERR answers little */
+	qp->vqp.st.naks_sent++;
+	blue_snic_tx_flush(&blue_qp_dev(qp)->hw);
+	rc_qp_error(qp);
+}
+
 /* A FIRST, LAST or ONLY packet's report (HeaderWrite). */
 static void
 rx_header(struct blue_qp *qp, const struct blue_meta_report *r)
@@ -177,6 +206,13 @@ rx_header(struct blue_qp *qp, const struct blue_meta_report *r)
 	enum blue_pkt_pos pos = blue_op_pos(op);
 	uint64_t now = rc_ptime(&blue_qp_dev(qp)->rc);
 	uint32_t epsn_before = qp->resp.epsn;
+
+	/* the QP's access gates WRITEs where the card cannot (blue_qp.c); before the
+	 * tracker: the refused PSN is not acknowledged */
+	if (blue_op_is_write(op) && !(qp->vqp.attr.qp_access_flags & ORDK_ACCESS_REMOTE_WRITE)) {
+		write_refuse(qp, b->psn);
+		return;
+	}
 
 	/*
 	 * A FIRST's length is kept by MSN, even when a bitmap report already

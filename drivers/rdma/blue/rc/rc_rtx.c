@@ -151,6 +151,8 @@ push_packet(struct blue_qp *qp, struct rc_wqe *w, uint32_t k, bool ack)
 		if (w->flags & RC_WQE_LEN_ERR)
 			len = 0; /* the announcement of a too small RECV (rc_req.c) */
 	}
+	if (!(w->flags & RC_WQE_LEN_ERR) && !rc_source_ok(qp, w, off, len))
+		return -1; /* its MR went: LOC_PROT_ERR, not resends the card skips */
 	it = rc_send_item(qp, w, off, len, blue_psn_add(w->psn, k), ack, k + 1 == w->npkts);
 	it.is_retry = 1;
 	if (blue_send_item_put(&blue_qp_dev(qp)->hw, &it) != 0)
@@ -169,6 +171,7 @@ unsigned int
 rc_push_retries(struct blue_qp *qp)
 {
 	struct blue_hring *r = &blue_qp_dev(qp)->hw.ring[BLUE_RING_SEND0];
+	bool prot_err = qp->req.prot_err; /* (a WR failed before: the older ones still go) */
 	unsigned int items = 0;
 	uint32_t first = 0;
 
@@ -205,6 +208,8 @@ rc_push_retries(struct blue_qp *qp)
 		if (w != NULL && push_packet(qp, w, (uint32_t)blue_psn_diff(p, w->psn),
 					     qp->req.rtx_count == 0) == 0 && items++ == 0)
 			first = p;
+		if (qp->req.prot_err && !prot_err)
+			break; /* a WR's source MR went: the QP fails with it (rc_push()) */
 	}
 	if (items > 0)
 		verbs_trace(blue_qp_handle(qp), VERBS_TRACE_retransmit, first, items);
