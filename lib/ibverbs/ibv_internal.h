@@ -78,6 +78,7 @@ struct ov_dev {
 	bool stats_done;	  /**< ORDK_IBV_STATS printed */
 	bool client;		  /**< memif client role: waits for its link, closes its port */
 	int port;		  /**< ethdev port, -1: none (loopback) */
+	bool link_seen;		  /**< its link was up once: net_memif's pages populated (lock) */
 	pthread_t thread;
 	atomic_bool stop;
 	atomic_uint_fast64_t last_call; /**< TSC of the application's last post or poll (ov_app_call()) */

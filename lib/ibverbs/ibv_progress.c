@@ -38,6 +38,7 @@
 #include <rte_ethdev.h>
 
 #include "ibv_internal.h"
+#include "ordk_env.h"
 
 #define OV_IDLE_MAX_US 200
 #define OV_HANDS_OFF_US 20
@@ -90,16 +91,26 @@ ov_notify_armed(struct ov_dev *d)
 	return work;
 }
 
-/* memif faults when polled after its peer left: poll only while the link is up */
+/*
+ * memif faults when polled after its peer left: poll only while the link is
+ * up. A server's link comes up while it polls (a client's before ibv_open_device()
+ * returns): its memif pages are populated then, before the first frame
+ * (ordk_env_memif_prefault(); device lock held).
+ */
 static bool
-link_ok(const struct ov_dev *d)
+link_ok(struct ov_dev *d)
 {
 	struct rte_eth_link l;
 
 	if (d->port == -1)
 		return true;
-	return d->port >= 0 && rte_eth_link_get_nowait((uint16_t)d->port, &l) == 0 &&
-	       l.link_status;
+	if (d->port < 0 || rte_eth_link_get_nowait((uint16_t)d->port, &l) != 0 || !l.link_status)
+		return false;
+	if (unlikely(!d->link_seen)) {
+		d->link_seen = true;
+		(void)ordk_env_memif_prefault();
+	}
+	return true;
 }
 
 /*
