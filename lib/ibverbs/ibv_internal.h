@@ -66,6 +66,7 @@ struct ov_linger {
 	uint64_t peer_psns;	/**< peer_psns() at the last post (or when it turned on) */
 	uint64_t n, hits, cycles; /**< lingers, those that saw work, their total length */
 	uint64_t late;		/**< lingers that saw nothing, the peer's answer came later */
+	uint64_t left_open;	/**< lingers that ended with a request of the peer still arriving */
 };
 
 /** The process's ORDK device and what drives it. */
