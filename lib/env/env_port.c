@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include <rte_alarm.h>
 #include <rte_dev.h>
@@ -112,6 +113,33 @@ ordk_env_ring_pair(const char *name, struct rte_mempool *mp, uint16_t ports[2])
 	return 0;
 }
 
+long
+ordk_env_memif_prefault(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	long done = 0;
+	int err = 0;
+
+	if (f == NULL)
+		return -errno;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long lo, hi;
+
+		/* "lo-hi rw-s off dev inode /memfd:memif_region_N (deleted)" */
+		if (strstr(line, "/memfd:memif_region_") == NULL ||
+		    sscanf(line, "%lx-%lx", &lo, &hi) != 2 || hi <= lo)
+			continue;
+		if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) != 0) {
+			err = -errno;
+			continue;
+		}
+		done += (long)(hi - lo);
+	}
+	fclose(f);
+	return done > 0 || err == 0 ? done : err;
+}
+
 int
 ordk_env_link_wait(uint16_t port, double timeout_s, bool kick)
 {
@@ -119,8 +147,10 @@ ordk_env_link_wait(uint16_t port, double timeout_s, bool kick)
 	double now = ordk_env_now_s(), until = now + timeout_s, next_kick = now + 0.25;
 
 	for (;;) {
-		if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_status)
+		if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_status) {
+			(void)ordk_env_memif_prefault(); /* before the first frame, not during */
 			return 0;
+		}
 		now = ordk_env_now_s();
 		if (now > until)
 			return -ETIMEDOUT;

@@ -8,6 +8,7 @@
  * ibv_poll_cq() returns staged completions before new ones.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -204,7 +205,13 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq
 	struct ov_dev *d = ov_dev_of(channel->context);
 	struct ov_cq *c;
 	uint64_t v;
+	int flags;
 
+	ov_app_wait(d);
+	/* a blocking channel: poll for the event first (a non-blocking one returns at once) */
+	flags = fcntl(channel->fd, F_GETFL);
+	if (flags >= 0 && !(flags & O_NONBLOCK))
+		(void)ov_event_spin(d, ch);
 	if (read(channel->fd, &v, sizeof(v)) != sizeof(v))
 		return -1; /* errno from read: EAGAIN on a non-blocking fd */
 	pthread_mutex_lock(&d->lock);
@@ -407,5 +414,6 @@ ov_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	pthread_mutex_lock(&q->d->lock);
 	q->armed = true;
 	pthread_mutex_unlock(&q->d->lock);
+	ov_app_wait(q->d); /* an event is what it waits for now */
 	return 0;
 }

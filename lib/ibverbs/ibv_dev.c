@@ -199,10 +199,12 @@ log_stats(struct ov_dev *d)
 	       d->attr.name, (uint64_t)d->thread_polls, (uint64_t)d->thread_work);
 	OV_LOG(INFO,
 	       "%s: linger: %" PRIu64 " times, %" PRIu64 " saw work, %.2f us on average, %" PRIu64
-	       " answered later\n",
+	       " answered later, %" PRIu64 " left a request arriving\n",
 	       d->attr.name, d->linger.n, d->linger.hits,
 	       d->linger.n ? (double)d->linger.cycles / d->linger.n * 1e6 / rte_get_tsc_hz() : 0.,
-	       d->linger.late);
+	       d->linger.late, d->linger.left_open);
+	OV_LOG(INFO, "%s: event waits: %" PRIu64 " polled first, %" PRIu64 " found their event\n",
+	       d->attr.name, d->ev_spins, d->ev_spin_hits);
 	for (unsigned int i = 0; i < ORDK_STATS_COUNT; i++)
 		if (ordk_stats_value(&st, i) != 0)
 			OV_LOG(INFO, "%s:   %-22s %" PRIu64 "\n", d->attr.name, ordk_stats_name(i),

@@ -66,6 +66,7 @@ struct ov_linger {
 	uint64_t peer_psns;	/**< peer_psns() at the last post (or when it turned on) */
 	uint64_t n, hits, cycles; /**< lingers, those that saw work, their total length */
 	uint64_t late;		/**< lingers that saw nothing, the peer's answer came later */
+	uint64_t left_open;	/**< lingers that ended with a request of the peer still arriving */
 };
 
 /** The process's ORDK device and what drives it. */
@@ -78,6 +79,7 @@ struct ov_dev {
 	bool stats_done;	  /**< ORDK_IBV_STATS printed */
 	bool client;		  /**< memif client role: waits for its link, closes its port */
 	int port;		  /**< ethdev port, -1: none (loopback) */
+	bool link_seen;		  /**< its link was up once: net_memif's pages populated (lock) */
 	pthread_t thread;
 	atomic_bool stop;
 	atomic_uint_fast64_t last_call; /**< TSC of the application's last post or poll (ov_app_call()) */
@@ -89,6 +91,8 @@ struct ov_dev {
 	uint32_t sq_out;	  /**< signaled send WRs not yet polled (lock) */
 	uint32_t unsig_tail;	  /**< unsignaled send WRs posted after the last signaled one */
 	struct ov_linger linger;
+	uint64_t ev_spin;	  /**< TSC cycles ibv_get_cq_event() polls before it blocks */
+	uint64_t ev_spins, ev_spin_hits; /**< such polls, and those that found the event (lock) */
 };
 
 #define OV_ASYNC_MAX 64 /* events a context holds until ibv_get_async_event() */
@@ -182,6 +186,22 @@ ov_app_call(struct ov_dev *d)
 {
 	atomic_store_explicit(&d->last_call, rte_get_tsc_cycles(), memory_order_relaxed);
 }
+/**
+ * The application is about to wait for a completion event (it armed a CQ, or
+ * blocks in ibv_get_cq_event()): it no longer drives the device, so the
+ * progress thread must not keep off for OV_HANDS_OFF_US after its last call.
+ * It did: in ib_send_lat -e each side's SEND waited that long after the
+ * peer's previous verb before anything polled for it (46-50 us round trips
+ * against 8-11 polling).
+ */
+static inline void
+ov_app_wait(struct ov_dev *d)
+{
+	atomic_store_explicit(&d->last_call, 0, memory_order_relaxed);
+}
+struct ov_chan;
+/** Poll for an event of @p ch before blocking on it (ibv_progress.c). @return true: one is queued. */
+bool ov_event_spin(struct ov_dev *d, struct ov_chan *ch);
 /** Move completions of armed CQs to their staging and signal their channels (lock held). */
 unsigned int ov_notify_armed(struct ov_dev *d);
 

@@ -524,6 +524,9 @@ struct ordk_qp_info {
 	uint32_t next_psn;	   /**< the PSN our next packet takes */
 	uint32_t acked_psn;	   /**< every PSN before it is acknowledged */
 	uint32_t expected_psn;	   /**< receiver: every PSN of the peer before it arrived */
+	/** receiver: a request of the peer has begun to arrive (its first packet of
+	 *  several) and its last packet has not yet */
+	bool rx_open;
 	uint32_t send_outstanding; /**< WRs posted and not completed */
 	uint32_t recv_posted;	   /**< RECVs waiting for a SEND */
 	uint32_t reads_outstanding;

@@ -9,6 +9,8 @@
  * with the hands-off stretched to 1 s (ORDK_IBV_HANDS_OFF_US) so that no
  * scheduling delay can pass for it.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -114,5 +116,64 @@ Test(ibverbs_progress, posts_keep_the_thread_off)
 	cr_assert_eq(ibv_dereg_mr(mr), 0);
 	cr_assert_eq(ibv_destroy_cq(cq), 0);
 	cr_assert_eq(ibv_dealloc_pd(pd), 0);
+	cr_assert_eq(ibv_close_device(c), 0);
+}
+
+/* Until the thread polls again, at most @p seconds. @return whether it did. */
+static bool
+polls_within(struct ov_dev *d, double seconds)
+{
+	uint64_t p0 = polls(d);
+
+	for (double end = now_s() + seconds; polls(d) == p0 && now_s() < end;)
+		usleep(1000);
+	return polls(d) > p0;
+}
+
+/*
+ * An application that arms a CQ, or waits in ibv_get_cq_event(), no longer
+ * drives the device: the thread must poll at once, not after the hands-off
+ * of its last verb (here 10 s; the waits allow 3 s). It did not: in
+ * ib_send_lat -e each SEND waited the hands-off (20 us) before anything
+ * polled for it.
+ */
+Test(ibverbs_progress, waiting_for_an_event_hands_the_device_back)
+{
+	struct ibv_device **l;
+	struct ibv_context *c;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq, *ecq;
+	struct ov_dev *d;
+	struct ibv_wc wc;
+	void *ctx;
+
+	setenv("ORDK_IBV_HANDS_OFF_US", "10000000", 1);
+	l = ibv_get_device_list(NULL);
+	cr_assert_not_null(l);
+	c = ibv_open_device(l[0]);
+	ibv_free_device_list(l);
+	cr_assert_not_null(c);
+	d = ov_dev_of(c);
+	ch = ibv_create_comp_channel(c);
+	cr_assert_not_null(ch);
+	cq = ibv_create_cq(c, 8, NULL, ch, 0);
+	cr_assert_not_null(cq);
+
+	thread_polling(d);
+	cr_assert_eq(ibv_poll_cq(cq, 1, &wc), 0);
+	keeps_off(d, "ibv_poll_cq");
+	cr_assert_eq(ibv_req_notify_cq(cq, 0), 0);
+	cr_assert(polls_within(d, 3), "the thread kept off after ibv_req_notify_cq");
+
+	cr_assert_eq(ibv_poll_cq(cq, 1, &wc), 0);
+	keeps_off(d, "ibv_poll_cq");
+	/* a non-blocking channel: ibv_get_cq_event() returns at once, and hands back */
+	cr_assert_eq(fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK), 0);
+	cr_assert_eq(ibv_get_cq_event(ch, &ecq, &ctx), -1);
+	cr_assert_eq(errno, EAGAIN);
+	cr_assert(polls_within(d, 3), "the thread kept off after ibv_get_cq_event");
+
+	cr_assert_eq(ibv_destroy_cq(cq), 0);
+	cr_assert_eq(ibv_destroy_comp_channel(ch), 0);
 	cr_assert_eq(ibv_close_device(c), 0);
 }

@@ -159,6 +159,7 @@ blue_qp_info(const struct ordk_qp *oqp, struct ordk_qp_info *info)
 	info->next_psn = qp->req.next_psn;
 	info->acked_psn = qp->comp.acked_psn;
 	info->expected_psn = qp->resp.epsn;
+	info->rx_open = qp->resp.rx_open;
 	info->send_outstanding = qp->req.sq_user;
 	info->recv_posted = qp->resp.rq_q.count;
 	info->reads_outstanding = qp->req.rd_q.count;

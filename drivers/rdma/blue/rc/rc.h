@@ -314,6 +314,7 @@ struct rc_resp {
 	struct rc_fifo msg_q;
 	uint32_t first_len[ORDK_FIRST_LEN_SLOTS]; /* total_len of a FIRST packet, by MSN */
 	bool ack_due;
+	bool rx_open;		   /* the peer's request: its FIRST came, its LAST not yet */
 	/* the hole at epsn and the NAKs asking for it */
 	enum rc_hole_state hole;   /* of the hole at hole_psn */
 	uint32_t hole_psn;

@@ -83,6 +83,7 @@ reset_queues(struct blue_qp *qp)
 	qp->req.adv_ack_due = false;
 	rc_fifo_clear(&qp->resp.msg_q);
 	qp->resp.ack_due = false;
+	qp->resp.rx_open = false;
 	qp->req.state = RC_REQ_IDLE;
 	qp->req.prot_err = false;
 	qp->req.atomic_wqe = NULL;

@@ -248,6 +248,13 @@ rx_header(struct blue_qp *qp, const struct blue_meta_report *r)
 		rc_hole_open(&qp->resp, RC_HOLE_SETTLED, now);
 		rc_activate(qp);
 	}
+	/*
+	 * Between a request's FIRST and LAST its MIDDLE packets are placed
+	 * unreported: a poller that waits for the peer's request (the verbs
+	 * library's linger) must not take a pause in them for its end.
+	 */
+	if (!blue_op_is_read_resp(op))
+		qp->resp.rx_open = pos == BLUE_POS_FIRST;
 	if ((pos == BLUE_POS_LAST || pos == BLUE_POS_ONLY) && !msg_queue(qp, b, op, pos))
 		return;
 	rc_resp_complete(qp);
