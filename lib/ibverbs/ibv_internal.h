@@ -75,9 +75,12 @@ struct ov_dev {
 	struct ordk_dev_attr attr;
 	uint64_t mac;		  /**< == attr.mac: derived from the IP (ov_mac_of()) */
 	int refs;		  /**< open contexts */
-	bool stats_done;	  /**< ORDK_IBV_STATS printed */
-	bool client;		  /**< memif client role: waits for its link, closes its port */
+	bool stats_done;	  /**< ORDK_IBV_STATS printed since the device was last opened */
+	bool client;		  /**< memif client role: waits for its link, stops its port at the last close */
+	bool port_stopped;	  /**< the last close stopped the port: the next open starts it again */
+	bool atexit_set;	  /**< the report at exit is registered (once a process) */
 	int port;		  /**< ethdev port, -1: none (loopback) */
+	struct rte_mempool *mp;	  /**< the port's frames (created once, kept for the process) */
 	pthread_t thread;
 	atomic_bool stop;
 	atomic_uint_fast64_t last_call; /**< TSC of the application's last post or poll (ov_app_call()) */
