@@ -58,6 +58,7 @@ struct ordk_dev_attr {
 	uint64_t max_mr_size;	/**< 2 GiB - 1 (the MR length is 32 bits) */
 	uint32_t max_msg_sz;	/**< 2^31 */
 	uint32_t pgt_entries;	/**< 131072 pages of 2 MiB */
+	uint32_t max_inline_data; /**< bytes a send WR may carry inline (ORDK_SEND_INLINE): 256, 0 none */
 };
 
 /**
@@ -146,7 +147,9 @@ int ordk_dev_idle(struct ordk_dev *dev, uint64_t ns);
 	X(tx_packets)		/* RDMA packets the Send ring took (resends included) */       \
 	X(tx_bytes)		/* their payload bytes */                                      \
 	X(rx_packets)		/* the peer's RDMA packets that arrived, each PSN once */      \
-	X(rx_bytes)		/* the payload bytes of the peer's messages that completed */
+	X(rx_bytes)		/* the payload bytes of the peer's messages that completed */   \
+	X(inline_posted)	/* send WRs posted with ORDK_SEND_INLINE */                    \
+	X(inline_refused)	/* inline WRs refused: a READ or atomic, or above max_inline_data */
 
 struct ordk_stats {
 #define ORDK_STATS_FIELD(n) uint64_t n;
@@ -444,6 +447,11 @@ struct ordk_qp_init_attr {
 	uint32_t max_send_wr; /**< 1..max_qp_wr */
 	uint32_t max_recv_wr; /**< 1..max_qp_wr */
 	void *qp_context;
+	/**
+	 * Bytes a send WR may carry inline (ORDK_SEND_INLINE), 0..the device's
+	 * max_inline_data; the QP gets it rounded up to 64 (ordk_qp_query() tells).
+	 */
+	uint32_t max_inline_data;
 };
 
 /**
@@ -490,9 +498,12 @@ enum ordk_qp_attr_mask {
 };
 
 /**
- * Create an RC QP in RESET.
+ * Create an RC QP in RESET. A QP with max_inline_data has a registered area
+ * of its own (one MR on its PD, counted in max_mr) where inline WRs' bytes
+ * wait for their completion.
  * @return the QP, or NULL with rte_errno: EINVAL (NULL CQs, WR counts 0 or
- *   above max_qp_wr, CQs of another device), ENOSPC (1023 QPs exist), ENOMEM.
+ *   above max_qp_wr, max_inline_data above the device's, CQs of another
+ *   device), ENOSPC (1023 QPs exist), ENOMEM.
  */
 struct ordk_qp *ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *attr);
 
@@ -574,6 +585,13 @@ enum ordk_send_flags {
 	ORDK_SEND_FENCE = 1,
 	ORDK_SEND_SIGNALED = 2,
 	ORDK_SEND_SOLICITED = 4,
+	/**
+	 * The SGE's bytes are copied when the WR is posted (SEND, SEND_WITH_IMM,
+	 * RDMA_WRITE, RDMA_WRITE_WITH_IMM, at most the QP's max_inline_data): the
+	 * buffer is the caller's again once ordk_qp_post_send() returns, and its
+	 * lkey is not looked at.
+	 */
+	ORDK_SEND_INLINE = 8,
 };
 
 struct ordk_send_wr {
@@ -610,7 +628,8 @@ struct ordk_recv_wr {
  * @return the number of WRs accepted, from the first (0..n). When fewer than
  *   @p n were accepted, rte_errno tells why WR[return value] was not:
  *   EINVAL (QP state, opcode, num_sge, a zero-length plain WRITE, a length
- *   above max_msg_sz), ENOMEM (send queue full), EPERM (lkey not of this
+ *   above max_msg_sz; ORDK_SEND_INLINE on a READ or an atomic, or above the
+ *   QP's max_inline_data), ENOMEM (send queue full), EPERM (lkey not of this
  *   device or not covering the SGE).
  */
 int ordk_qp_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr, int n);

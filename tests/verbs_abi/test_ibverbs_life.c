@@ -209,3 +209,115 @@ Test(ibverbs_life, two_contexts_on_one_device)
 	transfer(&x, 200, 5);
 	side_close(&x);
 }
+
+/* ----------------------------------------------------------------- inline */
+
+Test(ibverbs_inline, max_inline_data_reported_and_limited)
+{
+	struct side s;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	struct ibv_qp_init_attr big = { .qp_type = IBV_QPT_RC,
+					.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+						 .max_recv_sge = 1, .max_inline_data = 257 } };
+
+	side_open(&s, 100);
+	cr_assert_eq(ibv_query_qp(s.a, &qa, IBV_QP_CAP, &qi), 0);
+	cr_assert_geq(qa.cap.max_inline_data, 100);
+	cr_assert_leq(qa.cap.max_inline_data, 256);
+	cr_assert_eq(qi.cap.max_inline_data, qa.cap.max_inline_data);
+	/* above the device's 256: EINVAL, as rdma-core's providers */
+	big.send_cq = big.recv_cq = s.cq;
+	errno = 0;
+	cr_assert_null(ibv_create_qp(s.pd, &big));
+	cr_assert_eq(errno, EINVAL);
+	big.cap.max_inline_data = 256;
+	struct ibv_qp *q = ibv_create_qp(s.pd, &big);
+	cr_assert_not_null(q, "256 inline bytes: %s", strerror(errno));
+	cr_assert_eq(big.cap.max_inline_data, 256);
+	cr_assert_eq(ibv_destroy_qp(q), 0);
+	side_close(&s);
+}
+
+/* the caller's buffer, overwritten right after each post; the receiver sees what was posted */
+Test(ibverbs_inline, send_and_write_copied_at_post)
+{
+	struct side s;
+	uint8_t src[64], *bb;
+	struct ibv_sge sge = { (uintptr_t)src, sizeof(src), 0xdeadbeef }; /* no MR: lkey unused */
+	struct ibv_sge rs;
+	struct ibv_recv_wr rw = { .sg_list = &rs, .num_sge = 1 }, *brw;
+	struct ibv_send_wr w = { .sg_list = &sge, .num_sge = 1 }, *bw;
+	enum ibv_wr_opcode ops[] = { IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
+				     IBV_WR_RDMA_WRITE_WITH_IMM };
+	const int n = 8; /* per opcode, all outstanding at once: each its own slot */
+
+	side_open(&s, 64);
+	bb = s.buf + BUF / 2;
+	for (int o = 0; o < 4; o++) {
+		bool is_send = ops[o] == IBV_WR_SEND || ops[o] == IBV_WR_SEND_WITH_IMM;
+		bool imm = ops[o] == IBV_WR_SEND_WITH_IMM || ops[o] == IBV_WR_RDMA_WRITE_WITH_IMM;
+		int want = n + (is_send || imm ? n : 0), got = 0;
+
+		memset(s.buf, 0, BUF);
+		for (int i = 0; i < n && (is_send || imm); i++) {
+			rs = (struct ibv_sge){ (uintptr_t)bb + (uint32_t)i * 64, 64, s.mr->lkey };
+			rw.wr_id = 100 + (uint64_t)i;
+			cr_assert_eq(ibv_post_recv(s.b, &rw, &brw), 0);
+		}
+		for (int i = 0; i < n; i++) {
+			for (int k = 0; k < 64; k++)
+				src[k] = (uint8_t)(o * 61 + i * 7 + k);
+			w.wr_id = (uint64_t)i;
+			w.opcode = ops[o];
+			w.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+			w.imm_data = htobe32(0x1000u + (uint32_t)i);
+			w.wr.rdma.remote_addr = (uintptr_t)bb + 4096 + (uint32_t)i * 64;
+			w.wr.rdma.rkey = s.mr->rkey;
+			cr_assert_eq(ibv_post_send(s.a, &w, &bw), 0, "opcode %d, WR %d", ops[o], i);
+			memset(src, 0xee, sizeof(src)); /* the caller's again */
+		}
+		while (got < want) {
+			struct ibv_wc wc = next_wc(&s);
+
+			cr_assert_eq(wc.status, IBV_WC_SUCCESS, "%s", ibv_wc_status_str(wc.status));
+			got++;
+		}
+		for (int i = 0; i < n; i++) {
+			const uint8_t *at = is_send ? bb + i * 64 : bb + 4096 + i * 64;
+
+			for (int k = 0; k < 64; k++)
+				cr_assert_eq(at[k], (uint8_t)(o * 61 + i * 7 + k), "opcode %d, WR %d, byte %d",
+					     ops[o], i, k);
+		}
+	}
+	side_close(&s);
+}
+
+Test(ibverbs_inline, read_atomic_and_too_long_refused)
+{
+	struct side s;
+	uint8_t src[200] = { 0 };
+	struct ibv_sge sge = { 0 };
+	struct ibv_send_wr w = { .sg_list = &sge, .num_sge = 1, .send_flags = IBV_SEND_INLINE },
+			   *bw = NULL;
+
+	side_open(&s, 64);
+	sge = (struct ibv_sge){ (uintptr_t)s.buf, 8, s.mr->lkey };
+	w.wr.rdma.remote_addr = (uintptr_t)s.buf + BUF / 2;
+	w.wr.rdma.rkey = s.mr->rkey;
+	w.opcode = IBV_WR_RDMA_READ;
+	cr_assert_eq(ibv_post_send(s.a, &w, &bw), EINVAL, "an inline READ");
+	cr_assert_eq(bw, &w);
+	w.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	w.wr.atomic.remote_addr = (uintptr_t)s.buf + BUF / 2;
+	w.wr.atomic.rkey = s.mr->rkey;
+	cr_assert_eq(ibv_post_send(s.a, &w, &bw), EINVAL, "an inline atomic");
+	/* above the QP's max_inline_data (64) */
+	w.opcode = IBV_WR_SEND;
+	sge = (struct ibv_sge){ (uintptr_t)src, sizeof(src), 0 };
+	cr_assert_eq(ibv_post_send(s.a, &w, &bw), EINVAL, "200 inline bytes on a QP of 64");
+	/* the QP is fine: a transfer still goes */
+	transfer(&s, 1000, 9);
+	side_close(&s);
+}
