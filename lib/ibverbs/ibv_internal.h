@@ -78,6 +78,7 @@ struct ov_dev {
 	bool stats_done;	  /**< ORDK_IBV_STATS printed since the device was last opened */
 	bool client;		  /**< memif client role: waits for its link, stops its port at the last close */
 	bool port_stopped;	  /**< the last close stopped the port: the next open starts it again */
+	bool port_unplugged;	  /**< a memif server's last close removed its vdev: the next open probes it */
 	bool atexit_set;	  /**< the report at exit is registered (once a process) */
 	int port;		  /**< ethdev port, -1: none (loopback) */
 	struct rte_mempool *mp;	  /**< the port's frames (created once, kept for the process) */
