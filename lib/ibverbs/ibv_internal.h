@@ -209,4 +209,9 @@ struct ibv_qp *ov_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex
 /* ibv_refuse.c: the context ops of verbs ORDK does not have */
 void ov_set_refused_ops(struct verbs_context *v);
 
+/** Start the device's port (again, after ov_port_end()): @return 0 or a negative errno. */
+int ov_port_up(struct ov_dev *d);
+/** The last close: the run with the peer ended, the port stopped or removed (ibv_port.c). */
+void ov_port_end(struct ov_dev *d);
+
 #endif /* ORDK_IBV_INTERNAL_H */
