@@ -14,7 +14,7 @@ PKGS=(
     libcriterion-dev                                     # unit tests
     clang libclang-rt-14-dev                             # libFuzzer targets
     libibverbs-dev                                       # <infiniband/verbs.h>: lib/ibverbs is built on it
-    perftest ibverbs-utils                               # unmodified verbs binaries (suite verbs-abi)
+    perftest ibverbs-utils qperf                         # unmodified verbs binaries (suites verbs-abi, ecosystem)
     libmemcached-dev memcached                           # lib/cm's rendezvous; its tests' server
     libjansson-dev                                       # the cluster config (JSON)
     libhiredis-dev redis-server                          # kv_transfer's metadata store

@@ -20,6 +20,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -152,35 +153,6 @@ dev_args(struct ov_dev *d, char *out, size_t len)
 	return 0;
 }
 
-static int
-port_up(struct ov_dev *d)
-{
-	struct rte_mempool *mp;
-	int rc;
-
-	if (d->port < 0)
-		return 0;
-	mp = ordk_env_frame_pool("ordk_ibv_pool", 8191);
-	if (mp == NULL) {
-		OV_LOG(ERR, "no memory for the port's mbufs (more -m in ORDK_EAL)\n");
-		return -ENOMEM;
-	}
-	if (!rte_eth_dev_is_valid_port((uint16_t)d->port)) {
-		OV_LOG(ERR, "no ethdev port %d (give one with --vdev in ORDK_EAL)\n", d->port);
-		return -ENODEV;
-	}
-	if (!d->client) /* a server does not wait: its peer comes when it comes */
-		return ordk_env_port_start((uint16_t)d->port, mp) == 0 ? 0 : -EIO;
-	/* a client waits for the link, restarting a memif client while it is down */
-	rc = ordk_env_port_start_wait((uint16_t)d->port, mp, true, ORDK_ENV_PEER_WAIT_S);
-	if (rc == -EIO)
-		OV_LOG(ERR, "cannot start ethdev port %d\n", d->port);
-	else if (rc != 0)
-		OV_LOG(ERR, "port %d: link down after %.0f s (is the peer running?)\n", d->port,
-		       ORDK_ENV_PEER_WAIT_S);
-	return rc;
-}
-
 /*
  * The report at close or exit: the device's counters, what its progress
  * thread did and its lingers, at INFO on ordk.ibverbs (ORDK_IBV_STATS=1 or
@@ -219,6 +191,12 @@ stats_at_exit(void)
 	pthread_mutex_unlock(&ov_the_dev.lock);
 }
 
+/*
+ * The first open of the process brings up EAL, the port and the ORDK device;
+ * they stay for the process (EAL cannot come up twice). An open after the
+ * last close finds them: it starts a port the last close stopped (a memif
+ * client connects to its server again) and the progress thread.
+ */
 static int
 dev_get(struct ov_dev *d)
 {
@@ -234,7 +212,7 @@ dev_get(struct ov_dev *d)
 		if (rc == 0)
 			rc = dev_args(d, args, sizeof(args));
 		if (rc == 0)
-			rc = port_up(d);
+			rc = ov_port_up(d);
 		if (rc != 0)
 			return rc;
 		d->dev = ordk_dev_open(args);
@@ -245,14 +223,22 @@ dev_get(struct ov_dev *d)
 		}
 		ordk_dev_query(d->dev, &d->attr);
 		ordk_dev_set_async_cb(d->dev, ov_async_cb, d);
-		atexit(stats_at_exit);
+		if (!d->atexit_set)
+			atexit(stats_at_exit);
+		d->atexit_set = true;
 		d->mac = d->attr.mac;
 		if (d->mac != ov_mac_of(d->attr.ip))
 			OV_LOG(WARNING, "mac= is not 02:00:<ip>: peers will not reach this device\n");
+	} else if (d->port_stopped || d->port_unplugged) {
+		rc = ov_port_up(d);
+		if (rc != 0)
+			return rc;
+		d->port_stopped = false;
 	}
 	rc = ov_progress_start(d);
 	if (rc != 0)
 		return rc;
+	d->stats_done = false;
 	d->refs = 1;
 	return 0;
 }
@@ -260,31 +246,11 @@ dev_get(struct ov_dev *d)
 static void
 dev_put(struct ov_dev *d)
 {
-	struct rte_eth_link link;
-
 	if (--d->refs > 0)
 		return;
 	ov_progress_stop(d);
 	log_stats(d);
-	/*
-	 * net_memif faults when polled after its peer left: the client polls a
-	 * little (its last ACKs), then closes its port; the server waits for that
-	 * (see ordk_env_linger_server()). The device stays open: EAL is not cleaned
-	 * up either (the process is about to end, and EAL cannot come up twice).
-	 */
-	if (d->port >= 0 && rte_eth_link_get_nowait((uint16_t)d->port, &link) == 0 &&
-	    link.link_status) {
-		pthread_mutex_lock(&d->lock);
-		if (d->client)
-			ordk_env_linger(d->dev, 0.3);
-		else
-			ordk_env_linger_server(d->dev, 0.6);
-		pthread_mutex_unlock(&d->lock);
-		if (d->client)
-			ordk_env_close_ports();
-	}
-	if (d->port >= 0)
-		d->port = -2; /* closed: never polled again */
+	ov_port_end(d);
 }
 
 struct ibv_device **
@@ -354,7 +320,7 @@ ibv_open_device(struct ibv_device *device)
 		return NULL;
 	}
 	pthread_mutex_lock(&ov_open_lock); /* no progress thread runs while refs is 0 */
-	rc = ov_the_dev.port == -2 ? -ENODEV : dev_get(&ov_the_dev);
+	rc = dev_get(&ov_the_dev);
 	pthread_mutex_unlock(&ov_open_lock);
 	if (rc != 0) {
 		close(x->vctx.context.async_fd);

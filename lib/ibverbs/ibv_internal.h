@@ -76,10 +76,14 @@ struct ov_dev {
 	struct ordk_dev_attr attr;
 	uint64_t mac;		  /**< == attr.mac: derived from the IP (ov_mac_of()) */
 	int refs;		  /**< open contexts */
-	bool stats_done;	  /**< ORDK_IBV_STATS printed */
-	bool client;		  /**< memif client role: waits for its link, closes its port */
+	bool stats_done;	  /**< ORDK_IBV_STATS printed since the device was last opened */
+	bool client;		  /**< memif client role: waits for its link, stops its port at the last close */
+	bool port_stopped;	  /**< the last close stopped the port: the next open starts it again */
+	bool port_unplugged;	  /**< a memif server's last close removed its vdev: the next open probes it */
+	bool atexit_set;	  /**< the report at exit is registered (once a process) */
 	int port;		  /**< ethdev port, -1: none (loopback) */
 	bool link_seen;		  /**< its link was up once: net_memif's pages populated (lock) */
+	struct rte_mempool *mp;	  /**< the port's frames (created once, kept for the process) */
 	pthread_t thread;
 	atomic_bool stop;
 	atomic_uint_fast64_t last_call; /**< TSC of the application's last post or poll (ov_app_call()) */
@@ -224,5 +228,10 @@ struct ibv_qp *ov_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex
 
 /* ibv_refuse.c: the context ops of verbs ORDK does not have */
 void ov_set_refused_ops(struct verbs_context *v);
+
+/** Start the device's port (again, after ov_port_end()): @return 0 or a negative errno. */
+int ov_port_up(struct ov_dev *d);
+/** The last close: the run with the peer ended, the port stopped or removed (ibv_port.c). */
+void ov_port_end(struct ov_dev *d);
 
 #endif /* ORDK_IBV_INTERNAL_H */

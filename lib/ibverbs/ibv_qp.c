@@ -22,7 +22,7 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 		/* ORDK answers READs from the responder's send queue: room for them */
 		.max_send_wr = a->cap.max_send_wr + OV_MAX_RD_ATOM,
 		.max_recv_wr = a->cap.max_recv_wr ? a->cap.max_recv_wr : 1,
-	};
+	}, got;
 	struct ov_dev *d;
 	struct ov_qp *q;
 
@@ -44,10 +44,12 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 		OV_REFUSE(verb, "shared receive queues (SRQ)");
 		return NULL;
 	}
-	if (a->cap.max_inline_data > 0) {
-		OV_REFUSE(verb, "inline data (max_inline_data must be 0)");
+	/* above the device's: EINVAL, as rdma-core's providers answer */
+	if (a->cap.max_inline_data > d->attr.max_inline_data) {
+		errno = EINVAL;
 		return NULL;
 	}
+	oa.max_inline_data = a->cap.max_inline_data;
 	if (a->cap.max_send_sge > d->attr.max_sge || a->cap.max_recv_sge > d->attr.max_sge) {
 		errno = EINVAL;
 		return NULL;
@@ -85,7 +87,8 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 	q->magic = OV_MAGIC_QP;
 	a->cap.max_send_sge = d->attr.max_sge;
 	a->cap.max_recv_sge = d->attr.max_sge;
-	a->cap.max_inline_data = 0;
+	ordk_qp_query(q->o, NULL, &got); /* the inline bytes it got (rounded up to 64) */
+	a->cap.max_inline_data = got.max_inline_data;
 	return &q->qp;
 }
 
@@ -319,6 +322,7 @@ ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struct ibv_q
 	attr->cap.max_recv_wr = oi.max_recv_wr;
 	attr->cap.max_send_sge = q->d->attr.max_sge;
 	attr->cap.max_recv_sge = q->d->attr.max_sge;
+	attr->cap.max_inline_data = oi.max_inline_data;
 	if (init != NULL) {
 		memset(init, 0, sizeof(*init));
 		init->qp_context = qp->qp_context;
@@ -378,10 +382,6 @@ send_wr_in(const struct ov_qp *q, const struct ibv_send_wr *w, struct ordk_send_
 		OV_REFUSE("ibv_post_send", "this opcode (LOCAL_INV, BIND_MW, SEND_WITH_INV, TSO, ...)");
 		return EOPNOTSUPP;
 	}
-	if (w->send_flags & IBV_SEND_INLINE) {
-		OV_REFUSE("ibv_post_send", "IBV_SEND_INLINE");
-		return EOPNOTSUPP;
-	}
 	if (w->num_sge > 1 || w->num_sge < 0 || (w->num_sge > 0 && w->sg_list == NULL))
 		return EINVAL;
 	memset(o, 0, sizeof(*o));
@@ -389,7 +389,9 @@ send_wr_in(const struct ov_qp *q, const struct ibv_send_wr *w, struct ordk_send_
 	o->opcode = wr_op[w->opcode];
 	o->send_flags = ((w->send_flags & IBV_SEND_SIGNALED) || q->sq_sig_all ? ORDK_SEND_SIGNALED : 0) |
 			(w->send_flags & IBV_SEND_FENCE ? ORDK_SEND_FENCE : 0) |
-			(w->send_flags & IBV_SEND_SOLICITED ? ORDK_SEND_SOLICITED : 0);
+			(w->send_flags & IBV_SEND_SOLICITED ? ORDK_SEND_SOLICITED : 0) |
+			/* copied at the post (lib/verbs' inline area): the lkey is not looked at */
+			(w->send_flags & IBV_SEND_INLINE ? ORDK_SEND_INLINE : 0);
 	o->num_sge = w->num_sge;
 	if (w->num_sge == 1) {
 		o->sge.addr = w->sg_list[0].addr;

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/queue.h>
 
 #include "ordk_verbs.h"
@@ -114,6 +115,15 @@ struct verbs_qp {
 	struct ordk_qp_init_attr init;
 	struct ordk_stats st;
 	struct verbs_trace *trace;	/* the event timeline (verbs_dev.trace_depth), or NULL */
+	/*
+	 * Inline WRs' bytes (init.max_inline_data > 0): one slot of inl_stride
+	 * bytes per send queue position, inl_slots (max_send_wr rounded up to a
+	 * power of two), in a registered area (inl_mr, on the QP's PD) that the
+	 * card reads as any SGE; see verbs_qp_inline().
+	 */
+	uint8_t *inl;
+	struct ordk_mr *inl_mr;
+	uint32_t inl_stride, inl_slots;
 };
 
 /**
@@ -260,6 +270,22 @@ verbs_trace(struct ordk_qp *qp, enum verbs_trace_ev ev, uint32_t a, uint64_t b)
 
 	if (__builtin_expect(q->trace != NULL, 0))
 		verbs_trace_add(q, ev, a, b);
+}
+
+/*
+ * An inline WR's bytes copied into the slot of send queue position @p pos
+ * (the driver's ring index: a slot is written again only when that position
+ * is, after the WR there completed), and @p out pointing at the copy. The
+ * caller checked the length against init.max_inline_data.
+ */
+static inline void
+verbs_qp_inline(struct verbs_qp *qp, uint32_t pos, const struct ordk_sge *in, struct ordk_sge *out)
+{
+	uint8_t *slot = qp->inl + (size_t)(pos & (qp->inl_slots - 1)) * qp->inl_stride;
+
+	memcpy(slot, (const void *)(uintptr_t)in->addr, in->length);
+	*out = (struct ordk_sge){ .addr = (uint64_t)(uintptr_t)slot, .length = in->length,
+				  .lkey = qp->inl_mr->lkey };
 }
 
 #endif /* ORDK_DRIVER_H */

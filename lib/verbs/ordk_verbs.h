@@ -58,6 +58,7 @@ struct ordk_dev_attr {
 	uint64_t max_mr_size;	/**< 2 GiB - 1 (the MR length is 32 bits) */
 	uint32_t max_msg_sz;	/**< 2^31 */
 	uint32_t pgt_entries;	/**< 131072 pages of 2 MiB */
+	uint32_t max_inline_data; /**< bytes a send WR may carry inline (ORDK_SEND_INLINE): 256, 0 none */
 };
 
 /**
@@ -149,7 +150,9 @@ int ordk_dev_idle(struct ordk_dev *dev, uint64_t ns);
 	X(rx_bytes)		/* the payload bytes of the peer's messages that completed */ \
 	X(cnp_ignored)		/* CNPs that named no message of the QP's: the rate stays */  \
 	X(access_refused)	/* the peer's WRITEs, READs, atomics the QP's access refused */ \
-	X(loc_prot_errors)	/* WRs whose source MR was gone or short when (re)sent */
+	X(loc_prot_errors)	/* WRs whose source MR was gone or short when (re)sent */       \
+	X(inline_posted)	/* send WRs posted with ORDK_SEND_INLINE */                    \
+	X(inline_refused)	/* inline WRs refused: a READ or atomic, or above max_inline_data */
 
 struct ordk_stats {
 #define ORDK_STATS_FIELD(n) uint64_t n;
@@ -447,6 +450,11 @@ struct ordk_qp_init_attr {
 	uint32_t max_send_wr; /**< 1..max_qp_wr */
 	uint32_t max_recv_wr; /**< 1..max_qp_wr */
 	void *qp_context;
+	/**
+	 * Bytes a send WR may carry inline (ORDK_SEND_INLINE), 0..the device's
+	 * max_inline_data; the QP gets it rounded up to 64 (ordk_qp_query() tells).
+	 */
+	uint32_t max_inline_data;
 };
 
 /**
@@ -493,9 +501,12 @@ enum ordk_qp_attr_mask {
 };
 
 /**
- * Create an RC QP in RESET.
+ * Create an RC QP in RESET. A QP with max_inline_data has a registered area
+ * of its own (one MR on its PD, counted in max_mr) where inline WRs' bytes
+ * wait for their completion.
  * @return the QP, or NULL with rte_errno: EINVAL (NULL CQs, WR counts 0 or
- *   above max_qp_wr, CQs of another device), ENOSPC (1023 QPs exist), ENOMEM.
+ *   above max_qp_wr, max_inline_data above the device's, CQs of another
+ *   device), ENOSPC (1023 QPs exist), ENOMEM.
  */
 struct ordk_qp *ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *attr);
 
@@ -580,6 +591,13 @@ enum ordk_send_flags {
 	ORDK_SEND_FENCE = 1,
 	ORDK_SEND_SIGNALED = 2,
 	ORDK_SEND_SOLICITED = 4,
+	/**
+	 * The SGE's bytes are copied when the WR is posted (SEND, SEND_WITH_IMM,
+	 * RDMA_WRITE, RDMA_WRITE_WITH_IMM, at most the QP's max_inline_data): the
+	 * buffer is the caller's again once ordk_qp_post_send() returns, and its
+	 * lkey is not looked at.
+	 */
+	ORDK_SEND_INLINE = 8,
 };
 
 struct ordk_send_wr {
@@ -616,7 +634,8 @@ struct ordk_recv_wr {
  * @return the number of WRs accepted, from the first (0..n). When fewer than
  *   @p n were accepted, rte_errno tells why WR[return value] was not:
  *   EINVAL (QP state, opcode, num_sge, a zero-length plain WRITE, a length
- *   above max_msg_sz), ENOMEM (send queue full), EPERM (lkey not of this
+ *   above max_msg_sz; ORDK_SEND_INLINE on a READ or an atomic, or above the
+ *   QP's max_inline_data), ENOMEM (send queue full), EPERM (lkey not of this
  *   device or not covering the SGE).
  */
 int ordk_qp_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr, int n);

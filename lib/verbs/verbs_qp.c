@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_malloc.h>
@@ -53,7 +54,56 @@ qp_create_check(const struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 			  ia->max_send_wr, ia->max_recv_wr, max_wr);
 		return -EINVAL;
 	}
+	if (ia->max_inline_data > vdev(pd->dev)->attr.max_inline_data) {
+		VERBS_LOG(ERR, "qp_create: max_inline_data %u is above the device's (%u)",
+			  ia->max_inline_data, vdev(pd->dev)->attr.max_inline_data);
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/*
+ * The inline area: a slot per send queue position, registered on the QP's
+ * PD. Not the caller's memory: an inline WR's bytes must outlive the post
+ * (the card reads them when it sends, and again when it resends), and the
+ * card reads only registered memory. @return 0 or a negative errno.
+ */
+static int
+inline_area(struct verbs_qp *qp)
+{
+	uint32_t want = qp->init.max_inline_data;
+	size_t len;
+
+	if (want == 0)
+		return 0;
+	qp->inl_stride = RTE_MIN(RTE_ALIGN_CEIL(want, 64u), vdev(qp->dev)->attr.max_inline_data);
+	qp->inl_slots = rte_align32pow2(qp->init.max_send_wr);
+	len = (size_t)qp->inl_stride * qp->inl_slots;
+	qp->inl = rte_zmalloc("ordk_inline", len, RTE_CACHE_LINE_SIZE);
+	if (qp->inl == NULL)
+		return -ENOMEM;
+	qp->inl_mr = ordk_mr_reg(qp->pd, qp->inl, len, 0);
+	if (qp->inl_mr == NULL) {
+		VERBS_LOG(ERR, "qp_create: cannot register the inline area (%zu bytes): %s", len,
+			  rte_strerror(rte_errno));
+		rte_free(qp->inl);
+		qp->inl = NULL;
+		return -rte_errno;
+	}
+	qp->init.max_inline_data = qp->inl_stride; /* what the QP got */
+	return 0;
+}
+
+static void
+inline_area_free(struct verbs_qp *qp)
+{
+	if (qp->inl_mr == NULL)
+		return;
+	/* the device still has it: leave the memory rather than let the card read freed bytes */
+	if (ordk_mr_dereg(qp->inl_mr) == 0)
+		rte_free(qp->inl);
+	qp->inl_mr = NULL;
+	qp->inl = NULL;
 }
 
 struct ordk_qp *
@@ -83,12 +133,15 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	qp->attr.qp_state = ORDK_QPS_RESET;
 	rc = verbs_trace_qp_init(qp, dev->trace_depth); /* trace=: its timeline, before any event */
 	if (rc == 0)
+		rc = inline_area(qp);
+	if (rc == 0)
 		rc = dev->ops->qp_create((struct ordk_qp *)qp);
 	if (rc == 0 && rte_hash_add_key_data(dev->qp_table, &qp->qpn, qp) != 0) {
 		dev->ops->qp_destroy((struct ordk_qp *)qp);
 		rc = -ENOMEM;
 	}
 	if (rc != 0) {
+		inline_area_free(qp);
 		verbs_trace_qp_fini(qp);
 		verbs_handle_free(qp, dev->ops->qp_size);
 		rte_errno = -rc;
@@ -118,6 +171,7 @@ ordk_qp_destroy(struct ordk_qp *oqp)
 	qp->rcq->refs--;
 	dev->nqp--;
 	verbs_stats_add(&dev->st, &qp->st); /* the device's totals keep its counts */
+	inline_area_free(qp);
 	verbs_trace_qp_fini(qp);
 	verbs_handle_free(qp, dev->ops->qp_size);
 	return rc;

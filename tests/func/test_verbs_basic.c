@@ -2,9 +2,13 @@
 /* The verbs API end to end over two bluesim devices: the first WRITE. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
+#include <rte_errno.h>
+
 #include "func_common.h"
+#include "sim_host.h"
 
 Test(verbs_basic, write_lands_byte_exact, .timeout = 60)
 {
@@ -277,5 +281,51 @@ Test(verbs_basic, fence_waits_for_the_read, .timeout = 60)
 	read_then_forward(&p, ORDK_SEND_FENCE, 0x5A);
 	read_then_forward(&p, 0, 0xEE);
 	read_then_forward(&p, ORDK_SEND_FENCE, 0x5A);
+	func_pair_close(&p);
+}
+
+/*
+ * A device closed and opened again on its port, five times in one process
+ * (what lib/ibverbs does for a program that reopens: the port stays, the
+ * device state is new), a WRITE each time.
+ */
+Test(verbs_basic, device_reopened_on_its_port_five_times, .timeout = 60)
+{
+	struct func_pair p;
+	struct ordk_wc wc;
+
+	func_pair_open(&p, 1 << 20, NULL);
+	for (int round = 0; round < 5; round++) {
+		struct ordk_send_wr wr = { .wr_id = (uint64_t)round, .opcode = ORDK_WR_RDMA_WRITE,
+					   .send_flags = ORDK_SEND_SIGNALED, .num_sge = 1 };
+
+		func_pair_qps(&p, ORDK_MTU_1024, 16);
+		for (uint32_t i = 0; i < 5000; i++)
+			p.s[0].buf[i] = (uint8_t)(i * 3 + (uint32_t)round);
+		wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf, 5000, p.s[0].mr->lkey };
+		wr.rdma.remote_addr = (uint64_t)(uintptr_t)p.s[1].buf;
+		wr.rdma.rkey = p.s[1].mr->rkey;
+		cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 1);
+		func_wait(&p, 0, &wc, 1, 5);
+		cr_assert_eq(wc.status, ORDK_WC_SUCCESS, "round %d: %s", round,
+			     ordk_wc_status_str(wc.status));
+		cr_assert_eq(memcmp(p.s[1].buf, p.s[0].buf, 5000), 0, "round %d", round);
+		for (int i = 0; i < 2; i++) {
+			struct func_side *s = &p.s[i];
+			uint8_t *buf = s->buf;
+			char args[256];
+
+			cr_assert_eq(ordk_qp_destroy(s->qp), 0);
+			s->qp = NULL;
+			cr_assert_eq(ordk_env_ep_close(&s->ep), 0);
+			snprintf(args, sizeof(args), "bluesim,port=%u,mac=02:00:00:00:00:%02x,ip=10.0.0.%d%s",
+				 p.port[i], i + 1, i + 1, test_sim_devargs());
+			cr_assert_eq(ordk_env_ep_open(&s->ep, args, 64, buf, 1 << 20,
+						      ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE |
+							      ORDK_ACCESS_REMOTE_READ),
+				     0, "round %d: reopen: %s", round, rte_strerror(rte_errno));
+			memset(buf, 0, 1 << 20);
+		}
+	}
 	func_pair_close(&p);
 }

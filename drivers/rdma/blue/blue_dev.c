@@ -159,6 +159,9 @@ dev_query(const struct ordk_dev *odev, struct ordk_dev_attr *a)
 	a->max_mr_size = 0x7FFFFFFFull; /* the MR length is 32 bits */
 	a->max_msg_sz = 1u << 31;
 	a->pgt_entries = BLUE_PGT_ENTRIES;
+	/* inline bytes wait in a registered slot per send WR (lib/verbs): the
+	 * card reads them as any SGE; 256 covers perftest's and qperf's sizes */
+	a->max_inline_data = BLUE_MAX_INLINE;
 }
 
 static unsigned int

@@ -25,6 +25,8 @@
 #include "rc.h"
 
 #define ORDK_MAX_QP_WR 4096u
+/* bytes a send WR carries inline (ORDK_SEND_INLINE): a slot per send queue position (lib/verbs) */
+#define BLUE_MAX_INLINE 256u
 
 struct blue_mr;
 

@@ -31,6 +31,11 @@
 #define RC_STUB_verbs_handle_free DEFINE_STUB_V(verbs_handle_free, (void *obj, size_t size))
 #define RC_STUB_verbs_stats_add \
 	DEFINE_STUB_V(verbs_stats_add, (struct ordk_stats *to, const struct ordk_stats *from))
+/* a QP's inline area (verbs_qp.c): registered as an MR */
+#define RC_STUB_ordk_mr_reg                                                               \
+	DEFINE_STUB(ordk_mr_reg, struct ordk_mr *,                                        \
+		    (struct ordk_pd *pd, void *addr, size_t length, unsigned int access), NULL)
+#define RC_STUB_ordk_mr_dereg DEFINE_STUB(ordk_mr_dereg, int, (struct ordk_mr *mr), 0)
 #define RC_STUB_mem_keys_alloc DEFINE_STUB(mem_keys_alloc, int64_t, (struct mem_keys *k), 0x100)
 /* QP timelines (verbs_trace.c): none kept, so verbs_trace() records nothing */
 #define RC_STUB_verbs_trace_qp_init \

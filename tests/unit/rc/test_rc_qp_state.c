@@ -76,6 +76,8 @@ RC_STUB(rc_post_send);
 RC_STUB(rc_post_recv);
 RC_STUB(rc_state_name);
 RC_STUB(verbs_stats_add);
+RC_STUB(ordk_mr_reg); /* the inline area (no QP here asks for one) */
+RC_STUB(ordk_mr_dereg);
 
 /* the driver's QP calls, as the Blue driver's ops table gives them */
 static const struct ordk_dev_ops ops = {

@@ -201,10 +201,35 @@ check_sge(struct blue_qp *qp, const struct ordk_sge *sge, unsigned int need)
 	return rc_mr_check(qp, sge->lkey, sge->addr, sge->length, need) == 0 ? 0 : -EPERM;
 }
 
+/*
+ * Inline: SEND and WRITE (with or without immediate) only, as in rdma-core;
+ * a READ or an atomic has a local buffer the card writes. @return 0 or -EINVAL.
+ */
+static int
+check_inline(struct blue_qp *qp, const struct ordk_send_wr *wr, uint32_t len)
+{
+	if (wr->opcode != ORDK_WR_SEND && wr->opcode != ORDK_WR_SEND_WITH_IMM &&
+	    wr->opcode != ORDK_WR_RDMA_WRITE && wr->opcode != ORDK_WR_RDMA_WRITE_WITH_IMM) {
+		RC_LOG(ERR, "qp 0x%06x: post_send: ORDK_SEND_INLINE on a READ or an atomic",
+		       qp->vqp.qpn);
+		qp->vqp.st.inline_refused++;
+		return -EINVAL;
+	}
+	if (len > qp->vqp.init.max_inline_data) {
+		RC_LOG(ERR, "qp 0x%06x: post_send: %u inline bytes, the QP's max_inline_data is %u",
+		       qp->vqp.qpn, len, qp->vqp.init.max_inline_data);
+		qp->vqp.st.inline_refused++;
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int
 rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 {
 	uint32_t len = wr->num_sge == 1 ? wr->sge.length : 0;
+	bool inl = (wr->send_flags & ORDK_SEND_INLINE) != 0;
+	struct ordk_sge sge = wr->sge;
 	struct rc_wqe *w;
 	int rc;
 
@@ -219,14 +244,16 @@ rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 	if ((unsigned int)wr->opcode > ORDK_WR_ATOMIC_FETCH_AND_ADD || wr->num_sge < 0 ||
 	    wr->num_sge > 1 ||
 	    (wr->send_flags & ~(unsigned int)(ORDK_SEND_FENCE | ORDK_SEND_SIGNALED |
-					      ORDK_SEND_SOLICITED)))
+					      ORDK_SEND_SOLICITED | ORDK_SEND_INLINE)))
+		return -EINVAL;
+	if (inl && check_inline(qp, wr, len) != 0)
 		return -EINVAL;
 	/* the card cannot send a zero-length plain WRITE or READ */
 	if (len == 0 && (wr->opcode == ORDK_WR_RDMA_WRITE || wr->opcode == ORDK_WR_RDMA_READ))
 		return -EINVAL;
 	if (len > (1u << 31))
 		return -EINVAL;
-	if (len > 0) {
+	if (len > 0 && !inl) {
 		/* a READ's buffer is written by the card as a remote write (section 5.3) */
 		rc = check_sge(qp, &wr->sge,
 			       wr->opcode == ORDK_WR_RDMA_READ
@@ -242,6 +269,11 @@ rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 	}
 	if (qp->req.sq_user >= qp->vqp.init.max_send_wr || qp->req.sq_tail - qp->req.sq_head >= qp->req.sq_size)
 		return -ENOMEM;
+	/* the copy waits in the slot of this send queue position until the WR completes */
+	if (inl && len > 0)
+		verbs_qp_inline(&qp->vqp, qp->req.sq_tail, &wr->sge, &sge);
+	if (inl)
+		qp->vqp.st.inline_posted++;
 	/* in ERR with the flush still to come, it queues behind the rest (the requester starts nothing) */
 	w = &qp->req.sq[qp->req.sq_tail & qp->req.sq_mask];
 	*w = (struct rc_wqe){
@@ -250,7 +282,7 @@ rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 		.flags = (wr->send_flags & ORDK_SEND_FENCE) ? RC_WQE_FENCE : 0,
 		.signaled = (wr->send_flags & ORDK_SEND_SIGNALED) != 0,
 		.solicited = (wr->send_flags & ORDK_SEND_SOLICITED) != 0, .imm = wr->imm_data,
-		.laddr = wr->sge.addr, .lkey = wr->sge.lkey, .len = len,
+		.laddr = sge.addr, .lkey = sge.lkey, .len = len,
 		.raddr = atomic ? wr->atomic.remote_addr : wr->rdma.remote_addr,
 		.rkey = atomic ? wr->atomic.rkey : wr->rdma.rkey,
 		.compare_add = atomic ? wr->atomic.compare_add : 0,
