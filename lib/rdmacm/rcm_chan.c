@@ -251,10 +251,17 @@ rdma_destroy_event_channel(struct rdma_event_channel *channel)
 		free(e);
 	}
 	reap(c);
-	close(c->ch.fd);
 	close(c->epfd);
 	close(c->stopfd);
 	c->magic = RCM_MAGIC_DEAD;
+	/*
+	 * A thread still inside rdma_get_cm_event() (rping's event thread
+	 * when main returns): the kernel's channel would keep it blocked on
+	 * the fd, so the fd and the channel stay, leaked, and it waits on.
+	 */
+	if (atomic_load(&c->waiters) > 0)
+		return;
+	close(c->ch.fd);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -268,6 +275,7 @@ rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **eve
 		errno = EINVAL;
 		return -1;
 	}
+	atomic_fetch_add(&c->waiters, 1);
 	for (;;) {
 		struct rcm_event *e;
 		uint64_t v;
@@ -276,8 +284,11 @@ rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **eve
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
+			atomic_fetch_sub(&c->waiters, 1);
 			return -1; /* EAGAIN: nothing waits on a non-blocking channel */
 		}
+		if (c->magic != RCM_MAGIC_CHAN) /* destroyed under us: wait on, as on the kernel's */
+			continue;
 		pthread_mutex_lock(&c->lock);
 		e = TAILQ_FIRST(&c->events);
 		if (e != NULL) {
@@ -286,6 +297,7 @@ rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **eve
 		}
 		pthread_mutex_unlock(&c->lock);
 		if (e != NULL) {
+			atomic_fetch_sub(&c->waiters, 1);
 			*event = &e->ev;
 			return 0;
 		}
@@ -302,8 +314,7 @@ rdma_ack_cm_event(struct rdma_cm_event *event)
 		errno = EINVAL;
 		return -1;
 	}
-	if (e->ev.id != NULL && rcm_id_of(e->ev.id) != NULL && e->ev.id->event == event)
-		e->ev.id->event = NULL;
+	/* the id is not touched: it may be destroyed already (rdma-core's would have waited) */
 	free(e);
 	return 0;
 }

@@ -17,6 +17,7 @@
 #define ORDK_RCM_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
@@ -128,6 +129,7 @@ struct rcm_chan {
 	pthread_mutex_t lock;
 	int epfd, stopfd;
 	bool stop;
+	_Atomic int waiters; /* threads inside rdma_get_cm_event() */
 	pthread_t thread;
 	struct rcm_event_list events;
 	struct rcm_id_list ids, reaped;
