@@ -163,6 +163,10 @@ struct rcm_event *rcm_event_post(struct rcm_chan *c, struct rcm_id *id, enum rdm
 int rcm_watch(struct rcm_chan *c, struct rcm_id *id, uint32_t events, bool add);
 void rcm_unwatch(struct rcm_id *id);
 void rcm_id_retire(struct rcm_id *id);
+/* The application's calls: lock @p cmid's channel (NULL, errno EINVAL: no live id); unlock, errno @p err, -1 */
+struct rcm_id *rcm_lock_id(struct rdma_cm_id *cmid);
+int rcm_unlock_err(struct rcm_id *id, int err);
+int rcm_send_msg(struct rcm_id *id, enum rcm_msg_type type, uint8_t reason, const void *pdata, uint8_t plen);
 /* The thread's part (rcm_conn.c, lock held) */
 void rcm_io(struct rcm_id *id, uint32_t events);
 void rcm_expire(struct rcm_chan *c, int64_t now);

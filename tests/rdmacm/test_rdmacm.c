@@ -23,6 +23,7 @@
 
 #include <criterion/criterion.h>
 #include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
 
 int ordk_rdmacm_counter(const char *name, uint64_t *value);
 /* rsockets' first name, refused (not declared by <rdma/rdma_cma.h>) */
@@ -576,4 +577,72 @@ Test(rdmacm, getaddrinfo_passive_and_active)
 	cr_assert_eq(a->sin_addr.s_addr, inet_addr("10.0.0.2"));
 	cr_assert_eq(res->ai_qp_type, IBV_QPT_RC);
 	rdma_freeaddrinfo(res);
+}
+
+/* The synchronous API: rdma_create_ep, rdma_get_request, rdma_verbs.h's inline helpers. */
+struct ep_server {
+	struct rdma_cm_id *l;
+	char got[32];
+	int rc;
+};
+
+static void *
+ep_serve(void *arg)
+{
+	struct ep_server *sv = arg;
+	struct rdma_cm_id *s;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+
+	sv->rc = -1;
+	if (rdma_get_request(sv->l, &s) != 0)
+		return NULL;
+	mr = rdma_reg_msgs(s, sv->got, sizeof(sv->got));
+	if (mr == NULL || rdma_post_recv(s, NULL, sv->got, sizeof(sv->got), mr) != 0 ||
+	    rdma_accept(s, NULL) != 0 || rdma_get_recv_comp(s, &wc) != 1 || wc.status != IBV_WC_SUCCESS)
+		return NULL;
+	rdma_dereg_mr(mr);
+	rdma_disconnect(s);
+	rdma_destroy_ep(s);
+	sv->rc = 0;
+	return NULL;
+}
+
+Test(rdmacm, synchronous_endpoints)
+{
+	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE, .ai_port_space = RDMA_PS_TCP }, *res;
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC, .sq_sig_all = 1,
+				       .cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+						.max_recv_sge = 1 } };
+	struct ep_server sv = { 0 };
+	char port[8], msg[32] = "sync hello";
+	struct rdma_cm_id *c;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	pthread_t t;
+
+	cr_assert_eq(rdma_getaddrinfo(NULL, "0", &hints, &res), 0);
+	cr_assert_eq(rdma_create_ep(&sv.l, res, NULL, &qa), 0, "passive ep: %s", strerror(errno));
+	rdma_freeaddrinfo(res);
+	cr_assert_eq(rdma_listen(sv.l, 4), 0);
+	snprintf(port, sizeof(port), "%u", ntohs(rdma_get_src_port(sv.l)));
+	cr_assert_eq(pthread_create(&t, NULL, ep_serve, &sv), 0);
+	hints.ai_flags = 0;
+	cr_assert_eq(rdma_getaddrinfo("127.0.0.1", port, &hints, &res), 0);
+	cr_assert_eq(rdma_create_ep(&c, res, NULL, &qa), 0, "active ep: %s", strerror(errno));
+	rdma_freeaddrinfo(res);
+	cr_assert_not_null(c->qp);
+	cr_assert_eq(rdma_connect(c, NULL), 0, "synchronous connect: %s", strerror(errno));
+	mr = rdma_reg_msgs(c, msg, sizeof(msg));
+	cr_assert_not_null(mr);
+	cr_assert_eq(rdma_post_send(c, NULL, msg, sizeof(msg), mr, 0), 0);
+	cr_assert_eq(rdma_get_send_comp(c, &wc), 1);
+	cr_assert_eq(wc.status, IBV_WC_SUCCESS);
+	pthread_join(t, NULL);
+	cr_assert_eq(sv.rc, 0, "the server's side failed");
+	cr_assert_str_eq(sv.got, "sync hello");
+	rdma_dereg_mr(mr);
+	rdma_disconnect(c);
+	rdma_destroy_ep(c);
+	rdma_destroy_ep(sv.l);
 }
