@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -361,9 +362,11 @@ static int
 raw_connect(uint16_t port)
 {
 	struct sockaddr_in a = sin_of("127.0.0.1", port);
+	struct timeval tv = { .tv_sec = WAIT_MS / 1000 }; /* its reads fail rather than hang */
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	cr_assert_geq(fd, 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0, "connect: %s", strerror(errno));
 	return fd;
 }
@@ -471,6 +474,62 @@ Test(rdmacm, req_naming_no_qp_is_rejected)
 	rdma_destroy_event_channel(ch);
 }
 
+Test(rdmacm, client_dies_before_rtu)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+						.max_recv_sge = 1 } };
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *l, *s;
+	uint64_t before = counter("reset");
+	uint16_t port = listener(ch, &l);
+	uint8_t m[256], r[256];
+	int fd = raw_connect(port);
+
+	forge_req(m, 0x100); /* a REQ that passes: a stranger's QP 0x100 at 10.0.0.9 */
+	cr_assert_eq(write(fd, m, sizeof(m)), (ssize_t)sizeof(m));
+	ev = next_event(ch);
+	cr_assert_not_null(ev);
+	cr_assert_eq(ev->event, RDMA_CM_EVENT_CONNECT_REQUEST, "got %s", rdma_event_str(ev->event));
+	cr_assert_eq(ev->param.conn.qp_num, 0x100);
+	s = ev->id;
+	rdma_ack_cm_event(ev);
+	cr_assert_eq(rdma_create_qp(s, NULL, &qa), 0);
+	cr_assert_eq(rdma_accept(s, NULL), 0, "accept: %s", strerror(errno));
+	cr_assert_eq(recv(fd, r, sizeof(r), MSG_WAITALL), (ssize_t)sizeof(r));
+	cr_assert_eq(r[8], 2, "answered with message %u, not REP", r[8]);
+	close(fd); /* no RTU: the client is gone */
+	expect(ch, RDMA_CM_EVENT_CONNECT_ERROR, -ECONNRESET);
+	cr_assert_eq(counter("reset"), before + 1);
+	rdma_destroy_qp(s);
+	rdma_destroy_id(s);
+	still_serves(ch, l, port);
+	rdma_destroy_id(l);
+	rdma_destroy_event_channel(ch);
+}
+
+Test(rdmacm, silent_stranger_is_dropped)
+{
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *l;
+	uint64_t before = counter("timeout");
+	uint16_t port;
+	char b;
+	int fd;
+
+	setenv("ORDK_RDMACM_TIMEOUT_MS", "300", 1); /* the bound on a REQ's coming, short here */
+	ch = rdma_create_event_channel();
+	port = listener(ch, &l);
+	fd = raw_connect(port); /* connects, says nothing */
+	cr_assert_eq(read(fd, &b, 1), 0, "the listener closes a connection that sends no REQ");
+	cr_assert_eq(counter("timeout"), before + 1);
+	close(fd);
+	still_serves(ch, l, port);
+	rdma_destroy_id(l);
+	rdma_destroy_event_channel(ch);
+}
+
 /* A TCP listener of the test's own, standing in for a broken peer. @return its fd; *port set. */
 static int
 raw_listener(uint16_t *port)
@@ -501,6 +560,8 @@ broken_peer(const char *what, enum rdma_cm_event_type want, int status, const ch
 	connect_with(c, "hello");
 	fd = accept(lfd, NULL, NULL);
 	cr_assert_geq(fd, 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){ .tv_sec = WAIT_MS / 1000 },
+		   sizeof(struct timeval));
 	cr_assert_eq(recv(fd, req, sizeof(req), MSG_WAITALL), (ssize_t)sizeof(req));
 	cr_assert_eq(memcmp(req, "ORDKRCM1", 8), 0);
 	if (strcmp(what, "close") == 0) {
