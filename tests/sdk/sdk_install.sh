@@ -29,6 +29,8 @@ done
 # ORDK's libibverbs in its private directory, found by the installed ordk-run
 [ -f "$libdir/ordk/libibverbs.so.1" ] || fail "libibverbs.so.1 not installed in <libdir>/ordk"
 [ -e "$libdir/libibverbs.so.1" ] && fail "libibverbs.so.1 installed where it shadows the system's"
+[ -f "$libdir/ordk/librdmacm.so.1" ] || fail "librdmacm.so.1 not installed in <libdir>/ordk"
+[ -e "$libdir/librdmacm.so.1" ] && fail "librdmacm.so.1 installed where it shadows the system's"
 run=$(find "$dir/dest" -path '*/bin/ordk-run' -type f)
 grep -q "^ORDK_IBVERBS_DIR=\${ORDK_IBVERBS_DIR:-.*/ordk}" "$run" || fail "the installed ordk-run does not look in <libdir>/ordk"
 if command -v ibv_devinfo >/dev/null; then
