@@ -252,10 +252,16 @@ rc_read_keys_retire(struct blue_qp *qp)
 {
 	const struct rc_wqe *w = &qp->req.sq[qp->req.sq_head & qp->req.sq_mask];
 
+	uint32_t head = qp->req.sq_head;
+
 	if (qp->req.sq_head == qp->req.sq_next || w->k.state == RC_KEY_NONE ||
 	    (w->state != RC_WQE_DONE && w->state != RC_WQE_ERROR))
 		return RC_DONE;
 	rc_complete_sends(qp);
+	/* completions are progress, as in rc_read_done(): with nothing left
+	 * outstanding the timer stops (else it fired on a finished READ) */
+	if (qp->req.sq_head != head && qp->comp.state != RC_COMP_FLUSH)
+		rc_timer_arm(qp);
 	return RC_MORE;
 }
 
