@@ -50,10 +50,15 @@ rc_send_ctrl(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 	return true;
 }
 
+/* rc_resp.c's, counter and all */
 enum rc_rx_result
 rc_resp_mark(struct blue_qp *qp, uint32_t psn)
 {
-	return rc_rx_mark(&qp->resp, psn);
+	enum rc_rx_result res = rc_rx_mark(&qp->resp, psn);
+
+	if (res == RC_RX_BEYOND)
+		qp->vqp.st.out_of_window++;
+	return res;
 }
 
 RC_STUB(rc_hole_open);
@@ -235,6 +240,75 @@ Test(rc_read, a_deferred_request_and_its_copies_are_answered_once)
 	cr_assert_eq(qp.resp.epsn, blue_psn_add(E0, 4));
 	cr_assert_eq(qp.vqp.st.duplicates, 1);
 	cr_assert_eq(naks, 0, "never refused: the requester kept to max_dest_rd_atomic");
+}
+
+/*
+ * Issue 32: a READ request beyond a hole (an earlier PSN late or lost) is
+ * recorded, not passed by the expected PSN, and the wire repeats it. The
+ * copy is no second answer: a second one counts against
+ * max_dest_rd_atomic, and the requester's READ that fills the hole (it kept
+ * to its limit) was refused with REM_INV_REQ_ERR.
+ */
+Test(rc_read, a_duplicate_beyond_a_hole_is_no_second_answer)
+{
+	request(blue_psn_add(E0, 1), 2); /* E0 late */
+	request(blue_psn_add(E0, 1), 2); /* the wire's copy */
+	request(blue_psn_add(E0, 2), 3);
+	request(blue_psn_add(E0, 3), 4);
+	request(E0, 1); /* the fourth of max_dest_rd_atomic = 4 */
+	cr_assert_eq(qp.vqp.st.read_req_rejected, 0, "the requester kept to max_dest_rd_atomic");
+	cr_assert_eq(naks, 0);
+	cr_assert_eq(qp.vqp.st.duplicates, 1);
+	cr_assert(qp.resp.ack_due, "a duplicate is ACKed again");
+	cr_assert_eq(queued(), 4, "one answer for each request");
+	for (uint32_t i = 0; i < 4; i++)
+		cr_assert_eq(ans[i].req_psn, blue_psn_add(E0, i), "answer %u in request order", i);
+	cr_assert_eq(qp.resp.epsn, blue_psn_add(E0, 4));
+}
+
+/*
+ * The same copy while the ring is full of answers sent and not
+ * acknowledged: the original took the last slot; its copy is neither
+ * deferred nor refused (the ring full, a new request would be).
+ */
+Test(rc_read, a_duplicate_beyond_a_hole_while_the_ring_is_full_is_not_refused)
+{
+	qp.resp.ans_head = 0;
+	qp.resp.ans_next = qp.resp.ans_tail = ORDK_ANS_RING - 1;
+	request(blue_psn_add(E0, 1), 2); /* E0 late; the last slot */
+	cr_assert_eq(queued(), 1);
+	request(blue_psn_add(E0, 1), 2);
+	cr_assert_eq(naks, 0, "a copy of a request answered already is never refused");
+	cr_assert_eq(queued(), 1);
+	cr_assert_eq(qp.vqp.st.read_req_deferred, 0, "a duplicate is no new request");
+	cr_assert_eq(qp.vqp.st.duplicates, 1);
+	/* the late one, the ring still full: deferred, then answered once an ACK frees a slot */
+	request(E0, 1);
+	cr_assert_eq(qp.vqp.st.read_req_deferred, 1);
+	qp.resp.ans_head = 1;
+	request(E0, 1);
+	cr_assert_eq(queued(), 2);
+	cr_assert_eq(ans[qp.resp.ans_next % ORDK_ANS_RING].req_psn, E0, "the oldest first");
+	cr_assert_eq(qp.resp.epsn, blue_psn_add(E0, 2));
+	cr_assert_eq(naks, 0);
+}
+
+/*
+ * A request past the tracked window cannot be one of the requester's (it
+ * keeps its PSNs within the window, rc_req.c): a frame of an earlier
+ * connection, or a corrupt one. Not answered (it would hold a slot of
+ * max_dest_rd_atomic until the expected PSN reached it), counted.
+ */
+Test(rc_read, a_request_past_the_window_is_not_answered)
+{
+	request(blue_psn_add(E0, ORDK_RECV_WINDOW + 5), 9);
+	cr_assert_eq(queued(), 0);
+	cr_assert_eq(qp.vqp.st.out_of_window, 1);
+	cr_assert_eq(naks, 0);
+	for (uint32_t i = 0; i < 4; i++)
+		request(blue_psn_add(E0, i), (uint16_t)(i + 1));
+	cr_assert_eq(naks, 0);
+	cr_assert_eq(queued(), 4);
 }
 
 Test(rc_read, no_access_is_refused)

@@ -250,7 +250,7 @@ enum rc_step { RC_DONE = 0, RC_MORE = 1 };
 /* What rc_rx_mark() found. */
 enum rc_rx_result {
 	RC_RX_NEW,    /* recorded */
-	RC_RX_DUP,    /* before epsn, or recorded before: a duplicate */
+	RC_RX_DUP,    /* before epsn: a duplicate (recorded beyond epsn is RC_RX_NEW: rc_read.c read_mark()) */
 	RC_RX_BEYOND, /* past the tracked window: implied later by a bitmap report */
 };
 

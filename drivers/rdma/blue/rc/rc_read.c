@@ -370,6 +370,24 @@ answer_queue(struct blue_qp *qp, const struct blue_meta_report *r)
 }
 
 /*
+ * Record READ request @p psn. Beyond a hole, a PSN recorded already is a
+ * copy too: the tracker takes a header report of a PSN a card bitmap
+ * implied (rc_rx_mark()), but no bitmap ever implies a READ request's (it
+ * carries no payload), so only an earlier copy of this request recorded it.
+ * Taken for new, the copy was a second answer, one over max_dest_rd_atomic,
+ * and the requester's next READ was refused (issue 32).
+ */
+static enum rc_rx_result
+read_mark(struct blue_qp *qp, uint32_t psn)
+{
+	int32_t d = blue_psn_diff(psn, qp->resp.epsn);
+
+	if (d > 0 && d < (int32_t)ORDK_RECV_WINDOW && rc_rx_seen(&qp->resp, psn))
+		return RC_RX_DUP;
+	return rc_resp_mark(qp, psn);
+}
+
+/*
  * A READ request: an answer in the QP's answer ring (its max_dest_rd_atomic
  * resources), never in the application's send queue.
  */
@@ -378,10 +396,20 @@ rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r)
 {
 	const struct blue_meta_basic *b = &r->basic;
 	uint32_t dest_max = qp->vqp.attr.max_dest_rd_atomic ? qp->vqp.attr.max_dest_rd_atomic : 1;
+	enum rc_rx_result res;
 
 	if (read_deferred(qp, b->psn, dest_max))
 		return;
-	if (rc_resp_mark(qp, b->psn) == RC_RX_DUP) {
+	res = read_mark(qp, b->psn);
+	/*
+	 * Past the tracked window: no request of our peer's (it keeps its PSNs
+	 * within it, rc_req.c), but a frame of an earlier connection or a
+	 * corrupt one (counted, out_of_window). Answered, it would hold a slot
+	 * of max_dest_rd_atomic until the expected PSN reached it.
+	 */
+	if (res == RC_RX_BEYOND)
+		return;
+	if (res == RC_RX_DUP) {
 		/*
 		 * A duplicate (the wire repeated it): it was answered. Answering again
 		 * could land after the requester completed the READ, as the card
