@@ -95,9 +95,6 @@ reg_mr(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned int ac
 		OV_REFUSE(verb, "an IOVA other than the address: peers address MRs by VA");
 		return NULL;
 	}
-	/* the card writes READ responses as remote writes (ordk_verbs.h) */
-	if (a & IBV_ACCESS_LOCAL_WRITE)
-		a |= IBV_ACCESS_REMOTE_WRITE;
 	m = calloc(1, sizeof(*m));
 	if (m == NULL) {
 		errno = ENOMEM;

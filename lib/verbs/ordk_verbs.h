@@ -139,6 +139,9 @@ int ordk_dev_idle(struct ordk_dev *dev, uint64_t ns);
 	X(read_req_deferred)	/* READ requests taken as lost: unacknowledged answers fill the ring */ \
 	X(recv_len_errors)	/* SENDs longer than their RECV (LOC_LEN_ERR, QP to ERR) */    \
 	X(recv_keys_short)	/* RECV adverts delayed: no MR-table slot for their key */  \
+	X(read_keys_short)	/* READs delayed: no MR-table slot for their key */          \
+	X(read_resp_unsolicited) /* READ answers for no outstanding READ: dropped */        \
+	X(read_resp_len_errors)	/* READ answers not as long as their READ (BAD_RESP_ERR, QP to ERR) */ \
 	X(cnps_sent)		/* by the card (the model's cnp_sent), device totals only */  \
 	X(cc_rate_changes)	/* DCQCN changed a QP's rate (cuts and increases) */          \
 	X(cc_limited_ns)	/* time a QP with data to send waited for its rate */         \

@@ -82,8 +82,10 @@ blue_qp_destroy(struct ordk_qp *oqp)
 	struct blue_dev *dev = blue_qp_dev(qp);
 	int rc = 0;
 
-	if (qp->vqp.attr.qp_state != ORDK_QPS_RESET)
+	if (qp->vqp.attr.qp_state != ORDK_QPS_RESET) {
+		rc_read_keys_revoke_all(qp); /* before: confirmed with the ManageQp (in order) */
 		rc = blue_manage_qp(qp, false, false); /* the card's QPC is cleared */
+	}
 	if (qp->sched.on_active)
 		TAILQ_REMOVE(&dev->rc.active, qp, sched.link);
 	rc_timer_set(qp, 0); /* off the wheel */
@@ -127,9 +129,16 @@ blue_qp_modify(struct ordk_qp *oqp, enum ordk_qp_state cur, enum ordk_qp_state n
 	 * bitmap). Its context is valid only in RTR and RTS: the card checks no
 	 * QP state, so in RESET, INIT and ERR nothing may land through the QP.
 	 */
-	int rc = blue_manage_qp(qp, next == ORDK_QPS_RTR || next == ORDK_QPS_RTS,
-				next == ORDK_QPS_ERR);
+	int rc;
 
+	/*
+	 * Leaving RTS, the READs' keys go first: the card runs commands in
+	 * order, so its word on the ManageQp, which this waits for, is its word
+	 * on them too, and the flush reports no READ whose buffer it still knows.
+	 */
+	if (next == ORDK_QPS_ERR || next == ORDK_QPS_RESET)
+		rc_read_keys_revoke_all(qp);
+	rc = blue_manage_qp(qp, next == ORDK_QPS_RTR || next == ORDK_QPS_RTS, next == ORDK_QPS_ERR);
 	if (rc != 0)
 		return rc;
 	qp->vqp.attr.qp_state = next;

@@ -250,8 +250,18 @@
 /* rc_read.c */
 #define RC_STUB_rc_read_answer_seen                                                   \
 	DEFINE_STUB_V(rc_read_answer_seen,                                            \
-		      (struct blue_qp *qp, uint16_t msn, uint32_t psn, uint64_t now))
-#define RC_STUB_rc_read_done DEFINE_STUB_V(rc_read_done, (struct blue_qp *qp, uint16_t msn))
+		      (struct blue_qp *qp, uint16_t msn, uint32_t psn, uint32_t total_len, \
+		       uint64_t now))
+#define RC_STUB_rc_read_done DEFINE_STUB_V(rc_read_done, (struct blue_qp *qp, const struct rc_msg *m))
+/* the READs' keys: always there, gone at once */
+#define RC_STUB_rc_read_key_ready \
+	DEFINE_STUB(rc_read_key_ready, bool, (struct blue_qp *qp, struct rc_wqe *w), true)
+#define RC_STUB_rc_read_keys_ahead DEFINE_STUB_V(rc_read_keys_ahead, (struct blue_qp *qp))
+#define RC_STUB_rc_read_keys_revoke_all DEFINE_STUB_V(rc_read_keys_revoke_all, (struct blue_qp *qp))
+#define RC_STUB_rc_read_keys_wait DEFINE_STUB(rc_read_keys_wait, enum rc_step, (struct blue_qp *qp), RC_DONE)
+#define RC_STUB_rc_read_keys_release DEFINE_STUB_V(rc_read_keys_release, (struct blue_qp *qp))
+#define RC_STUB_rc_read_keys_retire \
+	DEFINE_STUB(rc_read_keys_retire, enum rc_step, (struct blue_qp *qp), RC_DONE)
 #define RC_STUB_rc_read_progress DEFINE_STUB_V(rc_read_progress, (struct blue_qp *qp))
 #define RC_STUB_rc_rx_read \
 	DEFINE_STUB_V(rc_rx_read, (struct blue_qp *qp, const struct blue_meta_report *r))
@@ -261,7 +271,18 @@
 	DEFINE_STUB_V(rc_recv_keys_release, (struct blue_qp *qp, bool push))
 #define RC_STUB_rc_recv_retire \
 	DEFINE_STUB(rc_recv_retire, enum rc_step, (struct blue_qp *qp, bool force), RC_DONE)
-#define RC_STUB_rc_recv_revoke_run DEFINE_STUB_V(rc_recv_revoke_run, (struct blue_dev *d))
+
+/* rc_key.c */
+#define RC_STUB_rc_key_revoke_run DEFINE_STUB_V(rc_key_revoke_run, (struct blue_dev *d))
+#define RC_STUB_rc_key_pgt DEFINE_STUB(rc_key_pgt, uint32_t, (const struct blue_mr *m, uint64_t addr), 0)
+#define RC_STUB_rc_key_revoke DEFINE_STUB_V(rc_key_revoke, (struct blue_dev *d, struct rc_key *k))
+#define RC_STUB_rc_key_gone DEFINE_STUB(rc_key_gone, bool, (struct blue_dev *d, struct rc_key *k), true)
+#define RC_STUB_rc_key_revoke_step \
+	DEFINE_STUB(rc_key_revoke_step, bool, (struct blue_dev *d, struct rc_key *k), true)
+#define RC_STUB_rc_key_orphan DEFINE_STUB_V(rc_key_orphan, (struct blue_dev *d, struct rc_key *k))
+#define RC_STUB_rc_key_ready                                                          \
+	DEFINE_STUB(rc_key_ready, bool, (struct blue_qp *qp, struct rc_key *k, uint64_t addr, \
+					 uint32_t len, uint8_t acc, uint64_t *short_count), true)
 
 /* rc_req.c */
 #define RC_STUB_rc_late_copy_sent \

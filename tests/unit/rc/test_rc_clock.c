@@ -46,6 +46,10 @@ blue_snic_tx(struct blue_hw *dev, const void *frame, uint32_t len)
 }
 
 RC_STUB(rc_qp_fails);
+RC_STUB(rc_key_revoke);
+RC_STUB(rc_key_gone);
+RC_STUB(rc_key_revoke_step);
+RC_STUB(rc_read_keys_retire);
 
 bool
 rc_qp_err_cmd_reaped(struct blue_qp *qp, bool *ok)
@@ -79,7 +83,7 @@ RC_STUB(rc_advert_rewind);
 RC_STUB(rc_send_advert_ack);
 RC_STUB(rc_send_adverts);
 RC_STUB(rc_recv_retire);
-RC_STUB(rc_recv_revoke_run);
+RC_STUB(rc_key_revoke_run);
 RC_STUB(rc_advert_pending);
 RC_STUB(rc_push);
 

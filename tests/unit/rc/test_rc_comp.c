@@ -22,6 +22,13 @@
 #include "rc_stubs.h"
 
 RC_STUB(verbs_trace_add);
+RC_STUB(rc_key_revoke);
+RC_STUB(rc_key_gone);
+RC_STUB(rc_key_revoke_step);
+RC_STUB(rc_key_pgt);
+RC_STUB(rc_read_keys_revoke_all);
+RC_STUB(rc_read_keys_wait);
+RC_STUB(rc_read_keys_release);
 RC_STUB(blue_cmd_manage_qp);
 RC_STUB(verbs_cq_push);
 RC_STUB(verbs_event_raise);

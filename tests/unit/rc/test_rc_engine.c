@@ -17,6 +17,7 @@ int ordk_rc_logtype;
 #include "rc_stubs.h"
 
 RC_STUB(blue_cc_cnp);
+RC_STUB(rc_read_keys_retire);
 RC_STUB(rc_rtx_unfetched);
 RC_STUB(rc_complete_sends);
 RC_STUB(rc_resp_complete);
@@ -38,7 +39,7 @@ RC_STUB(rc_push);
 RC_STUB(rc_ack_step);
 RC_STUB(rc_qp_error_reap);
 RC_STUB(rc_len_err_reap);
-RC_STUB(rc_recv_revoke_run);
+RC_STUB(rc_key_revoke_run);
 RC_STUB(rc_comp_to);
 
 static uint64_t clock_now;
@@ -64,7 +65,7 @@ setup(void)
 	memset(qp, 0, sizeof(qp));
 	clock_now = 1000000;
 	clock_reads = ut_rc_qp_error_reap_calls = ut_rc_push_calls = ut_rc_ack_step_calls = 0;
-	ut_rc_len_err_reap_calls = ut_rc_recv_revoke_run_calls = 0;
+	ut_rc_len_err_reap_calls = ut_rc_key_revoke_run_calls = 0;
 	MOCK_SET(rc_qp_error_reap, RC_MORE);
 	dev.rc.tsc_hz = 65536u * TICK;
 	dev.rc.clock = fake_clock;

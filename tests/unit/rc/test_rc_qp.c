@@ -17,6 +17,10 @@
 #include "rc_stubs.h"
 
 RC_STUB(verbs_trace_add);
+RC_STUB(rc_key_pgt);
+RC_STUB(rc_read_keys_revoke_all);
+RC_STUB(rc_read_keys_wait);
+RC_STUB(rc_read_keys_release);
 RC_STUB(blue_cmd_manage_qp);
 static unsigned int cqes, flush_cqes;
 static struct blue_mr mr;

@@ -19,6 +19,7 @@ int ordk_verbs_logtype;
 #include "rc_stubs.h"
 
 RC_STUB(blue_cc_qp_init);
+RC_STUB(rc_read_keys_revoke_all);
 
 static unsigned int manage_calls, manage_valid, manage_error;
 static int manage_rc;

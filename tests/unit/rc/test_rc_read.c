@@ -75,6 +75,11 @@ rc_comp_acked(struct blue_qp *qp, uint32_t psn)
 
 RC_STUB(rc_complete_sends);
 RC_STUB(rc_wqe_to);
+RC_STUB(rc_key_ready);
+RC_STUB(rc_key_revoke);
+RC_STUB(rc_key_gone);
+RC_STUB(rc_key_revoke_step);
+RC_STUB(rc_key_orphan);
 
 /* ------------------------------------------------------------ fixture */
 
@@ -331,13 +336,25 @@ outstanding_reads(unsigned int n)
 	qp.req.sq_next = qp.req.sq_tail = n;
 }
 
+/* The ONLY packet that answers READ msn @p msn, of @p len bytes. */
+static struct rc_msg
+only(uint16_t msn, uint32_t len)
+{
+	return (struct rc_msg){ .opcode = BLUE_OP_READ_RESPONSE_ONLY, .msn = msn, .len = len };
+}
+
 Test(rc_read, a_response_finishes_the_oldest_read_only)
 {
+	struct rc_msg m = only(11, 1024); /* not the oldest's MSN: nobody's */
+
 	outstanding_reads(3);
-	rc_read_done(&qp, 11); /* not the oldest's MSN: nobody's */
+	for (int i = 0; i < 3; i++)
+		sq[i].len = 1024; /* one packet each */
+	rc_read_done(&qp, &m);
 	cr_assert_eq(qp.req.rd_q.count, 3);
-	cr_assert_eq(qp.vqp.st.duplicates, 1);
-	rc_read_done(&qp, 10);
+	cr_assert_eq(qp.vqp.st.read_resp_unsolicited, 1);
+	m = only(10, 1024);
+	rc_read_done(&qp, &m);
 	cr_assert_eq(qp.req.rd_q.count, 2);
 	cr_assert_eq(qp.req.rd_q.head, 1);
 	cr_assert_eq(sq[0].state, RC_WQE_DONE);
@@ -363,4 +380,63 @@ Test(rc_read, a_refused_read_leaves_the_fifo_in_order)
 	rc_read_nak_rx(&qp, &m);
 	cr_assert_eq(qp.req.rd_q.count, 2);
 	cr_assert_eq(qp.vqp.st.duplicates, 1);
+}
+
+/* An answer shorter than its READ (one packet, fewer bytes) fails it: BAD_RESP_ERR, QP to ERR. */
+Test(rc_read, a_short_only_answer_fails_the_read)
+{
+	struct rc_msg m = only(10, 4095);
+
+	outstanding_reads(2);
+	sq[0].len = sq[1].len = 1024; /* one packet at PMTU 1024 */
+	rc_read_done(&qp, &m);
+	cr_assert_eq(sq[0].state, RC_WQE_ERROR);
+	cr_assert(sq[0].flags & RC_WQE_FATAL);
+	cr_assert_eq(sq[0].status, ORDK_WC_BAD_RESP_ERR);
+	cr_assert_eq(qp.vqp.st.read_resp_len_errors, 1);
+	cr_assert_eq(qp.req.rd_q.count, 1);
+	cr_assert_eq(acks, 0, "no implicit ACK from a bad answer");
+}
+
+/*
+ * A FIRST that says another length, a FIRST for a one-packet READ, and a
+ * LAST whose PSN is not where the READ's packet count puts it: each fails
+ * its READ; the answer of the right shape completes it.
+ */
+Test(rc_read, answers_of_the_wrong_shape_fail_the_read)
+{
+	struct rc_msg m;
+
+	outstanding_reads(4); /* 4096 B at laddr 0, PMTU 1024: 4 packets */
+	rc_read_answer_seen(&qp, 10, 500, 8192, 100);
+	cr_assert_eq(sq[0].status, ORDK_WC_BAD_RESP_ERR, "a FIRST longer than the READ");
+	sq[1].len = 512;
+	rc_read_answer_seen(&qp, 11, 501, 512, 100);
+	cr_assert_eq(sq[1].state, RC_WQE_ERROR, "a FIRST for a one-packet READ");
+	rc_read_answer_seen(&qp, 12, 600, 4096, 100);
+	cr_assert_eq(sq[2].state, RC_WQE_ANSWERING);
+	cr_assert_eq(sq[2].ans_psn, 600);
+	m = (struct rc_msg){ .opcode = BLUE_OP_READ_RESPONSE_LAST, .msn = 12, .end_psn = 602,
+			     .len = 1024 };
+	rc_read_done(&qp, &m);
+	cr_assert_eq(sq[2].state, RC_WQE_ERROR, "3 PSNs for a READ of 4");
+	rc_read_answer_seen(&qp, 13, 700, 4096, 100);
+	m = (struct rc_msg){ .opcode = BLUE_OP_READ_RESPONSE_LAST, .msn = 13, .end_psn = 703,
+			     .len = 512 };
+	rc_read_done(&qp, &m);
+	cr_assert_eq(sq[3].state, RC_WQE_ERROR, "a LAST shorter than the READ's last packet");
+	cr_assert_eq(qp.vqp.st.read_resp_len_errors, 4);
+	cr_assert_eq(qp.req.rd_q.count, 0);
+}
+
+Test(rc_read, an_answer_of_the_right_shape_completes)
+{
+	struct rc_msg m = { .opcode = BLUE_OP_READ_RESPONSE_LAST, .msn = 10, .end_psn = 503,
+			    .len = 1024 };
+
+	outstanding_reads(1);
+	rc_read_answer_seen(&qp, 10, 500, 4096, 100);
+	rc_read_done(&qp, &m);
+	cr_assert_eq(sq[0].state, RC_WQE_DONE);
+	cr_assert_eq(qp.vqp.st.read_resp_len_errors, 0);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Per-RECV card keys (drivers/rdma/blue/rc/rc_recv.c) on a command ring that
+ * Per-RECV card keys (drivers/rdma/blue/rc/rc_recv.c, rc_key.c) on a command ring that
  * fills: a revocation never waits in the poll; it waits in its state
  * (RC_KEY_REVOKE) or in the engine's queue, and a later poll submits it. The
  * test includes the .c and stubs its neighbours: the command ring, the key
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../../drivers/rdma/blue/rc/rc_recv.c"
+#include "../../../drivers/rdma/blue/rc/rc_key.c"
 
 int ordk_rc_logtype;
 
@@ -95,7 +96,7 @@ setup(void)
 	for (uint32_t i = 0; i < 4; i++) {
 		rq[rc_fifo_push(&qp.resp.rq_q)] = (struct rc_rwqe){
 			.wr_id = 10 + i, .addr = 0x10000 + i * 0x1000, .len = 0x1000,
-			.key = 0x200 + i, .kstate = RC_KEY_READY };
+			.k = { .key = 0x200 + i, .state = RC_KEY_READY } };
 	}
 }
 
@@ -134,7 +135,7 @@ Test(rc_recv, a_full_command_ring_does_not_hold_the_poll)
 	complete_oldest();
 	cr_assert_eq(submits, 1, "one try, no wait for room");
 	cr_assert_eq(frees, 0, "the key stays allocated until its revocation went");
-	cr_assert_eq(rdone[0].r.kstate, RC_KEY_REVOKE);
+	cr_assert_eq(rdone[0].r.k.state, RC_KEY_REVOKE);
 	/* a later poll, still full: one more try, and it returns */
 	cr_assert_eq(rc_recv_retire(&qp, false), RC_MORE);
 	cr_assert_eq(submits, 2);
@@ -142,7 +143,7 @@ Test(rc_recv, a_full_command_ring_does_not_hold_the_poll)
 	/* room: submitted, then confirmed, then reported */
 	ring_room = 1;
 	cr_assert_eq(rc_recv_retire(&qp, false), RC_MORE);
-	cr_assert_eq(rdone[0].r.kstate, RC_KEY_REVOKING);
+	cr_assert_eq(rdone[0].r.k.state, RC_KEY_REVOKING);
 	cr_assert_eq(freed[0], 0x200);
 	cr_assert_eq(cqes, 0, "submitted, not confirmed");
 	done_seq = 1;
@@ -154,7 +155,7 @@ Test(rc_recv, completions_stay_in_order_behind_a_waiting_revocation)
 {
 	ring_room = 0;
 	complete_oldest();			/* 10: waits for room */
-	rq[qp.resp.rq_q.head].kstate = RC_KEY_NONE; /* 11: no buffer, no key */
+	rq[qp.resp.rq_q.head].k.state = RC_KEY_NONE; /* 11: no buffer, no key */
 	rq[qp.resp.rq_q.head].len = 0;
 	complete_oldest();
 	cr_assert_eq(cqes, 0, "11 waits behind 10");
@@ -181,16 +182,16 @@ Test(rc_recv, revocations_of_recvs_gone_wait_in_the_engine)
 	cr_assert_eq(dev.rc.revoke_q.count, 4, "the completed RECV's and the three posted");
 	cr_assert_eq(frees, 0);
 	for (uint32_t i = 1; i < 4; i++)
-		cr_assert_eq(rq[i].kstate, RC_KEY_NONE);
+		cr_assert_eq(rq[i].k.state, RC_KEY_NONE);
 	/* the engine's turns: nothing while full, then in order as room comes */
-	rc_recv_revoke_run(&dev);
+	rc_key_revoke_run(&dev);
 	cr_assert_eq(dev.rc.revoke_q.count, 4);
 	ring_room = 3;
-	rc_recv_revoke_run(&dev);
+	rc_key_revoke_run(&dev);
 	cr_assert_eq(dev.rc.revoke_q.count, 1);
 	cr_assert_eq(frees, 3);
 	ring_room = 1;
-	rc_recv_revoke_run(&dev);
+	rc_key_revoke_run(&dev);
 	cr_assert_eq(dev.rc.revoke_q.count, 0);
 	for (uint32_t i = 0; i < 4; i++) {
 		cr_assert_eq(revoked[i], 0x200 + i, "revocation %u", i);

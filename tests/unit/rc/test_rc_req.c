@@ -36,6 +36,8 @@ blue_cc_sent(struct blue_qp *qp, uint32_t bytes, uint32_t pkts)
 }
 
 RC_STUB(blue_send_item_put);
+RC_STUB(rc_read_keys_ahead);
+RC_STUB(rc_read_key_ready);
 RC_STUB(rc_push_retries);
 RC_STUB(rc_atomic_send);
 RC_STUB(rc_timer_arm);

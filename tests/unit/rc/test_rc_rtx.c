@@ -20,6 +20,9 @@ int ordk_rc_logtype;
 #include "rc_stubs.h"
 
 RC_STUB(verbs_trace_add);
+RC_STUB(rc_key_revoke);
+RC_STUB(rc_key_gone);
+RC_STUB(rc_key_revoke_step);
 RC_STUB(blue_send_item_put);
 RC_STUB(rc_source_ok);
 

@@ -29,6 +29,7 @@
 
 struct blue_dev;
 struct blue_qp;
+struct blue_mr;
 
 extern int ordk_rc_logtype;
 #define RC_LOG(level, fmt, ...) \
@@ -65,6 +66,7 @@ enum rc_wqe_flags {
 	RC_WQE_FENCE = 2,    /* waits for every earlier READ to complete */
 	RC_WQE_FATAL = 4,    /* in RC_WQE_ERROR: the QP goes to ERR once it completes */
 	RC_WQE_LEN_ERR = 8,  /* SEND longer than the peer's RECV: announced, then fails */
+	RC_WQE_FAILED = 16,  /* rc_qp_fail()'s oldest WR: its status is reported at the flush */
 };
 
 struct rc_atomic_saved {
@@ -72,6 +74,17 @@ struct rc_atomic_saved {
 	uint8_t valid;
 	uint8_t status;
 	uint64_t orig;
+};
+
+/*
+ * A card MR-table entry of the transport's own (rc_key.c) covering exactly
+ * one buffer while one operation may be written there: a RECV's, a READ's.
+ */
+struct rc_key {
+	uint32_t key;	     /* slot << 8 | key part */
+	uint32_t seq;	     /* the command that created it (REVOKING: that revoked it) */
+	uint32_t pgt_offset; /* PGT index of the buffer's first page (from the user's MR) */
+	uint8_t state;	     /* rc_key_state */
 };
 
 struct rc_wqe {
@@ -98,6 +111,7 @@ struct rc_wqe {
 	uint32_t ans_psn;    /* READ, once answering: first PSN of its answer in the peer's space */
 	uint64_t compare_add;
 	uint64_t swap;
+	struct rc_key k;     /* READ: the entry its answer lands through, [laddr, laddr + len) */
 };
 
 
@@ -107,13 +121,10 @@ struct rc_rwqe {
 	uint32_t len;
 	uint32_t lkey;
 	uint32_t recv_seq;
-	uint32_t key;	     /* its MR-table entry: exactly [addr, addr + len), SENDs only */
-	uint32_t key_seq;    /* the command that created it (REVOKING: that revoked it) */
-	uint32_t pgt_offset; /* PGT index of addr's page (from the user's MR) */
-	uint8_t kstate;	     /* rc_key_state */
+	struct rc_key k;     /* its MR-table entry: exactly [addr, addr + len), SENDs only */
 };
 
-/* A RECV completion waiting for the revocation of its key (r.kstate, r.key_seq). */
+/* A RECV completion waiting for the revocation of its key (r.k). */
 struct rc_rdone {
 	struct ordk_wc wc;
 	struct rc_rwqe r;
@@ -153,6 +164,7 @@ struct rc_msg {
 	X(RC_REQ_, WAIT_READS, "wait-reads")	/* max_rd_atomic READs out */ \
 	X(RC_REQ_, WAIT_FENCE, "wait-fence")	/* a fenced WR, READs out */ \
 	X(RC_REQ_, WAIT_ATOMIC, "wait-atomic")	/* an atomic's fence */   \
+	X(RC_REQ_, WAIT_KEY, "wait-key")	/* a READ's card key: not confirmed yet */ \
 	X(RC_REQ_, LEN_ERR, "len-err")
 enum rc_req_state { RC_REQ_STATES(RC_ENUM_ITEM) RC_REQ_NSTATES };
 
@@ -210,9 +222,10 @@ enum rc_hole_state { RC_HOLE_STATES(RC_ENUM_ITEM) RC_HOLE_NSTATES };
 enum rc_probe_state { RC_PROBE_STATES(RC_ENUM_ITEM) RC_PROBE_NSTATES };
 
 /*
- * A RECV's own card key (rc_recv.c): UpdateMrTable submitted, then confirmed;
- * once the RECV completed, its revocation waits for room on the command ring
- * (REVOKE), then for the card (REVOKING), and the completion waits for both.
+ * A RECV's or a READ's own card key (rc_key.c): UpdateMrTable submitted, then
+ * confirmed; once its operation ended, the revocation waits for room on the
+ * command ring (REVOKE), then for the card (REVOKING), and the completion
+ * waits for both.
  */
 #define RC_KEY_STATES(X)                                                  \
 	X(RC_KEY_, NONE, "none")                                          \
@@ -272,6 +285,7 @@ struct rc_req {
 	struct rc_wqe *atomic_wqe; /* the atomic in flight (later WRs wait for it) */
 	uint32_t next_atomic_id;
 	uint32_t *reads;	   /* sq indices of outstanding READs (<= max_rd_atomic) */
+	uint32_t key_next;	   /* first queued WQE not yet looked at for a READ key (rc_read.c) */
 	struct rc_fifo rd_q;
 	/* the peer's RECV adverts, for our SEND / SEND_IMM / WRITE_IMM */
 	struct blue_ctrl_advert *adv;
@@ -395,7 +409,7 @@ struct rc_engine {
 	uint32_t send_tail_seen;  /* Send ring TAIL at the last look */
 	uint64_t send_fetched;	  /* Send ring descriptors the card has fetched, ever */
 	uint64_t send_busy_tsc;	  /* last time (ptime) the card was still fetching our items */
-	/* RECV keys whose RECVs are gone, waiting for room on the command ring (rc_recv.c) */
+	/* keys whose RECVs or READs are gone, waiting for room on the command ring (rc_key.c) */
 	uint32_t revoke_keys[BLUE_MAX_MR];
 	struct rc_fifo revoke_q;
 };
@@ -597,23 +611,57 @@ enum rc_step rc_ack_step(struct blue_qp *qp, uint64_t now);
 void rc_probe_asked(struct rc_resp *rs, uint32_t psn, uint64_t now);
 void rc_probe_answer(struct blue_qp *qp);
 /* READ, both ends (rc_read.c) */
-void rc_read_answer_seen(struct blue_qp *qp, uint16_t msn, uint32_t psn, uint64_t now);
+/** The FIRST packet of an answer (@p total_len: the whole answer, as the peer says). */
+void rc_read_answer_seen(struct blue_qp *qp, uint16_t msn, uint32_t psn, uint32_t total_len,
+			 uint64_t now);
 void rc_read_progress(struct blue_qp *qp);
-void rc_read_done(struct blue_qp *qp, uint16_t msn);
+/** An answer's LAST or ONLY packet completed message @p m (its PSN, MSN, length). */
+void rc_read_done(struct blue_qp *qp, const struct rc_msg *m);
 void rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r);
 void rc_read_nak_rx(struct blue_qp *qp, const struct blue_ctrl_msg *m);
 /* software atomics (rc_atomic.c) */
 bool rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w);
 void rc_atomic_rx_req(struct blue_qp *qp, const struct blue_ctrl_msg *m);
 void rc_atomic_rx_resp(struct blue_qp *qp, const struct blue_ctrl_msg *m);
+/* the transport's card keys (rc_key.c) */
+/** PGT index of @p addr's page, inside MR @p m. */
+uint32_t rc_key_pgt(const struct blue_mr *m, uint64_t addr);
+/**
+ * Make sure @p k, for [@p addr, @p addr + @p len) with access @p acc, is
+ * known to the card: created (counted in *@p short_count while no slot is
+ * free), then confirmed. Never waits. @return true once it is.
+ */
+bool rc_key_ready(struct blue_qp *qp, struct rc_key *k, uint64_t addr, uint32_t len, uint8_t acc,
+		  uint64_t *short_count);
+/** Its operation ended: the revocation of @p k (PENDING, READY) goes, or waits for room (REVOKE). */
+void rc_key_revoke(struct blue_dev *dev, struct rc_key *k);
+/** Submit a revocation that waited for room. @return false while it still waits. */
+bool rc_key_revoke_step(struct blue_dev *dev, struct rc_key *k);
+/** Does the card no longer know @p k (none, or its revocation confirmed)? (No submission.) */
+bool rc_key_gone(struct blue_dev *dev, struct rc_key *k);
+/** Its owner went away: @p k is revoked now or from the engine's queue; it is none. */
+void rc_key_orphan(struct blue_dev *dev, struct rc_key *k);
+/** The engine's turn: revocations of keys whose owners are gone, that waited for room. */
+void rc_key_revoke_run(struct blue_dev *dev);
+/* READ keys (rc_read.c) */
+/** Create the keys of the READs queued next (up to a few WQEs ahead), without waiting. */
+void rc_read_keys_ahead(struct blue_qp *qp);
+/** Has READ @p w its key, confirmed? (created now if need be; counted in read_keys_short) */
+bool rc_read_key_ready(struct blue_qp *qp, struct rc_wqe *w);
+/** The QP fails or leaves RTS: every READ's key is revoked (submitted before the ManageQp). */
+void rc_read_keys_revoke_all(struct blue_qp *qp);
+/** @return RC_MORE while a READ's key is not confirmed gone. */
+enum rc_step rc_read_keys_wait(struct blue_qp *qp);
+/** The send queue is emptied: keys of its READs still known go (rc_key_orphan()). */
+void rc_read_keys_release(struct blue_qp *qp);
+/** The oldest WR, a READ that ended, waits for its key's revocation: complete it once gone. */
+enum rc_step rc_read_keys_retire(struct blue_qp *qp);
 /* RECV keys (rc_recv.c) */
 bool rc_recv_key_ready(struct blue_qp *qp, struct rc_rwqe *r);
 void rc_recv_done(struct blue_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc);
 /** Report RECV completions whose keys are revoked (all: @p force). @return RC_MORE while some wait. */
 enum rc_step rc_recv_retire(struct blue_qp *qp, bool force);
 void rc_recv_keys_release(struct blue_qp *qp, bool push);
-/** The engine's turn: revocations of keys whose RECVs are gone, that waited for room. */
-void rc_recv_revoke_run(struct blue_dev *dev);
 
 /* Completion opcode of a send WQE's opcode (ordk_wr_opcode == blue WR 0-4, 5, 6). */
 static inline enum ordk_wc_opcode

@@ -96,6 +96,9 @@ rc_wqe_to(struct blue_qp *qp, struct rc_wqe *w, enum rc_wqe_state next)
 		return false;
 	}
 	w->state = (uint8_t)next;
+	/* a READ that ends, however, gives its card key back (its completion waits for that) */
+	if (next == RC_WQE_DONE || next == RC_WQE_ERROR)
+		rc_key_revoke(blue_qp_dev(qp), &w->k);
 	return true;
 }
 
@@ -113,21 +116,31 @@ wqe_acked(const struct blue_qp *qp, const struct rc_wqe *w)
  * acknowledged; a failed WR at once; any other once acknowledged, and then
  * a READ or an atomic once answered (done), a WRITE or SEND once the card
  * fetched the resends that read its buffer. Our too long SEND's
- * announcement, acknowledged, completes by failing the QP.
+ * announcement, acknowledged, completes by failing the QP. A READ, done or
+ * failed, also once the card confirmed its key's revocation: nothing lands
+ * in a buffer the application got back (the engine asks again meanwhile,
+ * rc_read_keys_retire()).
  */
 static bool
-wqe_may_complete(struct blue_qp *qp, const struct rc_wqe *w)
+key_gone(struct blue_qp *qp, struct rc_wqe *w)
+{
+	(void)rc_key_revoke_step(blue_qp_dev(qp), &w->k); /* one that waited for room */
+	return rc_key_gone(blue_qp_dev(qp), &w->k);
+}
+
+static bool
+wqe_may_complete(struct blue_qp *qp, struct rc_wqe *w)
 {
 	if (w->flags & RC_WQE_INTERNAL)
 		return wqe_acked(qp, w);
 	if (w->state == RC_WQE_ERROR)
-		return true;
+		return key_gone(qp, w);
 	if (!wqe_acked(qp, w))
 		return false;
 	if (w->flags & RC_WQE_LEN_ERR)
 		return true;
 	if (w->opcode == BLUE_WR_RDMA_READ || rc_is_atomic(w->opcode))
-		return w->state == RC_WQE_DONE;
+		return w->state == RC_WQE_DONE && key_gone(qp, w);
 	return !rc_rtx_unfetched(qp);
 }
 

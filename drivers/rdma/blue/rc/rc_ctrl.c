@@ -219,7 +219,7 @@ recv_keys_request(struct blue_qp *qp)
 	for (uint32_t i = rs->rq_advertised; i < rs->rq_q.count; i++) {
 		struct rc_rwqe *r = &rs->rq[rc_fifo_at(&rs->rq_q, i)];
 
-		if (r->kstate == RC_KEY_NONE && !rc_recv_key_ready(qp, r) && r->kstate == RC_KEY_NONE)
+		if (r->k.state == RC_KEY_NONE && !rc_recv_key_ready(qp, r) && r->k.state == RC_KEY_NONE)
 			break; /* no slot, or the command ring is full: the next poll goes on */
 	}
 }
@@ -255,7 +255,7 @@ rc_send_adverts(struct blue_qp *qp)
 
 			m.advert.e[i] = (struct blue_ctrl_advert){ .recv_seq = r->recv_seq,
 								   .length = r->len, .addr = r->addr,
-								   .rkey = r->key };
+								   .rkey = r->k.key };
 		}
 		m.advert.count = (uint16_t)n;
 		m.seq = m.advert.e[0].recv_seq;

@@ -303,8 +303,8 @@ connected(const struct blue_qp *qp)
 }
 
 /*
- * One QP's turn: adverts both ways, RECV completions waiting for their keys,
- * the timer, the requester, the responder's answers. @return RC_MORE while
+ * One QP's turn: adverts both ways, RECV and READ completions waiting for
+ * their keys, the timer, the requester, the responder's answers. @return RC_MORE while
  * it has something left to do (it stays on the active list); *items: Send
  * items pushed.
  */
@@ -338,6 +338,12 @@ qp_step(struct blue_qp *qp, uint64_t now, unsigned int *items)
 			if (qp->comp.state == RC_COMP_FLUSH)
 				return RC_MORE; /* it failed: the next poll reaps it */
 		}
+		/* a READ that ended, its key's revocation not confirmed yet */
+		if (rc_read_keys_retire(qp) == RC_MORE) {
+			more = RC_MORE;
+			if (qp->comp.state == RC_COMP_FLUSH)
+				return RC_MORE; /* it failed: the next poll reaps it */
+		}
 		rc_timer_check(qp, now);
 		*items += rc_push(qp);
 		/* a QP that only waits for an ACK sleeps on the wheel */
@@ -363,7 +369,7 @@ rc_poll(struct blue_dev *dev, unsigned int budget)
 	work = poll_input(dev, budget);
 	watch_send_ring(dev, now);
 	if (dev->rc.revoke_q.count > 0)
-		rc_recv_revoke_run(dev);
+		rc_key_revoke_run(dev);
 	rc_wheel_run(dev, now);
 	for (qp = TAILQ_FIRST(&dev->rc.active); qp != NULL; qp = tmp) {
 		tmp = TAILQ_NEXT(qp, sched.link);

@@ -47,6 +47,8 @@ rc_qp_fini(struct blue_qp *qp)
 {
 	if (qp->resp.rq != NULL && qp->resp.rdone != NULL)
 		rc_recv_keys_release(qp, false);
+	if (qp->req.sq != NULL)
+		rc_read_keys_release(qp);
 	rte_free(qp->resp.rdone);
 	qp->resp.rdone = NULL;
 	rte_free(qp->req.sq);
@@ -72,6 +74,7 @@ static void
 reset_queues(struct blue_qp *qp)
 {
 	rc_recv_keys_release(qp, true); /* the card's QP context is invalid already */
+	rc_read_keys_release(qp);
 	qp->req.sq_head = qp->req.sq_next = qp->req.sq_tail = qp->req.sq_user = 0;
 	qp->resp.ans_head = qp->resp.ans_next = qp->resp.ans_tail = 0; /* answers of a QP in error: dropped */
 	rc_fifo_clear(&qp->req.rd_q);
@@ -158,8 +161,15 @@ flush_wrs(struct blue_qp *qp)
 	for (uint32_t i = qp->req.sq_head; i != qp->req.sq_tail; i++) {
 		struct rc_wqe *w = &qp->req.sq[i & qp->req.sq_mask];
 
-		if (!(w->flags & RC_WQE_INTERNAL))
+		if (w->flags & RC_WQE_FAILED) {
+			/* rc_qp_fail()'s oldest WR, a READ: its error, now its key is gone */
+			struct ordk_wc wc = { .wr_id = w->wr_id, .status = w->status, .qp_num = qp->vqp.qpn,
+					      .opcode = rc_wc_opcode(w->opcode) };
+
+			verbs_cq_push(qp->vqp.scq, &wc);
+		} else if (!(w->flags & RC_WQE_INTERNAL)) {
 			flush_cqe(qp->vqp.scq, w->wr_id, rc_wc_opcode(w->opcode), qp->vqp.qpn);
+		}
 	}
 	for (uint32_t i = 0; i < qp->resp.rq_q.count; i++)
 		flush_cqe(qp->vqp.rcq, qp->resp.rq[rc_fifo_at(&qp->resp.rq_q, i)].wr_id, ORDK_WC_RECV,
@@ -254,11 +264,10 @@ rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 	if (len > (1u << 31))
 		return -EINVAL;
 	if (len > 0 && !inl) {
-		/* a READ's buffer is written by the card as a remote write (section 5.3) */
+		/* a READ's answer lands through its own key (rc_read.c): the MR needs
+		 * only LOCAL_WRITE, as in IBA, and no REMOTE_WRITE a peer could use */
 		rc = check_sge(qp, &wr->sge,
-			       wr->opcode == ORDK_WR_RDMA_READ
-				       ? ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE
-				       : atomic ? ORDK_ACCESS_LOCAL_WRITE : 0);
+			       wr->opcode == ORDK_WR_RDMA_READ || atomic ? ORDK_ACCESS_LOCAL_WRITE : 0);
 		if (rc != 0)
 			return rc;
 	}
@@ -287,6 +296,8 @@ rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 		.rkey = atomic ? wr->atomic.rkey : wr->rdma.rkey,
 		.compare_add = atomic ? wr->atomic.compare_add : 0,
 		.swap = atomic ? wr->atomic.swap : 0 };
+	if (wr->opcode == ORDK_WR_RDMA_READ)
+		w->k.pgt_offset = rc_key_pgt(blue_mr_lookup(blue_qp_dev(qp), wr->sge.lkey), w->laddr);
 	qp->req.sq_tail++;
 	qp->req.sq_user++;
 	qp->vqp.st.wr_posted++;
@@ -324,9 +335,7 @@ rc_post_recv(struct blue_qp *qp, const struct ordk_recv_wr *wr)
 		r->addr = wr->sge.addr;
 		r->len = wr->sge.length;
 		r->lkey = wr->sge.lkey;
-		/* the RECV's own card entry translates through the MR's PGT run */
-		r->pgt_offset = m->pgt_start + (uint32_t)((r->addr >> BLUE_PAGE_SHIFT) -
-							  ((uintptr_t)m->vmr.pub.addr >> BLUE_PAGE_SHIFT));
+		r->k.pgt_offset = rc_key_pgt(m, r->addr);
 	}
 	return 0;
 }
@@ -338,6 +347,13 @@ rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
 	while (qp->req.sq_head != qp->req.sq_tail) {
 		struct rc_wqe *w = &qp->req.sq[qp->req.sq_head & qp->req.sq_mask];
 
+		if (!(w->flags & RC_WQE_INTERNAL) && w->k.state != RC_KEY_NONE) {
+			/* a READ whose key the card may still know: its error comes with
+			 * the flush, once the revocation is confirmed (rc_qp_error_reap()) */
+			w->status = (uint8_t)status;
+			w->flags |= RC_WQE_FAILED;
+			break;
+		}
 		qp->req.sq_head++;
 		if (w->flags & RC_WQE_INTERNAL)
 			continue;
@@ -407,6 +423,9 @@ rc_qp_error(struct blue_qp *qp)
 	memset(qp->req.rtx_bits, 0, sizeof(qp->req.rtx_bits));
 	qp->req.rtx_count = 0;
 	qp->req.rtx_fetch_until = 0;
+	/* the READs' keys go first: the card runs commands in order, so by its
+	 * word on the ManageQp they are gone too (rc_qp_error_reap() checks) */
+	rc_read_keys_revoke_all(qp);
 	if (!told)
 		rc_qp_err_cmd_start(qp);
 	rc_activate(qp);
@@ -418,6 +437,10 @@ rc_qp_error_reap(struct blue_qp *qp)
 	bool ok;
 
 	if (!rc_qp_err_cmd_reaped(qp, &ok))
+		return RC_MORE;
+	/* no READ completes while the card may know its key (one that waited for
+	 * room on the command ring), unless the card stopped answering */
+	if (rc_read_keys_wait(qp) == RC_MORE && rc_ptime(&blue_qp_dev(qp)->rc) < qp->comp.err_deadline)
 		return RC_MORE;
 	/* best effort: the QP is in error whatever the card answers */
 	if (!ok)

@@ -3,7 +3,13 @@
  * RDMA READ, both ends.
  * Requester: an answer comes in the peer's PSN space (the card reports its
  * FIRST and LAST only); the READ's timer moves with that answer and nothing
- * else, and a READ completes when its answer's last PSN arrived.
+ * else, and a READ completes when its answer's last PSN arrived, if the
+ * answer has the READ's length (its PSN count, the lengths its FIRST and
+ * LAST or ONLY say): else it fails (BAD_RESP_ERR) and the QP goes to ERR.
+ * Each READ's buffer gets a card key of its own (rc_key.c), which the
+ * request carries: the card places the answer through it, so an answer lands
+ * only in that buffer, and only while the READ is outstanding (the key is
+ * revoked as the READ ends; its completion waits for the card's word).
  * Responder: a READ request becomes an answer in the QP's answer ring (its
  * max_dest_rd_atomic resources), answered in request order once every
  * earlier PSN arrived (rc_push); a request it cannot serve is refused with
@@ -43,9 +49,30 @@ read_answer_pkts(const struct blue_qp *qp, const struct rc_wqe *w)
 	return rc_pkts(w->laddr, w->len, blue_pmtu_bytes(qp->vqp.attr.path_mtu));
 }
 
+/*
+ * The answer to READ @p w (the @p i th outstanding) is not as long as the
+ * READ: the peer is broken or hostile. IBA's requester takes a response it
+ * cannot match to its request as a bad response: the READ completes with
+ * BAD_RESP_ERR (not REM_OP_ERR: that one reports the responder's own NAK,
+ * and no NAK came), then the QP goes to ERR (rc_complete_sends()).
+ */
+static void
+answer_length_error(struct blue_qp *qp, struct rc_wqe *w, uint32_t i, const char *what)
+{
+	RC_LOG(WARNING, "qp 0x%06x: the answer to READ msn %u (%u B) %s: QP to ERR", qp->vqp.qpn,
+	       w->msn, w->len, what);
+	qp->vqp.st.read_resp_len_errors++;
+	w->flags |= RC_WQE_FATAL;
+	w->status = ORDK_WC_BAD_RESP_ERR;
+	rc_wqe_to(qp, w, RC_WQE_ERROR);
+	rc_fifo_remove(&qp->req.rd_q, qp->req.reads, i);
+	rc_complete_sends(qp);
+}
+
 /* The first packet of the answer to an outstanding READ: note where it starts. */
 void
-rc_read_answer_seen(struct blue_qp *qp, uint16_t msn, uint32_t psn, uint64_t now)
+rc_read_answer_seen(struct blue_qp *qp, uint16_t msn, uint32_t psn, uint32_t total_len,
+		    uint64_t now)
 {
 	for (uint32_t i = 0; i < qp->req.rd_q.count; i++) {
 		struct rc_wqe *w = &qp->req.sq[qp->req.reads[rc_fifo_at(&qp->req.rd_q, i)]];
@@ -54,6 +81,12 @@ rc_read_answer_seen(struct blue_qp *qp, uint16_t msn, uint32_t psn, uint64_t now
 			continue;
 		if (w->state == RC_WQE_ANSWERING)
 			return;
+		/* a FIRST says the whole answer's length; a one-packet READ has none */
+		if (total_len != w->len || read_answer_pkts(qp, w) < 2) {
+			answer_length_error(qp, w, i, total_len != w->len ? "says another length"
+									  : "has more than one packet");
+			return;
+		}
 		rc_wqe_to(qp, w, RC_WQE_ANSWERING);
 		w->ans_psn = psn;
 		if (i == 0)
@@ -90,20 +123,47 @@ rc_read_progress(struct blue_qp *qp)
 }
 
 /*
+ * Does the answer ending with @p m have READ @p w's length? An ONLY: one
+ * packet expected, of the READ's length. A LAST: its FIRST was seen (and
+ * said the READ's length, rc_read_answer_seen()), the PSNs from it are as
+ * many as the READ's packets, and the LAST's own length is that of the
+ * READ's last packet. (What the card placed in between, MIDDLE packets, it
+ * bounded by the READ's key and its own length checks.)
+ */
+static bool
+answer_len_ok(const struct blue_qp *qp, const struct rc_wqe *w, const struct rc_msg *m)
+{
+	uint32_t npk = read_answer_pkts(qp, w), off, n;
+
+	if (m->opcode == BLUE_OP_READ_RESPONSE_ONLY)
+		return npk == 1 && m->len == w->len;
+	if (w->state != RC_WQE_ANSWERING || npk < 2 ||
+	    m->end_psn != blue_psn_add(w->ans_psn, npk - 1))
+		return false;
+	rc_pkt_span(w->laddr, w->len, blue_pmtu_bytes(qp->vqp.attr.path_mtu), npk - 1, &off, &n);
+	return m->len == n;
+}
+
+/*
  * A READ response completed. Responses carry their request's MSN, so a
  * response to a re-sent request whose READ already finished is recognised
- * and ignored instead of finishing the next READ.
+ * and ignored instead of finishing the next READ (its key is revoked by
+ * then: the card drops it, unless it came before the card confirmed that).
  */
 void
-rc_read_done(struct blue_qp *qp, uint16_t msn)
+rc_read_done(struct blue_qp *qp, const struct rc_msg *m)
 {
 	struct rc_wqe *w;
 
-	if (qp->req.rd_q.count == 0 || (w = &qp->req.sq[qp->req.reads[qp->req.rd_q.head]])->msn != msn) {
-		qp->vqp.st.duplicates++; /* a READ response nobody waits for */
+	if (qp->req.rd_q.count == 0 || (w = &qp->req.sq[qp->req.reads[qp->req.rd_q.head]])->msn != m->msn) {
+		qp->vqp.st.read_resp_unsolicited++; /* a READ response nobody waits for: dropped */
 		RC_LOG(DEBUG, "qp 0x%06x: READ response msn %u, oldest READ msn %u (%u outstanding)",
-		       qp->vqp.qpn, msn, qp->req.rd_q.count ? qp->req.sq[qp->req.reads[qp->req.rd_q.head]].msn : 0,
+		       qp->vqp.qpn, m->msn, qp->req.rd_q.count ? qp->req.sq[qp->req.reads[qp->req.rd_q.head]].msn : 0,
 		       qp->req.rd_q.count);
+		return;
+	}
+	if (!answer_len_ok(qp, w, m)) {
+		answer_length_error(qp, w, 0, "is not as long as the READ");
 		return;
 	}
 	rc_fifo_pop(&qp->req.rd_q);
@@ -117,6 +177,92 @@ rc_read_done(struct blue_qp *qp, uint16_t msn)
 	if (qp->req.rd_q.count > 0 &&
 	    qp->req.sq[qp->req.reads[qp->req.rd_q.head]].state == RC_WQE_ANSWERING)
 		read_answer_timer(qp, &qp->req.sq[qp->req.reads[qp->req.rd_q.head]], rc_ptime(&blue_qp_dev(qp)->rc));
+}
+
+/* ------------------------------------------------------------ READ keys */
+
+/*
+ * Keys are made a few WQEs ahead of the requester, so a READ's key is
+ * usually confirmed by the time the READ may go: the command round trip
+ * overlaps the READs before it instead of adding to each. The bound keeps
+ * the MR-table slots a deep queue holds small (the table has BLUE_MAX_MR,
+ * shared by every MR, RECV and READ of the device).
+ */
+#define RC_READ_KEYS_AHEAD 32u
+
+bool
+rc_read_key_ready(struct blue_qp *qp, struct rc_wqe *w)
+{
+	/* exactly the READ's buffer, with what the card checks for READ responses
+	 * (REMOTE_WRITE in the entry, section 5.1), in the user MR's PGT run */
+	return rc_key_ready(qp, &w->k, w->laddr, w->len, BLUE_ACC_REMOTE_WRITE,
+			    &qp->vqp.st.read_keys_short);
+}
+
+void
+rc_read_keys_ahead(struct blue_qp *qp)
+{
+	struct rc_req *rq = &qp->req;
+	uint32_t i = (int32_t)(rq->key_next - rq->sq_next) > 0 ? rq->key_next : rq->sq_next;
+
+	for (; i != rq->sq_tail && i - rq->sq_next < RC_READ_KEYS_AHEAD; i++) {
+		struct rc_wqe *w = &rq->sq[i & rq->sq_mask];
+
+		/* no slot, or no room on the command ring: a later poll goes on from here */
+		if (w->opcode == BLUE_WR_RDMA_READ && w->k.state == RC_KEY_NONE &&
+		    !rc_read_key_ready(qp, w) && w->k.state == RC_KEY_NONE)
+			break;
+	}
+	rq->key_next = i;
+}
+
+void
+rc_read_keys_revoke_all(struct blue_qp *qp)
+{
+	for (uint32_t i = qp->req.sq_head; i != qp->req.sq_tail; i++)
+		rc_key_revoke(blue_qp_dev(qp), &qp->req.sq[i & qp->req.sq_mask].k);
+}
+
+enum rc_step
+rc_read_keys_wait(struct blue_qp *qp)
+{
+	enum rc_step more = RC_DONE;
+
+	for (uint32_t i = qp->req.sq_head; i != qp->req.sq_tail; i++) {
+		struct rc_key *k = &qp->req.sq[i & qp->req.sq_mask].k;
+
+		rc_key_revoke(blue_qp_dev(qp), k);
+		(void)rc_key_revoke_step(blue_qp_dev(qp), k);
+		if (!rc_key_gone(blue_qp_dev(qp), k))
+			more = RC_MORE;
+	}
+	return more;
+}
+
+void
+rc_read_keys_release(struct blue_qp *qp)
+{
+	for (uint32_t i = qp->req.sq_head; i != qp->req.sq_tail; i++)
+		rc_key_orphan(blue_qp_dev(qp), &qp->req.sq[i & qp->req.sq_mask].k);
+	qp->req.key_next = 0;
+}
+
+enum rc_step
+rc_read_keys_retire(struct blue_qp *qp)
+{
+	const struct rc_wqe *w = &qp->req.sq[qp->req.sq_head & qp->req.sq_mask];
+
+	uint32_t head = qp->req.sq_head;
+
+	if (qp->req.sq_head == qp->req.sq_next || w->k.state == RC_KEY_NONE ||
+	    (w->state != RC_WQE_DONE && w->state != RC_WQE_ERROR))
+		return RC_DONE;
+	rc_complete_sends(qp);
+	/* completions are progress, as in rc_read_done(): with nothing left
+	 * outstanding the timer stops (else it fired on a finished READ) */
+	if (qp->req.sq_head != head && qp->comp.state != RC_COMP_FLUSH)
+		rc_timer_arm(qp);
+	return RC_MORE;
 }
 
 /* ------------------------------------------------------------ responder */

@@ -269,7 +269,9 @@ rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uin
 		.flags = (uint8_t)((signaled ? BLUE_SEND_SIGNALED : 0) |
 				   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
 		.pmtu = (uint8_t)qp->vqp.attr.path_mtu, .is_first = off == 0, .is_last = last,
-		.sqpn = qp->vqp.qpn, .imm = w->imm, .dst_mac = qp->vqp.attr.dest_mac, .lkey = w->lkey,
+		.sqpn = qp->vqp.qpn, .imm = w->imm, .dst_mac = qp->vqp.attr.dest_mac,
+		/* a READ request carries the READ's own key, never the user MR's (rc_read.c) */
+		.lkey = w->opcode == BLUE_WR_RDMA_READ ? w->k.key : w->lkey,
 		.len = len, .laddr = w->laddr + off, .enable_ecn = qp->cc_on };
 }
 
@@ -512,6 +514,7 @@ push_queued(struct blue_qp *qp)
 	if (more)
 		return items;
 	req_hold(qp, RC_REQ_IDLE);
+	rc_read_keys_ahead(qp);
 	/* (a WR failed its source check: the QP fails with it) */
 	while (qp->req.sq_next != qp->req.sq_tail && !qp->req.prot_err) {
 		struct rc_wqe *w = &qp->req.sq[qp->req.sq_next & qp->req.sq_mask];
@@ -527,6 +530,11 @@ push_queued(struct blue_qp *qp)
 		if (rc_is_atomic(w->opcode)) {
 			start_atomic(qp, w);
 			continue;
+		}
+		/* a READ goes once the card knows its key (made ahead: rc_read_keys_ahead()) */
+		if (!rc_wqe_started(w) && w->opcode == BLUE_WR_RDMA_READ && !rc_read_key_ready(qp, w)) {
+			req_hold(qp, RC_REQ_WAIT_KEY);
+			break;
 		}
 		if (!rc_wqe_started(w) && !start_wqe(qp, w))
 			break;

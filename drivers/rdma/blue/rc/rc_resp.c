@@ -85,7 +85,7 @@ rc_resp_complete(struct blue_qp *qp)
 
 		if (blue_psn_diff(qp->resp.epsn, m->end_psn) <= 0)
 			break;
-		if (m->len == RC_MSG_LEN_AT_FIRST)
+		if (m->len == RC_MSG_LEN_AT_FIRST && !blue_op_is_read_resp(m->opcode))
 			m->len = qp->resp.first_len[m->msn % ORDK_FIRST_LEN_SLOTS];
 		if (m->opcode != BLUE_OP_READ_RESPONSE_LAST && m->opcode != BLUE_OP_READ_RESPONSE_ONLY)
 			qp->vqp.st.rx_bytes += m->len; /* (a READ's answer: at rc_read_done()) */
@@ -104,7 +104,7 @@ rc_resp_complete(struct blue_qp *qp)
 			break;
 		case BLUE_OP_READ_RESPONSE_LAST:
 		case BLUE_OP_READ_RESPONSE_ONLY:
-			rc_read_done(qp, m->msn);
+			rc_read_done(qp, m);
 			break;
 		default:
 			break; /* a plain WRITE completes nothing at the responder */
@@ -159,9 +159,10 @@ msg_queue(struct blue_qp *qp, const struct blue_meta_basic *b, uint8_t op, enum 
 	rs->msgs[rc_fifo_insert(&rs->msg_q, rs->msgs, at)] = (struct rc_msg){
 		.end_psn = b->psn, .opcode = op, .ack_req = b->ack_req, .msn = b->msn,
 		.imm = b->imm_data,
-		/* a LAST may come before its FIRST: its length is read at completion;
+		/* a LAST may come before its FIRST: its length is read at completion
+		 * (a READ answer's LAST keeps its own, which rc_read_done() checks);
 		 * a too small RECV's announcement carries the SEND's length in raddr */
-		.len = pos != BLUE_POS_ONLY ? RC_MSG_LEN_AT_FIRST
+		.len = pos != BLUE_POS_ONLY ? (blue_op_is_read_resp(op) ? b->total_len : RC_MSG_LEN_AT_FIRST)
 		       : blue_op_is_send(op) && b->total_len == 0 && b->rkey == BLUE_WIRE_RKEY_LEN_ERR
 			       ? (uint32_t)RTE_MIN(b->raddr, (uint64_t)UINT32_MAX)
 			       : b->total_len };
@@ -226,7 +227,7 @@ rx_header(struct blue_qp *qp, const struct blue_meta_report *r)
 		qp->resp.first_len[b->msn % ORDK_FIRST_LEN_SLOTS] = b->total_len;
 	/* the first packet of the answer to one of our READs: where its answer starts */
 	if (pos == BLUE_POS_FIRST && blue_op_is_read_resp(op))
-		rc_read_answer_seen(qp, b->msn, b->psn, now);
+		rc_read_answer_seen(qp, b->msn, b->psn, b->total_len, now);
 	if (rc_resp_mark(qp, b->psn) == RC_RX_DUP) {
 		RC_LOG(DEBUG, "qp 0x%06x: header psn 0x%06x op 0x%x msn %u seen before (epsn 0x%06x)",
 		       qp->vqp.qpn, b->psn, op, b->msn, qp->resp.epsn);
