@@ -26,6 +26,7 @@
 #include "ordk_verbs.h"
 #include "blue_wire.h"
 #include "rc_fifo.h"
+#include "rc_key.h"
 
 struct blue_dev;
 struct blue_qp;
@@ -74,17 +75,6 @@ struct rc_atomic_saved {
 	uint8_t valid;
 	uint8_t status;
 	uint64_t orig;
-};
-
-/*
- * A card MR-table entry of the transport's own (rc_key.c) covering exactly
- * one buffer while one operation may be written there: a RECV's, a READ's.
- */
-struct rc_key {
-	uint32_t key;	     /* slot << 8 | key part */
-	uint32_t seq;	     /* the command that created it (REVOKING: that revoked it) */
-	uint32_t pgt_offset; /* PGT index of the buffer's first page (from the user's MR) */
-	uint8_t state;	     /* rc_key_state */
 };
 
 struct rc_wqe {
@@ -623,26 +613,6 @@ void rc_read_nak_rx(struct blue_qp *qp, const struct blue_ctrl_msg *m);
 bool rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w);
 void rc_atomic_rx_req(struct blue_qp *qp, const struct blue_ctrl_msg *m);
 void rc_atomic_rx_resp(struct blue_qp *qp, const struct blue_ctrl_msg *m);
-/* the transport's card keys (rc_key.c) */
-/** PGT index of @p addr's page, inside MR @p m. */
-uint32_t rc_key_pgt(const struct blue_mr *m, uint64_t addr);
-/**
- * Make sure @p k, for [@p addr, @p addr + @p len) with access @p acc, is
- * known to the card: created (counted in *@p short_count while no slot is
- * free), then confirmed. Never waits. @return true once it is.
- */
-bool rc_key_ready(struct blue_qp *qp, struct rc_key *k, uint64_t addr, uint32_t len, uint8_t acc,
-		  uint64_t *short_count);
-/** Its operation ended: the revocation of @p k (PENDING, READY) goes, or waits for room (REVOKE). */
-void rc_key_revoke(struct blue_dev *dev, struct rc_key *k);
-/** Submit a revocation that waited for room. @return false while it still waits. */
-bool rc_key_revoke_step(struct blue_dev *dev, struct rc_key *k);
-/** Does the card no longer know @p k (none, or its revocation confirmed)? (No submission.) */
-bool rc_key_gone(struct blue_dev *dev, struct rc_key *k);
-/** Its owner went away: @p k is revoked now or from the engine's queue; it is none. */
-void rc_key_orphan(struct blue_dev *dev, struct rc_key *k);
-/** The engine's turn: revocations of keys whose owners are gone, that waited for room. */
-void rc_key_revoke_run(struct blue_dev *dev);
 /* READ keys (rc_read.c) */
 /** Create the keys of the READs queued next (up to a few WQEs ahead), without waiting. */
 void rc_read_keys_ahead(struct blue_qp *qp);
