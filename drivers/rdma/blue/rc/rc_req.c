@@ -278,9 +278,9 @@ rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uin
 bool
 rc_source_ok(struct blue_qp *qp, struct rc_wqe *w, uint32_t off, uint32_t len)
 {
-	/* a READ's buffer is written by the card as a remote write (rc_post_send()) */
-	unsigned int need = w->opcode == BLUE_WR_RDMA_READ
-				    ? ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE : 0;
+	/* what rc_post_send() checked: a READ's answer lands through its own key
+	 * (rc_read.c), so its MR needs LOCAL_WRITE only, as in IBA */
+	unsigned int need = w->opcode == BLUE_WR_RDMA_READ ? ORDK_ACCESS_LOCAL_WRITE : 0;
 
 	if ((w->flags & RC_WQE_INTERNAL) || len == 0 ||
 	    rc_mr_check(qp, w->lkey, w->laddr + off, len, need) == 0)
