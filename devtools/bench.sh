@@ -18,8 +18,10 @@
 #     --against DIR  another build directory (e.g. of an older commit): each
 #                 ordk-perf pair runs with its ordk-perf too, right before or
 #                 after this build's (in turn), and a second table gives,
-#                 per figure, this build against that one (median and range
-#                 of the per-pair ratios). Before/after comparisons need
+#                 per figure, this build against that one as a speed ratio
+#                 (latencies inverted: above 1 is faster; median and range of
+#                 the per-pair ratios, and the ratio of the two builds' best
+#                 runs, as noise only slows runs down). Before/after comparisons need
 #                 this: the machine's state changes within minutes, and TCP
 #                 does not follow it.
 # Every process runs under a time bound and is stopped by its PID.
@@ -205,22 +207,28 @@ print()
 for name, med in out:
     print("ratio %s: %.3f" % (name, med))
 if sys.argv[3]:
-    # --against: each figure of this build over the other build's, pair by pair
+    # --against: each figure of this build over the other build's, pair by pair, as a speed
+    # ratio (latencies inverted), so that above 1 is better everywhere. The machine's noise
+    # only ever slows a run down, so the ratio of each build's best run is printed too.
     print()
-    print("this build against %s (each ratio from two runs back to back; lat: lower is better)"
+    print("this build against %s (speed ratios: above 1 is better; each pair's two runs back"
           % sys.argv[3])
-    print("%-22s %12s %12s %7s %15s" % ("figure", "this", "other", "ratio", "ratio range"))
+    print("to back; best: ratio of each build's best run)")
+    print("%-22s %12s %12s %7s %15s %7s" % ("figure", "this", "other", "ratio", "ratio range",
+                                            "best"))
     out = []
     for k in ["write_bw_64k_mibs", "write_bw_8b_mpps", "write_lat_8b_us", "send_lat_8b_us",
               "read_bw_64k_mibs", "atomic_bw_mpps"]:
         a = [f[k] for f in reps.values()]
         b = [f["against_" + k] for f in reps.values()]
-        rr = [x / y for x, y in zip(a, b)]
-        print("%-22s %12.3f %12.3f %7.3f %7.3f-%-7.3f" % (
+        lat = k.endswith("_us")
+        rr = [(y / x) if lat else (x / y) for x, y in zip(a, b)]
+        best = (min(b) / min(a)) if lat else (max(a) / max(b))
+        print("%-22s %12.3f %12.3f %7.3f %7.3f-%-7.3f %7.3f" % (
             k, statistics.median(a), statistics.median(b), statistics.median(rr), min(rr),
-            max(rr)))
-        out.append((k, statistics.median(rr)))
+            max(rr), best))
+        out.append((k, statistics.median(rr), best))
     print()
-    for k, med in out:
-        print("against %s: %.3f" % (k, med))
+    for k, med, best in out:
+        print("against %s: %.3f (best %.3f)" % (k, med, best))
 PY
