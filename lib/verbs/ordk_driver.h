@@ -57,6 +57,7 @@ struct verbs_dev {
 	bool cq_error;			/* a CQ went to error: its QPs go to ERR at the next poll */
 	struct ordk_async_event ev[VERBS_EVENTS];
 	uint32_t ev_head, ev_count;
+	uint64_t ev_lost_run;		/* events lost since the queue was last full (logged once a run) */
 	void (*ev_cb)(struct ordk_dev *dev, const struct ordk_async_event *ev, void *arg);
 	void *ev_arg;
 	/*

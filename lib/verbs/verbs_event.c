@@ -6,6 +6,7 @@
  * from inside it (a completion push happens in the middle of queue walks).
  */
 #include <errno.h>
+#include <inttypes.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_hash.h>
@@ -40,10 +41,18 @@ verbs_event_raise(struct ordk_dev *odev, enum ordk_event_type type, struct ordk_
 	struct ordk_async_event *e;
 
 	if (dev->ev_count == VERBS_EVENTS) {
+		/* one line a run of losses, not one a loss: a program that never reads them */
 		dev->st.async_events_lost++;
-		VERBS_LOG(ERR, "%s: event queue full (%u): %s lost", dev->name, VERBS_EVENTS,
-			  ordk_event_type_str(type));
+		if (dev->ev_lost_run++ == 0)
+			VERBS_LOG(ERR, "%s: event queue full (%u): %s lost; more are counted "
+				  "(async_events_lost) until the queue has room",
+				  dev->name, VERBS_EVENTS, ordk_event_type_str(type));
 		return;
+	}
+	if (unlikely(dev->ev_lost_run != 0)) {
+		VERBS_LOG(ERR, "%s: %" PRIu64 " events lost while the event queue was full",
+			  dev->name, dev->ev_lost_run);
+		dev->ev_lost_run = 0;
 	}
 	e = &dev->ev[(dev->ev_head + dev->ev_count++) % VERBS_EVENTS];
 	*e = (struct ordk_async_event){ .event_type = type };

@@ -14,4 +14,10 @@
  */
 void abi_qp_to_rts(struct ibv_qp *qp, uint32_t peer, const union ibv_gid *gid, uint32_t psn);
 
+/**
+ * The same without a test framework (plain verbs programs such as async_cq_err.c):
+ * 0, or the step that failed (1 INIT, 2 RTR, 3 RTS) with errno set by ibv_modify_qp.
+ */
+int abi_qp_try_rts(struct ibv_qp *qp, uint32_t peer, const union ibv_gid *gid, uint32_t psn);
+
 #endif /* ABI_QP_H */

@@ -16,6 +16,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "abi_qp.h"
+
 #define CQE 2
 #define WRITES 6
 
@@ -24,38 +26,6 @@ fail(const char *what)
 {
 	printf("FAIL: %s (errno %d: %s)\n", what, errno, strerror(errno));
 	return 1;
-}
-
-static int
-to_rts(struct ibv_qp *qp, uint32_t peer, const union ibv_gid *gid)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = peer;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 /* The next async event, waited for on async_fd (10 s at most), printed and acked. */
@@ -135,7 +105,7 @@ main(void)
 	a = ibv_create_qp(pd, &ia);
 	b = ibv_create_qp(pd, &ia);
 	if (a == NULL || b == NULL || ibv_query_gid(c, 1, 0, &gid) ||
-	    to_rts(a, b->qp_num, &gid) || to_rts(b, a->qp_num, &gid))
+	    abi_qp_try_rts(a, b->qp_num, &gid, 0) || abi_qp_try_rts(b, a->qp_num, &gid, 0))
 		return fail("setting up the QPs");
 	if (overflow(c, cq, a, b, mr))
 		return 1;

@@ -403,3 +403,48 @@ Test(verbs_driver, a_peer_no_qp_can_reach_is_refused_naming_the_field)
 	cr_expect_eq(ordk_pd_free(pd), 0);
 	cr_expect_eq(ordk_dev_close(dev), 0);
 }
+
+static unsigned int
+count_of(const char *text, const char *what)
+{
+	unsigned int n = 0;
+
+	for (const char *p = strstr(text, what); p != NULL; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/* A program that never reads its events: each lost one counted, one log line a run of losses. */
+Test(verbs_driver, a_full_event_queue_counts_every_loss_and_logs_once)
+{
+	struct ordk_async_event ev;
+	struct log_capture log;
+	struct ordk_stats st;
+
+	eal();
+	struct ordk_dev *dev = ordk_dev_open("fake:ok");
+
+	cr_assert_not_null(dev);
+	log_capture_start(&log);
+	for (int i = 0; i < 256 + 300; i++)
+		verbs_event_raise(dev, ORDK_EVENT_PORT_ERR, NULL, NULL);
+	cr_assert_eq(ordk_dev_stats(dev, &st), 0);
+	cr_expect_eq(st.async_events_lost, 300);
+	cr_expect_eq(count_of(log_capture_text(&log), "event queue full"), 1, "%s",
+		     log_capture_text(&log));
+	/* room again: the next event is queued, and the run's losses are summed up once */
+	cr_assert_eq(ordk_dev_get_async_event(dev, &ev), 0);
+	verbs_event_raise(dev, ORDK_EVENT_PORT_ACTIVE, NULL, NULL);
+	cr_expect_eq(count_of(log_capture_text(&log), "300 events lost while the event queue"), 1,
+		     "%s", log_capture_text(&log));
+	/* a second run logs again */
+	verbs_event_raise(dev, ORDK_EVENT_PORT_ERR, NULL, NULL);
+	cr_expect_eq(count_of(log_capture_text(&log), "event queue full"), 2);
+	log_capture_stop(&log);
+	cr_assert_eq(ordk_dev_stats(dev, &st), 0);
+	cr_expect_eq(st.async_events_lost, 301);
+	for (int i = 0; i < 256; i++)
+		cr_assert_eq(ordk_dev_get_async_event(dev, &ev), 0);
+	cr_expect_eq(ordk_dev_get_async_event(dev, &ev), -EAGAIN);
+	ordk_dev_close(dev);
+}
