@@ -3,7 +3,7 @@
 # ORDK against what a user would pick instead, in one run on this machine:
 #   ordk-perf between two processes over net_memif (one core each): write_bw
 #   64 KiB, write_bw 8 B (message rate), write_lat 8 B, send_lat 8 B, read_bw
-#   64 KiB, atomic_bw; and the baselines (ordk-baseline): TCP over loopback
+#   64 KiB, read_lat 8 B, atomic_bw; and the baselines (ordk-baseline): TCP over loopback
 #   (bulk, 8 B and 64 B ping-pong), one core's memcpy, raw frames over the
 #   same net_memif port. Prints a table of figures and ratios, then one line
 #   per comparison: "ratio <name>: <value>".
@@ -140,12 +140,14 @@ for rep in $(seq 1 $repeat); do
     pair write_lat_8b write_lat -s 8 -n $n_lat
     pair send_lat_8b send_lat -s 8 -n $n_lat
     pair read_bw_64k read_bw -s 65536 -n $((n_bw / 4)) -Q 100
+    pair read_lat_8b read_lat -s 8 -n $n_lat
     pair atomic_bw atomic_bw -n $((n_bw / 4))
     fig write_bw_64k_mibs "$(json write_bw_64k BW_average)"
     fig write_bw_8b_mpps "$(json write_bw_8b MsgRate)"
     fig write_lat_8b_us "$(json write_lat_8b t_typical)"
     fig send_lat_8b_us "$(json send_lat_8b t_typical)"
     fig read_bw_64k_mibs "$(json read_bw_64k BW_average)"
+    fig read_lat_8b_us "$(json read_lat_8b t_typical)"
     fig atomic_bw_mpps "$(json atomic_bw MsgRate)"
     if [ -n "$against" ]; then
         fig against_write_bw_64k_mibs "$(json against_write_bw_64k BW_average)"
@@ -153,6 +155,7 @@ for rep in $(seq 1 $repeat); do
         fig against_write_lat_8b_us "$(json against_write_lat_8b t_typical)"
         fig against_send_lat_8b_us "$(json against_send_lat_8b t_typical)"
         fig against_read_bw_64k_mibs "$(json against_read_bw_64k BW_average)"
+        fig against_read_lat_8b_us "$(json against_read_lat_8b t_typical)"
         fig against_atomic_bw_mpps "$(json against_atomic_bw MsgRate)"
     fi
 done
@@ -218,7 +221,7 @@ if sys.argv[3]:
                                             "best"))
     out = []
     for k in ["write_bw_64k_mibs", "write_bw_8b_mpps", "write_lat_8b_us", "send_lat_8b_us",
-              "read_bw_64k_mibs", "atomic_bw_mpps"]:
+              "read_bw_64k_mibs", "read_lat_8b_us", "atomic_bw_mpps"]:
         a = [f[k] for f in reps.values()]
         b = [f["against_" + k] for f in reps.values()]
         lat = k.endswith("_us")

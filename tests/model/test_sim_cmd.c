@@ -153,6 +153,30 @@ Test(sim_cmd, many_commands_pipelined)
 	cr_assert_eq(sim_host_reg(&h, BLUE_RING_REG(BLUE_CMD_REQ_RING_BASE, BLUE_CSR_REG_TAIL)), 100);
 }
 
+/* bluesim_cmd_poll(): the command unit alone, everything on CmdReq answered in one call. */
+Test(sim_cmd, the_command_unit_runs_alone)
+{
+	uint8_t d[32 * 3];
+	struct blue_cmd c = { .hdr = { .opcode = BLUE_CMD_SET_NETWORK_PARAM, .valid = 1 } };
+
+	for (int i = 0; i < 3; i++) {
+		c.user_data = (uint8_t)i;
+		cr_assert_eq(blue_cmd_encode(&c, d + 32 * i), 0);
+	}
+	sim_host_push_raw(&h, BLUE_RING_CMD_REQ, d, 3);
+	cr_assert_eq(bluesim_cmd_poll(h.sim), 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		const uint8_t *slot = h.ring[BLUE_RING_CMD_RESP] +
+				      blue_ring_idx(blue_ring_advance(h.tail[BLUE_RING_CMD_RESP], i)) * 32;
+
+		cr_assert(slot[31] & 0x80, "response %u written", i);
+		cr_assert_eq(slot[28], i, "in order");
+		cr_assert_eq(slot[29] & 1, 1);
+	}
+	cr_assert_eq(bluesim_cmd_poll(h.sim), 0, "nothing left");
+	cr_assert_eq(bluesim_xstat(h.sim, "cmd_ok"), 3);
+}
+
 Test(sim_cmd, unmapped_ring_is_refused)
 {
 	struct bluesim_config cfg;

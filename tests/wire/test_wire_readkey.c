@@ -358,3 +358,39 @@ unsolicited(const char *devargs)
 
 Test(read_key, unsolicited_answer, .timeout = 60) { unsolicited(SPEC); }
 Test(read_key, unsolicited_answer_rtl, .timeout = 60) { unsolicited(RTL); }
+
+/*
+ * What a READ's keys cost in polls of side 0 (the model's part runs in
+ * them): the request leaves the card in the second poll after the post (the
+ * first makes the key, has it confirmed and gives the request to the card,
+ * the second's model step sends it), and the READ completes in the poll that
+ * takes its answer (its key's revocation confirmed in that poll). Before,
+ * each wait for the command unit's answer was one more poll (issue 32).
+ */
+static void
+polls(const char *devargs)
+{
+	const size_t loff = 65536;
+	unsigned int n = 1;
+	struct ordk_wc wc;
+	struct rig r;
+	struct req q;
+
+	rig_open(&r, devargs);
+	cr_assert_eq(wire_post(&r.w, 0, ORDK_WR_RDMA_READ, loff, 0, RD_LEN, 7, 0), 1);
+	for (; !poll0(&r, &q); n++)
+		cr_assert_lt(n, 1000, "no READ request on the wire");
+	cr_assert_leq(n, 2, "the READ request left in poll %u after its post", n);
+	answer(&r, BLUE_OP_READ_RESPONSE_ONLY, &q, q.va, epsn(&r), RD_LEN, 0x5A, RD_LEN);
+	poll0(&r, NULL);
+	cr_assert_eq(wire_qp_stats(&r.w, 0).wr_completed, 1,
+		     "the READ did not complete in the poll that took its answer");
+	cr_assert_eq(ordk_cq_poll(r.w.p.s[0].cq, &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 7);
+	cr_assert_eq(wc.status, ORDK_WC_SUCCESS, "%s", ordk_wc_status_str(wc.status));
+	bytes_are(&r, loff, RD_LEN, 0x5A);
+	rig_close(&r);
+}
+
+Test(read_key, costs_no_poll_of_its_own, .timeout = 60) { polls(SPEC); }
+Test(read_key, costs_no_poll_of_its_own_rtl, .timeout = 60) { polls(RTL); }

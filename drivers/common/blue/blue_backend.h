@@ -27,6 +27,13 @@ struct blue_backend_ops {
 	int (*dma_map_at)(struct blue_backend *be, void *va, uint64_t len, uint64_t iova);
 	/** Step a model; NULL for hardware. */
 	unsigned int (*poll)(struct blue_backend *be, unsigned int budget);
+	/**
+	 * Let a model's command unit take the commands on CmdReq now (and write
+	 * their answers), nothing else of the model; NULL for hardware, whose
+	 * command unit runs by itself. The driver asks for it when it waits for
+	 * a command within a poll (blue_cmd_kick()).
+	 */
+	unsigned int (*cmd_poll)(struct blue_backend *be);
 	/** Counters of what is behind BAR0 (model xstats), or NULL. */
 	unsigned int (*xstats)(const struct blue_backend *be, const char **names, uint64_t *values,
 			       unsigned int n);

@@ -250,6 +250,19 @@ blue_cmd_done(const struct blue_hw *dev, uint32_t seq, bool *ok)
 	return true;
 }
 
+bool
+blue_cmd_kick(struct blue_hw *dev)
+{
+	if (dev->be.ops->cmd_poll == NULL || dev->cmd_kicked == dev->cmd_seq ||
+	    dev->cmd_done_seq == dev->cmd_seq)
+		return false;
+	dev->cmd_kicked = dev->cmd_seq;
+	dev->st.cmd_kicks++;
+	dev->be.ops->cmd_poll(&dev->be);
+	blue_cmd_poll(dev);
+	return true;
+}
+
 /*
  * The deadline is in wall time, not the transport's polling time
  * (rc_ptime()): this loop polls the card the whole time it waits, so no

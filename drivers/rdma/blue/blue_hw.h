@@ -39,6 +39,7 @@ struct blue_cmd_slot {
 #define BLUE_HW_STATS(X)                                                                    \
 	X(cmd_submitted) X(cmd_ok) X(cmd_failed) X(cmd_timeouts)                             \
 	X(cmd_resp_unexpected)	/* a response with no command waiting for it */             \
+	X(cmd_kicks)		/* a model's command unit run within a poll (blue_cmd_kick()) */ \
 	X(meta_reports)                                                                      \
 	X(meta_bad)		/* meta reports outside the classification table, dropped */ \
 	X(snic_tx) X(snic_tx_full)                                                           \
@@ -65,6 +66,7 @@ struct blue_hw {
 	struct blue_cmd_slot cmd[BLUE_CMDQ_DEPTH];
 	uint32_t cmd_seq;	/* next sequence to submit */
 	uint32_t cmd_done_seq;	/* next sequence whose response is due */
+	uint32_t cmd_kicked;	/* cmd_seq at the last blue_cmd_kick() that ran a model's unit */
 	uint8_t *pgt_staging;	/* BLUE_PGT_STAGING_SLOTS x 512 B */
 	uint64_t pgt_staging_iova;
 	uint32_t pgt_staging_next;
@@ -113,6 +115,15 @@ int64_t blue_cmd_submit(struct blue_hw *dev, const struct blue_cmd *cmd);
 unsigned int blue_cmd_poll(struct blue_hw *dev);
 /** Has @p seq completed? *ok gets is_success. */
 bool blue_cmd_done(const struct blue_hw *dev, uint32_t seq, bool *ok);
+/**
+ * The caller waits for a command within its poll: a model's command unit
+ * (the backend's cmd_poll) takes what was submitted since it last did and
+ * the answers are reaped, as a card's unit, which runs beside the host,
+ * would have them by now. Nothing on hardware (its answers are reaped at
+ * the next poll), nothing when no command came since the last kick.
+ * @return true when it ran the unit.
+ */
+bool blue_cmd_kick(struct blue_hw *dev);
 /**
  * Submit and wait (stepping the backend and the command queue only, with a
  * timeout). @return 0, -EIO (is_success = 0), -ETIMEDOUT, -EAGAIN.

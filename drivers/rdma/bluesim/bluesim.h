@@ -128,6 +128,11 @@ int bluesim_dma_unmap(struct bluesim *sim, uint64_t iova, uint64_t len);
 
 /** Do up to @p budget units of work (descriptors, frames); return the work done. */
 unsigned int bluesim_poll(struct bluesim *sim, unsigned int budget);
+/**
+ * Run the command unit alone (as bluesim_poll() does first): the commands
+ * on CmdReq are executed and answered. @return how many.
+ */
+unsigned int bluesim_cmd_poll(struct bluesim *sim);
 
 /** Change fault rates at run time. */
 void bluesim_set_faults(struct bluesim *sim, const struct bluesim_fault_cfg *f);

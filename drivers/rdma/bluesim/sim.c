@@ -236,6 +236,12 @@ bluesim_poll(struct bluesim *sim, unsigned int budget)
 	return work;
 }
 
+unsigned int
+bluesim_cmd_poll(struct bluesim *sim)
+{
+	return sim == NULL ? 0 : sim_cmd_poll(sim, BLUE_RING_DEPTH);
+}
+
 void
 bluesim_set_faults(struct bluesim *sim, const struct bluesim_fault_cfg *f)
 {

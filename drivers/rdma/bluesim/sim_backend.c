@@ -55,6 +55,12 @@ sim_poll(struct blue_backend *be, unsigned int budget)
 }
 
 static unsigned int
+sim_cmd(struct blue_backend *be)
+{
+	return bluesim_cmd_poll(((struct sim_priv *)be->priv)->sim);
+}
+
+static unsigned int
 sim_xstats(const struct blue_backend *be, const char **names, uint64_t *values, unsigned int n)
 {
 	const struct sim_priv *p = be->priv;
@@ -118,6 +124,7 @@ static const struct blue_backend_ops sim_ops = {
 	.dma_unmap = sim_dma_unmap,
 	.dma_map_at = sim_dma_map_at,
 	.poll = sim_poll,
+	.cmd_poll = sim_cmd,
 	.xstats = sim_xstats,
 	.xstats_reset = sim_xstats_reset,
 	.set_faults = sim_set_faults,

@@ -50,6 +50,24 @@ blue_cmd_done(const struct blue_hw *dev, uint32_t seq, bool *ok)
 	return seq < done_seq;
 }
 
+/*
+ * blue_cmd_kick(): hardware's (unit_runs false) does nothing; a model's runs
+ * its command unit, which answers everything submitted so far.
+ */
+static bool unit_runs;
+static unsigned int kicks;
+
+bool
+blue_cmd_kick(struct blue_hw *dev)
+{
+	(void)dev;
+	if (!unit_runs)
+		return false;
+	kicks++;
+	done_seq = next_seq;
+	return true;
+}
+
 RC_STUB(mem_keys_alloc);
 
 int
@@ -85,7 +103,8 @@ setup(void)
 	memset(rdone, 0, sizeof(rdone));
 	ring_room = 100;
 	next_seq = done_seq = 0;
-	submits = cqes = frees = 0;
+	submits = cqes = frees = kicks = 0;
+	unit_runs = false;
 	rc_fifo_init(&dev.rc.revoke_q, BLUE_MAX_MR);
 	qp.vqp.dev = blue_dev_handle(&dev);
 	qp.resp.rq = rq;
@@ -127,6 +146,34 @@ Test(rc_recv, a_completion_waits_for_its_revocation)
 	cr_assert_eq(rc_recv_retire(&qp, false), RC_DONE);
 	cr_assert_eq(cqes, 1);
 	cr_assert_eq(cqe_ids[0], 10);
+}
+
+Test(rc_recv, a_model_confirms_the_revocation_within_the_poll_that_waits_for_it)
+{
+	unit_runs = true;
+	complete_oldest();
+	cr_assert_eq(kicks, 0, "the revocation is submitted; nothing waits for it yet");
+	cr_assert_eq(cqes, 0);
+	cr_assert_eq(rc_recv_retire(&qp, false), RC_DONE, "the wait ran the model's command unit");
+	cr_assert_eq(kicks, 1);
+	cr_assert_eq(cqes, 1);
+	cr_assert_eq(cqe_ids[0], 10);
+}
+
+Test(rc_recv, a_key_is_confirmed_once_asked_for_again_not_when_made)
+{
+	struct rc_rwqe *r = &rq[qp.resp.rq_q.head];
+	struct ordk_pd pd = { .handle = 1 };
+
+	unit_runs = true;
+	qp.vqp.pd = &pd;
+	r->k.state = RC_KEY_NONE;
+	cr_assert_not(rc_recv_key_ready(&qp, r), "made: not waited for in the same call");
+	cr_assert_eq(r->k.state, RC_KEY_PENDING);
+	cr_assert_eq(kicks, 0, "keys made in a batch are not kicked one by one");
+	cr_assert(rc_recv_key_ready(&qp, r), "asked again: the model's unit answered it");
+	cr_assert_eq(kicks, 1);
+	cr_assert_eq(r->k.state, RC_KEY_READY);
 }
 
 Test(rc_recv, a_full_command_ring_does_not_hold_the_poll)

@@ -76,11 +76,29 @@ rc_key_revoke_run(struct blue_dev *dev)
 		rc_fifo_pop(&e->revoke_q);
 }
 
+/*
+ * Has the card answered command @p seq? The owner waits for it (@p wait):
+ * a model's command unit runs now (blue_cmd_kick()), so a key made or
+ * revoked in this poll is confirmed in it, as a card's unit, running beside
+ * the host, confirms it while the host goes on. (Not for a key just
+ * submitted, which its owner does not wait for yet: a READ's key made
+ * ahead is asked for again when its READ is next; one kick then takes every
+ * command of the batch.)
+ */
+static bool
+cmd_done(struct blue_dev *dev, uint32_t seq, bool wait)
+{
+	if (blue_cmd_done(&dev->hw, seq, NULL))
+		return true;
+	return wait && blue_cmd_kick(&dev->hw) && blue_cmd_done(&dev->hw, seq, NULL);
+}
+
 bool
 rc_key_ready(struct blue_qp *qp, struct rc_key *k, uint64_t addr, uint32_t len, uint8_t acc,
 	     uint64_t *short_count)
 {
 	struct blue_dev *dev = blue_qp_dev(qp);
+	bool fresh = k->state == RC_KEY_NONE;
 
 	if (k->state == RC_KEY_READY)
 		return true;
@@ -104,7 +122,7 @@ rc_key_ready(struct blue_qp *qp, struct rc_key *k, uint64_t addr, uint32_t len, 
 		k->seq = (uint32_t)seq;
 		k->state = RC_KEY_PENDING;
 	}
-	if (k->state != RC_KEY_PENDING || !blue_cmd_done(&dev->hw, k->seq, NULL))
+	if (k->state != RC_KEY_PENDING || !cmd_done(dev, k->seq, !fresh))
 		return false;
 	k->state = RC_KEY_READY;
 	return true;
@@ -140,7 +158,7 @@ rc_key_gone(struct blue_dev *dev, struct rc_key *k)
 {
 	if (k->state == RC_KEY_NONE)
 		return true;
-	if (k->state != RC_KEY_REVOKING || !blue_cmd_done(&dev->hw, k->seq, NULL))
+	if (k->state != RC_KEY_REVOKING || !cmd_done(dev, k->seq, true))
 		return k->state == RC_KEY_NONE;
 	k->state = RC_KEY_NONE;
 	return true;
