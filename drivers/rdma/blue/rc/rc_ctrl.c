@@ -295,8 +295,8 @@ rc_send_advert_ack(struct blue_qp *qp)
  * lent ahead to a QP whose peer never sends would be lost to the other QPs):
  * the sender says how many it wants in all when it wants more than it was
  * advertised, and again after the ACK timeout while it waits for them (the
- * frame may be lost). A receiver with RECVs of its own advertises them ahead,
- * so a sender to it seldom says anything.
+ * frame may be lost). A receiver with RECVs of its own ignores it, and a
+ * sender to it says it only while its SENDs are ahead of the adverts.
  */
 bool
 rc_want_due(const struct blue_qp *qp, uint64_t now)
