@@ -28,9 +28,15 @@ is_qp_event(enum ibv_event_type t)
 }
 
 static bool
+is_srq_event(enum ibv_event_type t)
+{
+	return t == IBV_EVENT_SRQ_ERR || t == IBV_EVENT_SRQ_LIMIT_REACHED;
+}
+
+static bool
 has_object(enum ibv_event_type t)
 {
-	return t == IBV_EVENT_CQ_ERR || is_qp_event(t);
+	return t == IBV_EVENT_CQ_ERR || is_qp_event(t) || is_srq_event(t);
 }
 
 /* One more event for context @p x (device lock held). */
@@ -66,6 +72,14 @@ ov_async_cb(struct ordk_dev *dev, const struct ordk_async_event *ev, void *arg)
 				e.element.cq = &c->cq;
 				owner = c->cq.context;
 			}
+	} else if (is_srq_event(e.event_type)) {
+		/* every SRQ is created with its ov_srq as its context */
+		struct ov_srq *s = ordk_srq_context(ev->element.srq);
+
+		if (s != NULL) {
+			e.element.srq = &s->srq;
+			owner = s->srq.context;
+		}
 	} else if (is_qp_event(e.event_type)) {
 		/* every QP is created with its ov_qp as ORDK's qp_context */
 		if (ordk_qp_query(ev->element.qp, NULL, &ia) == 0 && ia.qp_context != NULL) {
@@ -134,6 +148,8 @@ ibv_get_async_event(struct ibv_context *c, struct ibv_async_event *event)
 				((struct ov_cq *)event->element.cq)->async_reported++;
 			else if (is_qp_event(event->event_type))
 				((struct ov_qp *)event->element.qp)->async_reported++;
+			else if (is_srq_event(event->event_type))
+				((struct ov_srq *)event->element.srq)->async_reported++;
 		}
 		pthread_mutex_unlock(&x->d->lock);
 	}
@@ -155,6 +171,10 @@ ibv_ack_async_event(struct ibv_async_event *event)
 		m = &event->element.qp->mutex;
 		cv = &event->element.qp->cond;
 		acked = &event->element.qp->events_completed;
+	} else if (is_srq_event(event->event_type)) {
+		m = &event->element.srq->mutex;
+		cv = &event->element.srq->cond;
+		acked = &event->element.srq->events_completed;
 	} else {
 		return; /* device and port events hold nothing */
 	}

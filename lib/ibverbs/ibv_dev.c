@@ -339,6 +339,7 @@ ibv_open_device(struct ibv_device *device)
 	x->vctx.context.ops.req_notify_cq = ov_req_notify_cq;
 	x->vctx.context.ops.post_send = ov_post_send;
 	x->vctx.context.ops.post_recv = ov_post_recv;
+	x->vctx.context.ops.post_srq_recv = ov_post_srq_recv;
 	x->vctx.query_port = ov_query_port;
 	x->vctx.create_qp_ex = ov_create_qp_ex;
 	ov_set_refused_ops(&x->vctx);
@@ -392,6 +393,9 @@ ibv_query_device(struct ibv_context *c, struct ibv_device_attr *a)
 	a->max_cqe = (int)o->max_cqe;
 	a->max_mr = (int)o->max_mr;
 	a->max_pd = (int)o->max_pd;
+	a->max_srq = (int)o->max_srq; /* no IBV_DEVICE_SRQ_RESIZE: ibv_modify_srq() cannot resize */
+	a->max_srq_wr = (int)o->max_srq_wr;
+	a->max_srq_sge = (int)o->max_srq_sge;
 	a->max_qp_rd_atom = 16; /* ibv_qp.c reserves as many send queue slots for READ answers */
 	a->max_qp_init_rd_atom = 16;
 	a->max_res_rd_atom = 16 * a->max_qp;

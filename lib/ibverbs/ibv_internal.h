@@ -42,6 +42,7 @@ struct ov_cq;
 #define OV_MAGIC_CQ 0x6f766371u	  /* "ovcq" */
 #define OV_MAGIC_QP 0x6f767170u	  /* "ovqp" */
 #define OV_MAGIC_CHAN 0x6f766368u /* "ovch" */
+#define OV_MAGIC_SRQ 0x6f767372u  /* "ovsr" */
 #define OV_MAGIC_DEAD 0xdeadu
 
 /** Is @p w (a wrapper pointer, may be NULL) a live object of kind @p m? */
@@ -154,6 +155,14 @@ struct ov_qp {
 	struct ov_qp *next;	/**< in d->qps */
 };
 
+struct ov_srq {
+	struct ibv_srq srq;
+	uint32_t magic;		/**< OV_MAGIC_SRQ */
+	struct ordk_srq *o;
+	struct ov_dev *d;
+	uint32_t async_reported; /**< async events ibv_get_async_event() returned */
+};
+
 static inline struct ov_dev *
 ov_dev_of(struct ibv_context *c)
 {
@@ -224,6 +233,14 @@ int ov_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 /* ibv_qp.c */
 int ov_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
 int ov_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+/**
+ * Post a chain of RECVs to a QP's (@p qp) or an SRQ's (@p srq) receive queue,
+ * in batches, under the device lock. @return 0 or an errno (*@p bad set).
+ */
+int ov_post_recv_list(struct ov_dev *d, struct ordk_qp *qp, struct ordk_srq *srq,
+		      struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+/* ibv_srq.c */
+int ov_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 struct ibv_qp *ov_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a);
 
 /* ibv_refuse.c: the context ops of verbs ORDK does not have */

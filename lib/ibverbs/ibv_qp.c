@@ -27,7 +27,8 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 	struct ov_qp *q;
 
 	if (!OV_LIVE((struct ov_pd *)pd, OV_MAGIC_PD) || (scq != NULL && !OV_LIVE(scq, OV_MAGIC_CQ)) ||
-	    (rcq != NULL && !OV_LIVE(rcq, OV_MAGIC_CQ))) {
+	    (rcq != NULL && !OV_LIVE(rcq, OV_MAGIC_CQ)) ||
+	    (a->srq != NULL && !OV_LIVE((struct ov_srq *)a->srq, OV_MAGIC_SRQ))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -40,10 +41,8 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 				"XRC QPs: RC only" : "this QP type: RC only");
 		return NULL;
 	}
-	if (a->srq != NULL) {
-		OV_REFUSE(verb, "shared receive queues (SRQ)");
-		return NULL;
-	}
+	/* on an SRQ its own receive queue is unused: max_recv_wr is not looked at */
+	oa.srq = a->srq != NULL ? ((struct ov_srq *)a->srq)->o : NULL;
 	/* above the device's: EINVAL, as rdma-core's providers answer */
 	if (a->cap.max_inline_data > d->attr.max_inline_data) {
 		errno = EINVAL;
@@ -79,6 +78,7 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 	q->qp.pd = pd;
 	q->qp.send_cq = a->send_cq;
 	q->qp.recv_cq = a->recv_cq;
+	q->qp.srq = a->srq;
 	q->qp.qp_num = ordk_qp_num(q->o);
 	q->qp.state = IBV_QPS_RESET;
 	q->qp.qp_type = IBV_QPT_RC;
@@ -87,6 +87,8 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 	q->magic = OV_MAGIC_QP;
 	a->cap.max_send_sge = d->attr.max_sge;
 	a->cap.max_recv_sge = d->attr.max_sge;
+	if (a->srq != NULL)
+		a->cap.max_recv_wr = 0;
 	ordk_qp_query(q->o, NULL, &got); /* the inline bytes it got (rounded up to 64) */
 	a->cap.max_inline_data = got.max_inline_data;
 	return &q->qp;
@@ -319,7 +321,7 @@ ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struct ibv_q
 	for (int i = 0; i < 4; i++)
 		attr->ah_attr.grh.dgid.raw[12 + i] = (uint8_t)(ip >> (24 - 8 * i));
 	attr->cap.max_send_wr = oi.max_send_wr;
-	attr->cap.max_recv_wr = oi.max_recv_wr;
+	attr->cap.max_recv_wr = oi.srq != NULL ? 0 : oi.max_recv_wr;
 	attr->cap.max_send_sge = q->d->attr.max_sge;
 	attr->cap.max_recv_sge = q->d->attr.max_sge;
 	attr->cap.max_inline_data = oi.max_inline_data;
@@ -328,6 +330,7 @@ ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struct ibv_q
 		init->qp_context = qp->qp_context;
 		init->send_cq = qp->send_cq;
 		init->recv_cq = qp->recv_cq;
+		init->srq = qp->srq;
 		init->cap = attr->cap;
 		init->qp_type = IBV_QPT_RC;
 		init->sq_sig_all = q->sq_sig_all;
@@ -469,17 +472,25 @@ int
 ov_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	struct ov_qp *q = (struct ov_qp *)qp;
-	struct ibv_recv_wr *first[OV_BATCH];
-	struct ordk_recv_wr o[OV_BATCH];
-	int rc = 0;
 
 	if (!OV_LIVE(q, OV_MAGIC_QP)) {
 		if (bad != NULL)
 			*bad = wr;
 		return EINVAL;
 	}
-	ov_app_call(q->d);
-	pthread_mutex_lock(&q->d->lock);
+	return ov_post_recv_list(q->d, q->o, NULL, wr, bad);
+}
+
+int
+ov_post_recv_list(struct ov_dev *d, struct ordk_qp *qp, struct ordk_srq *srq,
+		  struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	struct ibv_recv_wr *first[OV_BATCH];
+	struct ordk_recv_wr o[OV_BATCH];
+	int rc = 0;
+
+	ov_app_call(d);
+	pthread_mutex_lock(&d->lock);
 	while (wr != NULL && rc == 0) {
 		int n = 0, k;
 
@@ -498,13 +509,15 @@ ov_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad
 				o[n].sge.lkey = wr->sg_list[0].lkey;
 			}
 		}
-		k = n > 0 ? ordk_qp_post_recv(q->o, o, n) : 0;
+		k = n == 0	    ? 0
+		    : srq != NULL ? ordk_srq_post_recv(srq, o, n)
+				  : ordk_qp_post_recv(qp, o, n);
 		if (k < n) {
 			rc = rte_errno ? rte_errno : ENOMEM;
 			wr = first[k];
 		}
 	}
-	pthread_mutex_unlock(&q->d->lock);
+	pthread_mutex_unlock(&d->lock);
 	if (rc != 0 && bad != NULL)
 		*bad = wr;
 	return rc;

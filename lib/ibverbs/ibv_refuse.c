@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The verbs ORDK does not have (UD address handles, SRQ, memory windows, XRC,
+ * The verbs ORDK does not have (UD address handles, memory windows, XRC and tag-matching SRQs,
  * multicast, ECE, the extended CQ, flows, DMs, counters, ...): each fails with
  * EOPNOTSUPP and one line naming it, never crashes. doc/guides/prog_guide/verbs_compat.md
  * lists every ibv_* function.
@@ -9,23 +9,6 @@
 #include <stddef.h>
 
 #include "ibv_internal.h"
-
-struct ibv_srq *
-ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
-{
-	(void)pd;
-	(void)attr;
-	OV_REFUSE("ibv_create_srq", "shared receive queues");
-	return NULL;
-}
-
-int
-ibv_destroy_srq(struct ibv_srq *srq)
-{
-	(void)srq;
-	OV_REFUSE("ibv_destroy_srq", "shared receive queues");
-	return EOPNOTSUPP;
-}
 
 struct ibv_ah *
 ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
@@ -147,25 +130,6 @@ ibv_copy_path_rec_to_kern(void *dst, const void *src)
 /* --------------------------------------------- the rest of the symbols */
 
 int
-ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *a)
-{
-	(void)srq;
-	(void)a;
-	OV_REFUSE("ibv_query_srq", "shared receive queues");
-	return EOPNOTSUPP;
-}
-
-int
-ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *a, int mask)
-{
-	(void)srq;
-	(void)a;
-	(void)mask;
-	OV_REFUSE("ibv_modify_srq", "shared receive queues");
-	return EOPNOTSUPP;
-}
-
-int
 ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
 	     int access)
 {
@@ -263,15 +227,6 @@ dealloc_mw(struct ibv_mw *mw)
 	return EOPNOTSUPP;
 }
 
-static int
-post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
-{
-	(void)srq;
-	*bad = wr;
-	OV_REFUSE("ibv_post_srq_recv", "shared receive queues");
-	return EOPNOTSUPP;
-}
-
 static struct ibv_cq_ex *
 create_cq_ex(struct ibv_context *c, struct ibv_cq_init_attr_ex *a)
 {
@@ -286,7 +241,7 @@ create_srq_ex(struct ibv_context *c, struct ibv_srq_init_attr_ex *a)
 {
 	(void)c;
 	(void)a;
-	OV_REFUSE("ibv_create_srq_ex", "shared receive queues, XRC");
+	OV_REFUSE("ibv_create_srq_ex", "XRC and tag-matching SRQs: basic SRQs only");
 	return NULL;
 }
 
@@ -434,7 +389,6 @@ ov_set_refused_ops(struct verbs_context *v)
 	v->context.ops.alloc_mw = alloc_mw;
 	v->context.ops.bind_mw = bind_mw;
 	v->context.ops.dealloc_mw = dealloc_mw;
-	v->context.ops.post_srq_recv = post_srq_recv;
 	v->create_cq_ex = create_cq_ex;
 	v->create_srq_ex = create_srq_ex;
 	v->open_xrcd = open_xrcd;

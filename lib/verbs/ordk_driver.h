@@ -45,7 +45,7 @@ struct verbs_dev {
 	const struct ordk_dev_ops *ops;
 	char name[32];
 	struct ordk_dev_attr attr;	/* the driver's limits (ops->query at open) */
-	uint32_t npd, nmr, ncq, nqp;
+	uint32_t npd, nmr, ncq, nqp, nsrq;
 	struct rte_hash *qp_table;	/* qpn -> QP (verbs_qp_lookup()) */
 	/*
 	 * Events of no QP (a control frame for no QP, a CQ overflow), and the
@@ -97,6 +97,27 @@ struct ordk_cq {
 	bool error;	/* overflowed: see ordk_cq_poll() */
 };
 
+/**
+ * A shared receive queue (the library's alone): a pool of RECVs that the
+ * driver lends to the QPs on it (verbs_srq_take()) and that come back when a
+ * QP leaves unused ones (verbs_srq_give_back()). wr: a ring of mask + 1
+ * slots (a power of two >= attr.max_wr), the oldest at head.
+ */
+struct ordk_srq {
+	uint32_t magic;
+	struct ordk_dev *dev;
+	struct ordk_pd *pd;
+	void *ctx;
+	struct ordk_srq_attr attr;	/* srq_limit: 0 once fired */
+	struct ordk_recv_wr *wr;
+	uint32_t mask, head;
+	uint32_t count;			/* in the pool */
+	uint32_t lent;			/* lent to QPs, not consumed */
+	uint32_t nqp;			/* QPs created on it (refs) */
+	uint32_t nlive;			/* those in RTR or RTS (the driver's count) */
+	TAILQ_HEAD(, verbs_qp) qps;	/* those QPs: a post activates them */
+};
+
 /** The library's part of an MR: pub is what ordk_mr_reg() returns. */
 struct verbs_mr {
 	struct ordk_mr pub;
@@ -110,6 +131,8 @@ struct verbs_qp {
 	struct ordk_dev *dev;
 	struct ordk_pd *pd;
 	struct ordk_cq *scq, *rcq;
+	struct ordk_srq *srq;		/* init.srq: RECVs lent from it (or NULL) */
+	TAILQ_ENTRY(verbs_qp) srq_link;	/* in srq->qps */
 	void *ctx;
 	uint32_t qpn;			/* set by ops->qp_create */
 	struct ordk_qp_attr attr;	/* what ordk_qp_modify() accepted */
@@ -178,8 +201,13 @@ struct ordk_dev_ops {
 	/** One WR (checked by the driver: it knows its queues). */
 	int (*post_send)(struct ordk_qp *qp, const struct ordk_send_wr *wr);
 	int (*post_recv)(struct ordk_qp *qp, const struct ordk_recv_wr *wr);
-	/** After a burst of posts that took at least one WR. */
+	/** After a burst of posts that took at least one WR (also: RECVs posted to its SRQ). */
 	void (*post_done)(struct ordk_qp *qp);
+	/**
+	 * Check a RECV posted to @p srq (its SGE against the SRQ's PD and the
+	 * device's MRs), or NULL: the library checks num_sge only.
+	 */
+	int (*srq_recv_check)(const struct ordk_srq *srq, const struct ordk_recv_wr *wr);
 	/** Congestion control on/off (ordk_qp_cc_enable()), or NULL: -ENOTSUP. */
 	int (*qp_cc_enable)(struct ordk_qp *qp, bool on);
 	/** Fill @p cc (zeroed by the library), or NULL: -ENOTSUP. */
@@ -229,6 +257,22 @@ void verbs_cq_push(struct ordk_cq *cq, const struct ordk_wc *wc);
 /** Queue an asynchronous event about @p qp (QP events) or @p cq (CQ_ERR). */
 void verbs_event_raise(struct ordk_dev *dev, enum ordk_event_type type, struct ordk_qp *qp,
 		       struct ordk_cq *cq);
+/**
+ * The oldest RECV of @p srq's pool into @p wr, lent (lent + 1). @return
+ * false when the pool is empty.
+ */
+bool verbs_srq_take(struct ordk_srq *srq, struct ordk_recv_wr *wr);
+/**
+ * A RECV lent and not consumed comes back to the pool's head (the QP that
+ * held it left): give back a QP's RECVs newest first, so they keep their order.
+ */
+void verbs_srq_give_back(struct ordk_srq *srq, const struct ordk_recv_wr *wr);
+/**
+ * A lent RECV was consumed (a SEND landed in it, or it failed): lent - 1,
+ * and an armed limit that this takes the SRQ below fires (once).
+ */
+void verbs_srq_consumed(struct ordk_srq *srq);
+
 /**
  * Execute an atomic on registered memory for the peer (CMP_AND_SWP if @p cas,
  * else FETCH_AND_ADD), guarded: @return 0 (@p orig set), or -EFAULT when the

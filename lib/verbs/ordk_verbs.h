@@ -40,6 +40,7 @@ struct ordk_dev;
 struct ordk_pd;
 struct ordk_cq;
 struct ordk_qp;
+struct ordk_srq;
 
 /* ------------------------------------------------------------------ device */
 
@@ -59,6 +60,9 @@ struct ordk_dev_attr {
 	uint32_t max_msg_sz;	/**< 2^31 */
 	uint32_t pgt_entries;	/**< 131072 pages of 2 MiB */
 	uint32_t max_inline_data; /**< bytes a send WR may carry inline (ORDK_SEND_INLINE): 256, 0 none */
+	uint32_t max_srq;	/**< shared receive queues (software pools): 65536 */
+	uint32_t max_srq_wr;	/**< RECVs an SRQ holds at most: 32768 */
+	uint32_t max_srq_sge;	/**< 1 */
 };
 
 /**
@@ -155,7 +159,11 @@ int ordk_dev_idle(struct ordk_dev *dev, uint64_t ns);
 	X(access_refused)	/* the peer's WRITEs, READs, atomics the QP's access refused */ \
 	X(loc_prot_errors)	/* WRs whose source MR was gone or short when (re)sent */       \
 	X(inline_posted)	/* send WRs posted with ORDK_SEND_INLINE */                    \
-	X(inline_refused)	/* inline WRs refused: a READ or atomic, or above max_inline_data */
+	X(inline_refused)	/* inline WRs refused: a READ or atomic, above max_inline_data */ \
+	X(srq_lent)		/* RECVs an SRQ lent to this QP (its window) */                \
+	X(srq_returned)		/* lent RECVs given back unused: their QP left RTR/RTS */  \
+	X(srq_starved)		/* a QP on an SRQ wanted RECVs, the pool had none (once) */  \
+	X(srq_overrun)		/* RECVs refused: their SRQ held max_wr already (device) */
 
 struct ordk_stats {
 #define ORDK_STATS_FIELD(n) uint64_t n;
@@ -256,10 +264,13 @@ int ordk_dev_card_poll(struct ordk_dev *dev, unsigned int budget);
 
 /**
  * Asynchronous event types (ibv_event_type's names and values). ORDK raises
- * ORDK_EVENT_CQ_ERR (a CQ overflowed: it is in error) and ORDK_EVENT_QP_FATAL
+ * ORDK_EVENT_CQ_ERR (a CQ overflowed: it is in error), ORDK_EVENT_QP_FATAL
  * (a QP went to ERR by itself: a transport error such as RETRY_EXC_ERR or
- * RNR_RETRY_EXC_ERR, or its CQ in error); the others are named for code
- * written against ibverbs and not raised today.
+ * RNR_RETRY_EXC_ERR, or its CQ in error), ORDK_EVENT_SRQ_LIMIT_REACHED (an
+ * armed SRQ's outstanding RECVs fell below its limit) and
+ * ORDK_EVENT_QP_LAST_WQE_REACHED (a QP on an SRQ reached ERR and flushed:
+ * no RECV of the SRQ completes on it any more); the others are named for
+ * code written against ibverbs and not raised today.
  */
 enum ordk_event_type {
 	ORDK_EVENT_CQ_ERR = 0,
@@ -273,6 +284,12 @@ enum ordk_event_type {
 	ORDK_EVENT_DEVICE_FATAL, /**< IBTA's local catastrophic error */
 	ORDK_EVENT_PORT_ACTIVE,
 	ORDK_EVENT_PORT_ERR,
+	ORDK_EVENT_LID_CHANGE,
+	ORDK_EVENT_PKEY_CHANGE,
+	ORDK_EVENT_SM_CHANGE,
+	ORDK_EVENT_SRQ_ERR,
+	ORDK_EVENT_SRQ_LIMIT_REACHED, /**< element.srq */
+	ORDK_EVENT_QP_LAST_WQE_REACHED,
 	ORDK_EVENT_COUNT
 };
 
@@ -285,6 +302,7 @@ struct ordk_async_event {
 	union {
 		struct ordk_cq *cq; /**< CQ_ERR */
 		struct ordk_qp *qp; /**< QP_* events, COMM_EST, SQ_DRAINED, PATH_MIG* */
+		struct ordk_srq *srq; /**< SRQ_LIMIT_REACHED, SRQ_ERR */
 	} element;
 	uint32_t qp_num;	    /**< QP events: the QP's number (0 otherwise) */
 };
@@ -458,6 +476,12 @@ struct ordk_qp_init_attr {
 	 * max_inline_data; the QP gets it rounded up to 64 (ordk_qp_query() tells).
 	 */
 	uint32_t max_inline_data;
+	/**
+	 * Receive from this shared receive queue (of the same device) instead of
+	 * a receive queue of the QP's own: max_recv_wr is then ignored, and
+	 * ordk_qp_post_recv() on the QP is refused. NULL: the QP's own.
+	 */
+	struct ordk_srq *srq;
 };
 
 /**
@@ -656,5 +680,7 @@ int ordk_qp_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr, int n);
 #ifdef __cplusplus
 }
 #endif
+
+#include "ordk_srq.h" /* shared receive queues: part of this API */
 
 #endif /* ORDK_VERBS_H */

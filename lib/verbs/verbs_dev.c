@@ -56,6 +56,9 @@ dev_setup(struct verbs_dev *dev, struct ordk_dev *odev)
 	dev->attr.max_cq = ORDK_MAX_CQ;
 	dev->attr.max_cqe = ORDK_MAX_CQE;
 	dev->attr.max_pd = ORDK_MAX_PD;
+	dev->attr.max_srq = ORDK_MAX_SRQ;
+	dev->attr.max_srq_wr = ORDK_MAX_SRQ_WR;
+	dev->attr.max_srq_sge = 1;
 	snprintf(dev->attr.name, sizeof(dev->attr.name), "%s", dev->name);
 	snprintf(hname, sizeof(hname), "ordk_qpt_%u", tables++);
 	hp.name = hname;

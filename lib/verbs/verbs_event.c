@@ -28,16 +28,21 @@ ordk_event_type_str(enum ordk_event_type type)
 		[ORDK_EVENT_DEVICE_FATAL] = "local catastrophic error",
 		[ORDK_EVENT_PORT_ACTIVE] = "port active",
 		[ORDK_EVENT_PORT_ERR] = "port error",
+		[ORDK_EVENT_LID_CHANGE] = "LID change",
+		[ORDK_EVENT_PKEY_CHANGE] = "P_Key change",
+		[ORDK_EVENT_SM_CHANGE] = "SM change",
+		[ORDK_EVENT_SRQ_ERR] = "SRQ catastrophic error",
+		[ORDK_EVENT_SRQ_LIMIT_REACHED] = "SRQ limit reached",
+		[ORDK_EVENT_QP_LAST_WQE_REACHED] = "last WQE reached",
 	};
 
 	return (unsigned int)type < ORDK_EVENT_COUNT ? names[type] : "unknown";
 }
 
-void
-verbs_event_raise(struct ordk_dev *odev, enum ordk_event_type type, struct ordk_qp *qp,
-		  struct ordk_cq *cq)
+/* A new event of @p type at the queue's end, or NULL (the queue is full: counted). */
+static struct ordk_async_event *
+event_new(struct verbs_dev *dev, enum ordk_event_type type)
 {
-	struct verbs_dev *dev = vdev(odev);
 	struct ordk_async_event *e;
 
 	if (dev->ev_count == VERBS_EVENTS) {
@@ -47,7 +52,7 @@ verbs_event_raise(struct ordk_dev *odev, enum ordk_event_type type, struct ordk_
 			VERBS_LOG(ERR, "%s: event queue full (%u): %s lost; more are counted "
 				  "(async_events_lost) until the queue has room",
 				  dev->name, VERBS_EVENTS, ordk_event_type_str(type));
-		return;
+		return NULL;
 	}
 	if (unlikely(dev->ev_lost_run != 0)) {
 		VERBS_LOG(ERR, "%s: %" PRIu64 " events lost while the event queue was full",
@@ -56,6 +61,29 @@ verbs_event_raise(struct ordk_dev *odev, enum ordk_event_type type, struct ordk_
 	}
 	e = &dev->ev[(dev->ev_head + dev->ev_count++) % VERBS_EVENTS];
 	*e = (struct ordk_async_event){ .event_type = type };
+	return e;
+}
+
+void
+verbs_event_raise_srq(struct ordk_dev *odev, enum ordk_event_type type, struct ordk_srq *srq)
+{
+	struct ordk_async_event *e = event_new(vdev(odev), type);
+
+	if (e == NULL)
+		return;
+	e->element.srq = srq;
+	VERBS_LOG(INFO, "%s: event: %s (an SRQ)", vdev(odev)->name, ordk_event_type_str(type));
+}
+
+void
+verbs_event_raise(struct ordk_dev *odev, enum ordk_event_type type, struct ordk_qp *qp,
+		  struct ordk_cq *cq)
+{
+	struct verbs_dev *dev = vdev(odev);
+	struct ordk_async_event *e = event_new(dev, type);
+
+	if (e == NULL)
+		return;
 	if (qp != NULL) {
 		e->element.qp = qp;
 		e->qp_num = vqp(qp)->qpn;

@@ -22,6 +22,8 @@ extern int ordk_verbs_logtype;
 #define ORDK_MAX_CQE	  (1u << 20)
 #define ORDK_MAX_CQ	  65536u /* CQs and PDs are software: bounded to what query says */
 #define ORDK_MAX_PD	  65536u
+#define ORDK_MAX_SRQ	  65536u /* SRQs are software pools too */
+#define ORDK_MAX_SRQ_WR	  32768u
 #define VERBS_ACCESS_ALL                                                                 \
 	(ORDK_ACCESS_LOCAL_WRITE | ORDK_ACCESS_REMOTE_WRITE | ORDK_ACCESS_REMOTE_READ | \
 	 ORDK_ACCESS_REMOTE_ATOMIC)
@@ -34,6 +36,7 @@ extern int ordk_verbs_logtype;
 #define VERBS_MAGIC_MR 0x4B44524Du
 #define VERBS_MAGIC_CQ 0x4B445143u
 #define VERBS_MAGIC_QP 0x4B445051u
+#define VERBS_MAGIC_SRQ 0x4B445253u
 void *verbs_handle_alloc(size_t size, size_t align);
 void verbs_handle_free(void *obj, size_t size);
 bool verbs_handle_live(const void *h, size_t magic_off, uint32_t magic);
@@ -42,9 +45,13 @@ bool verbs_handle_live(const void *h, size_t magic_off, uint32_t magic);
 #define mr_live(mr) VERBS_LIVE(mr, struct verbs_mr, VERBS_MAGIC_MR)
 #define cq_live(cq) VERBS_LIVE(cq, struct ordk_cq, VERBS_MAGIC_CQ)
 #define qp_live(qp) VERBS_LIVE(qp, struct verbs_qp, VERBS_MAGIC_QP)
+#define srq_live(srq) VERBS_LIVE(srq, struct ordk_srq, VERBS_MAGIC_SRQ)
 
 /** @p from's counters added to @p to's. */
 void verbs_stats_add(struct ordk_stats *to, const struct ordk_stats *from);
+
+/** Queue an SRQ's event (SRQ_LIMIT_REACHED). */
+void verbs_event_raise_srq(struct ordk_dev *dev, enum ordk_event_type type, struct ordk_srq *srq);
 
 /** After the driver's work: QPs of CQs in error to ERR, events to the callback. */
 void verbs_event_run(struct ordk_dev *dev);

@@ -46,9 +46,14 @@ qp_create_check(const struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	if (!pd_live(pd) || ia == NULL || !cq_live(ia->send_cq) || !cq_live(ia->recv_cq) ||
 	    ia->send_cq->dev != pd->dev || ia->recv_cq->dev != pd->dev)
 		return -EINVAL;
+	if (ia->srq != NULL && (!srq_live(ia->srq) || ia->srq->dev != pd->dev)) {
+		VERBS_LOG(ERR, "qp_create: the SRQ is stale or of another device");
+		return -EINVAL;
+	}
 	max_wr = vdev(pd->dev)->attr.max_qp_wr;
-	if (ia->max_send_wr == 0 || ia->max_recv_wr == 0 || ia->max_send_wr > max_wr ||
-	    ia->max_recv_wr > max_wr) {
+	/* on an SRQ the QP has no receive queue of its own: max_recv_wr is not looked at */
+	if (ia->max_send_wr == 0 || ia->max_send_wr > max_wr ||
+	    (ia->srq == NULL && (ia->max_recv_wr == 0 || ia->max_recv_wr > max_wr))) {
 		VERBS_LOG(ERR, "qp_create: max_send_wr %u or max_recv_wr %u "
 			       "not in 1..max_qp_wr (%u)",
 			  ia->max_send_wr, ia->max_recv_wr, max_wr);
@@ -128,6 +133,7 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	qp->pd = pd;
 	qp->scq = ia->send_cq;
 	qp->rcq = ia->recv_cq;
+	qp->srq = ia->srq;
 	qp->ctx = ia->qp_context;
 	qp->init = *ia;
 	qp->attr.qp_state = ORDK_QPS_RESET;
@@ -150,6 +156,10 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	pd->refs++;
 	qp->scq->refs++;
 	qp->rcq->refs++;
+	if (qp->srq != NULL) {
+		qp->srq->nqp++;
+		TAILQ_INSERT_TAIL(&qp->srq->qps, qp, srq_link);
+	}
 	dev->nqp++;
 	return (struct ordk_qp *)qp;
 }
@@ -169,6 +179,10 @@ ordk_qp_destroy(struct ordk_qp *oqp)
 	qp->pd->refs--;
 	qp->scq->refs--;
 	qp->rcq->refs--;
+	if (qp->srq != NULL) {
+		qp->srq->nqp--;
+		TAILQ_REMOVE(&qp->srq->qps, qp, srq_link);
+	}
 	dev->nqp--;
 	verbs_stats_add(&dev->st, &qp->st); /* the device's totals keep its counts */
 	inline_area_free(qp);
@@ -453,6 +467,10 @@ post_send_one(struct ordk_qp *qp, const void *wr)
 static int
 post_recv_one(struct ordk_qp *qp, const void *wr)
 {
+	if (vqp(qp)->srq != NULL) {
+		VERBS_LOG(ERR, "qp 0x%06x: post_recv: the QP receives from its SRQ", vqp(qp)->qpn);
+		return -EINVAL;
+	}
 	return vdev(vqp(qp)->dev)->ops->post_recv(qp, wr);
 }
 

@@ -47,7 +47,10 @@ Test(ibverbs, identity_and_refusals)
 	struct ibv_gid_entry ge;
 	struct ibv_pd *pd = ibv_alloc_pd(c);
 	struct ibv_cq *cq = ibv_create_cq(c, 8, NULL, NULL, 0);
-	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_srq_init_attr_ex sx = { .attr = { .max_wr = 4, .max_sge = 1 },
+					   .comp_mask = IBV_SRQ_INIT_ATTR_TYPE |
+							IBV_SRQ_INIT_ATTR_PD,
+					   .srq_type = IBV_SRQT_XRC };
 	struct ibv_qp_init_attr ud = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
 				       .cap = { .max_send_wr = 1, .max_recv_wr = 1 } };
 	struct ibv_cq_init_attr_ex cx = { .cqe = 8 };
@@ -59,7 +62,10 @@ Test(ibverbs, identity_and_refusals)
 	cr_assert_eq(ge.gid_type, IBV_GID_TYPE_ROCE_V2);
 	cr_assert(ge.gid.raw[10] == 0xff && ge.gid.raw[11] == 0xff && ge.gid.raw[12] == 10);
 	cr_assert(pd != NULL && cq != NULL);
-	REFUSED_NULL(ibv_create_srq(pd, &sa));
+	sx.pd = pd;
+	REFUSED_NULL(ibv_create_srq_ex(c, &sx)); /* XRC (basic SRQs: ibverbs::srq_*) */
+	sx.srq_type = IBV_SRQT_TM;
+	REFUSED_NULL(ibv_create_srq_ex(c, &sx));
 	REFUSED_NULL(ibv_create_qp(pd, &ud));
 	REFUSED_NULL(ibv_alloc_mw(pd, IBV_MW_TYPE_1));
 	REFUSED_NULL(ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE));
@@ -121,6 +127,93 @@ Test(ibverbs, send_recv_on_a_completion_channel)
 	cr_assert_eq(ibv_destroy_cq(rcq), 0);
 	cr_assert_eq(ibv_destroy_comp_channel(ch), 0);
 	cr_assert_eq(ibv_destroy_cq(scq), 0);
+	cr_assert_eq(ibv_dereg_mr(mr), 0);
+	cr_assert_eq(ibv_dealloc_pd(pd), 0);
+	cr_assert_eq(ibv_close_device(c), 0);
+	free(buf);
+}
+
+/*
+ * An SRQ through the ABI: a SEND lands in one of its RECVs, reported on the
+ * QP it came through (wc.qp_num); bad_wr names a bad RECV; an SRQ in use is
+ * not destroyed; resizing is refused; the limit arms and fires through
+ * async_fd; LAST_WQE_REACHED when its QP goes to ERR.
+ */
+Test(ibverbs, srq_send_recv_limit_and_misuse)
+{
+	struct ibv_context *c = open_ordk();
+	struct ibv_device_attr da;
+	struct ibv_pd *pd = ibv_alloc_pd(c);
+	struct ibv_cq *cq = ibv_create_cq(c, 16, NULL, NULL, 0);
+	char *buf = calloc(4, 4096);
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, 4 * 4096, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_srq_init_attr sa = { .srq_context = (void *)0x51,
+					.attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_srq *srq = ibv_create_srq(pd, &sa);
+	struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 4, .max_recv_wr = 4,
+						.max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp *a, *b;
+	union ibv_gid gid;
+	struct ibv_sge ss = { (uintptr_t)buf, 100, 0 };
+	struct ibv_sge rs[2] = { { (uintptr_t)buf + 4096, 4096, 0 },
+				 { (uintptr_t)buf + 8192, 4096, 0 } };
+	struct ibv_recv_wr rw[2] = { { .wr_id = 7, .sg_list = &rs[0], .num_sge = 1 },
+				     { .wr_id = 8, .sg_list = &rs[1], .num_sge = 2 } }, *brw = NULL;
+	struct ibv_send_wr sw = { .wr_id = 9, .sg_list = &ss, .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bsw;
+	struct ibv_srq_attr at = { .srq_limit = 2 };
+	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
+	struct ibv_async_event ev;
+	struct ibv_wc wc;
+	int got = 0;
+
+	cr_assert_eq(ibv_query_device(c, &da), 0);
+	cr_assert(da.max_srq > 0 && da.max_srq_wr >= 4 && da.max_srq_sge == 1);
+	cr_assert(pd != NULL && cq != NULL && mr != NULL && srq != NULL);
+	cr_assert_eq(srq->srq_context, (void *)0x51);
+	ss.lkey = rs[0].lkey = rs[1].lkey = mr->lkey;
+	a = ibv_create_qp(pd, &ia);
+	ia.srq = srq;
+	b = ibv_create_qp(pd, &ia);
+	cr_assert(a != NULL && b != NULL && b->srq == srq);
+	cr_assert_eq(ibv_destroy_srq(srq), EBUSY);
+	cr_assert_eq(ibv_modify_srq(srq, &at, IBV_SRQ_MAX_WR), EOPNOTSUPP);
+	cr_assert_eq(ibv_query_gid(c, 1, 0, &gid), 0);
+	abi_qp_to_rts(a, b->qp_num, &gid, 0);
+	abi_qp_to_rts(b, a->qp_num, &gid, 0);
+	rw[0].next = &rw[1];
+	cr_assert_eq(ibv_post_srq_recv(srq, rw, &brw), EINVAL, "the second has 2 SGEs");
+	cr_assert_eq(brw, &rw[1]);
+	cr_assert_eq(ibv_post_recv(b, &rw[0], &brw), EINVAL, "b receives from its SRQ");
+	/* 1 outstanding: the limit fires at the next consumption */
+	cr_assert_eq(ibv_modify_srq(srq, &at, IBV_SRQ_LIMIT), 0);
+	memset(buf, 0xcd, 100);
+	cr_assert_eq(ibv_post_send(a, &sw, &bsw), 0);
+	for (int i = 0; i < 2000000 && got < 2; i++)
+		if (ibv_poll_cq(cq, 1, &wc) == 1) {
+			cr_assert_eq(wc.status, IBV_WC_SUCCESS);
+			if (wc.wr_id == 7)
+				cr_assert(wc.qp_num == b->qp_num && wc.byte_len == 100 &&
+					  wc.opcode == IBV_WC_RECV);
+			got++;
+		}
+	cr_assert_eq(got, 2);
+	cr_assert_eq(buf[4096 + 99], (char)0xcd);
+	cr_assert_eq(ibv_get_async_event(c, &ev), 0);
+	cr_assert(ev.event_type == IBV_EVENT_SRQ_LIMIT_REACHED && ev.element.srq == srq);
+	ibv_ack_async_event(&ev);
+	cr_assert_eq(ibv_query_srq(srq, &at), 0);
+	cr_assert(at.max_wr == 4 && at.srq_limit == 0);
+	cr_assert_eq(ibv_modify_qp(b, &err, IBV_QP_STATE), 0);
+	cr_assert_eq(ibv_get_async_event(c, &ev), 0);
+	cr_assert(ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED && ev.element.qp == b);
+	ibv_ack_async_event(&ev);
+	cr_assert_eq(ibv_destroy_qp(a), 0);
+	cr_assert_eq(ibv_destroy_qp(b), 0);
+	cr_assert_eq(ibv_destroy_srq(srq), 0);
+	cr_assert_eq(ibv_destroy_srq(srq), EINVAL);
+	cr_assert_eq(ibv_destroy_cq(cq), 0);
 	cr_assert_eq(ibv_dereg_mr(mr), 0);
 	cr_assert_eq(ibv_dealloc_pd(pd), 0);
 	cr_assert_eq(ibv_close_device(c), 0);

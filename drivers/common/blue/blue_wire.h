@@ -289,6 +289,10 @@ struct blue_ctrl_msg {
 		} advert;
 		struct {
 			uint32_t recv_seq; /**< every advert before this one arrived */
+			/** RECVs the sender wants advertised in all since the QP was
+			 *  connected (one per SEND, SEND_WITH_IMM, WRITE_WITH_IMM posted);
+			 *  a receiver on an SRQ lends that many at most (0: none said) */
+			uint32_t want;
 		} advert_ack;
 		struct {
 			uint32_t req_id;

@@ -12,7 +12,7 @@
 #include "wire_internal.h"
 
 #define ADVERT_HDR_LEN	   4u  /* count (u16) + reserved (u16) */
-#define ADVERT_ACK_LEN	   8u  /* recv_seq (u32) + reserved (u32) */
+#define ADVERT_ACK_LEN	   8u  /* recv_seq (u32) + want (u32) */
 #define ATOMIC_REQ_LEN	   40u /* req_id 4, op 1, rsvd 3, raddr 8, rkey 4, rsvd 4, cmp/add 8, swap 8 */
 #define ATOMIC_RESP_LEN	   16u /* req_id 4, status 1, rsvd 3, orig 8 */
 #define ACK_REQ_LEN	   8u  /* psn (u32) + reserved (u32) */
@@ -82,6 +82,7 @@ body_build(uint8_t *body, const struct blue_ctrl_msg *msg)
 		break;
 	case BLUE_CTRL_RECV_ADVERT_ACK:
 		wire_put_be32(body, msg->advert_ack.recv_seq);
+		wire_put_be32(body + 4, msg->advert_ack.want);
 		break;
 	case BLUE_CTRL_ACK_REQ:
 		if (msg->ack_req.psn > BLUE_PSN_MASK)
@@ -210,9 +211,8 @@ body_parse(const uint8_t *body, struct blue_ctrl_msg *msg)
 		}
 		break;
 	case BLUE_CTRL_RECV_ADVERT_ACK:
-		if (!zero(body + 4, 4))
-			return BLUE_WIRE_E_CTRL_FIELD;
 		msg->advert_ack.recv_seq = wire_get_be32(body);
+		msg->advert_ack.want = wire_get_be32(body + 4);
 		break;
 	case BLUE_CTRL_ACK_REQ:
 		msg->ack_req.psn = wire_get_be32(body);

@@ -255,7 +255,8 @@ dev_set_faults(struct ordk_dev *odev, const char *spec)
 		.qp_destroy = blue_qp_destroy, .qp_check = blue_qp_check,                   \
 		.qp_modify = blue_qp_modify, .qp_flush = blue_qp_flush,                     \
 		.qp_info = blue_qp_info, .post_send = blue_post_send,                       \
-		.post_recv = blue_post_recv, .post_done = blue_post_done,                   \
+		.post_recv = blue_post_recv, .post_done = blue_post_done,                       \
+		.srq_recv_check = blue_srq_recv_check,                   \
 		.qp_cc_enable = blue_qp_cc_enable, .qp_cc_query = blue_qp_cc_query,         \
 	}
 

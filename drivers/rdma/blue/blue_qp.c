@@ -198,6 +198,16 @@ blue_post_recv(struct ordk_qp *oqp, const struct ordk_recv_wr *wr)
 	return rc_post_recv(qp, wr);
 }
 
+int
+blue_srq_recv_check(const struct ordk_srq *srq, const struct ordk_recv_wr *wr)
+{
+	if (wr->num_sge == 1 && wr->sge.length > 0 &&
+	    rc_mr_check_pd(to_bdev(srq->dev), srq->pd, wr->sge.lkey, wr->sge.addr, wr->sge.length,
+			   ORDK_ACCESS_LOCAL_WRITE) != 0)
+		return -EPERM;
+	return 0;
+}
+
 void
 blue_post_done(struct ordk_qp *oqp)
 {

@@ -137,6 +137,7 @@ void blue_qp_info(const struct ordk_qp *qp, struct ordk_qp_info *info);
 int blue_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr);
 int blue_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr);
 void blue_post_done(struct ordk_qp *qp);
+int blue_srq_recv_check(const struct ordk_srq *srq, const struct ordk_recv_wr *wr);
 
 /* The QP's ACK timeout and reordering hold in TSC cycles (rc_qp_set_timeout()). */
 static inline uint64_t

@@ -58,6 +58,13 @@
 	UT_STUB_BODY_END                                                              \
 	UT_STUB_END_
 
+/* shared receive queues (verbs_srq.c) */
+#define RC_STUB_verbs_srq_take \
+	DEFINE_STUB(verbs_srq_take, bool, (struct ordk_srq *srq, struct ordk_recv_wr *wr), false)
+#define RC_STUB_verbs_srq_give_back \
+	DEFINE_STUB_V(verbs_srq_give_back, (struct ordk_srq *srq, const struct ordk_recv_wr *wr))
+#define RC_STUB_verbs_srq_consumed DEFINE_STUB_V(verbs_srq_consumed, (struct ordk_srq *srq))
+
 /* the completions, in cqe[0..ncqe) */
 #define RC_STUB_verbs_cq_push                                                         \
 	static struct ordk_wc cqe[16];                                                \
@@ -199,6 +206,8 @@
 	DEFINE_STUB(rc_send_advert_ack, enum rc_step, (struct blue_qp *qp), RC_DONE)
 #define RC_STUB_rc_send_adverts \
 	DEFINE_STUB(rc_send_adverts, enum rc_step, (struct blue_qp *qp), RC_DONE)
+#define RC_STUB_rc_want_due \
+	DEFINE_STUB(rc_want_due, bool, (const struct blue_qp *qp, uint64_t now), false)
 
 /* rc_engine.c: the deadline kept where the completer reads it; the QP marked active */
 #define RC_STUB_rc_timer_set                                                          \
@@ -215,6 +224,13 @@
 	UT_STUB_END_
 
 /* rc_qp.c */
+#define RC_STUB_rc_rwqe_make                                                              \
+	DEFINE_STUB(rc_rwqe_make, int, (struct blue_qp *qp, const struct ordk_pd *pd,      \
+					const struct ordk_recv_wr *wr, struct rc_rwqe *r), 0)
+#define RC_STUB_rc_mr_check_pd                                                            \
+	DEFINE_STUB(rc_mr_check_pd, int, (struct blue_dev *dev, const struct ordk_pd *pd,  \
+					  uint32_t key, uint64_t addr, uint64_t len,       \
+					  unsigned int access), 0)
 /* the QP's failures, counted in fails (rc_qp_fail() and rc_qp_error() alike) */
 #define RC_STUB_rc_qp_fails                                                           \
 	static unsigned int fails;                                                    \
@@ -271,6 +287,10 @@
 	DEFINE_STUB_V(rc_recv_keys_release, (struct blue_qp *qp, bool push))
 #define RC_STUB_rc_recv_retire \
 	DEFINE_STUB(rc_recv_retire, enum rc_step, (struct blue_qp *qp, bool force), RC_DONE)
+#define RC_STUB_rc_srq_join DEFINE_STUB_V(rc_srq_join, (struct blue_qp *qp))
+#define RC_STUB_rc_srq_refill DEFINE_STUB_V(rc_srq_refill, (struct blue_qp *qp))
+#define RC_STUB_rc_srq_return DEFINE_STUB_V(rc_srq_return, (struct blue_qp *qp))
+#define RC_STUB_rc_srq_last_wqe DEFINE_STUB_V(rc_srq_last_wqe, (struct blue_qp *qp))
 
 /* rc_key.c */
 #define RC_STUB_rc_key_revoke_run DEFINE_STUB_V(rc_key_revoke_run, (struct blue_dev *d))

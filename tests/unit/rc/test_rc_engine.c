@@ -33,6 +33,8 @@ RC_STUB(rc_advert_rewind);
 RC_STUB(rc_send_advert_ack);
 RC_STUB(rc_send_adverts);
 RC_STUB(rc_recv_retire);
+RC_STUB(rc_srq_refill);
+RC_STUB(rc_want_due);
 RC_STUB(rc_advert_pending);
 RC_STUB(rc_timer_check);
 RC_STUB(rc_push);

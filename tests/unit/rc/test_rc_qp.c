@@ -44,6 +44,9 @@ blue_mr_lookup(struct blue_dev *dev, uint32_t key)
 
 RC_STUB(ordk_wc_status_str);
 RC_STUB(rc_recv_retire);
+RC_STUB(rc_srq_join);
+RC_STUB(rc_srq_return);
+RC_STUB(rc_srq_last_wqe);
 RC_STUB(rc_recv_keys_release);
 RC_STUB(rc_timer_set);
 RC_STUB(rc_activate);

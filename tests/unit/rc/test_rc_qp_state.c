@@ -79,6 +79,7 @@ RC_STUB(rc_state_name);
 RC_STUB(verbs_stats_add);
 RC_STUB(ordk_mr_reg); /* the inline area (no QP here asks for one) */
 RC_STUB(ordk_mr_dereg);
+RC_STUB(rc_mr_check_pd);
 
 /* the driver's QP calls, as the Blue driver's ops table gives them */
 static const struct ordk_dev_ops ops = {

@@ -69,6 +69,11 @@ blue_cmd_kick(struct blue_hw *dev)
 }
 
 RC_STUB(mem_keys_alloc);
+RC_STUB(verbs_srq_take);
+RC_STUB(verbs_srq_give_back);
+RC_STUB(verbs_srq_consumed);
+RC_STUB(rc_rwqe_make);
+RC_STUB(verbs_event_raise);
 
 int
 mem_keys_free(struct mem_keys *k, uint32_t key)

@@ -24,6 +24,7 @@ static struct ordk_wc last_wc;
 RC_STUB(rc_read_progress);
 RC_STUB(rc_read_answer_seen);
 RC_STUB(rc_read_done);
+RC_STUB(verbs_srq_consumed);
 
 void
 rc_recv_done(struct blue_qp *qp, struct rc_rwqe *r, const struct ordk_wc *wc)

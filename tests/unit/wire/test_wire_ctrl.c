@@ -45,6 +45,7 @@ roundtrip(const struct blue_ctrl_msg *m)
 		break;
 	case BLUE_CTRL_RECV_ADVERT_ACK:
 		cr_assert_eq(o.advert_ack.recv_seq, m->advert_ack.recv_seq);
+		cr_assert_eq(o.advert_ack.want, m->advert_ack.want);
 		break;
 	case BLUE_CTRL_ATOMIC_REQ:
 		cr_assert_eq(o.atomic_req.req_id, m->atomic_req.req_id);
@@ -85,6 +86,8 @@ Test(wire_ctrl, roundtrip_every_type)
 	memset(&m, 0, sizeof(m));
 	m.type = BLUE_CTRL_RECV_ADVERT_ACK;
 	m.advert_ack.recv_seq = 0xDEADBEEF;
+	roundtrip(&m);
+	m.advert_ack.want = 0xFEEDF00D; /* what a sender to an SRQ wants advertised */
 	roundtrip(&m);
 	m.type = BLUE_CTRL_ATOMIC_REQ;
 	m.atomic_req.req_id = 9;

@@ -27,6 +27,7 @@
 #include "blue_wire.h"
 #include "rc_fifo.h"
 #include "rc_key.h"
+#include "rc_srq.h"
 
 struct blue_dev;
 struct blue_qp;
@@ -54,7 +55,6 @@ extern int ordk_rc_logtype;
 #define ORDK_ANS_RING	  (2u * ORDK_MAX_RD_ATOMIC)
 _Static_assert((ORDK_ANS_RING & (ORDK_ANS_RING - 1)) == 0, "the answer ring is indexed by a mask");
 #define ORDK_ATOMIC_CACHE 64u	 /* responder replay cache entries per QP */
-
 
 /* ------------------------------------------------------------ work queues */
 
@@ -282,6 +282,8 @@ struct rc_req {
 	struct rc_fifo adv_q;
 	uint32_t adv_expect;
 	uint32_t adv_src;	   /* QPN that sent adverts before this QP reached RTR */
+	uint32_t adv_wanted, want_sent; /* adverts wanted (a SEND, IMM posted each); last said */
+	uint64_t want_tsc;	   /* when the want was last said (an SRQ peer lends on it) */
 	bool adv_ack_due;	   /* tell the peer which adverts arrived */
 	uint64_t rnr_probe_tsc;	   /* a SEND waiting for an advert asked the peer */
 	uint32_t rnr_probes;	   /* ... that many times since it last heard it */
@@ -348,6 +350,9 @@ struct rc_resp {
 	uint32_t rq_acked;	   /* first recv_seq the peer has not acknowledged */
 	uint64_t adv_tsc;	   /* when adverts last went out, in polling time (rc_ptime()) */
 	uint32_t err_answers;	   /* the peer's questions answered in ERR (rc_ctrl.c) */
+	uint32_t srq_want;	   /* on an SRQ: RECVs the peer wants in all (its advert ACK) */
+	bool srq_starved;	   /* on an SRQ: the pool had none for it (counted once) */
+	bool srq_live;		   /* on an SRQ: counted in its nlive (RTR, RTS) */
 };
 
 /* A QP's places in its device's engine: the active list and the timer wheel. */
@@ -470,6 +475,12 @@ void rc_qp_flush(struct blue_qp *qp);
  */
 int rc_mr_check(const struct blue_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
 		unsigned int access);
+/** rc_mr_check() against PD @p pd of @p dev (an SRQ's RECVs: the SRQ's PD). */
+int rc_mr_check_pd(struct blue_dev *dev, const struct ordk_pd *pd, uint32_t key, uint64_t addr,
+		   uint64_t len, unsigned int access);
+/** A receive WQE for @p wr, its SGE checked against @p pd (recv_seq unset): 0, -EPERM. */
+int rc_rwqe_make(struct blue_qp *qp, const struct ordk_pd *pd, const struct ordk_recv_wr *wr,
+		 struct rc_rwqe *r);
 int rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr);
 int rc_post_recv(struct blue_qp *qp, const struct ordk_recv_wr *wr);
 void rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status);
@@ -536,8 +547,10 @@ bool rc_send_ctrl(struct blue_qp *qp, const struct blue_ctrl_msg *m);
 void rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len);
 /** Advertise posted RECVs not advertised yet. @return RC_MORE when some could not go. */
 enum rc_step rc_send_adverts(struct blue_qp *qp);
-/** Tell the peer which of its adverts arrived. @return RC_MORE when it could not go. */
+/** Tell the peer which of its adverts arrived, and how many it wants. RC_MORE: not sent. */
 enum rc_step rc_send_advert_ack(struct blue_qp *qp);
+/** Does the sender want adverts it has not said it wants (or said a timeout ago)? */
+bool rc_want_due(const struct blue_qp *qp, uint64_t now);
 /** Adverts the peer has not acknowledged within the QP's timeout (polling time) go out again. */
 void rc_advert_rewind(struct blue_qp *qp);
 /** @return RC_MORE while the peer has not acknowledged every advert. */

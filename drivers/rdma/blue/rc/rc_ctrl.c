@@ -148,6 +148,12 @@ rx_advert_ack(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 	if ((int32_t)(m->advert_ack.recv_seq - rs->rq_acked) > 0 &&
 	    (int32_t)(m->advert_ack.recv_seq - rs->next_recv_seq) <= 0)
 		rs->rq_acked = m->advert_ack.recv_seq;
+	/* on an SRQ: lend what the sender wants (rc_srq_refill()) */
+	if ((int32_t)(m->advert_ack.want - rs->srq_want) > 0) {
+		rs->srq_want = m->advert_ack.want;
+		if (qp->vqp.srq != NULL)
+			rc_activate(qp);
+	}
 }
 
 /* One control frame from the SimpleNic RX ring, to the part of its QP that takes it. */
@@ -275,10 +281,33 @@ rc_send_advert_ack(struct blue_qp *qp)
 	struct blue_ctrl_msg m = rc_ctrl_msg(qp, BLUE_CTRL_RECV_ADVERT_ACK);
 
 	m.advert_ack.recv_seq = qp->req.adv_expect;
+	m.advert_ack.want = qp->req.adv_wanted;
 	if (!rc_send_ctrl(qp, &m))
 		return RC_MORE;
 	qp->req.adv_ack_due = false;
+	qp->req.want_sent = qp->req.adv_wanted;
+	qp->req.want_tsc = rc_ptime(&blue_qp_dev(qp)->rc);
 	return RC_DONE;
+}
+
+/*
+ * A receiver on an SRQ lends its QP only the RECVs the sender wants (a RECV
+ * lent ahead to a QP whose peer never sends would be lost to the other QPs):
+ * the sender says how many it wants in all when it wants more than it was
+ * advertised, and again after the ACK timeout while it waits for them (the
+ * frame may be lost). A receiver with RECVs of its own ignores it, and a
+ * sender to it says it only while its SENDs are ahead of the adverts.
+ */
+bool
+rc_want_due(const struct blue_qp *qp, uint64_t now)
+{
+	const struct rc_req *rq = &qp->req;
+
+	if ((int32_t)(rq->adv_wanted - rq->adv_expect) <= 0)
+		return false; /* it has every advert it wants */
+	if (rq->adv_wanted != rq->want_sent)
+		return true;
+	return rq->adv_q.count == 0 && now - rq->want_tsc >= rc_timeout_tsc(qp);
 }
 
 /* recv_seq of the oldest RECV still posted (the next one when none is). */

@@ -320,9 +320,11 @@ qp_step(struct blue_qp *qp, uint64_t now, unsigned int *items)
 	if (connected(qp)) {
 		/* unacknowledged adverts rewind after a timeout ... */
 		rc_advert_rewind(qp);
-		if (qp->req.adv_ack_due)
+		if (qp->req.adv_ack_due || rc_want_due(qp, now))
 			more |= rc_send_advert_ack(qp);
 	}
+	if (qp->vqp.srq != NULL && connected(qp))
+		rc_srq_refill(qp); /* RECVs lent from the SRQ's pool */
 	if (qp->resp.rq_advertised < qp->resp.rq_q.count)
 		more |= rc_send_adverts(qp);
 	if (qp->resp.rdone_q.count > 0)

@@ -21,8 +21,11 @@ rc_qp_init(struct blue_qp *qp)
 	rc_qp_set_timeout(qp);
 	qp->req.sq_size = qp->vqp.init.max_send_wr; /* READ answers have their own ring */
 	qp->req.sq_mask = rte_align32pow2(qp->req.sq_size) - 1;
-	rc_fifo_init(&qp->resp.rq_q, qp->vqp.init.max_recv_wr);
-	rc_fifo_init(&qp->resp.rdone_q, qp->vqp.init.max_recv_wr);
+	/* on an SRQ: the window of RECVs lent from its pool */
+	uint32_t rq = qp->vqp.srq != NULL ? RC_SRQ_WINDOW : qp->vqp.init.max_recv_wr;
+
+	rc_fifo_init(&qp->resp.rq_q, rq);
+	rc_fifo_init(&qp->resp.rdone_q, rq);
 	rc_fifo_init(&qp->req.rd_q, qp->req.sq_size);
 	rc_fifo_init(&qp->req.adv_q, ORDK_ADVERT_RING);
 	rc_fifo_init(&qp->resp.msg_q, ORDK_MSG_QUEUE);
@@ -45,8 +48,10 @@ rc_qp_init(struct blue_qp *qp)
 void
 rc_qp_fini(struct blue_qp *qp)
 {
-	if (qp->resp.rq != NULL && qp->resp.rdone != NULL)
+	if (qp->resp.rq != NULL && qp->resp.rdone != NULL) {
+		rc_srq_return(qp);
 		rc_recv_keys_release(qp, false);
+	}
 	if (qp->req.sq != NULL)
 		rc_read_keys_release(qp);
 	rte_free(qp->resp.rdone);
@@ -73,6 +78,7 @@ static void flush_wrs(struct blue_qp *qp);
 static void
 reset_queues(struct blue_qp *qp)
 {
+	rc_srq_return(qp); /* lent and unused: back to the SRQ's pool */
 	rc_recv_keys_release(qp, true); /* the card's QP context is invalid already */
 	rc_read_keys_release(qp);
 	qp->req.sq_head = qp->req.sq_next = qp->req.sq_tail = qp->req.sq_user = 0;
@@ -80,6 +86,8 @@ reset_queues(struct blue_qp *qp)
 	rc_fifo_clear(&qp->req.rd_q);
 	rc_fifo_clear(&qp->req.adv_q);
 	qp->req.adv_expect = 0;
+	qp->req.adv_wanted = qp->req.want_sent = 0;
+	qp->resp.srq_want = 0;
 	rc_fifo_clear(&qp->resp.rq_q);
 	qp->resp.rq_advertised = qp->resp.next_recv_seq = 0;
 	qp->resp.rq_acked = 0;
@@ -103,6 +111,7 @@ rc_qp_reset(struct blue_qp *qp)
 		rc_comp_to(qp, RC_COMP_ERROR);
 		flush_wrs(qp);
 		verbs_event_raise(qp->vqp.dev, ORDK_EVENT_QP_FATAL, blue_qp_handle(qp), NULL);
+		rc_srq_last_wqe(qp);
 	}
 	reset_queues(qp);
 	rc_comp_to(qp, RC_COMP_IDLE);
@@ -121,6 +130,7 @@ rc_qp_to_rtr(struct blue_qp *qp)
 	}
 	rc_rx_reset(&qp->resp, qp->vqp.attr.rq_psn);
 	qp->resp.err_answers = 0;
+	rc_srq_join(qp);
 	rc_activate(qp); /* RECVs posted in INIT are advertised now */
 }
 
@@ -171,6 +181,8 @@ flush_wrs(struct blue_qp *qp)
 			flush_cqe(qp->vqp.scq, w->wr_id, rc_wc_opcode(w->opcode), qp->vqp.qpn);
 		}
 	}
+	/* RECVs lent by an SRQ are not flushed: they go back for the other QPs */
+	rc_srq_return(qp);
 	for (uint32_t i = 0; i < qp->resp.rq_q.count; i++)
 		flush_cqe(qp->vqp.rcq, qp->resp.rq[rc_fifo_at(&qp->resp.rq_q, i)].wr_id, ORDK_WC_RECV,
 			  qp->vqp.qpn);
@@ -181,22 +193,32 @@ void
 rc_qp_flush(struct blue_qp *qp)
 {
 	bool owed = qp->comp.state == RC_COMP_FLUSH; /* rc_qp_error() raises QP_FATAL here */
+	bool again = qp->comp.state == RC_COMP_ERROR; /* ERR -> ERR: flushed before */
 
 	rc_comp_to(qp, RC_COMP_ERROR);
 	flush_wrs(qp);
 	reset_queues(qp);
 	if (owed)
 		verbs_event_raise(qp->vqp.dev, ORDK_EVENT_QP_FATAL, blue_qp_handle(qp), NULL);
+	if (!again)
+		rc_srq_last_wqe(qp);
 }
 
 int
 rc_mr_check(const struct blue_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
 	    unsigned int access)
 {
-	const struct blue_mr *m = blue_mr_lookup(blue_qp_dev(qp), key);
+	return rc_mr_check_pd(blue_qp_dev(qp), qp->vqp.pd, key, addr, len, access);
+}
+
+int
+rc_mr_check_pd(struct blue_dev *dev, const struct ordk_pd *pd, uint32_t key, uint64_t addr,
+	       uint64_t len, unsigned int access)
+{
+	const struct blue_mr *m = blue_mr_lookup(dev, key);
 	uint64_t base;
 
-	if (m == NULL || m->vmr.pub.pd != qp->vqp.pd || (m->vmr.pub.access & access) != access)
+	if (m == NULL || m->vmr.pub.pd != pd || (m->vmr.pub.access & access) != access)
 		return -EPERM;
 	base = (uint64_t)(uintptr_t)m->vmr.pub.addr;
 	if (addr < base || addr - base > m->vmr.pub.length || len > m->vmr.pub.length - (addr - base))
@@ -301,26 +323,47 @@ rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 	qp->req.sq_tail++;
 	qp->req.sq_user++;
 	qp->vqp.st.wr_posted++;
+	/* it takes one of the peer's RECVs: said in the advert ACKs (rc_want_due()) */
+	if (wr->opcode == ORDK_WR_SEND || wr->opcode == ORDK_WR_SEND_WITH_IMM ||
+	    wr->opcode == ORDK_WR_RDMA_WRITE_WITH_IMM)
+		qp->req.adv_wanted++;
+	return 0;
+}
+
+int
+rc_rwqe_make(struct blue_qp *qp, const struct ordk_pd *pd, const struct ordk_recv_wr *wr,
+	     struct rc_rwqe *r)
+{
+	struct blue_dev *dev = blue_qp_dev(qp);
+	struct blue_mr *m;
+
+	*r = (struct rc_rwqe){ .wr_id = wr->wr_id };
+	if (wr->num_sge != 1 || wr->sge.length == 0)
+		return 0;
+	if (rc_mr_check_pd(dev, pd, wr->sge.lkey, wr->sge.addr, wr->sge.length,
+			   ORDK_ACCESS_LOCAL_WRITE) != 0)
+		return -EPERM;
+	m = blue_mr_lookup(dev, wr->sge.lkey);
+	r->addr = wr->sge.addr;
+	r->len = wr->sge.length;
+	r->lkey = wr->sge.lkey;
+	r->k.pgt_offset = rc_key_pgt(m, r->addr);
 	return 0;
 }
 
 int
 rc_post_recv(struct blue_qp *qp, const struct ordk_recv_wr *wr)
 {
-	struct rc_rwqe *r;
-	struct blue_mr *m = NULL;
+	struct rc_rwqe made;
 	int rc;
 
 	if (qp->vqp.attr.qp_state == ORDK_QPS_RESET)
 		return -EINVAL;
 	if (wr->num_sge < 0 || wr->num_sge > 1)
 		return -EINVAL;
-	if (wr->num_sge == 1 && wr->sge.length > 0) {
-		rc = check_sge(qp, &wr->sge, ORDK_ACCESS_LOCAL_WRITE);
-		if (rc != 0)
-			return rc;
-		m = blue_mr_lookup(blue_qp_dev(qp), wr->sge.lkey);
-	}
+	rc = rc_rwqe_make(qp, qp->vqp.pd, wr, &made);
+	if (rc != 0)
+		return rc;
 	if (flushed_now(qp)) {
 		flush_cqe(qp->vqp.rcq, wr->wr_id, ORDK_WC_RECV, qp->vqp.qpn);
 		return 0;
@@ -329,14 +372,8 @@ rc_post_recv(struct blue_qp *qp, const struct ordk_recv_wr *wr)
 	/* a completion waiting for its key's revocation still holds its slot */
 	if (qp->resp.rq_q.count + qp->resp.rdone_q.count >= qp->resp.rq_q.size)
 		return -ENOMEM;
-	r = &qp->resp.rq[rc_fifo_push(&qp->resp.rq_q)];
-	*r = (struct rc_rwqe){ .wr_id = wr->wr_id, .recv_seq = qp->resp.next_recv_seq++ };
-	if (m != NULL) {
-		r->addr = wr->sge.addr;
-		r->len = wr->sge.length;
-		r->lkey = wr->sge.lkey;
-		r->k.pgt_offset = rc_key_pgt(m, r->addr);
-	}
+	made.recv_seq = qp->resp.next_recv_seq++;
+	qp->resp.rq[rc_fifo_push(&qp->resp.rq_q)] = made;
 	return 0;
 }
 

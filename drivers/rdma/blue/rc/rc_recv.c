@@ -93,3 +93,100 @@ rc_recv_keys_release(struct blue_qp *qp, bool push)
 	for (uint32_t i = 0; i < rs->rq_q.count; i++)
 		rc_key_orphan(blue_qp_dev(qp), &rs->rq[rc_fifo_at(&rs->rq_q, i)].k);
 }
+
+/* ------------------------------------------------ a QP on an SRQ */
+
+/*
+ * The QP's share of its SRQ: the RECVs outstanding there (pool and lent)
+ * over the QPs on it in RTR or RTS, at least one, at most the window. A QP
+ * whose RECVs are consumed is refilled to it; an idle one holds what it was lent.
+ */
+static uint32_t
+srq_share(const struct blue_qp *qp)
+{
+	const struct ordk_srq *srq = qp->vqp.srq;
+	uint32_t share = (srq->count + srq->lent) / (srq->nlive ? srq->nlive : 1);
+
+	return RTE_MAX(1u, RTE_MIN(share, qp->resp.rq_q.size));
+}
+
+void
+rc_srq_join(struct blue_qp *qp)
+{
+	if (qp->vqp.srq == NULL || qp->resp.srq_live)
+		return;
+	qp->resp.srq_live = true;
+	qp->vqp.srq->nlive++;
+}
+
+void
+rc_srq_refill(struct blue_qp *qp)
+{
+	struct rc_resp *rs = &qp->resp;
+	struct ordk_srq *srq = qp->vqp.srq;
+	uint32_t share = srq_share(qp);
+
+	if (qp->vqp.attr.qp_state != ORDK_QPS_RTR && qp->vqp.attr.qp_state != ORDK_QPS_RTS)
+		return;
+	/* as many as the peer wants; a completion waiting for its key still holds its slot */
+	while ((int32_t)(rs->srq_want - rs->next_recv_seq) > 0 && rs->rq_q.count < share &&
+	       rs->rq_q.count + rs->rdone_q.count < rs->rq_q.size) {
+		struct ordk_recv_wr wr;
+		struct rc_rwqe r;
+
+		if (!verbs_srq_take(srq, &wr)) {
+			if (!rs->srq_starved)
+				qp->vqp.st.srq_starved++;
+			rs->srq_starved = true;
+			return;
+		}
+		rs->srq_starved = false;
+		qp->vqp.st.srq_lent++;
+		if (rc_rwqe_make(qp, srq->pd, &wr, &r) != 0) {
+			/* its MR went since the post: it fails here, on the QP it was lent to */
+			struct ordk_wc wc = { .wr_id = wr.wr_id, .status = ORDK_WC_LOC_PROT_ERR,
+					      .opcode = ORDK_WC_RECV, .qp_num = qp->vqp.qpn };
+
+			qp->vqp.st.loc_prot_errors++;
+			verbs_srq_consumed(srq);
+			rc_recv_done(qp, &r, &wc);
+			continue;
+		}
+		r.recv_seq = rs->next_recv_seq++;
+		rs->rq[rc_fifo_push(&rs->rq_q)] = r;
+	}
+}
+
+void
+rc_srq_return(struct blue_qp *qp)
+{
+	struct rc_resp *rs = &qp->resp;
+
+	if (qp->vqp.srq == NULL)
+		return;
+	if (qp->resp.srq_live) {
+		qp->resp.srq_live = false;
+		qp->vqp.srq->nlive--;
+	}
+	/* newest first, each to the pool's head: they keep their order there */
+	for (uint32_t i = rs->rq_q.count; i-- > 0;) {
+		struct rc_rwqe *r = &rs->rq[rc_fifo_at(&rs->rq_q, i)];
+		struct ordk_recv_wr wr = { .wr_id = r->wr_id, .num_sge = r->len > 0,
+					   .sge = { r->addr, r->len, r->lkey } };
+
+		/* revoked before any new key of the same buffer: the card keeps the order */
+		rc_key_orphan(blue_qp_dev(qp), &r->k);
+		verbs_srq_give_back(qp->vqp.srq, &wr);
+		qp->vqp.st.srq_returned++;
+	}
+	rc_fifo_clear(&rs->rq_q);
+	rs->rq_advertised = 0;
+}
+
+void
+rc_srq_last_wqe(struct blue_qp *qp)
+{
+	if (qp->vqp.srq != NULL)
+		verbs_event_raise(qp->vqp.dev, ORDK_EVENT_QP_LAST_WQE_REACHED, blue_qp_handle(qp),
+				  NULL);
+}

@@ -51,6 +51,11 @@ recv_cqe(struct blue_qp *qp, const struct rc_msg *m, enum ordk_wc_opcode op, boo
 	}
 	r = &qp->resp.rq[qp->resp.rq_q.head];
 	rc_fifo_pop(&qp->resp.rq_q);
+	if (qp->vqp.srq != NULL) {
+		/* lent by the SRQ: consumed there (its limit), and the window is refilled */
+		verbs_srq_consumed(qp->vqp.srq);
+		rc_activate(qp);
+	}
 	if (qp->resp.rq_advertised > 0)
 		qp->resp.rq_advertised--;
 	/* a buffer the peer used was advertised and arrived there: acknowledged */
