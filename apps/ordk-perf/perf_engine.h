@@ -108,6 +108,7 @@ struct ctx {
 	struct side *me;
 	struct rte_mempool *mp;
 	uint64_t hz;
+	FILE *hist; /* --histogram: the client's file, a size's samples appended per round */
 };
 
 struct run {

@@ -150,6 +150,12 @@ perf_lat_row(struct ctx *x, struct run *r, struct perf_lat *l)
 	}
 	for (uint64_t i = 0; i < n; i++)
 		r->tp[i] = r->tp[i + 1] - r->tp[i];
+	if (x->hist != NULL &&
+	    perf_hist_write(x->hist, perf_test_name(o->test), r->size, r->tp, n,
+			    (double)x->hz / 1e9 * rtt) != 0) {
+		fprintf(stderr, "ordk-perf: --histogram %s: cannot write\n", o->hist_file);
+		return -1;
+	}
 	if (o->unsorted)
 		print_samples(o, r->tp, n, per_unit);
 	if (perf_lat_stats(r->tp, n, per_unit, l) != 0)
