@@ -21,7 +21,6 @@ it; devtools/plotlib.py): when it is missing the script installs it (as root,
 with apt-get) unless --no-install is given. Building ORDK does not need it.
 """
 import argparse
-import csv
 import os
 import sys
 
@@ -42,23 +41,14 @@ def read_traces(paths):
     """{metric: {source: ([t_s], [value])}} from the CSV files; raises ValueError on bad input."""
     series = {}
     for path in paths:
-        with open(path, newline="") as f:
-            rows = csv.reader(f)
-            header = next(rows, None)
-            if header != COLUMNS:
-                raise ValueError(f"{path}: header {header} is not {','.join(COLUMNS)}")
-            for n, row in enumerate(rows, start=2):
-                if not row:
-                    continue
-                if len(row) != 4:
-                    raise ValueError(f"{path}:{n}: {len(row)} columns, want 4")
-                try:
-                    t, v = int(row[0]), float(row[3])
-                except ValueError:
-                    raise ValueError(f"{path}:{n}: t_ns and value must be numbers") from None
-                ts, vs = series.setdefault(row[2], {}).setdefault(row[1], ([], []))
-                ts.append(t / 1e9)
-                vs.append(v)
+        for n, row in plotlib.csv_rows(path, COLUMNS):
+            try:
+                t, v = int(row[0]), float(row[3])
+            except ValueError:
+                raise ValueError(f"{path}:{n}: t_ns and value must be numbers") from None
+            ts, vs = series.setdefault(row[2], {}).setdefault(row[1], ([], []))
+            ts.append(t / 1e9)
+            vs.append(v)
     return series
 
 

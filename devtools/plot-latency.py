@@ -27,7 +27,6 @@ matplotlib comes from Debian's python3-matplotlib (devtools/setup.sh; see
 devtools/plotlib.py); --summary-only needs none.
 """
 import argparse
-import csv
 import math
 import os
 import sys
@@ -45,25 +44,15 @@ def read_hist(paths):
     per_file = []
     for path in paths:
         series = {}
-        with open(path, newline="") as f:
-            rows = csv.reader(f)
-            header = next(rows, None)
-            if header != COLUMNS:
-                raise ValueError(f"{path}: header {header} is not {','.join(COLUMNS)}")
-            for n, row in enumerate(rows, start=2):
-                if not row:
-                    continue
-                if len(row) != 4:
-                    raise ValueError(f"{path}:{n}: {len(row)} columns, want 4")
-                try:
-                    size, ns = int(row[1]), float(row[3])
-                    int(row[2])
-                except ValueError:
-                    raise ValueError(f"{path}:{n}: bytes, iteration and ns must be numbers") \
-                        from None
-                if size <= 0 or not ns >= 0 or math.isinf(ns):
-                    raise ValueError(f"{path}:{n}: bytes must be > 0 and ns >= 0")
-                series.setdefault(row[0], {}).setdefault(size, []).append(ns)
+        for n, row in plotlib.csv_rows(path, COLUMNS):
+            try:
+                size, ns = int(row[1]), float(row[3])
+                int(row[2])
+            except ValueError:
+                raise ValueError(f"{path}:{n}: bytes, iteration and ns must be numbers") from None
+            if size <= 0 or not ns >= 0 or math.isinf(ns):
+                raise ValueError(f"{path}:{n}: bytes must be > 0 and ns >= 0")
+            series.setdefault(row[0], {}).setdefault(size, []).append(ns)
         per_file.append((path, series))
     seen = {}
     for _, series in per_file:

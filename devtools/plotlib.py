@@ -7,6 +7,7 @@ pyenv), the script is run again under Debian's; when neither has it, the package
 is installed (as root, with apt-get) if `install` is true, else the script exits
 with a message naming the package.
 """
+import csv
 import os
 import shutil
 import subprocess
@@ -15,6 +16,22 @@ import sys
 DEBIAN_PYTHON = "/usr/bin/python3"
 PACKAGE = "python3-matplotlib"
 
+
+
+def csv_rows(path, columns):
+    """(line number, row) of a CSV file whose first line is @columns; empty lines skipped.
+    Raises ValueError naming the file (and line) on another header or a row of another width."""
+    with open(path, newline="") as f:
+        rows = csv.reader(f)
+        header = next(rows, None)
+        if header != columns:
+            raise ValueError(f"{path}: header {header} is not {','.join(columns)}")
+        for n, row in enumerate(rows, start=2):
+            if not row:
+                continue
+            if len(row) != len(columns):
+                raise ValueError(f"{path}:{n}: {len(row)} columns, want {len(columns)}")
+            yield n, row
 
 
 def debian_python_has_matplotlib():
