@@ -14,8 +14,8 @@ Every input is a histogram file as `ordk-perf --histogram FILE` and
 one line per sample, in the order taken: the test, the message (or frame) size,
 the iteration from 0, the sample in nanoseconds (RTT/2 for the ping-pongs
 write_lat, send_lat and raw_pingpong; the WR's time for read_lat and atomic_lat).
-Rows of all files are merged; a test that appears in two files is drawn as
-"test (file)" each.
+Rows of all files are merged; a test with the same size in two files is drawn
+as "test (file)" from each.
 
 Per test and size it prints a summary line (samples, p50, p90, p99, p99.9 and max
 in usec; "step": p50 over the next smaller size's p50), then draws each test's
@@ -54,14 +54,15 @@ def read_hist(paths):
                 raise ValueError(f"{path}:{n}: bytes must be > 0 and ns >= 0")
             series.setdefault(row[0], {}).setdefault(size, []).append(ns)
         per_file.append((path, series))
-    seen = {}
+    seen, clash = set(), set()  # a test with the same size in two files: told apart by file
     for _, series in per_file:
-        for test in series:
-            seen[test] = seen.get(test, 0) + 1
+        for test, sizes in series.items():
+            clash |= {test for size in sizes if (test, size) in seen}
+            seen |= {(test, size) for size in sizes}
     merged = {}
     for path, series in per_file:
         for test, sizes in series.items():
-            label = test if seen[test] == 1 else f"{test} ({os.path.basename(path)})"
+            label = f"{test} ({os.path.basename(path)})" if test in clash else test
             for size, v in sizes.items():
                 merged.setdefault(label, {}).setdefault(size, []).extend(v)
     return merged
