@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # ORDK against what a user would pick instead, in one run on this machine:
 #   ordk-perf between two processes over net_memif (one core each): write_bw
-#   64 KiB, write_bw 8 B (message rate), write_lat 8 B, send_lat 8 B, read_bw
-#   64 KiB, read_lat 8 B, atomic_bw; and the baselines (ordk-baseline): TCP over loopback
-#   (bulk, 8 B and 64 B ping-pong), one core's memcpy, raw frames over the
-#   same net_memif port. Prints a table of figures and ratios, then one line
-#   per comparison: "ratio <name>: <value>".
+#   64 KiB, write_bw 8 B (message rate), write_lat 8 B and 4 KiB, send_lat 8 B,
+#   read_bw 64 KiB, read_lat 8 B, atomic_bw; and the baselines (ordk-baseline):
+#   TCP over loopback (bulk, 8 B and 64 B ping-pong), one core's memcpy, raw
+#   frames over the same net_memif port (the rate, and a ping-pong of 64 B and
+#   4 KiB frames: the latency's wire floor). Prints a table of figures and
+#   ratios, then one line per comparison: "ratio <name>: <value>".
 #
 #   devtools/bench.sh [--no-build] [--quick] [--repeat N] [--against DIR]
 #     --no-build  use the existing build (ORDK_BUILD_DIR, default build)
@@ -131,6 +132,14 @@ for rep in $(seq 1 $repeat); do
         timeout 60 "$base" raw_tx $size $secs "$sock" >"$dir/raw_tx" 2>&1 || true
         wait $rx || { echo "bench: raw net_memif $size B failed:" >&2; cat "$dir/raw_rx" "$dir/raw_tx" >&2; exit 1; }
         while read -r k v; do echo "  $k $v"; fig "$k" "$v"; done < <(grep '^raw_memif' "$dir/raw_rx")
+        # the same port's ping-pong: RTT/2 typical, p99, p99.9 (ordk-perf's statistics)
+        timeout 60 "$base" raw_pong "$sock" >"$dir/raw_pong" 2>&1 &
+        pp=$!
+        pids+=($pp)
+        timeout 60 "$base" raw_ping $size $n_lat "$sock" >"$dir/raw_ping" 2>&1 || true
+        wait $pp && grep -q '^raw_pingpong' "$dir/raw_ping" ||
+            { echo "bench: raw ping-pong $size B failed:" >&2; cat "$dir/raw_ping" "$dir/raw_pong" >&2; exit 1; }
+        while read -r k v; do echo "  $k $v"; fig "$k" "$v"; done < <(grep '^raw_pingpong' "$dir/raw_ping")
     done
 
     echo "=== repetition $rep of $repeat: ordk-perf, two processes over net_memif"
@@ -138,6 +147,7 @@ for rep in $(seq 1 $repeat); do
     pair write_bw_64k write_bw -s 65536 -n $n_bw -Q 100
     pair write_bw_8b write_bw -s 8 -n $n_rate -t 512 -Q 64
     pair write_lat_8b write_lat -s 8 -n $n_lat
+    pair write_lat_4k write_lat -s 4096 -n $n_lat
     pair send_lat_8b send_lat -s 8 -n $n_lat
     pair read_bw_64k read_bw -s 65536 -n $((n_bw / 4)) -Q 100
     pair read_lat_8b read_lat -s 8 -n $n_lat
@@ -145,6 +155,10 @@ for rep in $(seq 1 $repeat); do
     fig write_bw_64k_mibs "$(json write_bw_64k BW_average)"
     fig write_bw_8b_mpps "$(json write_bw_8b MsgRate)"
     fig write_lat_8b_us "$(json write_lat_8b t_typical)"
+    fig write_lat_8b_p999_us "$(json write_lat_8b percentile_99.9)"
+    fig write_lat_4k_us "$(json write_lat_4k t_typical)"
+    fig write_lat_4k_p99_us "$(json write_lat_4k percentile_99)"
+    fig write_lat_4k_p999_us "$(json write_lat_4k percentile_99.9)"
     fig send_lat_8b_us "$(json send_lat_8b t_typical)"
     fig read_bw_64k_mibs "$(json read_bw_64k BW_average)"
     fig read_lat_8b_us "$(json read_lat_8b t_typical)"
@@ -153,6 +167,7 @@ for rep in $(seq 1 $repeat); do
         fig against_write_bw_64k_mibs "$(json against_write_bw_64k BW_average)"
         fig against_write_bw_8b_mpps "$(json against_write_bw_8b MsgRate)"
         fig against_write_lat_8b_us "$(json against_write_lat_8b t_typical)"
+        fig against_write_lat_4k_us "$(json against_write_lat_4k t_typical)"
         fig against_send_lat_8b_us "$(json against_send_lat_8b t_typical)"
         fig against_read_bw_64k_mibs "$(json against_read_bw_64k BW_average)"
         fig against_read_lat_8b_us "$(json against_read_lat_8b t_typical)"
@@ -182,6 +197,19 @@ comps = [
      lambda f: f["tcp_pingpong_8b_us"], "us", "", None),
     ("send_lat_8b/tcp_pingpong_8b", lambda f: f["send_lat_8b_us"],
      lambda f: f["tcp_pingpong_8b_us"], "us", "", None),
+    # the wire floor: raw frames' ping-pong over the same net_memif port (issue 31's targets)
+    ("write_lat_8b/raw_pingpong_64b", lambda f: f["write_lat_8b_us"],
+     lambda f: f["raw_pingpong_64b_us"], "us", "", None),
+    ("send_lat_8b/raw_pingpong_64b", lambda f: f["send_lat_8b_us"],
+     lambda f: f["raw_pingpong_64b_us"], "us", "", None),
+    ("write_lat_8b_p999/raw_pingpong_64b_p999", lambda f: f["write_lat_8b_p999_us"],
+     lambda f: f["raw_pingpong_64b_p999_us"], "us", "<= 3", lambda r: r <= 3),
+    ("write_lat_4k/raw_pingpong_4k", lambda f: f["write_lat_4k_us"],
+     lambda f: f["raw_pingpong_4096b_us"], "us", "<= 2", lambda r: r <= 2),
+    ("write_lat_4k_p999/raw_pingpong_4k_p999", lambda f: f["write_lat_4k_p999_us"],
+     lambda f: f["raw_pingpong_4096b_p999_us"], "us", "<= 3", lambda r: r <= 3),
+    ("write_lat_4k_p99/1ms", lambda f: f["write_lat_4k_p99_us"], lambda f: 1000.0, "us",
+     "< 1", lambda r: r < 1),
     ("write_rate_8b/raw_wire_64b", lambda f: f["write_bw_8b_mpps"],
      lambda f: f["raw_memif_64b_mpps"], "M/s", "", None),
     ("write_rate_8b/target_3m", lambda f: f["write_bw_8b_mpps"], lambda f: 3.0, "M/s", ">= 1",
@@ -193,7 +221,7 @@ comps = [
 ]
 print("ORDK over bluesim (two processes, net_memif, one core each) vs baselines;")
 print("medians of %d repetitions, each ratio taken within one repetition" % len(reps))
-print("%-30s %16s %16s %7s %15s %8s" % ("comparison", "ORDK", "baseline", "ratio", "ratio range",
+print("%-40s %16s %16s %7s %15s %8s" % ("comparison", "ORDK", "baseline", "ratio", "ratio range",
                                        "target"))
 out = []
 for name, a, b, unit, tgt, ok in comps:
@@ -202,7 +230,7 @@ for name, a, b, unit, tgt, ok in comps:
     rr = [x / y for x, y in zip(ra, rb)]
     med = statistics.median(rr)
     mark = "" if ok is None else ("  met" if ok(med) else "  MISSED")
-    print("%-30s %11.2f %-4s %11.2f %-4s %7.3f %7.3f-%-7.3f %8s%s" % (
+    print("%-40s %11.2f %-4s %11.2f %-4s %7.3f %7.3f-%-7.3f %8s%s" % (
         name, statistics.median(ra), unit, statistics.median(rb), unit, med, min(rr), max(rr),
         tgt, mark))
     out.append((name, med))
@@ -220,8 +248,8 @@ if sys.argv[3]:
     print("%-22s %12s %12s %7s %15s %7s" % ("figure", "this", "other", "ratio", "ratio range",
                                             "best"))
     out = []
-    for k in ["write_bw_64k_mibs", "write_bw_8b_mpps", "write_lat_8b_us", "send_lat_8b_us",
-              "read_bw_64k_mibs", "read_lat_8b_us", "atomic_bw_mpps"]:
+    for k in ["write_bw_64k_mibs", "write_bw_8b_mpps", "write_lat_8b_us", "write_lat_4k_us",
+              "send_lat_8b_us", "read_bw_64k_mibs", "read_lat_8b_us", "atomic_bw_mpps"]:
         a = [f[k] for f in reps.values()]
         b = [f["against_" + k] for f in reps.values()]
         lat = k.endswith("_us")

@@ -16,16 +16,17 @@ depth), goodput_bps (bytes delivered, as bits/s), or any other name (drawn on a
 panel of its own); value: a number. Rows of all files are merged; each metric
 gets a panel, each source a line. ordk-switch --trace writes queue_bytes rows.
 
-matplotlib comes from Debian's python3-matplotlib: when it is missing the
-script installs it (as root, with apt-get) unless --no-install is given. It is
-not needed to build or test ORDK.
+matplotlib comes from Debian's python3-matplotlib (devtools/setup.sh installs
+it; devtools/plotlib.py): when it is missing the script installs it (as root,
+with apt-get) unless --no-install is given. Building ORDK does not need it.
 """
 import argparse
-import csv
 import os
-import shutil
-import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plotlib  # noqa: E402 (beside this script)
 
 COLUMNS = ["t_ns", "source", "metric", "value"]
 # panel order and axis labels of the known metrics: (scale, unit)
@@ -40,56 +41,15 @@ def read_traces(paths):
     """{metric: {source: ([t_s], [value])}} from the CSV files; raises ValueError on bad input."""
     series = {}
     for path in paths:
-        with open(path, newline="") as f:
-            rows = csv.reader(f)
-            header = next(rows, None)
-            if header != COLUMNS:
-                raise ValueError(f"{path}: header {header} is not {','.join(COLUMNS)}")
-            for n, row in enumerate(rows, start=2):
-                if not row:
-                    continue
-                if len(row) != 4:
-                    raise ValueError(f"{path}:{n}: {len(row)} columns, want 4")
-                try:
-                    t, v = int(row[0]), float(row[3])
-                except ValueError:
-                    raise ValueError(f"{path}:{n}: t_ns and value must be numbers") from None
-                ts, vs = series.setdefault(row[2], {}).setdefault(row[1], ([], []))
-                ts.append(t / 1e9)
-                vs.append(v)
+        for n, row in plotlib.csv_rows(path, COLUMNS):
+            try:
+                t, v = int(row[0]), float(row[3])
+            except ValueError:
+                raise ValueError(f"{path}:{n}: t_ns and value must be numbers") from None
+            ts, vs = series.setdefault(row[2], {}).setdefault(row[1], ([], []))
+            ts.append(t / 1e9)
+            vs.append(v)
     return series
-
-
-DEBIAN_PYTHON = "/usr/bin/python3"
-
-
-def debian_python_has_matplotlib():
-    if os.path.realpath(sys.executable) == os.path.realpath(DEBIAN_PYTHON):
-        return False
-    return subprocess.run([DEBIAN_PYTHON, "-c", "import matplotlib"],
-                          stderr=subprocess.DEVNULL).returncode == 0
-
-
-def import_pyplot(install):
-    try:
-        import matplotlib
-    except ImportError:
-        # python3-matplotlib serves Debian's interpreter: run under it when this one
-        # (a virtualenv, pyenv) lacks the module
-        if os.path.exists(DEBIAN_PYTHON) and not debian_python_has_matplotlib() and install:
-            if shutil.which("apt-get") is None or os.geteuid() != 0:
-                sys.exit("cc-plot: needs matplotlib: apt-get install python3-matplotlib (as root)")
-            print("cc-plot: installing python3-matplotlib", file=sys.stderr)
-            subprocess.run(["apt-get", "install", "-y", "-q", "python3-matplotlib"], check=True)
-        if os.path.exists(DEBIAN_PYTHON) and debian_python_has_matplotlib():
-            os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON] + sys.argv)
-        try:
-            import matplotlib
-        except ImportError:
-            sys.exit("cc-plot: needs matplotlib: apt-get install python3-matplotlib (as root)")
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
 
 
 def plot(series, out, title, plt):
@@ -128,7 +88,7 @@ def main(argv=None):
         series = read_traces(a.traces)
         if not series:
             raise ValueError("no rows to draw")
-        metrics = plot(series, a.out, a.title, import_pyplot(not a.no_install))
+        metrics = plot(series, a.out, a.title, plotlib.import_pyplot("cc-plot", not a.no_install))
     except (OSError, ValueError) as e:
         print(f"cc-plot: {e}", file=sys.stderr)
         return 1

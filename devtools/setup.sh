@@ -21,6 +21,7 @@ PKGS=(
     libhiredis-dev redis-server                          # kv_transfer's metadata store
     iproute2                                             # devtools/cluster.sh (netns, veth)
     python3-prometheus-client                            # ordk-stat --prometheus parsed (suite apps)
+    python3-matplotlib                                   # devtools/plot-latency.py, cc-plot.py (PNGs; test plot_latency)
 )
 
 say() { echo "setup: $*"; }

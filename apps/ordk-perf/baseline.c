@@ -9,10 +9,15 @@
  *   ordk-baseline raw_rx|raw_tx <bytes> [seconds] [socket]
  *                                             raw frames over net_memif, no RDMA:
  *                                             raw_rx prints the frame rate it got
+ *   ordk-baseline raw_pong [socket]           echoes every frame back until told to stop
+ *   ordk-baseline raw_ping <bytes> [n] [socket] [--histogram=FILE]
+ *                                             raw ping-pong over net_memif: RTT/2
+ *                                             typical, p99, p99.9 (usec), as ordk-perf
  *
- * Each prints one line "<name> <value>" for scripts. The TCP peers are a
- * forked child pinned to the other CPU; raw_rx/raw_tx are two processes
- * (raw_rx is the memif server, raw_tx the client).
+ * Each prints "<name> <value>" lines for scripts. The TCP peers are a forked
+ * child pinned to the other CPU; raw_rx/raw_tx and raw_pong/raw_ping are two
+ * processes (the first the memif server on lcore 0, the second the client on
+ * lcore 1, as ordk-perf's server and client).
  */
 #include <inttypes.h>
 #include <netinet/in.h>
@@ -26,11 +31,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
 #include "app_common.h"
+#include "perf.h"
 
 #define P "ordk-baseline"
 
@@ -197,30 +204,53 @@ memcpy_bw(size_t size, double secs)
 
 /* ------------------------------------------------------- raw net_memif */
 
+/*
+ * EAL on lcore 0 (the memif server) or 1 (the client), a pool of 8 KiB
+ * buffers and port 0 up. @return the pool, or NULL (said why).
+ */
+static struct rte_mempool *
+raw_up(bool server, const char *sock, const char *prog)
+{
+	static char vdev[200];
+	struct ordk_env_eal d = { .prog = prog, .prefix = server ? "ordk-raw-rx" : "ordk-raw-tx",
+				  .lcore = server ? 0 : 1, .mem_mb = 256, .vdev = vdev };
+	struct rte_mempool *mp;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		d.lcore = 0;
+	snprintf(vdev, sizeof(vdev), "net_memif0,role=%s,socket=%s,bsize=8192",
+		 server ? "server" : "client", sock);
+	if (app_eal_init(0, NULL, false, &d) != 0)
+		return NULL;
+	mp = rte_pktmbuf_pool_create("raw_pool", 8191, 256, 0, RTE_PKTMBUF_HEADROOM + 8192,
+				     SOCKET_ID_ANY);
+	/* the client waits for its server's socket; both map the memif pages at link-up */
+	if (mp == NULL || ordk_env_port_start_wait(0, mp, !server, ORDK_ENV_PEER_WAIT_S) != 0) {
+		fprintf(stderr, P ": net_memif port did not come up\n");
+		return NULL;
+	}
+	return mp;
+}
+
+static void
+raw_down(void)
+{
+	rte_eth_dev_stop(0);
+	rte_eth_dev_close(0);
+	ordk_env_eal_cleanup();
+}
+
 static int
 raw(bool rx, uint32_t size, double secs, const char *sock, const char *prog)
 {
-	char vdev[200];
-	struct ordk_env_eal d = { .prog = prog, .prefix = rx ? "ordk-raw-rx" : "ordk-raw-tx",
-				  .lcore = rx ? 0 : 1, .mem_mb = 256, .vdev = vdev };
-	struct rte_mempool *mp;
+	struct rte_mempool *mp = raw_up(rx, sock, prog);
 	struct rte_mbuf *m[32];
 	uint64_t frames = 0;
 	double t0, last = 0, end;
 	int rc = 0;
 
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		d.lcore = 0;
-	snprintf(vdev, sizeof(vdev), "net_memif0,role=%s,socket=%s,bsize=8192",
-		 rx ? "server" : "client", sock);
-	if (size < 60 || size > 8000 || app_eal_init(0, NULL, false, &d) != 0)
+	if (mp == NULL)
 		return 1;
-	mp = rte_pktmbuf_pool_create("raw_pool", 8191, 256, 0, RTE_PKTMBUF_HEADROOM + 8192,
-				     SOCKET_ID_ANY);
-	if (mp == NULL || ordk_env_port_start(0, mp) != 0 || ordk_env_link_wait(0, 20, !rx) != 0) {
-		fprintf(stderr, "ordk-baseline: net_memif port did not come up\n");
-		return 1;
-	}
 	if (rx) {
 		/* count until the sender has been quiet for 300 ms, then stop polling */
 		t0 = 0;
@@ -238,7 +268,7 @@ raw(bool rx, uint32_t size, double secs, const char *sock, const char *prog)
 				break;
 		}
 		if (frames == 0 || last <= t0) {
-			fprintf(stderr, "ordk-baseline: no frames received\n");
+			fprintf(stderr, P ": no frames received\n");
 			rc = 1;
 		} else
 			printf("raw_memif_%ub_mpps %.3f\nraw_memif_%ub_gbps %.3f\n", size,
@@ -264,9 +294,149 @@ raw(bool rx, uint32_t size, double secs, const char *sock, const char *prog)
 		printf("raw_memif_tx_frames %" PRIu64 "\n", frames);
 		usleep(1500 * 1000); /* stay quiet while the receiver closes */
 	}
-	rte_eth_dev_stop(0);
-	rte_eth_dev_close(0);
-	ordk_env_eal_cleanup();
+	raw_down();
+	return rc;
+}
+
+/*
+ * The ping-pong's frame: no MACs (net_memif delivers anything), a local
+ * experimental EtherType, the sequence number, and the stop mark.
+ */
+#define PP_ETHERTYPE 0x88B5u
+#define PP_SEQ_OFF   14u
+#define PP_STOP_OFF  22u
+#define PP_WARMUP    200u /* round trips before the measured ones (caches, branch predictors) */
+#define PP_WAIT_S    2.0  /* an echo later than this: the peer is gone */
+#define PP_IDLE_S    60.0 /* raw_pong: no frame for this long */
+
+/* Echo every frame until the stop mark; then wait for the client to leave first. */
+static int
+raw_pong(const char *sock, const char *prog)
+{
+	struct rte_mempool *mp = raw_up(true, sock, prog);
+	struct rte_mbuf *m[32];
+	double last;
+	bool stop = false;
+	uint64_t echoed = 0;
+
+	if (mp == NULL)
+		return 1;
+	last = ordk_env_now_s();
+	while (!stop) {
+		uint16_t k = rte_eth_rx_burst(0, 0, m, 32), sent = 0;
+
+		if (k == 0) {
+			if (ordk_env_now_s() - last > PP_IDLE_S) {
+				fprintf(stderr, P ": raw_pong: no frame for %.0f s\n", PP_IDLE_S);
+				break;
+			}
+			continue;
+		}
+		last = ordk_env_now_s();
+		for (uint16_t i = 0; i < k; i++)
+			if (rte_pktmbuf_data_len(m[i]) > PP_STOP_OFF &&
+			    rte_pktmbuf_mtod(m[i], uint8_t *)[PP_STOP_OFF] != 0)
+				stop = true;
+		while (sent < k && ordk_env_now_s() - last < PP_WAIT_S)
+			sent += rte_eth_tx_burst(0, 0, m + sent, k - sent);
+		if (sent < k)
+			rte_pktmbuf_free_bulk(m + sent, k - sent);
+		echoed += sent;
+	}
+	printf("raw_pong_frames %" PRIu64 "\n", echoed);
+	ordk_env_linger_server(NULL, 0.3);
+	raw_down();
+	return stop ? 0 : 1;
+}
+
+/* One round trip of frame @p seq; @return 0, or -1 when no echo came in time. */
+static int
+ping_once(struct rte_mempool *mp, uint32_t size, uint64_t seq, bool stop)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp), *in[4];
+	uint64_t deadline = rte_get_tsc_cycles() + (uint64_t)(PP_WAIT_S * (double)rte_get_tsc_hz());
+	uint8_t *p;
+
+	if (m == NULL || (p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)size)) == NULL)
+		return -1;
+	memset(p, 0, 12);
+	p[12] = PP_ETHERTYPE >> 8;
+	p[13] = PP_ETHERTYPE & 0xFF;
+	memcpy(p + PP_SEQ_OFF, &seq, sizeof(seq));
+	p[PP_STOP_OFF] = stop;
+	while (rte_eth_tx_burst(0, 0, &m, 1) == 0)
+		if (rte_get_tsc_cycles() > deadline) {
+			rte_pktmbuf_free(m);
+			return -1;
+		}
+	while (rte_get_tsc_cycles() < deadline) {
+		uint16_t k = rte_eth_rx_burst(0, 0, in, 4);
+		bool mine = false;
+
+		for (uint16_t i = 0; i < k; i++) {
+			uint64_t got;
+
+			if (rte_pktmbuf_data_len(in[i]) != size)
+				continue;
+			memcpy(&got, rte_pktmbuf_mtod_offset(in[i], uint8_t *, PP_SEQ_OFF),
+			       sizeof(got));
+			mine |= got == seq;
+		}
+		rte_pktmbuf_free_bulk(in, k);
+		if (mine)
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * Ping-pong: one frame out, wait for its echo, the next. The samples are the
+ * differences between consecutive sends, halved (RTT/2), and the figures
+ * perftest's (perf_lat_stats(), as ordk-perf's latency rows).
+ */
+static int
+raw_ping(uint32_t size, uint64_t n, const char *sock, const char *hist, const char *prog)
+{
+	struct rte_mempool *mp = raw_up(false, sock, prog);
+	uint64_t *t = malloc((n + 1) * sizeof(*t)), hz = rte_get_tsc_hz();
+	struct perf_lat l;
+	FILE *f = NULL;
+	int rc = 1;
+
+	if (mp == NULL || t == NULL)
+		goto out;
+	for (uint64_t i = 0; i < PP_WARMUP + n + 1; i++) {
+		if (i >= PP_WARMUP)
+			t[i - PP_WARMUP] = rte_get_tsc_cycles();
+		if (ping_once(mp, size, i, false) != 0) {
+			fprintf(stderr, P ": raw_ping: no echo of frame %" PRIu64 " within %.0f s\n",
+				i, PP_WAIT_S);
+			goto out;
+		}
+	}
+	for (uint64_t i = 0; i < n; i++)
+		t[i] = t[i + 1] - t[i];
+	if (hist != NULL) {
+		f = fopen(hist, "w");
+		if (f == NULL || fprintf(f, PERF_HIST_HEAD "\n") < 0 ||
+		    perf_hist_write(f, "raw_pingpong", size, t, n, (double)hz / 1e9 * 2) != 0 ||
+		    fclose(f) != 0) {
+			fprintf(stderr, P ": --histogram=%s: cannot write it\n", hist);
+			goto out;
+		}
+	}
+	if (perf_lat_stats(t, n, (double)hz / 1e6 * 2, &l) != 0)
+		goto out;
+	printf("raw_pingpong_%ub_us %.3f\nraw_pingpong_%ub_p99_us %.3f\n"
+	       "raw_pingpong_%ub_p999_us %.3f\n", size, l.t_typical, size, l.p99, size, l.p999);
+	rc = 0;
+out:
+	/* the server echoes the stop mark, then waits for this side to leave first */
+	if (mp != NULL && ping_once(mp, size, UINT64_MAX, true) != 0)
+		fprintf(stderr, P ": raw_ping: raw_pong did not confirm the stop\n");
+	free(t);
+	if (mp != NULL)
+		raw_down();
 	return rc;
 }
 
@@ -293,6 +463,20 @@ main(int argc, char **argv)
 			return 1;
 		return memcpy_bw((size_t)size, argc > 3 ? atof(argv[3]) : 1);
 	}
+	if (strcmp(cmd, "raw_pong") == 0)
+		return raw_pong(argc > 2 ? argv[2] : "/tmp/ordk-baseline.sock", argv[0]);
+	if (strcmp(cmd, "raw_ping") == 0 && argc > 2) {
+		const char *hist = NULL;
+
+		if (strncmp(argv[argc - 1], "--histogram=", 12) == 0)
+			hist = argv[--argc] + 12;
+		n = 20000;
+		if (app_opt_u64(P, "raw_ping <bytes>", argv[2], true, 60, 8000, &size) ||
+		    (argc > 3 && app_opt_u64(P, "raw_ping [n]", argv[3], false, 3, 100000000, &n)))
+			return 1;
+		return raw_ping((uint32_t)size, n, argc > 4 ? argv[4] : "/tmp/ordk-baseline.sock",
+				hist, argv[0]);
+	}
 	if ((strcmp(cmd, "raw_rx") == 0 || strcmp(cmd, "raw_tx") == 0) && argc > 2) {
 		if (app_opt_u64(P, "raw <bytes>", argv[2], true, 60, 8000, &size) != 0)
 			return 1;
@@ -301,6 +485,7 @@ main(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"usage: ordk-baseline tcp_bulk [s] | tcp_pingpong <bytes> [n] | memcpy [bytes] [s]\n"
-		"       | raw_rx <bytes> [s] [socket] | raw_tx <bytes> [s] [socket]\n");
+		"       | raw_rx <bytes> [s] [socket] | raw_tx <bytes> [s] [socket]\n"
+		"       | raw_pong [socket] | raw_ping <bytes> [n] [socket] [--histogram=FILE]\n");
 	return 1;
 }

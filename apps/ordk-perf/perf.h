@@ -59,6 +59,7 @@ struct perf_opts {
 	bool cycles;		/**< -C: latencies in cycles */
 	bool histogram;		/**< -H: every sorted sample */
 	bool unsorted;		/**< -U: every sample, unsorted */
+	const char *hist_file;	/**< --histogram=FILE: every sample of every size, CSV (ns) */
 	bool run_infinitely;	/**< a row every -D seconds until interrupted */
 	bool version;		/**< -V */
 	enum perf_output output;
@@ -121,6 +122,7 @@ struct perf_lat {
 	uint64_t bytes, iters;
 	double t_min, t_max, t_typical, t_avg, t_stdev, p99, p999;
 	double tps; /* -D mode */
+	double p50, p90, max; /* --histogram's columns; max: the largest sample, none dropped */
 };
 
 /** What perftest warns about while parsing (before the header): the BW peak, CQ moderation. */
@@ -138,10 +140,22 @@ void perf_print_rule(FILE *f);
 /**
  * perftest's latency statistics over @p n deltas in cycles (sorted in place):
  * the top 2 dropped, t_typical the median (the even-count one averaged),
- * t_max the first dropped, percentiles at ceil(m * p) (m = n - 2), values
- * divided by @p cycles_per_unit. @return 0, or -1 when n < 3.
+ * t_max the first dropped, percentiles (p50 and p90 too) at ceil(m * p)
+ * (m = n - 2), max the largest of all n, values divided by
+ * @p cycles_per_unit. @return 0, or -1 when n < 3.
  */
 int perf_lat_stats(uint64_t *delta, uint64_t n, double cycles_per_unit, struct perf_lat *r);
+
+/** The histogram file's first line (--histogram; ordk-baseline raw_ping writes the same). */
+#define PERF_HIST_HEAD "test,bytes,iteration,ns"
+
+/**
+ * Append one size's samples to a histogram file, in the order taken: a line
+ * "<test>,<bytes>,<iteration>,<ns>" per delta (iteration from 0; ns rounded
+ * to whole nanoseconds, @p cycles_per_ns cycles each). @return 0 or -1.
+ */
+int perf_hist_write(FILE *f, const char *test, uint64_t bytes, const uint64_t *delta, uint64_t n,
+		    double cycles_per_ns);
 
 /**
  * perftest's BW peak: the best rate over every run of consecutive messages,

@@ -88,6 +88,7 @@ struct side {
 	/* server: the round in progress */
 	struct perf_msg round;
 	bool in_round, quit, bye_done, failed;
+	bool lat_recvs_up; /* client, send_lat: its 16 RECVs (of the run's largest size) posted */
 	uint64_t rx_count;
 	uint8_t next_val;
 	/* server, SEND tests: RECVs on each QP's queue, and posts the QP refused (a round error) */
@@ -108,6 +109,7 @@ struct ctx {
 	struct side *me;
 	struct rte_mempool *mp;
 	uint64_t hz;
+	FILE *hist; /* --histogram: the client's file, a size's samples appended per round */
 };
 
 struct run {

@@ -73,9 +73,16 @@ perf_client_lat(struct ctx *x, struct run *r)
 	volatile uint8_t *flag = perf_region(c, 0) + size - 1;
 	uint8_t val = 1;
 
-	if (o->test == PERF_SEND_LAT)
+	/*
+	 * RECVs of the run's largest size, posted once: one is posted again for each
+	 * that completes, so 16 stay queued from one size to the next, and a round's
+	 * SEND must fit the RECVs a smaller round left (-a: LOC_LEN_ERR at 4 B).
+	 */
+	if (o->test == PERF_SEND_LAT && !c->lat_recvs_up) {
 		for (uint32_t i = 0; i < 16; i++)
-			post_lat_recv(c, size);
+			post_lat_recv(c, perf_max_size(o));
+		c->lat_recvs_up = true;
+	}
 	for (uint64_t it = 0; o->duration ? ordk_env_now_s() < t0 + o->duration : it < o->iters; it++) {
 		struct ordk_send_wr w;
 		uint64_t s0 = rte_get_tsc_cycles(), s1 = s0;
@@ -104,7 +111,7 @@ perf_client_lat(struct ctx *x, struct run *r)
 		} else if (o->test == PERF_SEND_LAT) {
 			if (wait_wcs(x, 1, 1, &s1) != 0)
 				return -1;
-			post_lat_recv(c, size);
+			post_lat_recv(c, perf_max_size(o));
 		} else {
 			if (wait_wcs(x, 1, 0, NULL) != 0)
 				return -1;
@@ -150,6 +157,12 @@ perf_lat_row(struct ctx *x, struct run *r, struct perf_lat *l)
 	}
 	for (uint64_t i = 0; i < n; i++)
 		r->tp[i] = r->tp[i + 1] - r->tp[i];
+	if (x->hist != NULL &&
+	    perf_hist_write(x->hist, perf_test_name(o->test), r->size, r->tp, n,
+			    (double)x->hz / 1e9 * rtt) != 0) {
+		fprintf(stderr, "ordk-perf: --histogram %s: cannot write\n", o->hist_file);
+		return -1;
+	}
 	if (o->unsorted)
 		print_samples(o, r->tp, n, per_unit);
 	if (perf_lat_stats(r->tp, n, per_unit, l) != 0)

@@ -85,6 +85,8 @@ perf_usage(FILE *f)
 		"      --progress, --no-progress  a line a second on stderr (default: when a terminal)\n"
 		"      --stats                the device's counters at the end, on stderr\n"
 		"      --wait=<s>             how long the client waits for its server (default 30)\n"
+		"      --histogram=<file>     latency tests: every sample of every size to file (CSV:\n"
+		"                             test,bytes,iteration,ns), p50/p90/max columns in the table\n"
 		"  -h, --help\n"
 		"Accepted and ignored, with a note: -c RC, -F, -x, -i, -S, -e, -l, -f, -w, -y, -R,\n"
 		"--use_hugepages, --cpu_util.\n"
@@ -107,7 +109,8 @@ num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 }
 
 enum { OPT_GBITS = 256, OPT_JSON, OPT_JSON_FILE, OPT_LOOPBACK, OPT_VERIFY, OPT_NOPROGRESS,
-       OPT_PROGRESS, OPT_STATS, OPT_INFINITE, OPT_OUTPUT, OPT_HUGE, OPT_CPU_UTIL, OPT_WAIT };
+       OPT_PROGRESS, OPT_STATS, OPT_INFINITE, OPT_OUTPUT, OPT_HUGE, OPT_CPU_UTIL, OPT_WAIT,
+       OPT_HIST };
 
 /* What the parser saw beyond the values. */
 struct seen {
@@ -240,6 +243,13 @@ opt_other(int c, const char *arg, struct perf_opts *o, struct seen *w, char *err
 	case OPT_GBITS: o->report_gbits = true; return 0;
 	case OPT_JSON: o->out_json = true; return 0;
 	case OPT_JSON_FILE: o->out_json_file = arg; return 0;
+	case OPT_HIST:
+		if (arg[0] == '\0') {
+			snprintf(err, err_len, "--histogram: empty file name");
+			return -1;
+		}
+		o->hist_file = arg;
+		return 0;
 	case OPT_LOOPBACK: o->loopback = true; return 0;
 	case OPT_VERIFY: o->verify = true; return 0;
 	case OPT_NOPROGRESS: o->progress = 0; return 0;
@@ -327,6 +337,20 @@ opts_check(struct perf_opts *o, const struct seen *w, char *err, size_t err_len)
 	}
 	if (o->run_infinitely && !o->duration)
 		o->duration = 5; /* perftest's DEF_DURATION */
+	if (o->hist_file != NULL && bw) {
+		snprintf(err, err_len, "--histogram: latency tests only (write_lat, send_lat, "
+			 "read_lat, atomic_lat)");
+		return -1;
+	}
+	if (o->hist_file != NULL && o->duration) {
+		snprintf(err, err_len, "--histogram: counts iterations (-n), not -D or "
+			 "--run_infinitely");
+		return -1;
+	}
+	if (o->hist_file != NULL && o->host == NULL && !o->loopback) {
+		note(o, "--histogram", o->hist_file, "the client measures; a server has no samples");
+		o->hist_file = NULL;
+	}
 	if (o->duration && o->all_sizes) {
 		snprintf(err, err_len, "Duration mode currently doesn't support running on all sizes.");
 		return -1;
@@ -396,6 +420,7 @@ static const struct option long_opts[] = {
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "wait", required_argument, NULL, OPT_WAIT },
+	{ "histogram", required_argument, NULL, OPT_HIST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };

@@ -179,7 +179,8 @@ perf_print_lat_head(FILE *f, const struct perf_opts *o)
 	else
 		fprintf(f, " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
 			   "t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   "
-			   "99.9%% percentile[usec] \n");
+			   "99.9%% percentile[usec] %s\n",
+			o->hist_file ? "   50% percentile[usec]   90% percentile[usec]   max[usec]" : "");
 }
 
 void
@@ -194,11 +195,15 @@ perf_print_lat_row(FILE *f, const struct perf_opts *o, const struct perf_lat *r)
 	if (o->duration) /* REPORT_FMT_LAT_DUR */
 		fprintf(f, " %-7" PRIu64 "       %" PRIu64 "            %-7.2f        %-7.2f\n",
 			r->bytes, r->iters, r->t_avg, r->tps);
-	else /* REPORT_FMT_LAT */
+	else { /* REPORT_FMT_LAT, then --histogram's three columns */
 		fprintf(f, " %-7" PRIu64 " %" PRIu64 "          %-7.2f        %-7.2f      %-7.2f  \t"
-			   "       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f\n",
+			   "       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f",
 			r->bytes, r->iters, r->t_min, r->t_max, r->t_typical, r->t_avg, r->t_stdev,
 			r->p99, r->p999);
+		if (o->hist_file)
+			fprintf(f, " \t\t%-7.2f \t\t%-7.2f \t\t%-7.2f", r->p50, r->p90, r->max);
+		fprintf(f, "\n");
+	}
 }
 
 static int
@@ -239,9 +244,25 @@ perf_lat_stats(uint64_t *delta, uint64_t n, double cycles_per_unit, struct perf_
 	r->t_max = (double)delta[m] / cycles_per_unit;
 	r->t_typical = (double)median / cycles_per_unit;
 	r->t_stdev = sqrt(sq / (double)m);
+	r->p50 = (double)delta[(uint64_t)ceil((double)m * 0.50)] / cycles_per_unit;
+	r->p90 = (double)delta[(uint64_t)ceil((double)m * 0.90)] / cycles_per_unit;
 	r->p99 = (double)delta[(uint64_t)ceil((double)m * 0.99)] / cycles_per_unit;
 	r->p999 = (double)delta[(uint64_t)ceil((double)m * 0.999)] / cycles_per_unit;
+	r->max = (double)delta[n - 1] / cycles_per_unit;
 	return 0;
+}
+
+int
+perf_hist_write(FILE *f, const char *test, uint64_t bytes, const uint64_t *delta, uint64_t n,
+		double cycles_per_ns)
+{
+	if (!(cycles_per_ns > 0))
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		if (fprintf(f, "%s,%" PRIu64 ",%" PRIu64 ",%.0f\n", test, bytes, i,
+			    (double)delta[i] / cycles_per_ns) < 0)
+			return -1;
+	return ferror(f) ? -1 : 0;
 }
 
 double
@@ -353,12 +374,16 @@ perf_json_lat(const struct perf_opts *o, const struct perf_hdr *h, const struct 
 	else if (o->duration) /* REPORT_FMT_LAT_DUR_JSON */
 		fprintf(f, "\"MsgSize\": %" PRIu64 ",\n\"n_iterations\": %" PRIu64 ",\n\"t_avg\": %.2f,"
 			   "\n\"tps_average\": %.2f\n", r->bytes, r->iters, r->t_avg, r->tps);
-	else /* REPORT_FMT_LAT_JSON */
+	else { /* REPORT_FMT_LAT_JSON, then --histogram's three */
 		fprintf(f, "\"MsgSize\": %" PRIu64 ",\n\"n_iterations\": %" PRIu64 ",\n\"t_min\": %.2f,"
 			   "\n\"t_max\": %.2f,\n\"t_typical\": %.2f,\n\"t_avg\": %.2f,\n\"t_stdev\": "
-			   "%.2f,\n\"percentile_99\": %.2f,\n\"percentile_99.9\": %.2f\n",
+			   "%.2f,\n\"percentile_99\": %.2f,\n\"percentile_99.9\": %.2f%s\n",
 			r->bytes, r->iters, r->t_min, r->t_max, r->t_typical, r->t_avg, r->t_stdev,
-			r->p99, r->p999);
+			r->p99, r->p999, o->hist_file ? "," : "");
+		if (o->hist_file)
+			fprintf(f, "\"percentile_50\": %.2f,\n\"percentile_90\": %.2f,\n"
+				   "\"max\": %.2f\n", r->p50, r->p90, r->max);
+	}
 	fprintf(f, "}\n}\n");
 	return fclose(f) == 0 ? 0 : -1;
 }

@@ -139,6 +139,36 @@ exchange(struct ctx *x, double t0)
 	return 1;
 }
 
+/* --histogram: the file, truncated, with its first line. @return 0 or -1 (message printed). */
+static int
+hist_open(struct ctx *x)
+{
+	const char *path = x->o->hist_file;
+
+	if (path == NULL)
+		return 0;
+	x->hist = fopen(path, "w");
+	if (x->hist == NULL || fprintf(x->hist, PERF_HIST_HEAD "\n") < 0) {
+		fprintf(stderr, "ordk-perf: --histogram %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* @return @p rc, or 2 when the histogram file could not be written out. */
+static int
+hist_close(struct ctx *x, int rc)
+{
+	if (x->hist == NULL)
+		return rc;
+	if (fclose(x->hist) != 0) {
+		fprintf(stderr, "ordk-perf: --histogram %s: %s\n", x->o->hist_file, strerror(errno));
+		rc = rc ? rc : 2;
+	}
+	x->hist = NULL;
+	return rc;
+}
+
 int
 perf_run(const struct perf_opts *o)
 {
@@ -152,6 +182,8 @@ perf_run(const struct perf_opts *o)
 	x.so = *o;
 	x.hz = rte_get_tsc_hz();
 	x.progress = o->progress == 1 || (o->progress == -1 && isatty(STDERR_FILENO));
+	if (hist_open(&x) != 0) /* before the peer is kept waiting */
+		return 1;
 	x.mp = ordk_env_frame_pool("perf_pool", o->loopback ? 16383 : 8191);
 	if (x.mp == NULL) {
 		fprintf(stderr, "ordk-perf: no memory for mbufs (more -m, or hugepages)\n");
@@ -196,5 +228,5 @@ out:
 	perf_side_close(&x.c);
 	perf_side_close(&x.s);
 	ordk_env_close_ports();
-	return rc;
+	return hist_close(&x, rc);
 }

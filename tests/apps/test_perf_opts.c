@@ -185,6 +185,11 @@ Test(perf_opts, bad_values_are_refused_with_a_message)
 		{ PERF_WRITE_BW, "--bogus", "unknown option" },
 		{ PERF_WRITE_BW, "-s", "needs a value" },
 		{ PERF_WRITE_BW, "--out_json_file", "needs a value" },
+		{ PERF_WRITE_BW, "--histogram=h.csv 10.0.0.1", "latency tests only" },
+		{ PERF_ATOMIC_BW, "--histogram=h.csv --loopback", "latency tests only" },
+		{ PERF_WRITE_LAT, "--histogram=h.csv -D 2 10.0.0.1", "not -D" },
+		{ PERF_SEND_LAT, "--histogram=h.csv --run_infinitely 10.0.0.1", "not -D" },
+		{ PERF_WRITE_LAT, "--histogram= 10.0.0.1", "empty file name" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -195,6 +200,28 @@ Test(perf_opts, bad_values_are_refused_with_a_message)
 		cr_expect(strstr(err, bad[i].says) != NULL, "'%s' says '%s', not '%s'", bad[i].line,
 			  err, bad[i].says);
 	}
+}
+
+/* --histogram: the client's (or --loopback's) file; a server notes it and keeps perftest's table */
+Test(perf_opts, histogram)
+{
+	struct perf_opts o;
+	char err[256];
+
+	cr_assert_eq(parse(PERF_WRITE_LAT, &o, err, ""), 0);
+	cr_expect_null(o.hist_file, "off by default");
+	cr_assert_eq(parse(PERF_READ_LAT, &o, err, "-a --histogram=/tmp/h.csv 10.0.0.1"), 0, "%s",
+		     err);
+	cr_expect_str_eq(o.hist_file, "/tmp/h.csv");
+	cr_expect_eq(o.nnotes, 0);
+	cr_assert_eq(parse(PERF_ATOMIC_LAT, &o, err, "--histogram /tmp/h.csv --loopback"), 0, "%s",
+		     err);
+	cr_expect_str_eq(o.hist_file, "/tmp/h.csv");
+	cr_assert_eq(parse(PERF_SEND_LAT, &o, err, "--histogram=/tmp/h.csv"), 0, "%s", err);
+	cr_expect_null(o.hist_file, "a server has no samples");
+	cr_assert_eq(o.nnotes, 1);
+	cr_expect_str_eq(o.notes[0], "--histogram /tmp/h.csv ignored: the client measures; a server "
+				     "has no samples");
 }
 
 Test(perf_opts, test_names)

@@ -308,6 +308,88 @@ Test(perf_report, latency_statistics_as_perftest)
 	cr_expect_eq(perf_lat_stats(big, 2, 1.0, &r), -1);
 }
 
+static char *slurp(const char *path);
+
+/*
+ * --histogram's columns: p50 and p90 as perftest takes p99 (the sorted deltas at
+ * ceil(m * p), top 2 dropped), and max, the largest of all (perftest's t_max is
+ * the first dropped).
+ */
+Test(perf_report, histogram_percentiles)
+{
+	/* sorted 1 2 3 4 5 6 7 | 50 90: m = 7, ceil(3.5) = 4, ceil(6.3) = 7 */
+	uint64_t d[9] = { 90, 3, 1, 7, 5, 50, 2, 6, 4 };
+	static uint64_t big[999];
+	struct perf_lat r;
+
+	cr_assert_eq(perf_lat_stats(d, 9, 1.0, &r), 0);
+	cr_expect_float_eq(r.p50, 5, 1e-9);
+	cr_expect_float_eq(r.p90, 50, 1e-9);
+	cr_expect_float_eq(r.max, 90, 1e-9, "the largest, not t_max");
+	cr_expect_float_eq(r.t_max, 50, 1e-9);
+	/* 999 deltas 1..999 (m = 997): p50 = delta[499] = 500, p90 = delta[898] = 899 */
+	for (int i = 0; i < 999; i++)
+		big[i] = (uint64_t)(999 - i);
+	cr_assert_eq(perf_lat_stats(big, 999, 2.0, &r), 0);
+	cr_expect_float_eq(r.p50, 250, 1e-9);
+	cr_expect_float_eq(r.p90, 449.5, 1e-9);
+	cr_expect_float_eq(r.max, 499.5, 1e-9);
+	cr_expect(r.t_min <= r.p50 && r.p50 <= r.p90 && r.p90 <= r.p99 && r.p99 <= r.p999 &&
+		  r.p999 <= r.max, "monotone");
+}
+
+/* The histogram file: a line per sample, in the order taken, in whole nanoseconds. */
+Test(perf_report, histogram_file)
+{
+	uint64_t d[3] = { 3000, 1499, 1500 };
+	FILE *f = capture();
+
+	fprintf(f, PERF_HIST_HEAD "\n");
+	cr_assert_eq(perf_hist_write(f, "write_lat", 4096, d, 3, 1.5), 0);
+	cr_expect_eq(perf_hist_write(f, "write_lat", 4096, d, 3, 0), -1, "no clock");
+	fclose(f);
+	cr_expect_str_eq(out, "test,bytes,iteration,ns\n"
+			      "write_lat,4096,0,2000\nwrite_lat,4096,1,999\nwrite_lat,4096,2,1000\n");
+}
+
+/* With --histogram the table gains p50, p90 and max after perftest's columns (JSON too). */
+Test(perf_report, histogram_columns)
+{
+	char path[] = "/tmp/ordk-perf-json-XXXXXX", cmd[512];
+	struct perf_opts o = opts(PERF_WRITE_LAT);
+	struct perf_hdr h = { .device = "bluesim0" };
+	struct perf_lat r = { .bytes = 2, .iters = 1000, .t_min = 1.5, .t_max = 30.25,
+			      .t_typical = 1.75, .t_avg = 2, .t_stdev = 0.5, .p99 = 6.8, .p999 = 29,
+			      .p50 = 1.75, .p90 = 2.5, .max = 41 };
+	FILE *f;
+	int fd;
+
+	o.hist_file = "h.csv";
+	f = capture();
+	perf_print_lat_head(f, &o);
+	perf_print_lat_row(f, &o, &r);
+	fclose(f);
+	snprintf(want, sizeof(want), PT_RESULT_LINE "%s   50%% percentile[usec]   90%% "
+		 "percentile[usec]   max[usec]" PT_RESULT_EXT PT_REPORT_FMT_LAT
+		 " \t\t%-7.2f \t\t%-7.2f \t\t%-7.2f" PT_REPORT_EXT, PT_RESULT_FMT_LAT, 2ul,
+		 (uint64_t)1000, 1.5, 30.25, 1.75, 2.0, 0.5, 6.8, 29.0, 1.75, 2.5, 41.0);
+	cr_expect_str_eq(out, want);
+
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	o.out_json_file = path;
+	cr_assert_eq(perf_json_lat(&o, &h, &r), 0);
+	snprintf(want, sizeof(want), "\"results\": {\n" PT_REPORT_FMT_LAT_JSON ",\n"
+		 "\"percentile_50\": 1.75,\n\"percentile_90\": 2.50,\n\"max\": 41.00\n}\n}\n",
+		 2ul, (uint64_t)1000, 1.5, 30.25, 1.75, 2.0, 0.5, 6.8, 29.0);
+	cr_expect(strstr(slurp(path), want) != NULL, "%s", slurp(path));
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' %s",
+		 path);
+	cr_expect_eq(system(cmd), 0, "not JSON: %s", slurp(path));
+	unlink(path);
+}
+
 Test(perf_report, bw_peak)
 {
 	/* 4 messages: posted at 0,0,0,0; completed at 10,20,30,100 ticks (hz 1):
