@@ -236,6 +236,40 @@ Test(rdmacm, channel_fd_readable_only_with_an_event)
 	rdma_destroy_event_channel(ch);
 }
 
+/*
+ * rdma_migrate_id() as rdma-core's: a synchronous id (no channel, as
+ * libfabric's endpoints resolve their address) moved to a channel reports its
+ * next events there; NULL makes an id synchronous; a synchronous id cannot be
+ * made synchronous again.
+ */
+Test(rdmacm, migrate_between_synchronous_and_a_channel)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct sockaddr_in dst = sin_of("127.0.0.1", 9);
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_id *id;
+
+	cr_assert_eq(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP), 0);
+	cr_assert_eq(rdma_migrate_id(id, NULL), -1, "already synchronous");
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_eq(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 100), 0,
+		     "synchronous: returns resolved");
+	cr_assert_eq(rdma_migrate_id(id, ch), 0, "rdma_migrate_id: %s", strerror(errno));
+	cr_assert_eq(id->channel, ch);
+	cr_assert_eq(rdma_resolve_route(id, 100), 0);
+	expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, 0);
+	cr_assert_eq(poll(&p, 1, 0), 0, "one event, taken");
+	cr_assert_eq(rdma_destroy_id(id), 0);
+	/* the other way: an id of the channel made synchronous, nothing left on the channel */
+	cr_assert_eq(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP), 0);
+	cr_assert_eq(rdma_migrate_id(id, NULL), 0, "rdma_migrate_id(NULL): %s", strerror(errno));
+	cr_assert_neq(id->channel, ch);
+	cr_assert_eq(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 100), 0);
+	cr_assert_eq(poll(&p, 1, 0), 0, "a synchronous id's events are its calls'");
+	cr_assert_eq(rdma_destroy_id(id), 0);
+	rdma_destroy_event_channel(ch);
+}
+
 static void *
 resolve_later(void *arg)
 {
