@@ -363,7 +363,7 @@ rdma_migrate_id(struct rdma_cm_id *cmid, struct rdma_event_channel *channel)
 	struct rcm_event *e, *t;
 	uint64_t one = 1;
 	uint32_t watch = 0;
-	bool was_own;
+	bool was_own, watched;
 
 	if (id == NULL || (channel != NULL && rcm_chan_of(channel) == NULL) ||
 	    (channel == NULL && id->sync)) {
@@ -385,7 +385,9 @@ rdma_migrate_id(struct rdma_cm_id *cmid, struct rdma_event_channel *channel)
 	b = from < to ? to : from;
 	pthread_mutex_lock(&a->lock);
 	pthread_mutex_lock(&b->lock);
-	if (id->fd >= 0) {
+	/* a socket in the old channel's epoll goes to the new one's (a bound one is in none yet) */
+	watched = id->fd >= 0 && id->state != RCM_BOUND;
+	if (watched) {
 		struct epoll_event ev;
 
 		watch = id->state == RCM_CONNECTING ? EPOLLOUT | EPOLLIN : EPOLLIN;
@@ -408,7 +410,7 @@ rdma_migrate_id(struct rdma_cm_id *cmid, struct rdma_event_channel *channel)
 		if (write(to->ch.fd, &one, sizeof(one)) != sizeof(one))
 			RCM_LOG(ERR, "eventfd write: %s\n", strerror(errno));
 	}
-	if (id->fd >= 0)
+	if (watched)
 		rcm_watch(to, id, watch, true);
 	pthread_mutex_unlock(&b->lock);
 	pthread_mutex_unlock(&a->lock);
