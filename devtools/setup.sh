@@ -16,6 +16,7 @@ PKGS=(
     libibverbs-dev                                       # <infiniband/verbs.h>: lib/ibverbs is built on it
     perftest ibverbs-utils qperf                         # unmodified verbs binaries (suites verbs-abi, ecosystem)
     librdmacm-dev rdmacm-utils                           # <rdma/rdma_cma.h>: lib/rdmacm; rping (suite ecosystem)
+    ucx-utils libfabric-bin                              # ucx_info/ucx_perftest, fi_info/fi_pingpong (suite ecosystem)
     libmemcached-dev memcached                           # lib/cm's rendezvous; its tests' server
     libjansson-dev                                       # the cluster config (JSON)
     libhiredis-dev redis-server                          # kv_transfer's metadata store

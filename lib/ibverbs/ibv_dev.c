@@ -12,6 +12,7 @@
  * address), and an address vector's IP gives the peer's MAC the same way.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -32,14 +33,28 @@
 /* "ordk.ibverbs": --log-level=ordk.ibverbs:info (ordk-run --log-level) shows the report at close */
 RTE_LOG_REGISTER(ov_logtype, ordk.ibverbs, NOTICE);
 
-static struct ibv_device ov_device = {
-	.node_type = IBV_NODE_CA,
-	.transport_type = IBV_TRANSPORT_IB,
-	.name = "ordk0",
-	.dev_name = "ordk0",
-	.dev_path = "/nonexistent/ordk0",
-	.ibdev_path = "/nonexistent/ordk0",
+/*
+ * The device with rdma-core's names: ordk0 is the RDMA device, uverbs0 its
+ * verbs node (/dev/infiniband/uverbs0, which UCX checks), the sysfs paths
+ * those of the two classes; ordk-run's mount namespace shows them
+ * (verbs_compat.md, "Where UCX and libfabric look"). The real providers'
+ * mlx5dv_is_supported() and friends read a struct verbs_device's ops pointer
+ * just past the ibv_device: NULL here, no provider of theirs.
+ */
+static struct {
+	struct ibv_device device;
+	const void *ops;
+} ov_verbs_device = {
+	.device = {
+		.node_type = IBV_NODE_CA,
+		.transport_type = IBV_TRANSPORT_IB,
+		.name = "ordk0",
+		.dev_name = "uverbs0",
+		.dev_path = "/sys/class/infiniband_verbs/uverbs0",
+		.ibdev_path = "/sys/class/infiniband/ordk0",
+	},
 };
+#define ov_device ov_verbs_device.device
 
 static struct ov_dev ov_the_dev = { .lock = PTHREAD_MUTEX_INITIALIZER, .port = -1 };
 static pthread_mutex_t ov_open_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -516,18 +531,38 @@ ibv_get_pkey_index(struct ibv_context *c, uint8_t port, __be16 pkey)
 	return port == 1 && (be16toh(pkey) & 0x7fff) == 0x7fff ? 0 : -1;
 }
 
-/* No sysfs behind this device: the tools that look there find nothing. */
+/*
+ * rdma-core's helpers: read <dir>/<file> (without its last newline); sysfs
+ * is /sys. Under ordk-run the device's class entries are its mount
+ * namespace's view (ordk-run.in); elsewhere there are none.
+ */
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size);
 const char *ibv_get_sysfs_path(void);
 
 int
 ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size)
 {
-	(void)dir;
-	(void)file;
-	(void)buf;
-	(void)size;
-	return -1;
+	char path[512];
+	ssize_t n;
+	int fd;
+
+	if (dir == NULL || file == NULL || buf == NULL || size == 0 ||
+	    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size);
+	close(fd);
+	if (n <= 0)
+		return (int)n;
+	if (buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	else if ((size_t)n < size)
+		buf[n] = '\0';
+	else
+		return -1; /* no room for the terminator: rdma-core fails too */
+	return (int)n;
 }
 
 const char *

@@ -106,6 +106,12 @@ memif_server_replug(struct ov_dev *d)
 	char name[RTE_ETH_NAME_MAX_LEN];
 	uint16_t id;
 
+	/*
+	 * DPDK 22.11's memif never closes a removed server port's listener (it
+	 * frees its socket, unlinks its file): the probe binds a new file, so
+	 * ordk-run's memif sockets are files (socket-abstract=no), never
+	 * abstract names, which stay bound (EADDRINUSE)
+	 */
 	if (vdev == NULL || rte_dev_probe(vdev) != 0) {
 		OV_LOG(ERR, "cannot create the memif port again (ORDK_VDEV %s)\n", vdev ? vdev : "unset");
 		return -ENODEV;

@@ -10,8 +10,12 @@
  * Each one, if called, says so in one line and fails.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "ibv_internal.h"
 
@@ -22,6 +26,27 @@ void
 verbs_register_driver_34(const void *ops)
 {
 	(void)ops; /* ORDK's device needs no provider */
+}
+
+/*
+ * A provider's log line (verbs_err() and friends): libefa's efadv_query_device()
+ * says "Not an EFA device" through it when libfabric asks about ordk0. As in
+ * rdma-core: printed to stderr only at or below VERBS_LOG_LEVEL (0, the
+ * default: nothing; 1 errors ... 4 debug).
+ */
+void __verbs_log(void *ctx, uint32_t level, const char *fmt, ...);
+void
+__verbs_log(void *ctx, uint32_t level, const char *fmt, ...)
+{
+	const char *env = getenv("VERBS_LOG_LEVEL");
+	va_list ap;
+
+	(void)ctx;
+	if (env == NULL || level > strtoul(env, NULL, 0))
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 }
 
 static void
@@ -52,7 +77,6 @@ provider_call(const char *fn)
 		provider_call(#fn); \
 	}
 
-OV_VOID_STUB(__verbs_log)
 OV_VOID_STUB(verbs_init_cq)
 OV_VOID_STUB(verbs_set_ops)
 OV_VOID_STUB(verbs_uninit_context)

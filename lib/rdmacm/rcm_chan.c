@@ -347,20 +347,36 @@ rcm_id_retire(struct rcm_id *id)
 	TAILQ_INSERT_TAIL(&c->reaped, id, reap);
 }
 
+/*
+ * Move @p cmid, its socket and its waiting events to @p channel, as rdma-core
+ * does: NULL makes the id synchronous (a private channel of its own); a
+ * synchronous id moved to a channel is asynchronous from then on (libfabric
+ * resolves an address synchronously, then migrates the id to its EQ's channel),
+ * and its private channel goes.
+ */
 int
 rdma_migrate_id(struct rdma_cm_id *cmid, struct rdma_event_channel *channel)
 {
 	struct rcm_id *id = rcm_id_of(cmid);
-	struct rcm_chan *to = rcm_chan_of(channel), *from, *a, *b;
+	struct rdma_event_channel *mine = NULL;
+	struct rcm_chan *to, *from, *a, *b;
 	struct rcm_event *e, *t;
 	uint64_t one = 1;
 	uint32_t watch = 0;
+	bool was_own, watched;
 
-	if (id == NULL || to == NULL) {
-		/* NULL: synchronous use; not provided (rdma_create_id with no channel is) */
+	if (id == NULL || (channel != NULL && rcm_chan_of(channel) == NULL) ||
+	    (channel == NULL && id->sync)) {
 		errno = EINVAL;
 		return -1;
 	}
+	if (channel == NULL) {
+		mine = rdma_create_event_channel();
+		if (mine == NULL)
+			return -1;
+		channel = mine;
+	}
+	to = rcm_chan_of(channel);
 	from = id->chan;
 	if (from == to)
 		return 0;
@@ -369,7 +385,9 @@ rdma_migrate_id(struct rdma_cm_id *cmid, struct rdma_event_channel *channel)
 	b = from < to ? to : from;
 	pthread_mutex_lock(&a->lock);
 	pthread_mutex_lock(&b->lock);
-	if (id->fd >= 0) {
+	/* a socket in the old channel's epoll goes to the new one's (a bound one is in none yet) */
+	watched = id->fd >= 0 && id->state != RCM_BOUND;
+	if (watched) {
 		struct epoll_event ev;
 
 		watch = id->state == RCM_CONNECTING ? EPOLLOUT | EPOLLIN : EPOLLIN;
@@ -379,6 +397,9 @@ rdma_migrate_id(struct rdma_cm_id *cmid, struct rdma_event_channel *channel)
 	TAILQ_INSERT_TAIL(&to->ids, id, next);
 	id->chan = to;
 	id->id.channel = &to->ch;
+	was_own = id->own_chan;
+	id->sync = mine != NULL;
+	id->own_chan = mine != NULL;
 	/* its waiting events go along, in their order */
 	for (e = TAILQ_FIRST(&from->events); e != NULL; e = t) {
 		t = TAILQ_NEXT(e, next);
@@ -389,10 +410,12 @@ rdma_migrate_id(struct rdma_cm_id *cmid, struct rdma_event_channel *channel)
 		if (write(to->ch.fd, &one, sizeof(one)) != sizeof(one))
 			RCM_LOG(ERR, "eventfd write: %s\n", strerror(errno));
 	}
-	if (id->fd >= 0)
+	if (watched)
 		rcm_watch(to, id, watch, true);
 	pthread_mutex_unlock(&b->lock);
 	pthread_mutex_unlock(&a->lock);
+	if (was_own) /* the private channel of a synchronous id: nothing else on it */
+		rdma_destroy_event_channel(&from->ch);
 	return 0;
 }
 

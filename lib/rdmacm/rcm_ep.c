@@ -65,8 +65,7 @@ rdma_destroy_ep(struct rdma_cm_id *cmid)
 int
 rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **out)
 {
-	struct rcm_id *l = rcm_id_of(listen), *id;
-	struct rdma_event_channel *ch;
+	struct rcm_id *l = rcm_id_of(listen);
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *cmid;
 	int rc;
@@ -85,17 +84,11 @@ rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **out)
 		rdma_ack_cm_event(ev);
 	} while (cmid == NULL);
 	/* the new id is synchronous too: a channel of its own */
-	ch = rdma_create_event_channel();
-	if (ch == NULL || rdma_migrate_id(cmid, ch) != 0) {
+	if (rdma_migrate_id(cmid, NULL) != 0) {
 		rdma_reject(cmid, NULL, 0);
 		rdma_destroy_id(cmid);
-		if (ch != NULL)
-			rdma_destroy_event_channel(ch);
 		return -1;
 	}
-	id = rcm_id_of(cmid);
-	id->sync = true;
-	id->own_chan = true;
 	if (l->ep_qp) {
 		struct ibv_qp_init_attr a = l->ep_attr;
 

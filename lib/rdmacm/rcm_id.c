@@ -196,8 +196,13 @@ rdma_bind_addr(struct rdma_cm_id *cmid, struct sockaddr *addr)
 int
 rdma_listen(struct rdma_cm_id *cmid, int backlog)
 {
-	struct rcm_id *id = rcm_lock_id(cmid);
+	struct rcm_id *id = rcm_id_of(cmid);
+	struct sockaddr_in any = { .sin_family = AF_INET };
 
+	/* an id never bound listens on every address, a port chosen (the kernel binds it so) */
+	if (id != NULL && id->state == RCM_IDLE && rdma_bind_addr(cmid, (struct sockaddr *)&any) != 0)
+		return -1;
+	id = rcm_lock_id(cmid);
 	if (id == NULL)
 		return -1;
 	if (id->state != RCM_BOUND)

@@ -33,8 +33,11 @@ done
 [ -e "$libdir/librdmacm.so.1" ] && fail "librdmacm.so.1 installed where it shadows the system's"
 run=$(find "$dir/dest" -path '*/bin/ordk-run' -type f)
 grep -q "^ORDK_IBVERBS_DIR=\${ORDK_IBVERBS_DIR:-.*/ordk}" "$run" || fail "the installed ordk-run does not look in <libdir>/ordk"
+view=$(find "$dir/dest" -path '*/libexec/ordk/ordk-view' -type f)
+[ -n "$view" ] || fail "ordk-view not installed in <libexecdir>/ordk"
+grep -q "^ORDK_VIEW=\${ORDK_VIEW:-.*/libexec/ordk/ordk-view}" "$run" || fail "the installed ordk-run does not look for <libexecdir>/ordk/ordk-view"
 if command -v ibv_devinfo >/dev/null; then
-    ORDK_IBVERBS_DIR=$libdir/ordk timeout 60 "$run" -- ibv_devinfo >"$dir/devinfo" 2>&1
+    ORDK_IBVERBS_DIR=$libdir/ordk ORDK_VIEW=$view timeout 60 "$run" -- ibv_devinfo >"$dir/devinfo" 2>&1
     grep -q 'hca_id:.*ordk0' "$dir/devinfo" || { cat "$dir/devinfo"; fail "installed ordk-run -- ibv_devinfo"; }
 fi
 

@@ -34,7 +34,7 @@ check '--log-level needs a value'         --log-level
 ORDK_IBVERBS_DIR=/nonexistent check 'libibverbs.so.1 is not in /nonexistent' -- true
 out=$("$run" --dev bluesim,port=memif:client:/tmp/x.sock,fault=drop:0.01 --log-level ordk.rc:debug -- env 2>&1)
 grep -qx 'ORDK_DEV=bluesim,port=0,fault=drop:0.01,ip=10.0.0.1' <<<"$out" &&
-    grep -qx 'ORDK_VDEV=net_memif0,role=client,socket=/tmp/x.sock,bsize=8192' <<<"$out" &&
+    grep -qx 'ORDK_VDEV=net_memif0,role=client,socket=/tmp/x.sock,socket-abstract=no,bsize=8192' <<<"$out" &&
     grep -qx 'ORDK_LOG_LEVEL=ordk.rc:debug' <<<"$out" &&
     grep -q '^LD_LIBRARY_PATH=.*ibverbs' <<<"$out" ||
     { echo "FAIL: the environment of a good configuration:"; echo "$out" | grep ORDK; fails=$((fails + 1)); }
