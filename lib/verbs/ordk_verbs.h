@@ -155,7 +155,8 @@ int ordk_dev_idle(struct ordk_dev *dev, uint64_t ns);
 	X(access_refused)	/* the peer's WRITEs, READs, atomics the QP's access refused */ \
 	X(loc_prot_errors)	/* WRs whose source MR was gone or short when (re)sent */       \
 	X(inline_posted)	/* send WRs posted with ORDK_SEND_INLINE */                    \
-	X(inline_refused)	/* inline WRs refused: a READ or atomic, or above max_inline_data */
+	X(inline_refused)	/* inline WRs refused: a READ or atomic, or above max_inline_data */ \
+	X(atomics_held)		/* the peer's atomics that came before an earlier one or the PSNs before them */
 
 struct ordk_stats {
 #define ORDK_STATS_FIELD(n) uint64_t n;

@@ -162,6 +162,8 @@
 /* rc_atomic.c */
 #define RC_STUB_rc_atomic_send \
 	DEFINE_STUB(rc_atomic_send, bool, (struct blue_qp *qp, struct rc_wqe *w), true)
+#define RC_STUB_rc_atomic_resend DEFINE_STUB_V(rc_atomic_resend, (struct blue_qp *qp))
+#define RC_STUB_rc_atomic_progress DEFINE_STUB_V(rc_atomic_progress, (struct blue_qp *qp))
 
 /* rc_comp.c; the state writers without their tables (test_rc_comp.c checks those) */
 #define RC_STUB_rc_comp_to                                                            \

@@ -22,6 +22,7 @@ static unsigned int hole_checks, hole_reports, recvs_done;
 static struct ordk_wc last_wc;
 
 RC_STUB(rc_read_progress);
+RC_STUB(rc_atomic_progress);
 RC_STUB(rc_read_answer_seen);
 RC_STUB(rc_read_done);
 
