@@ -191,6 +191,13 @@
 #define RC_STUB_rc_timer_check DEFINE_STUB_V(rc_timer_check, (struct blue_qp *qp, uint64_t now))
 
 /* rc_ctrl.c */
+/* a control message as the real one starts it: its type and our QPN */
+#define RC_STUB_rc_ctrl_msg                                                           \
+	struct blue_ctrl_msg rc_ctrl_msg(const struct blue_qp *qp, enum blue_ctrl_type type) \
+	{                                                                             \
+		return (struct blue_ctrl_msg){ .type = type, .src_qpn = qp->vqp.qpn }; \
+	}                                                                             \
+	UT_STUB_END_
 #define RC_STUB_rc_advert_pending \
 	DEFINE_STUB(rc_advert_pending, enum rc_step, (const struct blue_qp *qp), RC_DONE)
 #define RC_STUB_rc_advert_rewind DEFINE_STUB_V(rc_advert_rewind, (struct blue_qp *qp))

@@ -47,11 +47,7 @@ verbs_mr_atomic(uint64_t *p, bool cas, uint64_t compare_add, uint64_t swap, uint
 	return 0;
 }
 
-struct blue_ctrl_msg
-rc_ctrl_msg(const struct blue_qp *qp, enum blue_ctrl_type type)
-{
-	return (struct blue_ctrl_msg){ .type = type, .src_qpn = qp->vqp.qpn };
-}
+RC_STUB(rc_ctrl_msg);
 
 bool
 rc_send_ctrl(struct blue_qp *qp, const struct blue_ctrl_msg *m)

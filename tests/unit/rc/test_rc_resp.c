@@ -40,11 +40,7 @@ RC_STUB(rc_ack_frame);
 
 static unsigned int access_naks;
 
-struct blue_ctrl_msg
-rc_ctrl_msg(const struct blue_qp *qp, enum blue_ctrl_type type)
-{
-	return (struct blue_ctrl_msg){ .type = type, .src_qpn = qp->vqp.qpn };
-}
+RC_STUB(rc_ctrl_msg);
 
 /* only a WRITE's refusal goes as a control frame from here */
 bool
