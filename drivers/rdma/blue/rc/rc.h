@@ -77,6 +77,13 @@ struct rc_atomic_saved {
 	uint64_t orig;
 };
 
+/* A request held: an earlier id, or the PSNs before its psn, not here yet (rc_atomic.c). */
+struct rc_atomic_held {
+	uint32_t req_id, psn, rkey;
+	uint8_t valid, op;   /* op: blue_ctrl_atomic_op */
+	uint64_t raddr, compare_add, swap;
+};
+
 struct rc_wqe {
 	uint64_t wr_id;
 	uint8_t opcode;	     /* blue_wr_opcode */
@@ -151,9 +158,9 @@ struct rc_msg {
 	X(RC_REQ_, WAIT_WINDOW, "wait-window")	/* PSN window or card window */ \
 	X(RC_REQ_, WAIT_RATE, "wait-rate")	/* congestion control's pacer */ \
 	X(RC_REQ_, WAIT_ADVERT, "wait-advert")	/* RNR: no RECV advertised */ \
-	X(RC_REQ_, WAIT_READS, "wait-reads")	/* max_rd_atomic READs out */ \
-	X(RC_REQ_, WAIT_FENCE, "wait-fence")	/* a fenced WR, READs out */ \
-	X(RC_REQ_, WAIT_ATOMIC, "wait-atomic")	/* an atomic's fence */   \
+	X(RC_REQ_, WAIT_READS, "wait-reads")	/* max_rd_atomic READs and atomics out */ \
+	X(RC_REQ_, WAIT_FENCE, "wait-fence")	/* a fenced WR, READs or atomics out */ \
+	X(RC_REQ_, WAIT_ATOMIC, "wait-atomic")	/* READs and atomics: each other's order */ \
 	X(RC_REQ_, WAIT_KEY, "wait-key")	/* a READ's card key: not confirmed yet */ \
 	X(RC_REQ_, LEN_ERR, "len-err")
 enum rc_req_state { RC_REQ_STATES(RC_ENUM_ITEM) RC_REQ_NSTATES };
@@ -271,8 +278,8 @@ struct rc_req {
 	 * waiting): until then no WR that carries local payload completes */
 	uint64_t rtx_fetch_until;
 	uint64_t rtx_not_before;   /* the card's loss reports wait out delayed frames */
-	/* software atomics */
-	struct rc_wqe *atomic_wqe; /* the atomic in flight (later WRs wait for it) */
+	uint32_t atomics[ORDK_MAX_RD_ATOMIC]; /* sq indices of the atomics out, in order */
+	struct rc_fifo at_q;
 	uint32_t next_atomic_id;
 	uint32_t *reads;	   /* sq indices of outstanding READs (<= max_rd_atomic) */
 	uint32_t key_next;	   /* first queued WQE not yet looked at for a READ key (rc_read.c) */
@@ -337,9 +344,12 @@ struct rc_resp {
 	 * at most max_dest_rd_atomic of them */
 	struct rc_wqe *ans;
 	uint32_t ans_head, ans_next, ans_tail;
-	/* atomics: exactly once, with a replay cache */
+	/* atomics: exactly once, in id order, with a replay cache (rc_atomic.c) */
 	uint32_t atomic_expect;	   /* next request id to execute */
 	struct rc_atomic_saved atomic_cache[ORDK_ATOMIC_CACHE];
+	struct rc_atomic_held atomic_held[ORDK_MAX_RD_ATOMIC]; /* by req_id % ORDK_MAX_RD_ATOMIC */
+	uint32_t atomic_nheld;
+	bool atomic_refused;	   /* one was refused: no later one executes (IBA: the QP fails) */
 	/* receive queue and its adverts to the peer */
 	struct rc_rwqe *rq;
 	struct rc_fifo rq_q;
@@ -624,7 +634,11 @@ void rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r);
 void rc_read_nak_rx(struct blue_qp *qp, const struct blue_ctrl_msg *m);
 /* software atomics (rc_atomic.c) */
 bool rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w);
+/** The timer fired: every outstanding atomic's request goes again (same id). */
+void rc_atomic_resend(struct blue_qp *qp);
 void rc_atomic_rx_req(struct blue_qp *qp, const struct blue_ctrl_msg *m);
+/** Execute the held atomic requests now due (in id order, their PSNs arrived). */
+void rc_atomic_progress(struct blue_qp *qp);
 void rc_atomic_rx_resp(struct blue_qp *qp, const struct blue_ctrl_msg *m);
 /* READ keys (rc_read.c) */
 /** Create the keys of the READs queued next (up to a few WQEs ahead), without waiting. */
