@@ -40,6 +40,7 @@ struct ordk_dev;
 struct ordk_pd;
 struct ordk_cq;
 struct ordk_qp;
+struct ordk_ah;
 
 /* ------------------------------------------------------------------ device */
 
@@ -59,6 +60,7 @@ struct ordk_dev_attr {
 	uint32_t max_msg_sz;	/**< 2^31 */
 	uint32_t pgt_entries;	/**< 131072 pages of 2 MiB */
 	uint32_t max_inline_data; /**< bytes a send WR may carry inline (ORDK_SEND_INLINE): 256, 0 none */
+	uint32_t max_ud_msg;	/**< bytes of a UD message at most (one raw frame), 0: no UD */
 };
 
 /**
@@ -155,7 +157,13 @@ int ordk_dev_idle(struct ordk_dev *dev, uint64_t ns);
 	X(access_refused)	/* the peer's WRITEs, READs, atomics the QP's access refused */ \
 	X(loc_prot_errors)	/* WRs whose source MR was gone or short when (re)sent */       \
 	X(inline_posted)	/* send WRs posted with ORDK_SEND_INLINE */                    \
-	X(inline_refused)	/* inline WRs refused: a READ or atomic, or above max_inline_data */
+	X(inline_refused)	/* inline WRs refused: a READ or atomic, or above max_inline_data */ \
+	X(ud_sent)		/* UD messages handed to the card's raw Ethernet path */       \
+	X(ud_received)		/* UD messages placed in a RECV */                             \
+	X(ud_qkey_dropped)	/* UD messages whose Q_Key was not the QP's: dropped */        \
+	X(ud_no_recv_dropped)	/* UD messages for a QP with no RECV posted: dropped */         \
+	X(ud_len_errors)	/* UD messages longer than their RECV less the GRH (LOC_LEN_ERR) */ \
+	X(ud_bad)		/* UD frames refused: malformed, too long, for no UD QP in RTR/RTS */
 
 struct ordk_stats {
 #define ORDK_STATS_FIELD(n) uint64_t n;
@@ -391,16 +399,20 @@ enum ordk_wc_opcode {
 };
 
 #define ORDK_WC_WITH_IMM 0x1u
+/** A UD receive: the RECV's buffer starts with the 40-byte GRH (ORDK_GRH_LEN). */
+#define ORDK_WC_GRH 0x2u
 
 /** A work completion. */
 struct ordk_wc {
 	uint64_t wr_id;
 	enum ordk_wc_status status;
 	enum ordk_wc_opcode opcode;
-	uint32_t byte_len; /**< receive completions: bytes received */
+	uint32_t byte_len; /**< receive completions: bytes received (UD: the GRH's 40 included) */
 	uint32_t imm_data; /**< valid with ORDK_WC_WITH_IMM */
 	uint32_t qp_num;
 	unsigned int wc_flags;
+	uint32_t src_qp;   /**< UD receive completions: the sender's QPN */
+	uint64_t src_mac;  /**< UD receive completions: the sender's MAC (its IP is in the GRH) */
 };
 
 /**
@@ -438,6 +450,12 @@ enum ordk_qp_state {
 
 const char *ordk_qp_state_str(enum ordk_qp_state s);
 
+/** QP transport types (ibv_qp_type values). */
+enum ordk_qp_type {
+	ORDK_QPT_RC = 2, /**< reliable connected: the card's transport */
+	ORDK_QPT_UD = 4, /**< unreliable datagram: frames on the card's raw Ethernet path */
+};
+
 /** Path MTU (ibv_mtu values). */
 enum ordk_mtu {
 	ORDK_MTU_256 = 1,
@@ -458,6 +476,8 @@ struct ordk_qp_init_attr {
 	 * max_inline_data; the QP gets it rounded up to 64 (ordk_qp_query() tells).
 	 */
 	uint32_t max_inline_data;
+	/** ORDK_QPT_RC (also 0, for code written before UD) or ORDK_QPT_UD. */
+	enum ordk_qp_type qp_type;
 };
 
 /**
@@ -484,6 +504,9 @@ struct ordk_qp_attr {
 	uint8_t min_rnr_timer;
 	uint8_t max_rd_atomic;	    /**< our READs in flight at most, 0..16 (0 is taken as 1) */
 	uint8_t max_dest_rd_atomic; /**< the peer's READs we answer at a time, 0..16 (0: 1) */
+	uint32_t qkey;		    /**< UD: the Q_Key the QP takes and sends with */
+	uint16_t pkey_index;	    /**< UD: 0 (one P_Key, 0xFFFF) */
+	uint8_t port_num;	    /**< UD: 1 */
 };
 
 /** Attribute mask bits for ordk_qp_modify() (ibv_qp_attr_mask spirit). */
@@ -501,10 +524,14 @@ enum ordk_qp_attr_mask {
 	ORDK_QP_MIN_RNR_TIMER = 1u << 10,
 	ORDK_QP_MAX_QP_RD_ATOMIC = 1u << 11,
 	ORDK_QP_MAX_DEST_RD_ATOMIC = 1u << 12,
+	ORDK_QP_QKEY = 1u << 13,
+	ORDK_QP_PKEY_INDEX = 1u << 14,
+	ORDK_QP_PORT = 1u << 15,
 };
 
 /**
- * Create an RC QP in RESET. A QP with max_inline_data has a registered area
+ * Create a QP in RESET: RC, or UD (init qp_type ORDK_QPT_UD: datagrams of up
+ * to max_ud_msg bytes to any UD QP through an address handle, doc/guides/prog_guide/architecture.md). A QP with max_inline_data has a registered area
  * of its own (one MR on its PD, counted in max_mr) where inline WRs' bytes
  * wait for their completion.
  * @return the QP, or NULL with rte_errno: EINVAL (NULL CQs, WR counts 0 or
@@ -515,7 +542,9 @@ struct ordk_qp *ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_att
 
 /**
  * Move a QP through RESET -> INIT -> RTR -> RTS (and to ERR or RESET from
- * any state), with the attribute masks ibverbs requires for RC:
+ * any state), with the attribute masks ibverbs requires. UD: RESET->INIT
+ * needs STATE|PKEY_INDEX|PORT|QKEY; INIT->RTR STATE; RTR->RTS STATE|SQ_PSN
+ * (QKEY optional from INIT on). RC:
  * RESET->INIT needs STATE|ACCESS_FLAGS; INIT->RTR needs STATE|AV|PATH_MTU|
  * DEST_QPN|RQ_PSN|MAX_DEST_RD_ATOMIC|MIN_RNR_TIMER; RTR->RTS needs STATE|
  * SQ_PSN|TIMEOUT|RETRY_CNT|RNR_RETRY|MAX_QP_RD_ATOMIC. Every transition is
@@ -611,6 +640,13 @@ struct ordk_send_wr {
 	struct ordk_sge sge;
 	uint32_t imm_data;
 	union {
+		/** UD (SEND, SEND_WITH_IMM): where the datagram goes. A remote_qkey with
+		 *  its high bit set sends the QP's own Q_Key instead (IBA 10.2.5). */
+		struct {
+			struct ordk_ah *ah;
+			uint32_t remote_qpn;
+			uint32_t remote_qkey;
+		} ud;
 		struct {
 			uint64_t remote_addr;
 			uint32_t rkey;
@@ -639,7 +675,8 @@ struct ordk_recv_wr {
  *   EINVAL (QP state, opcode, num_sge, a zero-length plain WRITE, a length
  *   above max_msg_sz; ORDK_SEND_INLINE on a READ or an atomic, or above the
  *   QP's max_inline_data), ENOMEM (send queue full), EPERM (lkey not of this
- *   device or not covering the SGE).
+ *   device or not covering the SGE). A UD QP takes SEND and SEND_WITH_IMM
+ *   only, of at most max_ud_msg bytes, to an AH of its device (else EINVAL).
  */
 int ordk_qp_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr, int n);
 
@@ -656,5 +693,7 @@ int ordk_qp_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr, int n);
 #ifdef __cplusplus
 }
 #endif
+
+#include "ordk_ah.h" /* address handles (UD), part of this API */
 
 #endif /* ORDK_VERBS_H */

@@ -34,6 +34,7 @@ extern int ordk_verbs_logtype;
 #define VERBS_MAGIC_MR 0x4B44524Du
 #define VERBS_MAGIC_CQ 0x4B445143u
 #define VERBS_MAGIC_QP 0x4B445051u
+#define VERBS_MAGIC_AH 0x4B444841u
 void *verbs_handle_alloc(size_t size, size_t align);
 void verbs_handle_free(void *obj, size_t size);
 bool verbs_handle_live(const void *h, size_t magic_off, uint32_t magic);
@@ -42,6 +43,7 @@ bool verbs_handle_live(const void *h, size_t magic_off, uint32_t magic);
 #define mr_live(mr) VERBS_LIVE(mr, struct verbs_mr, VERBS_MAGIC_MR)
 #define cq_live(cq) VERBS_LIVE(cq, struct ordk_cq, VERBS_MAGIC_CQ)
 #define qp_live(qp) VERBS_LIVE(qp, struct verbs_qp, VERBS_MAGIC_QP)
+#define ah_live(ah) VERBS_LIVE(ah, struct ordk_ah, VERBS_MAGIC_AH)
 
 /** @p from's counters added to @p to's. */
 void verbs_stats_add(struct ordk_stats *to, const struct ordk_stats *from);

@@ -470,6 +470,13 @@ void rc_qp_flush(struct blue_qp *qp);
  */
 int rc_mr_check(const struct blue_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
 		unsigned int access);
+/**
+ * ORDK_SEND_INLINE on @p wr of @p len bytes: a SEND or WRITE within the QP's
+ * max_inline_data (counted in inline_refused otherwise). @return 0 or -EINVAL.
+ */
+int rc_inline_check(struct blue_qp *qp, const struct ordk_send_wr *wr, uint32_t len);
+/** A WR_FLUSH_ERR completion of @p wr_id on @p cq. */
+void rc_flush_cqe(struct ordk_cq *cq, uint64_t wr_id, enum ordk_wc_opcode op, uint32_t qpn);
 int rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr);
 int rc_post_recv(struct blue_qp *qp, const struct ordk_recv_wr *wr);
 void rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status);
