@@ -359,6 +359,10 @@ wc_out(struct ibv_wc *w, const struct ordk_wc *o)
 		w->wc_flags = IBV_WC_WITH_IMM;
 		w->imm_data = o->imm_data; /* carried as the sender gave it: network order */
 	}
+	if (o->wc_flags & ORDK_WC_GRH) { /* UD: the sender's QPN; no LID, SL 0 on RoCE */
+		w->wc_flags |= IBV_WC_GRH;
+		w->src_qp = o->src_qp;
+	}
 }
 
 int

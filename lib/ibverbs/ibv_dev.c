@@ -416,6 +416,7 @@ ibv_query_device(struct ibv_context *c, struct ibv_device_attr *a)
 	a->max_res_rd_atom = 16 * a->max_qp;
 	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_pkeys = 1;
+	a->max_ah = 65536; /* software objects (lib/verbs): the PD's count is the bound */
 	a->local_ca_ack_delay = 15;
 	a->phys_port_cnt = 1;
 	return 0;

@@ -43,6 +43,7 @@ struct ov_cq;
 #define OV_MAGIC_QP 0x6f767170u	  /* "ovqp" */
 #define OV_MAGIC_CHAN 0x6f766368u /* "ovch" */
 #define OV_MAGIC_SRQ 0x6f767372u  /* "ovsr" */
+#define OV_MAGIC_AH 0x6f766168u	  /* "ovah" */
 #define OV_MAGIC_DEAD 0xdeadu
 
 /** Is @p w (a wrapper pointer, may be NULL) a live object of kind @p m? */
@@ -145,6 +146,12 @@ struct ov_chan {
 	struct ov_cq *head, *tail; /**< CQs with pending events (device lock) */
 };
 
+struct ov_ah {
+	struct ibv_ah ah;
+	uint32_t magic;		/**< OV_MAGIC_AH */
+	struct ordk_ah *o;
+};
+
 struct ov_qp {
 	struct ibv_qp qp;
 	uint32_t magic;		/**< OV_MAGIC_QP */
@@ -171,6 +178,12 @@ ov_dev_of(struct ibv_context *c)
 
 /* ibv_dev.c */
 uint64_t ov_mac_of(uint32_t ip);
+/**
+ * The peer's IPv4 from an address vector (a QP's or an AH's): the GID's IPv4
+ * (IPv4-mapped RoCE v2 GID), or without a GRH the LID as the low half of an
+ * address in this device's /16. @return 0 or EINVAL (logged, naming @p verb).
+ */
+int ov_av_ip(const struct ov_dev *d, const struct ibv_ah_attr *ah, uint32_t *ip, const char *verb);
 int ov_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a, size_t len);
 
 /* ibv_progress.c */

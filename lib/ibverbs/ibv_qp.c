@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * RC queue pairs on ordk_qp: creation, the state machine with ibverbs' masks
+ * RC and UD queue pairs on ordk_qp: creation, the state machine with ibverbs' masks
  * mapped to ORDK's, the address vector (a RoCE v2 GID, IPv4-mapped, gives the
  * peer's IP; the IP gives its MAC, see ibv_dev.c), and posting.
  */
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_errno.h>
 
 #include "ibv_internal.h"
@@ -18,10 +19,13 @@ static struct ibv_qp *
 qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 {
 	struct ov_cq *scq = (struct ov_cq *)a->send_cq, *rcq = (struct ov_cq *)a->recv_cq;
+	bool ud = a->qp_type == IBV_QPT_UD;
 	struct ordk_qp_init_attr oa = {
 		/* ORDK answers READs from the responder's send queue: room for them */
-		.max_send_wr = a->cap.max_send_wr + OV_MAX_RD_ATOM,
+		.max_send_wr = ud ? RTE_MAX(a->cap.max_send_wr, 1u)
+				  : a->cap.max_send_wr + OV_MAX_RD_ATOM,
 		.max_recv_wr = a->cap.max_recv_wr ? a->cap.max_recv_wr : 1,
+		.qp_type = ud ? ORDK_QPT_UD : ORDK_QPT_RC,
 	}, got;
 	struct ov_dev *d;
 	struct ov_qp *q;
@@ -35,10 +39,9 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 	d = ov_dev_of(pd->context);
 	oa.send_cq = scq != NULL ? scq->o : NULL;
 	oa.recv_cq = rcq != NULL ? rcq->o : NULL;
-	if (a->qp_type != IBV_QPT_RC) {
-		OV_REFUSE(verb, a->qp_type == IBV_QPT_UD ? "UD QPs: RC only" :
-				a->qp_type == IBV_QPT_XRC_SEND || a->qp_type == IBV_QPT_XRC_RECV ?
-				"XRC QPs: RC only" : "this QP type: RC only");
+	if (a->qp_type != IBV_QPT_RC && !ud) {
+		OV_REFUSE(verb, a->qp_type == IBV_QPT_XRC_SEND || a->qp_type == IBV_QPT_XRC_RECV ?
+				"XRC QPs: RC and UD only" : "this QP type: RC and UD only");
 		return NULL;
 	}
 	/* on an SRQ its own receive queue is unused: max_recv_wr is not looked at */
@@ -81,7 +84,7 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 	q->qp.srq = a->srq;
 	q->qp.qp_num = ordk_qp_num(q->o);
 	q->qp.state = IBV_QPS_RESET;
-	q->qp.qp_type = IBV_QPT_RC;
+	q->qp.qp_type = a->qp_type;
 	pthread_mutex_init(&q->qp.mutex, NULL);
 	pthread_cond_init(&q->qp.cond, NULL);
 	q->magic = OV_MAGIC_QP;
@@ -139,10 +142,9 @@ static const enum ibv_qp_state to_ibv_state[ORDK_QPS_COUNT] = {
 	[ORDK_QPS_ERR] = IBV_QPS_ERR,
 };
 
-/* The peer's IP from the address vector: the GID's IPv4, or (no GRH) the LID
- * as the low half of an address in this device's /16 (see ov_query_port()). */
-static int
-av_ip(const struct ov_dev *d, const struct ibv_ah_attr *ah, uint32_t *ip)
+/* (see ov_query_port() for the LID) */
+int
+ov_av_ip(const struct ov_dev *d, const struct ibv_ah_attr *ah, uint32_t *ip, const char *verb)
 {
 	static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 	const uint8_t *g = ah->grh.dgid.raw;
@@ -152,7 +154,7 @@ av_ip(const struct ov_dev *d, const struct ibv_ah_attr *ah, uint32_t *ip)
 		return 0;
 	}
 	if (memcmp(g, v4mapped, sizeof(v4mapped)) != 0) {
-		OV_LOG(ERR, "ibv_modify_qp: the destination GID is not an IPv4-mapped RoCE v2 GID\n");
+		OV_LOG(ERR, "%s: the destination GID is not an IPv4-mapped RoCE v2 GID\n", verb);
 		return EINVAL;
 	}
 	*ip = (uint32_t)g[12] << 24 | (uint32_t)g[13] << 16 | (uint32_t)g[14] << 8 | g[15];
@@ -185,7 +187,7 @@ ov_psn(uint32_t psn)
  * dropped. Unknown access bits are refused (EINVAL), as a kernel provider does.
  */
 static int
-attr_in(struct ov_dev *d, const struct ibv_qp_attr *a, int m, struct ordk_qp_attr *o,
+attr_in(struct ov_dev *d, bool ud, const struct ibv_qp_attr *a, int m, struct ordk_qp_attr *o,
 	unsigned int *om)
 {
 	static const struct { int ibv; unsigned int ordk; } bits[] = {
@@ -202,6 +204,7 @@ attr_in(struct ov_dev *d, const struct ibv_qp_attr *a, int m, struct ordk_qp_att
 		{ IBV_QP_MIN_RNR_TIMER, ORDK_QP_MIN_RNR_TIMER },
 		{ IBV_QP_MAX_QP_RD_ATOMIC, ORDK_QP_MAX_QP_RD_ATOMIC },
 		{ IBV_QP_MAX_DEST_RD_ATOMIC, ORDK_QP_MAX_DEST_RD_ATOMIC },
+		{ IBV_QP_QKEY, ORDK_QP_QKEY },
 	};
 	int known = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_CUR_STATE;
 
@@ -211,6 +214,9 @@ attr_in(struct ov_dev *d, const struct ibv_qp_attr *a, int m, struct ordk_qp_att
 		if (m & bits[i].ibv)
 			*om |= bits[i].ordk;
 	}
+	if (ud) /* UD's RESET->INIT requires them (ORDK checks them); RC's are dropped */
+		*om |= (m & IBV_QP_PKEY_INDEX ? ORDK_QP_PKEY_INDEX : 0) |
+		       (m & IBV_QP_PORT ? ORDK_QP_PORT : 0);
 	if (m & ~known) {
 		OV_REFUSE("ibv_modify_qp", "alternate paths, SQD, rate limits, capabilities");
 		return EOPNOTSUPP;
@@ -234,8 +240,13 @@ attr_in(struct ov_dev *d, const struct ibv_qp_attr *a, int m, struct ordk_qp_att
 	o->min_rnr_timer = a->min_rnr_timer;
 	o->max_rd_atomic = a->max_rd_atomic;
 	o->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	o->qkey = a->qkey;
+	o->pkey_index = a->pkey_index;
+	o->port_num = a->port_num;
+	if (ud) /* UD has no PSNs received: its first sent one is the application's */
+		o->sq_psn = a->sq_psn & 0xFFFFFFu;
 	if (m & IBV_QP_AV) {
-		int rc = av_ip(d, &a->ah_attr, &o->dest_ip);
+		int rc = ov_av_ip(d, &a->ah_attr, &o->dest_ip, "ibv_modify_qp");
 
 		if (rc != 0)
 			return rc;
@@ -254,7 +265,7 @@ ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 
 	if (!OV_LIVE(q, OV_MAGIC_QP) || attr == NULL)
 		return EINVAL;
-	rc = attr_in(q->d, attr, mask, &o, &om);
+	rc = attr_in(q->d, qp->qp_type == IBV_QPT_UD, attr, mask, &o, &om);
 	if (rc != 0)
 		return rc;
 	pthread_mutex_lock(&q->d->lock);
@@ -312,6 +323,7 @@ ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struct ibv_q
 	attr->min_rnr_timer = o.min_rnr_timer;
 	attr->max_rd_atomic = o.max_rd_atomic;
 	attr->max_dest_rd_atomic = o.max_dest_rd_atomic;
+	attr->qkey = o.qkey;
 	attr->port_num = 1;
 	attr->ah_attr.is_global = 1;
 	attr->ah_attr.port_num = 1;
@@ -332,7 +344,7 @@ ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struct ibv_q
 		init->recv_cq = qp->recv_cq;
 		init->srq = qp->srq;
 		init->cap = attr->cap;
-		init->qp_type = IBV_QPT_RC;
+		init->qp_type = qp->qp_type;
 		init->sq_sig_all = q->sq_sig_all;
 	}
 	return 0;
@@ -402,7 +414,15 @@ send_wr_in(const struct ov_qp *q, const struct ibv_send_wr *w, struct ordk_send_
 		o->sge.lkey = w->sg_list[0].lkey;
 	}
 	o->imm_data = w->imm_data;
-	if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+	if (q->qp.qp_type == IBV_QPT_UD) {
+		struct ov_ah *ah = (struct ov_ah *)w->wr.ud.ah;
+
+		if (!OV_LIVE(ah, OV_MAGIC_AH))
+			return EINVAL;
+		o->ud.ah = ah->o;
+		o->ud.remote_qpn = w->wr.ud.remote_qpn;
+		o->ud.remote_qkey = w->wr.ud.remote_qkey;
+	} else if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 		o->atomic.remote_addr = w->wr.atomic.remote_addr;
 		o->atomic.rkey = w->wr.atomic.rkey;
 		o->atomic.compare_add = w->wr.atomic.compare_add;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The verbs ORDK does not have (UD address handles, memory windows, XRC and tag-matching SRQs,
+ * The verbs ORDK does not have (memory windows, XRC and tag-matching SRQs,
  * multicast, ECE, the extended CQ, flows, DMs, counters, ...): each fails with
  * EOPNOTSUPP and one line naming it, never crashes. doc/guides/prog_guide/verbs_compat.md
  * lists every ibv_* function.
@@ -10,54 +10,13 @@
 
 #include "ibv_internal.h"
 
-struct ibv_ah *
-ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
-{
-	(void)pd;
-	(void)attr;
-	OV_REFUSE("ibv_create_ah", "address handles are for UD: RC only");
-	return NULL;
-}
-
-int
-ibv_init_ah_from_wc(struct ibv_context *c, uint8_t port, struct ibv_wc *wc, struct ibv_grh *grh,
-		    struct ibv_ah_attr *ah)
-{
-	(void)c;
-	(void)port;
-	(void)wc;
-	(void)grh;
-	(void)ah;
-	OV_REFUSE("ibv_init_ah_from_wc", "address handles are for UD: RC only");
-	return -1;
-}
-
-struct ibv_ah *
-ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh, uint8_t port)
-{
-	(void)pd;
-	(void)wc;
-	(void)grh;
-	(void)port;
-	OV_REFUSE("ibv_create_ah_from_wc", "address handles are for UD: RC only");
-	return NULL;
-}
-
-int
-ibv_destroy_ah(struct ibv_ah *ah)
-{
-	(void)ah;
-	OV_REFUSE("ibv_destroy_ah", "address handles are for UD: RC only");
-	return EOPNOTSUPP;
-}
-
 int
 ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
 	(void)qp;
 	(void)gid;
 	(void)lid;
-	OV_REFUSE("ibv_attach_mcast", "multicast is UD");
+	OV_REFUSE("ibv_attach_mcast", "multicast (UD to unicast addresses only)");
 	return EOPNOTSUPP;
 }
 
@@ -67,7 +26,7 @@ ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 	(void)qp;
 	(void)gid;
 	(void)lid;
-	OV_REFUSE("ibv_detach_mcast", "multicast is UD");
+	OV_REFUSE("ibv_detach_mcast", "multicast (UD to unicast addresses only)");
 	return EOPNOTSUPP;
 }
 

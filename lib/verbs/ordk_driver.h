@@ -118,6 +118,17 @@ struct ordk_srq {
 	TAILQ_HEAD(, verbs_qp) qps;	/* those QPs: a post activates them */
 };
 
+/** An address handle (the library's alone): where a UD send goes. */
+struct ordk_ah {
+	uint32_t magic;
+	struct ordk_dev *dev;
+	struct ordk_pd *pd;
+	struct ordk_ah_attr attr;
+};
+
+/** Is @p ah a live address handle of @p dev? (a driver's UD post checks it) */
+bool verbs_ah_ok(const struct ordk_ah *ah, const struct ordk_dev *dev);
+
 /** The library's part of an MR: pub is what ordk_mr_reg() returns. */
 struct verbs_mr {
 	struct ordk_mr pub;
@@ -248,6 +259,13 @@ static inline const struct verbs_qp *
 vqp_const(const struct ordk_qp *qp)
 {
 	return (const struct verbs_qp *)qp;
+}
+
+/** Is @p qp a UD QP? (lib/verbs made a qp_type of 0 into ORDK_QPT_RC) */
+static inline bool
+verbs_qp_is_ud(const struct verbs_qp *qp)
+{
+	return qp->init.qp_type == ORDK_QPT_UD;
 }
 
 /** The QP numbered @p qpn on @p dev, or NULL. */

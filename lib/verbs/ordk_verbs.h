@@ -41,6 +41,7 @@ struct ordk_pd;
 struct ordk_cq;
 struct ordk_qp;
 struct ordk_srq;
+struct ordk_ah;
 
 /* ------------------------------------------------------------------ device */
 
@@ -63,6 +64,7 @@ struct ordk_dev_attr {
 	uint32_t max_srq;	/**< shared receive queues (software pools): 65536 */
 	uint32_t max_srq_wr;	/**< RECVs an SRQ holds at most: 32768 */
 	uint32_t max_srq_sge;	/**< 1 */
+	uint32_t max_ud_msg;	/**< bytes of a UD message at most (one raw frame), 0: no UD */
 };
 
 /**
@@ -164,7 +166,13 @@ int ordk_dev_idle(struct ordk_dev *dev, uint64_t ns);
 	X(srq_returned)		/* lent RECVs given back unused: their QP left RTR/RTS */  \
 	X(srq_starved)		/* a QP on an SRQ wanted RECVs, the pool had none (once) */  \
 	X(srq_overrun)		/* RECVs refused: their SRQ held max_wr already (device) */  \
-	X(atomics_held)		/* the peer's atomics that came before an earlier one or the PSNs before them */
+	X(atomics_held)		/* the peer's atomics that came before an earlier one or the PSNs before them */  \
+	X(ud_sent)		/* UD messages handed to the card's raw Ethernet path */       \
+	X(ud_received)		/* UD messages placed in a RECV */                             \
+	X(ud_qkey_dropped)	/* UD messages whose Q_Key was not the QP's: dropped */        \
+	X(ud_no_recv_dropped)	/* UD messages for a QP with no RECV posted: dropped */         \
+	X(ud_len_errors)	/* UD messages longer than their RECV less the GRH (LOC_LEN_ERR) */ \
+	X(ud_bad)		/* UD frames refused: malformed, too long, for no UD QP in RTR/RTS */
 
 struct ordk_stats {
 #define ORDK_STATS_FIELD(n) uint64_t n;
@@ -261,77 +269,6 @@ int ordk_dev_set_faults(struct ordk_dev *dev, const char *spec);
 ORDK_EXPERIMENTAL
 int ordk_dev_card_poll(struct ordk_dev *dev, unsigned int budget);
 
-/* ------------------------------------------------------- async events */
-
-/**
- * Asynchronous event types (ibv_event_type's names and values). ORDK raises
- * ORDK_EVENT_CQ_ERR (a CQ overflowed: it is in error), ORDK_EVENT_QP_FATAL
- * (a QP went to ERR by itself: a transport error such as RETRY_EXC_ERR or
- * RNR_RETRY_EXC_ERR, or its CQ in error), ORDK_EVENT_SRQ_LIMIT_REACHED (an
- * armed SRQ's outstanding RECVs fell below its limit) and
- * ORDK_EVENT_QP_LAST_WQE_REACHED (a QP on an SRQ reached ERR and flushed:
- * no RECV of the SRQ completes on it any more); the others are named for
- * code written against ibverbs and not raised today.
- */
-enum ordk_event_type {
-	ORDK_EVENT_CQ_ERR = 0,
-	ORDK_EVENT_QP_FATAL,
-	ORDK_EVENT_QP_REQ_ERR,
-	ORDK_EVENT_QP_ACCESS_ERR,
-	ORDK_EVENT_COMM_EST,
-	ORDK_EVENT_SQ_DRAINED,
-	ORDK_EVENT_PATH_MIG,
-	ORDK_EVENT_PATH_MIG_ERR,
-	ORDK_EVENT_DEVICE_FATAL, /**< IBTA's local catastrophic error */
-	ORDK_EVENT_PORT_ACTIVE,
-	ORDK_EVENT_PORT_ERR,
-	ORDK_EVENT_LID_CHANGE,
-	ORDK_EVENT_PKEY_CHANGE,
-	ORDK_EVENT_SM_CHANGE,
-	ORDK_EVENT_SRQ_ERR,
-	ORDK_EVENT_SRQ_LIMIT_REACHED, /**< element.srq */
-	ORDK_EVENT_QP_LAST_WQE_REACHED,
-	ORDK_EVENT_COUNT
-};
-
-/** "CQ error", "QP fatal", ... (ibv_event_type_str's spirit). */
-const char *ordk_event_type_str(enum ordk_event_type type);
-
-/** An asynchronous event. */
-struct ordk_async_event {
-	enum ordk_event_type event_type;
-	union {
-		struct ordk_cq *cq; /**< CQ_ERR */
-		struct ordk_qp *qp; /**< QP_* events, COMM_EST, SQ_DRAINED, PATH_MIG* */
-		struct ordk_srq *srq; /**< SRQ_LIMIT_REACHED, SRQ_ERR */
-	} element;
-	uint32_t qp_num;	    /**< QP events: the QP's number (0 otherwise) */
-};
-
-/**
- * Take the oldest pending asynchronous event of the device (ibv_get_async_event
- * without the blocking and without the ack: the handles in an event may have
- * been destroyed since, which makes them stale, not dangerous: every call gets
- * -EINVAL). Events are raised by the progress engine (ordk_dev_poll(),
- * ordk_cq_poll()); up to 256 wait, and more are counted (async_events_lost).
- * @return 0 (@p ev filled), -EAGAIN (none pending), -EINVAL (NULL).
- * Call from the lcore that drives the device.
- */
-int ordk_dev_get_async_event(struct ordk_dev *dev, struct ordk_async_event *ev);
-
-/**
- * Have events delivered to @p cb instead of queued (NULL: back to the queue).
- * The callback runs on the lcore that drives the device, at the end of
- * ordk_dev_poll() (so also from inside ordk_cq_poll()), never in the middle of
- * the transport's work: it may modify or destroy objects, except the CQ that
- * is being polled. Events already queued are delivered at the next poll.
- * @return 0 or -EINVAL.
- */
-int ordk_dev_set_async_cb(struct ordk_dev *dev,
-			  void (*cb)(struct ordk_dev *dev, const struct ordk_async_event *ev,
-				     void *arg),
-			  void *arg);
-
 /* ---------------------------------------------------------------- PD, MR */
 
 /** @return a PD, or NULL with rte_errno: EINVAL, ENOSPC (max_pd PDs exist), ENOMEM. */
@@ -410,16 +347,20 @@ enum ordk_wc_opcode {
 };
 
 #define ORDK_WC_WITH_IMM 0x1u
+/** A UD receive: the RECV's buffer starts with the 40-byte GRH (ORDK_GRH_LEN). */
+#define ORDK_WC_GRH 0x2u
 
 /** A work completion. */
 struct ordk_wc {
 	uint64_t wr_id;
 	enum ordk_wc_status status;
 	enum ordk_wc_opcode opcode;
-	uint32_t byte_len; /**< receive completions: bytes received */
+	uint32_t byte_len; /**< receive completions: bytes received (UD: the GRH's 40 included) */
 	uint32_t imm_data; /**< valid with ORDK_WC_WITH_IMM */
 	uint32_t qp_num;
 	unsigned int wc_flags;
+	uint32_t src_qp;   /**< UD receive completions: the sender's QPN */
+	uint64_t src_mac;  /**< UD receive completions: the sender's MAC (its IP is in the GRH) */
 };
 
 /**
@@ -457,6 +398,12 @@ enum ordk_qp_state {
 
 const char *ordk_qp_state_str(enum ordk_qp_state s);
 
+/** QP transport types (ibv_qp_type values). */
+enum ordk_qp_type {
+	ORDK_QPT_RC = 2, /**< reliable connected: the card's transport */
+	ORDK_QPT_UD = 4, /**< unreliable datagram: frames on the card's raw Ethernet path */
+};
+
 /** Path MTU (ibv_mtu values). */
 enum ordk_mtu {
 	ORDK_MTU_256 = 1,
@@ -483,6 +430,8 @@ struct ordk_qp_init_attr {
 	 * ordk_qp_post_recv() on the QP is refused. NULL: the QP's own.
 	 */
 	struct ordk_srq *srq;
+	/** ORDK_QPT_RC (also 0, for code written before UD) or ORDK_QPT_UD. */
+	enum ordk_qp_type qp_type;
 };
 
 /**
@@ -509,6 +458,9 @@ struct ordk_qp_attr {
 	uint8_t min_rnr_timer;
 	uint8_t max_rd_atomic;	    /**< our READs in flight at most, 0..16 (0 is taken as 1) */
 	uint8_t max_dest_rd_atomic; /**< the peer's READs we answer at a time, 0..16 (0: 1) */
+	uint32_t qkey;		    /**< UD: the Q_Key the QP takes and sends with */
+	uint16_t pkey_index;	    /**< UD: 0 (one P_Key, 0xFFFF) */
+	uint8_t port_num;	    /**< UD: 1 */
 };
 
 /** Attribute mask bits for ordk_qp_modify() (ibv_qp_attr_mask spirit). */
@@ -526,10 +478,14 @@ enum ordk_qp_attr_mask {
 	ORDK_QP_MIN_RNR_TIMER = 1u << 10,
 	ORDK_QP_MAX_QP_RD_ATOMIC = 1u << 11,
 	ORDK_QP_MAX_DEST_RD_ATOMIC = 1u << 12,
+	ORDK_QP_QKEY = 1u << 13,
+	ORDK_QP_PKEY_INDEX = 1u << 14,
+	ORDK_QP_PORT = 1u << 15,
 };
 
 /**
- * Create an RC QP in RESET. A QP with max_inline_data has a registered area
+ * Create a QP in RESET: RC, or UD (init qp_type ORDK_QPT_UD: datagrams of up
+ * to max_ud_msg bytes to any UD QP through an address handle, doc/guides/prog_guide/architecture.md). A QP with max_inline_data has a registered area
  * of its own (one MR on its PD, counted in max_mr) where inline WRs' bytes
  * wait for their completion.
  * @return the QP, or NULL with rte_errno: EINVAL (NULL CQs, WR counts 0 or
@@ -540,7 +496,9 @@ struct ordk_qp *ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_att
 
 /**
  * Move a QP through RESET -> INIT -> RTR -> RTS (and to ERR or RESET from
- * any state), with the attribute masks ibverbs requires for RC:
+ * any state), with the attribute masks ibverbs requires. UD: RESET->INIT
+ * needs STATE|PKEY_INDEX|PORT|QKEY; INIT->RTR STATE; RTR->RTS STATE|SQ_PSN
+ * (QKEY optional from INIT on). RC:
  * RESET->INIT needs STATE|ACCESS_FLAGS; INIT->RTR needs STATE|AV|PATH_MTU|
  * DEST_QPN|RQ_PSN|MAX_DEST_RD_ATOMIC|MIN_RNR_TIMER; RTR->RTS needs STATE|
  * SQ_PSN|TIMEOUT|RETRY_CNT|RNR_RETRY|MAX_QP_RD_ATOMIC. Every transition is
@@ -636,6 +594,13 @@ struct ordk_send_wr {
 	struct ordk_sge sge;
 	uint32_t imm_data;
 	union {
+		/** UD (SEND, SEND_WITH_IMM): where the datagram goes. A remote_qkey with
+		 *  its high bit set sends the QP's own Q_Key instead (IBA 10.2.5). */
+		struct {
+			struct ordk_ah *ah;
+			uint32_t remote_qpn;
+			uint32_t remote_qkey;
+		} ud;
 		struct {
 			uint64_t remote_addr;
 			uint32_t rkey;
@@ -664,7 +629,8 @@ struct ordk_recv_wr {
  *   EINVAL (QP state, opcode, num_sge, a zero-length plain WRITE, a length
  *   above max_msg_sz; ORDK_SEND_INLINE on a READ or an atomic, or above the
  *   QP's max_inline_data), ENOMEM (send queue full), EPERM (lkey not of this
- *   device or not covering the SGE).
+ *   device or not covering the SGE). A UD QP takes SEND and SEND_WITH_IMM
+ *   only, of at most max_ud_msg bytes, to an AH of its device (else EINVAL).
  */
 int ordk_qp_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr, int n);
 
@@ -682,6 +648,8 @@ int ordk_qp_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr, int n);
 }
 #endif
 
+#include "ordk_event.h" /* asynchronous events: part of this API */
 #include "ordk_srq.h" /* shared receive queues: part of this API */
+#include "ordk_ah.h" /* address handles (UD), part of this API */
 
 #endif /* ORDK_VERBS_H */

@@ -37,6 +37,7 @@ extern int ordk_verbs_logtype;
 #define VERBS_MAGIC_CQ 0x4B445143u
 #define VERBS_MAGIC_QP 0x4B445051u
 #define VERBS_MAGIC_SRQ 0x4B445253u
+#define VERBS_MAGIC_AH 0x4B444841u
 void *verbs_handle_alloc(size_t size, size_t align);
 void verbs_handle_free(void *obj, size_t size);
 bool verbs_handle_live(const void *h, size_t magic_off, uint32_t magic);
@@ -46,6 +47,7 @@ bool verbs_handle_live(const void *h, size_t magic_off, uint32_t magic);
 #define cq_live(cq) VERBS_LIVE(cq, struct ordk_cq, VERBS_MAGIC_CQ)
 #define qp_live(qp) VERBS_LIVE(qp, struct verbs_qp, VERBS_MAGIC_QP)
 #define srq_live(srq) VERBS_LIVE(srq, struct ordk_srq, VERBS_MAGIC_SRQ)
+#define ah_live(ah) VERBS_LIVE(ah, struct ordk_ah, VERBS_MAGIC_AH)
 
 /** @p from's counters added to @p to's. */
 void verbs_stats_add(struct ordk_stats *to, const struct ordk_stats *from);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * RC queue pairs, the library's part: creation and destruction (the driver
+ * Queue pairs (RC and UD), the library's part: creation and destruction (the driver
  * numbers the QP; lib/verbs finds it by number through an rte_hash), the
  * RESET -> INIT -> RTR -> RTS state machine with ibverbs' RC attribute masks
  * and value ranges, and the post entry points. The driver tells its device
@@ -57,6 +57,14 @@ qp_create_check(const struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 		VERBS_LOG(ERR, "qp_create: max_send_wr %u or max_recv_wr %u "
 			       "not in 1..max_qp_wr (%u)",
 			  ia->max_send_wr, ia->max_recv_wr, max_wr);
+		return -EINVAL;
+	}
+	if (ia->qp_type != 0 && ia->qp_type != ORDK_QPT_RC && ia->qp_type != ORDK_QPT_UD) {
+		VERBS_LOG(ERR, "qp_create: qp_type %d is neither RC nor UD", (int)ia->qp_type);
+		return -EINVAL;
+	}
+	if (ia->qp_type == ORDK_QPT_UD && vdev(pd->dev)->attr.max_ud_msg == 0) {
+		VERBS_LOG(ERR, "qp_create: this device has no UD QPs");
 		return -EINVAL;
 	}
 	if (ia->max_inline_data > vdev(pd->dev)->attr.max_inline_data) {
@@ -136,6 +144,8 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	qp->srq = ia->srq;
 	qp->ctx = ia->qp_context;
 	qp->init = *ia;
+	if (qp->init.qp_type == 0)
+		qp->init.qp_type = ORDK_QPT_RC;
 	qp->attr.qp_state = ORDK_QPS_RESET;
 	rc = verbs_trace_qp_init(qp, dev->trace_depth); /* trace=: its timeline, before any event */
 	if (rc == 0)
@@ -256,13 +266,36 @@ struct qp_transition {
 #define RTS_REQ (ORDK_QP_STATE | ORDK_QP_SQ_PSN | ORDK_QP_TIMEOUT | ORDK_QP_RETRY_CNT | \
 		 ORDK_QP_RNR_RETRY | ORDK_QP_MAX_QP_RD_ATOMIC)
 
+#define UD_INIT_REQ (ORDK_QP_STATE | ORDK_QP_PKEY_INDEX | ORDK_QP_PORT | ORDK_QP_QKEY)
+
+/* A UD QP's transitions (IBA 11.2.4.2 for UD): no peer, no PSNs received, no timers. */
 static struct qp_transition
-transition(enum ordk_qp_state cur, enum ordk_qp_state next)
+transition_ud(enum ordk_qp_state cur, enum ordk_qp_state next)
+{
+	struct qp_transition t = { false, 0, 0 };
+
+	if (cur == ORDK_QPS_RESET && next == ORDK_QPS_INIT)
+		t = (struct qp_transition){ true, UD_INIT_REQ, 0 };
+	else if (cur == ORDK_QPS_INIT && next == ORDK_QPS_INIT)
+		t = (struct qp_transition){ true, 0, UD_INIT_REQ & ~ORDK_QP_STATE };
+	else if (cur == ORDK_QPS_INIT && next == ORDK_QPS_RTR)
+		t = (struct qp_transition){ true, ORDK_QP_STATE, ORDK_QP_PKEY_INDEX | ORDK_QP_QKEY };
+	else if (cur == ORDK_QPS_RTR && next == ORDK_QPS_RTS)
+		t = (struct qp_transition){ true, ORDK_QP_STATE | ORDK_QP_SQ_PSN, ORDK_QP_QKEY };
+	else if (cur == ORDK_QPS_RTS && next == ORDK_QPS_RTS)
+		t = (struct qp_transition){ true, 0, ORDK_QP_QKEY };
+	return t;
+}
+
+static struct qp_transition
+transition(bool ud, enum ordk_qp_state cur, enum ordk_qp_state next)
 {
 	struct qp_transition t = { false, 0, 0 };
 
 	if (next == ORDK_QPS_RESET || next == ORDK_QPS_ERR)
 		return (struct qp_transition){ true, ORDK_QP_STATE, 0 };
+	if (ud)
+		return transition_ud(cur, next);
 	switch (cur) {
 	case ORDK_QPS_RESET:
 		if (next == ORDK_QPS_INIT)
@@ -301,7 +334,7 @@ check_transition(const struct verbs_qp *qp, enum ordk_qp_state cur, enum ordk_qp
 		VERBS_LOG(ERR, "qp 0x%06x: unknown state %d", qp->qpn, (int)next);
 		return -EINVAL;
 	}
-	t = transition(cur, next);
+	t = transition(verbs_qp_is_ud(qp), cur, next);
 	if (!t.legal) {
 		VERBS_LOG(ERR, "qp 0x%06x: %s -> %s is not a legal transition", qp->qpn,
 			  ordk_qp_state_str(cur), ordk_qp_state_str(next));
@@ -335,7 +368,9 @@ check_values(const struct verbs_qp *qp, const struct ordk_qp_attr *a, unsigned i
 	    ((mask & ORDK_QP_SQ_PSN) && a->sq_psn > QPN_PSN_MASK) ||
 	    ((mask & ORDK_QP_RETRY_CNT) && a->retry_cnt > 7) ||
 	    ((mask & ORDK_QP_RNR_RETRY) && a->rnr_retry > 7) ||
-	    ((mask & ORDK_QP_TIMEOUT) && a->timeout > 31)) {
+	    ((mask & ORDK_QP_TIMEOUT) && a->timeout > 31) ||
+	    ((mask & ORDK_QP_PKEY_INDEX) && a->pkey_index != 0) ||
+	    ((mask & ORDK_QP_PORT) && a->port_num != 1)) {
 		VERBS_LOG(ERR, "qp 0x%06x: an attribute value is out of range", qp->qpn);
 		return -EINVAL;
 	}
@@ -393,6 +428,12 @@ apply_attrs(struct ordk_qp_attr *attr, const struct ordk_qp_attr *a, unsigned in
 		attr->max_rd_atomic = a->max_rd_atomic;
 	if (mask & ORDK_QP_MAX_DEST_RD_ATOMIC)
 		attr->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (mask & ORDK_QP_QKEY)
+		attr->qkey = a->qkey;
+	if (mask & ORDK_QP_PKEY_INDEX)
+		attr->pkey_index = a->pkey_index;
+	if (mask & ORDK_QP_PORT)
+		attr->port_num = a->port_num;
 }
 
 int

@@ -5,6 +5,7 @@
 # test (and its memif port reconnects each time); the server forks a child
 # per test, each a new ORDK process. Both run through ordk-run over net_memif.
 #   qperf.sh <ordk-run> <tcp port> <test>...
+# ORDK_QPERF_OPTS: options for the client's command line before the tests (UD: -m 1024).
 set -u
 run=$1 port=$2
 shift 2
@@ -22,7 +23,7 @@ srv=$!
 wait_tcp "$port" $srv 30 || { cat "$dir/server"; echo "FAIL: qperf's server never listened on $port"; exit 1; }
 # one second a test (qperf's latency tests take no -n: without a time they never end)
 timeout 100 "$run" --dev "bluesim,port=memif:client:$sock" -- \
-    qperf -lp "$port" -t 1 -vv 127.0.0.1 "$@" >"$dir/client" 2>&1
+    qperf -lp "$port" -t 1 -vv ${ORDK_QPERF_OPTS:-} 127.0.0.1 "$@" >"$dir/client" 2>&1
 crc=$?
 # the last test's child ends once the client has left; then the listener goes
 for _ in $(seq 100); do

@@ -51,7 +51,7 @@ Test(ibverbs, identity_and_refusals)
 					   .comp_mask = IBV_SRQ_INIT_ATTR_TYPE |
 							IBV_SRQ_INIT_ATTR_PD,
 					   .srq_type = IBV_SRQT_XRC };
-	struct ibv_qp_init_attr ud = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
+	struct ibv_qp_init_attr uc = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UC,
 				       .cap = { .max_send_wr = 1, .max_recv_wr = 1 } };
 	struct ibv_cq_init_attr_ex cx = { .cqe = 8 };
 	char buf[64];
@@ -66,7 +66,7 @@ Test(ibverbs, identity_and_refusals)
 	REFUSED_NULL(ibv_create_srq_ex(c, &sx)); /* XRC (basic SRQs: ibverbs::srq_*) */
 	sx.srq_type = IBV_SRQT_TM;
 	REFUSED_NULL(ibv_create_srq_ex(c, &sx));
-	REFUSED_NULL(ibv_create_qp(pd, &ud));
+	REFUSED_NULL(ibv_create_qp(pd, &uc));
 	REFUSED_NULL(ibv_alloc_mw(pd, IBV_MW_TYPE_1));
 	REFUSED_NULL(ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE));
 	REFUSED_NULL(ibv_create_cq_ex(c, &cx));
@@ -213,6 +213,119 @@ Test(ibverbs, srq_send_recv_limit_and_misuse)
 	cr_assert_eq(ibv_destroy_qp(b), 0);
 	cr_assert_eq(ibv_destroy_srq(srq), 0);
 	cr_assert_eq(ibv_destroy_srq(srq), EINVAL);
+	cr_assert_eq(ibv_destroy_cq(cq), 0);
+	cr_assert_eq(ibv_dereg_mr(mr), 0);
+	cr_assert_eq(ibv_dealloc_pd(pd), 0);
+	cr_assert_eq(ibv_close_device(c), 0);
+	free(buf);
+}
+
+/* A UD QP of @p pd in RTS with Q_Key 0x11111111, as ibv_ud_pingpong makes one. */
+static struct ibv_qp *
+ud_qp(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
+				       .cap = { .max_send_wr = 1, .max_recv_wr = 4,
+						.max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+				 .qkey = 0x11111111 };
+	struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+
+	cr_assert_not_null(qp, "UD QP: errno %d", errno);
+	cr_assert_eq(qp->qp_type, IBV_QPT_UD);
+	cr_assert_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+						   IBV_QP_QKEY), 0);
+	a.qp_state = IBV_QPS_RTR;
+	cr_assert_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x654321;
+	cr_assert_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
+	return qp;
+}
+
+static void
+wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	int i = 0;
+
+	while (ibv_poll_cq(cq, 1, wc) == 0 && i++ < 10000000)
+		;
+	cr_assert_lt(i, 10000000, "no completion");
+}
+
+/* UD through the ABI on one device (to itself): an AH from the LID, the GRH, and the answer
+ * through an AH from the completion */
+Test(ibverbs, ud_to_itself_and_back)
+{
+	struct ibv_context *c = open_ordk();
+	struct ibv_pd *pd = ibv_alloc_pd(c);
+	struct ibv_cq *cq = ibv_create_cq(c, 16, NULL, NULL, 0);
+	uint8_t *buf = calloc(1, 8192);
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, 8192, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_qp *a, *b;
+	struct ibv_port_attr pa;
+	struct ibv_ah_attr aa = { .port_num = 1 }, back;
+	struct ibv_ah *ah, *ah2;
+	struct ibv_sge ss = { (uintptr_t)buf, 500, 0 }, rs = { (uintptr_t)buf + 4096, 4096, 0 };
+	struct ibv_recv_wr rw = { .wr_id = 7, .sg_list = &rs, .num_sge = 1 }, *brw;
+	struct ibv_send_wr sw = { .wr_id = 9, .sg_list = &ss, .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bsw;
+	struct ibv_wc wc;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+
+	cr_assert(pd != NULL && cq != NULL && mr != NULL);
+	ss.lkey = rs.lkey = mr->lkey;
+	a = ud_qp(pd, cq);
+	b = ud_qp(pd, cq);
+	cr_assert_eq(ibv_query_qp(b, &qa, IBV_QP_QKEY, &qi), 0);
+	cr_assert(qa.qkey == 0x11111111 && qi.qp_type == IBV_QPT_UD);
+	cr_assert_eq(ibv_query_port(c, 1, &pa), 0);
+	aa.dlid = pa.lid; /* no GRH: the LID says where, as ibv_ud_pingpong's AH does */
+	ah = ibv_create_ah(pd, &aa);
+	cr_assert_not_null(ah, "errno %d", errno);
+	for (int i = 0; i < 500; i++)
+		buf[i] = (uint8_t)(i + 1);
+	cr_assert_eq(ibv_post_recv(b, &rw, &brw), 0);
+	sw.wr.ud.ah = ah;
+	sw.wr.ud.remote_qpn = b->qp_num;
+	sw.wr.ud.remote_qkey = 0x11111111;
+	cr_assert_eq(ibv_post_send(a, &sw, &bsw), 0);
+	for (int got = 0; got < 2; got++) {
+		wait_wc(cq, &wc);
+		cr_assert_eq(wc.status, IBV_WC_SUCCESS, "%s", ibv_wc_status_str(wc.status));
+		if (wc.opcode == IBV_WC_RECV)
+			break;
+	}
+	cr_assert_eq(wc.opcode, IBV_WC_RECV);
+	cr_assert_eq(wc.byte_len, 40u + 500);
+	cr_assert_eq(wc.src_qp, a->qp_num);
+	cr_assert(wc.wc_flags & IBV_WC_GRH);
+	cr_assert_eq(buf[4096 + 40 + 499], (uint8_t)500);
+	cr_assert_eq(buf[4096 + 20], 0x45, "the IPv4 header in the GRH's last 20 bytes");
+	cr_assert_eq(ibv_init_ah_from_wc(c, 1, &wc, (struct ibv_grh *)(buf + 4096), &back), 0);
+	cr_assert(back.is_global && back.grh.dgid.raw[10] == 0xff && back.grh.dgid.raw[12] == 10);
+	ah2 = ibv_create_ah_from_wc(pd, &wc, (struct ibv_grh *)(buf + 4096), 1);
+	cr_assert_not_null(ah2);
+	rw.wr_id = 8;
+	cr_assert_eq(ibv_post_recv(a, &rw, &brw), 0);
+	sw.wr.ud.ah = ah2;
+	sw.wr.ud.remote_qpn = wc.src_qp;
+	sw.sg_list->length = 1983; /* above one frame */
+	cr_assert_eq(ibv_post_send(b, &sw, &bsw), EINVAL);
+	sw.sg_list->length = 1982;
+	cr_assert_eq(ibv_post_send(b, &sw, &bsw), 0);
+	do
+		wait_wc(cq, &wc);
+	while (wc.opcode != IBV_WC_RECV);
+	cr_assert(wc.wr_id == 8 && wc.status == IBV_WC_SUCCESS && wc.src_qp == b->qp_num &&
+		  wc.byte_len == 40u + 1982);
+	cr_assert_eq(ibv_dealloc_pd(pd), EBUSY, "AHs hold the PD");
+	cr_assert_eq(ibv_destroy_ah(ah), 0);
+	cr_assert_eq(ibv_destroy_ah(ah2), 0);
+	cr_assert_eq(ibv_destroy_ah(ah2), EINVAL);
+	cr_assert_eq(ibv_destroy_qp(a), 0);
+	cr_assert_eq(ibv_destroy_qp(b), 0);
 	cr_assert_eq(ibv_destroy_cq(cq), 0);
 	cr_assert_eq(ibv_dereg_mr(mr), 0);
 	cr_assert_eq(ibv_dealloc_pd(pd), 0);

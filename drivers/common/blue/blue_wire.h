@@ -59,6 +59,7 @@ extern "C" {
  */
 #define BLUE_WIRE_RKEY_LEN_ERR	 0xFFFFFFFFu
 #define BLUE_WIRE_CTRL_UDP_PORT	 4792u /**< ORDK control frames (SimpleNic path) */
+#define BLUE_WIRE_UD_UDP_PORT	 4793u /**< ORDK's UD frames (SimpleNic path, wire_ud.c) */
 #define BLUE_WIRE_ETHERTYPE_IPV4 0x0800u
 #define BLUE_WIRE_ETHERTYPE_ARP	 0x0806u
 #define BLUE_WIRE_IPPROTO_UDP	 17u
@@ -95,8 +96,9 @@ enum blue_wire_err {
 	BLUE_WIRE_E_FCS = -22,		/**< CRC-32 trailer missing or wrong */
 	BLUE_WIRE_E_NOSPACE = -23,	/**< builder: output buffer too small */
 	BLUE_WIRE_E_ARG = -24,		/**< bad argument (NULL, value out of range) */
+	BLUE_WIRE_E_NOT_UD_PORT = -25,	/**< UDP destination port is not 4793 */
 };
-#define BLUE_WIRE_E_COUNT 25
+#define BLUE_WIRE_E_COUNT 26
 
 /** Short reason text of an blue_wire_err. */
 const char *blue_wire_strerror(int err);
@@ -335,5 +337,60 @@ int blue_wire_ctrl_parse(const void *frame, uint32_t len, struct blue_wire_l3 *l
 #ifdef __cplusplus
 }
 #endif
+
+/* ------------------------------------------------------------- UD frames */
+
+/*
+ * ORDK's UD frames (doc/guides/prog_guide/wire_formats.md): RoCE v2's UD
+ * layout, Ethernet / IPv4 / UDP / BTH (12) / DETH (8) / [ImmDt (4)] /
+ * payload, standard BTH fields (P_Key 0xFFFF, no MSN), on UDP destination
+ * port 4793: the card takes every 4791 frame into its RC receive pipeline,
+ * which drops transport UD, and hands any other port to SimpleNic, where the
+ * driver builds and parses these. No ICRC: the link's FCS covers the frame,
+ * as it does the card's RC frames.
+ */
+#define BLUE_WIRE_UD_SEND_ONLY	   0x64u /**< BTH opcode: UD, SEND_ONLY */
+#define BLUE_WIRE_UD_SEND_ONLY_IMM 0x65u /**< BTH opcode: UD, SEND_ONLY_WITH_IMMEDIATE */
+#define BLUE_WIRE_DETH_LEN	   8u
+#define BLUE_WIRE_PKEY_DEFAULT	   0xFFFFu
+/** Ethernet to DETH: a UD frame's headers without ImmDt. */
+#define BLUE_WIRE_UD_HLEN                                                            \
+	(BLUE_WIRE_ETH_HLEN + BLUE_WIRE_IPV4_HLEN + BLUE_WIRE_UDP_HLEN + BLUE_WIRE_BTH_LEN + \
+	 BLUE_WIRE_DETH_LEN)
+/** The headers of a UD frame with ImmDt: what a frame holds besides its payload at most. */
+#define BLUE_WIRE_UD_HLEN_MAX (BLUE_WIRE_UD_HLEN + BLUE_WIRE_IMMDT_LEN)
+
+/** A UD frame's fields. */
+struct blue_wire_ud {
+	struct blue_wire_l3 l3; /**< the ports are the codec's: 4793, and one from sqpn */
+	bool imm;		/**< SEND_ONLY_WITH_IMMEDIATE */
+	uint8_t solicited;
+	uint32_t dqpn;
+	uint32_t psn;
+	uint32_t qkey;
+	uint32_t sqpn;
+	uint32_t imm_data;	/**< as carried (network order is the sender's business) */
+	uint32_t payload_len;
+};
+
+/**
+ * Build a UD frame: headers from @p u, then @p payload_len bytes of @p payload
+ * (u->payload_len is ignored). @return the frame's length, or a negative
+ * blue_wire_err (BLUE_WIRE_E_NOSPACE, BLUE_WIRE_E_ARG: a QPN or PSN above
+ * 24 bits, a payload above BLUE_WIRE_MAX_PAYLOAD).
+ */
+int blue_wire_ud_build(void *buf, uint32_t cap, const struct blue_wire_ud *u, const void *payload,
+		       uint32_t payload_len);
+
+/**
+ * Strictly parse a UD frame (no trailer: SimpleNic frames come without FCS).
+ * @return 0 with @p u filled and *payload_off where the payload starts, or a
+ * negative blue_wire_err.
+ */
+int blue_wire_ud_parse(const void *frame, uint32_t len, struct blue_wire_ud *u,
+		       uint32_t *payload_off);
+
+/** Is @p frame IPv4 + UDP to port 4793 (a UD frame to parse)? Validates nothing else. */
+bool blue_wire_is_ud(const void *frame, uint32_t len);
 
 #endif /* BLUE_WIRE_H */

@@ -44,6 +44,7 @@ blue_wire_strerror(int err)
 		[-BLUE_WIRE_E_FCS] = "bad FCS",
 		[-BLUE_WIRE_E_NOSPACE] = "no space",
 		[-BLUE_WIRE_E_ARG] = "bad argument",
+		[-BLUE_WIRE_E_NOT_UD_PORT] = "not UDP 4793",
 	};
 
 	if (err > 0 || err <= -BLUE_WIRE_E_COUNT)

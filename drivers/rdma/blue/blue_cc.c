@@ -198,6 +198,9 @@ int
 blue_qp_cc_enable(struct ordk_qp *oqp, bool on)
 {
 	struct blue_qp *qp = to_bqp(oqp);
+
+	if (verbs_qp_is_ud(&qp->vqp))
+		return -ENOTSUP; /* datagrams are not paced */
 	blue_cc_qp_init(qp, on);
 	return 0;
 }
@@ -206,6 +209,9 @@ int
 blue_qp_cc_query(const struct ordk_qp *oqp, struct ordk_qp_cc *cc)
 {
 	const struct blue_qp *qp = to_bqp_const(oqp);
+
+	if (verbs_qp_is_ud(&qp->vqp))
+		return -ENOTSUP;
 	cc->on = qp->cc_on;
 	cc_params_format(&blue_qp_dev(qp)->cc, cc->params, sizeof(cc->params));
 	if (!qp->cc_on) {

@@ -162,6 +162,8 @@ dev_query(const struct ordk_dev *odev, struct ordk_dev_attr *a)
 	/* inline bytes wait in a registered slot per send WR (lib/verbs): the
 	 * card reads them as any SGE; 256 covers perftest's and qperf's sizes */
 	a->max_inline_data = BLUE_MAX_INLINE;
+	/* UD is the driver's, over SimpleNic: a message is one frame of an RX slot */
+	a->max_ud_msg = blue_ud_max_msg(dev);
 }
 
 static unsigned int

@@ -178,7 +178,9 @@ blue_hw_close(struct blue_hw *dev)
 	blue_dma_free(dev, dev->pgt_staging, BLUE_PGT_STAGING_SLOTS * 512);
 	blue_dma_free(dev, dev->snic_tx_buf, (size_t)BLUE_RING_DEPTH * BLUE_SNIC_TX_SLOT);
 	blue_snic_rx_free(dev);
-	dev->pgt_staging = dev->snic_tx_buf = NULL;
+	if (dev->snic_big_buf != NULL)
+		blue_dma_free(dev, dev->snic_big_buf, (size_t)BLUE_SNIC_BIG_SLOTS * BLUE_SNIC_BIG_SLOT);
+	dev->pgt_staging = dev->snic_tx_buf = dev->snic_big_buf = NULL;
 	dev->started = false;
 	if (dev->be.ops != NULL && dev->be.ops->close != NULL)
 		dev->be.ops->close(&dev->be);
@@ -360,22 +362,60 @@ blue_snic_tx_room(struct blue_hw *dev)
 }
 
 int
+blue_snic_big_alloc(struct blue_hw *dev)
+{
+	if (dev->snic_big_buf == NULL)
+		dev->snic_big_buf = blue_dma_alloc(dev, (size_t)BLUE_SNIC_BIG_SLOTS * BLUE_SNIC_BIG_SLOT,
+						   4096, &dev->snic_big_iova);
+	return dev->snic_big_buf != NULL ? 0 : -ENOMEM;
+}
+
+/* Has the card fetched the frame that last took long slot @p k? (it fetches in order) */
+static bool
+big_slot_free(struct blue_hw *dev, uint32_t k)
+{
+	struct blue_hring *r = &dev->ring[BLUE_RING_SIMPLE_NIC_TX];
+	uint32_t inflight;
+
+	if (dev->snic_big_pos[k] == 0)
+		return true;
+	inflight = BLUE_RING_DEPTH - blue_hring_free(r, BLUE_RING_DEPTH);
+	return r->head - (dev->snic_big_pos[k] - 1) > inflight;
+}
+
+bool
+blue_snic_tx_room_len(struct blue_hw *dev, uint32_t len)
+{
+	return blue_snic_tx_room(dev) &&
+	       (len <= BLUE_SNIC_TX_SLOT ||
+		big_slot_free(dev, dev->snic_big_next % BLUE_SNIC_BIG_SLOTS));
+}
+
+int
 blue_snic_tx(struct blue_hw *dev, const void *frame, uint32_t len)
 {
 	struct blue_hring *r = &dev->ring[BLUE_RING_SIMPLE_NIC_TX];
-	uint32_t idx = blue_ring_idx(r->head);
-	struct blue_simple_nic_tx tx;
+	uint32_t idx = blue_ring_idx(r->head), k = dev->snic_big_next % BLUE_SNIC_BIG_SLOTS;
+	struct blue_simple_nic_tx tx = { .len = len };
+	uint8_t *slot;
 
-	if (len == 0 || len > BLUE_SNIC_TX_SLOT)
+	if (len == 0 || len > (dev->snic_big_buf != NULL ? BLUE_SNIC_BIG_SLOT : BLUE_SNIC_TX_SLOT))
 		return -EINVAL;
-	if (blue_hring_free(r, 1) < 1) {
+	if (blue_hring_free(r, 1) < 1 || (len > BLUE_SNIC_TX_SLOT && !big_slot_free(dev, k))) {
 		dev->st.snic_tx_full++;
 		return -EAGAIN;
 	}
-	/* slot i belongs to ring slot i: reused only after the card fetched 4096 more */
-	memcpy(dev->snic_tx_buf + (size_t)idx * BLUE_SNIC_TX_SLOT, frame, len);
-	tx = (struct blue_simple_nic_tx){ .len = len,
-					  .addr = dev->snic_tx_iova + (uint64_t)idx * BLUE_SNIC_TX_SLOT };
+	if (len <= BLUE_SNIC_TX_SLOT) {
+		/* slot i belongs to ring slot i: reused only after the card fetched 4096 more */
+		slot = dev->snic_tx_buf + (size_t)idx * BLUE_SNIC_TX_SLOT;
+		tx.addr = dev->snic_tx_iova + (uint64_t)idx * BLUE_SNIC_TX_SLOT;
+	} else {
+		slot = dev->snic_big_buf + (size_t)k * BLUE_SNIC_BIG_SLOT;
+		tx.addr = dev->snic_big_iova + (uint64_t)k * BLUE_SNIC_BIG_SLOT;
+		dev->snic_big_pos[k] = r->head + 1;
+		dev->snic_big_next++;
+	}
+	memcpy(slot, frame, len);
 	blue_simple_nic_tx_encode(&tx, blue_hring_prod_slot(r, 0));
 	blue_hring_produce(r, 1);
 	dev->st.snic_tx++;

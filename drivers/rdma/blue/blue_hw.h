@@ -24,8 +24,12 @@ extern int blue_logtype;
 #define BLUE_CMDQ_DEPTH 256u
 #define BLUE_PGT_STAGING_SLOTS 64u /* 512 B each: one UpdatePGT burst per slot */
 
-/* SimpleNic TX: one 256-byte frame slot per ring slot (a slot never crosses a page). */
-#define BLUE_SNIC_TX_SLOT 256u
+/* SimpleNic TX: one 256-byte frame slot per ring slot (a slot never crosses a page); a
+ * longer frame (UD) takes one of BLUE_SNIC_BIG_SLOTS slots as long as the card's RX slot,
+ * in turn, once the card fetched the frame that had it (blue_snic_big_alloc() first). */
+#define BLUE_SNIC_TX_SLOT   256u
+#define BLUE_SNIC_BIG_SLOT  BLUE_SIMPLE_NIC_RX_SLOT_SIZE
+#define BLUE_SNIC_BIG_SLOTS 256u
 
 struct blue_cmd_slot {
 	uint8_t busy;
@@ -79,6 +83,10 @@ struct blue_hw {
 	uint32_t snic_slot;	/* RX slot size: the card writes slot i at iova + i * snic_slot */
 	size_t snic_rx_len;
 	bool snic_rx_fixed;	/* mapped at a chosen IOVA (0): freed without unmap */
+	uint8_t *snic_big_buf;	/* BLUE_SNIC_BIG_SLOTS long-frame slots, or NULL */
+	uint64_t snic_big_iova;
+	uint32_t snic_big_next;	/* the next slot to take, in turn */
+	uint32_t snic_big_pos[BLUE_SNIC_BIG_SLOTS]; /* the TX ring position that took it, + 1 */
 
 	uint64_t tsc_hz;
 	uint64_t cmd_timeout_tsc;
@@ -173,10 +181,17 @@ blue_meta_commit(struct blue_hw *dev)
 
 /* ------------------------------------------------------------ SimpleNic */
 
-/** Queue a raw frame (<= 256 bytes) on SimpleNic TX; @return 0 or -EAGAIN/-EINVAL. */
+/**
+ * Queue a raw frame on SimpleNic TX: up to BLUE_SNIC_TX_SLOT bytes, or BLUE_SNIC_BIG_SLOT
+ * once blue_snic_big_alloc() ran. @return 0 or -EAGAIN/-EINVAL.
+ */
 int blue_snic_tx(struct blue_hw *dev, const void *frame, uint32_t len);
 /** Room for one more frame on SimpleNic TX? */
 bool blue_snic_tx_room(struct blue_hw *dev);
+/** Room for one more frame of @p len bytes (a long one needs its slot fetched)? */
+bool blue_snic_tx_room_len(struct blue_hw *dev, uint32_t len);
+/** The long-frame slots (control path; once per device, freed at close). @return 0 or -ENOMEM. */
+int blue_snic_big_alloc(struct blue_hw *dev);
 
 static inline void
 blue_snic_tx_flush(struct blue_hw *dev)

@@ -2,7 +2,8 @@
 /*
  * The Blue driver's QPs: numbers (qpn = index << 8 | rand8, an MR-table-like
  * key over the card's QPC slots), ManageQp on every transition, and the RC
- * transport (rc.h) behind the post and modify calls of lib/verbs.
+ * transport (rc.h) behind the post and modify calls of lib/verbs; a UD QP's
+ * calls go to the UD transport (blue_ud.c), which the card never sees.
  */
 #include <assert.h>
 #include <errno.h>
@@ -66,6 +67,15 @@ blue_qp_create(struct ordk_qp *oqp)
 	}
 	qp->vqp.qpn = (uint32_t)qpn;
 	qp->vqp.attr.path_mtu = ORDK_MTU_4096;
+	if (verbs_qp_is_ud(&qp->vqp)) {
+		/* its QPN is one of the card's, but no context: the card drops RC frames to it */
+		rc = blue_ud_qp_init(qp);
+		if (rc != 0) {
+			blue_ud_qp_fini(qp);
+			mem_keys_free(&dev->qp_keys, qp->vqp.qpn);
+		}
+		return rc;
+	}
 	blue_cc_qp_init(qp, dev->cc_on);
 	rc = rc_qp_init(qp);
 	if (rc != 0) {
@@ -82,6 +92,13 @@ blue_qp_destroy(struct ordk_qp *oqp)
 	struct blue_dev *dev = blue_qp_dev(qp);
 	int rc = 0;
 
+	if (verbs_qp_is_ud(&qp->vqp)) {
+		if (qp->sched.on_active)
+			TAILQ_REMOVE(&dev->rc.active, qp, sched.link);
+		mem_keys_free(&dev->qp_keys, qp->vqp.qpn);
+		blue_ud_qp_fini(qp);
+		return 0;
+	}
 	if (qp->vqp.attr.qp_state != ORDK_QPS_RESET) {
 		rc_read_keys_revoke_all(qp); /* before: confirmed with the ManageQp (in order) */
 		rc = blue_manage_qp(qp, false, false); /* the card's QPC is cleared */
@@ -101,6 +118,9 @@ int
 blue_qp_check(const struct ordk_qp *oqp, const struct ordk_qp_attr *a, unsigned int mask)
 {
 	const struct blue_qp *qp = to_bqp_const(oqp);
+
+	if (verbs_qp_is_ud(&qp->vqp))
+		return 0; /* no card context: lib/verbs' checks are all */
 	if (((mask & ORDK_QP_ACCESS_FLAGS) && (a->qp_access_flags & ~(unsigned int)BLUE_ACC_ALL)) ||
 	    ((mask & ORDK_QP_PATH_MTU) && !blue_pmtu_valid(a->path_mtu)) ||
 	    ((mask & ORDK_QP_MAX_QP_RD_ATOMIC) && a->max_rd_atomic > ORDK_MAX_RD_ATOMIC) ||
@@ -131,6 +151,10 @@ blue_qp_modify(struct ordk_qp *oqp, enum ordk_qp_state cur, enum ordk_qp_state n
 	 */
 	int rc;
 
+	if (verbs_qp_is_ud(&qp->vqp)) {
+		blue_ud_modify(qp, cur, next);
+		return 0;
+	}
 	/*
 	 * Leaving RTS, the READs' keys go first: the card runs commands in
 	 * order, so its word on the ManageQp, which this waits for, is its word
@@ -158,13 +182,22 @@ void
 blue_qp_flush(struct ordk_qp *oqp)
 {
 	struct blue_qp *qp = to_bqp(oqp);
-	rc_qp_flush(qp);
+
+	if (verbs_qp_is_ud(&qp->vqp))
+		blue_ud_flush(qp);
+	else
+		rc_qp_flush(qp);
 }
 
 void
 blue_qp_info(const struct ordk_qp *oqp, struct ordk_qp_info *info)
 {
 	const struct blue_qp *qp = to_bqp_const(oqp);
+
+	if (verbs_qp_is_ud(&qp->vqp)) {
+		blue_ud_info(qp, info);
+		return;
+	}
 	info->next_psn = qp->req.next_psn;
 	info->acked_psn = qp->comp.acked_psn;
 	info->expected_psn = qp->resp.epsn;
@@ -188,14 +221,16 @@ int
 blue_post_send(struct ordk_qp *oqp, const struct ordk_send_wr *wr)
 {
 	struct blue_qp *qp = to_bqp(oqp);
-	return rc_post_send(qp, wr);
+
+	return verbs_qp_is_ud(&qp->vqp) ? blue_ud_post_send(qp, wr) : rc_post_send(qp, wr);
 }
 
 int
 blue_post_recv(struct ordk_qp *oqp, const struct ordk_recv_wr *wr)
 {
 	struct blue_qp *qp = to_bqp(oqp);
-	return rc_post_recv(qp, wr);
+
+	return verbs_qp_is_ud(&qp->vqp) ? blue_ud_post_recv(qp, wr) : rc_post_recv(qp, wr);
 }
 
 int

@@ -52,6 +52,19 @@ struct blue_mr {
 	uint64_t iova;		/* where the device sees addr (identity with the model) */
 };
 
+/*
+ * A UD QP's transport (blue_ud.c): send WRs waiting for room on the SimpleNic
+ * ring (an inline WR's bytes in lib/verbs' slot of its position), posted RECVs.
+ */
+struct blue_ud {
+	struct ordk_send_wr *sq;
+	struct rc_fifo sq_q;
+	uint32_t sq_pos;	/* send queue positions taken: the inline slot of the next */
+	struct ordk_recv_wr *rq;
+	struct rc_fifo rq_q;
+	uint32_t psn;		/* the next datagram's BTH PSN (from sq_psn) */
+};
+
 struct blue_qp {
 	struct verbs_qp vqp;	/* lib/verbs' part: pd, CQs, attributes, counters */
 	bool cc_on;		/* DCQCN paces this QP, its data goes out ECT(0) */
@@ -61,6 +74,7 @@ struct blue_qp {
 	struct rc_req req;
 	struct rc_comp comp;
 	struct rc_resp resp;
+	struct blue_ud ud;	/* a UD QP's (vqp.init.qp_type): the RC parts stay unused */
 };
 
 /* ------------------------------------------------ handles and objects */
@@ -138,6 +152,23 @@ int blue_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr);
 int blue_post_recv(struct ordk_qp *qp, const struct ordk_recv_wr *wr);
 void blue_post_done(struct ordk_qp *qp);
 int blue_srq_recv_check(const struct ordk_srq *srq, const struct ordk_recv_wr *wr);
+
+/* blue_ud.c: UD QPs on the SimpleNic path */
+/** The bytes of a UD message at most on @p dev (a frame in a SimpleNic RX slot), 0: none. */
+uint32_t blue_ud_max_msg(const struct blue_dev *dev);
+int blue_ud_qp_init(struct blue_qp *qp);
+void blue_ud_qp_fini(struct blue_qp *qp);
+/** The transition @p cur -> @p next (no card context: nothing to tell the card). */
+void blue_ud_modify(struct blue_qp *qp, enum ordk_qp_state cur, enum ordk_qp_state next);
+/** To ERR: every queued WR completes with WR_FLUSH_ERR. */
+void blue_ud_flush(struct blue_qp *qp);
+void blue_ud_info(const struct blue_qp *qp, struct ordk_qp_info *info);
+int blue_ud_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr);
+int blue_ud_post_recv(struct blue_qp *qp, const struct ordk_recv_wr *wr);
+/** The engine's turn of a UD QP: queued datagrams to the SimpleNic ring. */
+enum rc_step blue_ud_step(struct blue_qp *qp);
+/** A UD frame off the SimpleNic RX ring: checked, placed in a RECV, or dropped and counted. */
+void blue_ud_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len);
 
 /* The QP's ACK timeout and reordering hold in TSC cycles (rc_qp_set_timeout()). */
 static inline uint64_t

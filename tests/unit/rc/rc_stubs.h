@@ -92,6 +92,22 @@
 	DEFINE_STUB(blue_snic_rx_next, const uint8_t *, (struct blue_hw *dev, uint32_t *len), NULL)
 #define RC_STUB_blue_snic_rx_done DEFINE_STUB_V(blue_snic_rx_done, (struct blue_hw *dev))
 #define RC_STUB_blue_snic_tx_room DEFINE_STUB(blue_snic_tx_room, bool, (struct blue_hw *dev), true)
+/* blue_ud.c: the UD transport beside RC (blue_qp.c and rc_engine.c branch to it) */
+#define RC_STUB_blue_ud_rx \
+	DEFINE_STUB_V(blue_ud_rx, (struct blue_dev *dev, const uint8_t *f, uint32_t len))
+#define RC_STUB_blue_ud_step DEFINE_STUB(blue_ud_step, enum rc_step, (struct blue_qp *qp), RC_DONE)
+#define RC_STUB_blue_ud_qp_init DEFINE_STUB(blue_ud_qp_init, int, (struct blue_qp *qp), 0)
+#define RC_STUB_blue_ud_qp_fini DEFINE_STUB_V(blue_ud_qp_fini, (struct blue_qp *qp))
+#define RC_STUB_blue_ud_modify                                                                \
+	DEFINE_STUB_V(blue_ud_modify,                                                         \
+		      (struct blue_qp *qp, enum ordk_qp_state cur, enum ordk_qp_state next))
+#define RC_STUB_blue_ud_flush DEFINE_STUB_V(blue_ud_flush, (struct blue_qp *qp))
+#define RC_STUB_blue_ud_info \
+	DEFINE_STUB_V(blue_ud_info, (const struct blue_qp *qp, struct ordk_qp_info *info))
+#define RC_STUB_blue_ud_post_send \
+	DEFINE_STUB(blue_ud_post_send, int, (struct blue_qp *qp, const struct ordk_send_wr *wr), 0)
+#define RC_STUB_blue_ud_post_recv \
+	DEFINE_STUB(blue_ud_post_recv, int, (struct blue_qp *qp, const struct ordk_recv_wr *wr), 0)
 
 /*
  * The command queue as the QP's error transition (rc_qp.c) sees it:

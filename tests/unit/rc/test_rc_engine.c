@@ -26,6 +26,8 @@ RC_STUB(rc_resp_rx_report);
 RC_STUB(rc_rx_read);
 RC_STUB(rc_comp_rx_report);
 RC_STUB(rc_ctrl_rx);
+RC_STUB(blue_ud_rx);
+RC_STUB(blue_ud_step);
 RC_STUB(blue_meta_next);
 RC_STUB(blue_snic_rx_next);
 RC_STUB(blue_snic_rx_done);

@@ -75,6 +75,13 @@ CALLED_STUB(rc_activate)
 RC_STUB(rc_timer_set);
 RC_STUB(rc_post_send);
 RC_STUB(rc_post_recv);
+RC_STUB(blue_ud_qp_init);
+RC_STUB(blue_ud_qp_fini);
+RC_STUB(blue_ud_modify);
+RC_STUB(blue_ud_flush);
+RC_STUB(blue_ud_info);
+RC_STUB(blue_ud_post_send);
+RC_STUB(blue_ud_post_recv);
 RC_STUB(rc_state_name);
 RC_STUB(verbs_stats_add);
 RC_STUB(ordk_mr_reg); /* the inline area (no QP here asks for one) */
@@ -142,11 +149,36 @@ Test(rc_qp_state, the_legal_transitions_of_rc)
 
 	for (int c = 0; c < ORDK_QPS_COUNT; c++)
 		for (int n = 0; n < ORDK_QPS_COUNT; n++)
-			cr_assert_eq(transition((enum ordk_qp_state)c, (enum ordk_qp_state)n).legal,
+			cr_assert_eq(transition(false, (enum ordk_qp_state)c, (enum ordk_qp_state)n).legal,
 				     legal[c][n], "%s -> %s", ordk_qp_state_str((enum ordk_qp_state)c),
 				     ordk_qp_state_str((enum ordk_qp_state)n));
-	cr_assert_eq(transition(ORDK_QPS_INIT, ORDK_QPS_RTR).required, RTR_MASK);
-	cr_assert_eq(transition(ORDK_QPS_RTR, ORDK_QPS_RTS).required, RTS_MASK);
+	cr_assert_eq(transition(false, ORDK_QPS_INIT, ORDK_QPS_RTR).required, RTR_MASK);
+	cr_assert_eq(transition(false, ORDK_QPS_RTR, ORDK_QPS_RTS).required, RTS_MASK);
+}
+
+/* UD (IBA's UD column): the same legal pairs, with no peer, PSN received or timer in any mask */
+Test(rc_qp_state, the_transitions_of_ud)
+{
+	static const unsigned int init = ORDK_QP_STATE | ORDK_QP_PKEY_INDEX | ORDK_QP_PORT |
+					 ORDK_QP_QKEY;
+
+	for (int c = 0; c < ORDK_QPS_COUNT; c++)
+		for (int n = 0; n < ORDK_QPS_COUNT; n++) {
+			struct qp_transition u = transition(true, (enum ordk_qp_state)c,
+							    (enum ordk_qp_state)n);
+
+			cr_assert_eq(u.legal, transition(false, (enum ordk_qp_state)c,
+							 (enum ordk_qp_state)n).legal);
+			cr_assert_eq((u.required | u.optional) &
+					     (ORDK_QP_AV | ORDK_QP_DEST_QPN | ORDK_QP_RQ_PSN |
+					      ORDK_QP_TIMEOUT | ORDK_QP_ACCESS_FLAGS),
+				     0u, "%d -> %d", c, n);
+		}
+	cr_assert_eq(transition(true, ORDK_QPS_RESET, ORDK_QPS_INIT).required, init);
+	cr_assert_eq(transition(true, ORDK_QPS_INIT, ORDK_QPS_RTR).required, ORDK_QP_STATE);
+	cr_assert_eq(transition(true, ORDK_QPS_RTR, ORDK_QPS_RTS).required,
+		     ORDK_QP_STATE | ORDK_QP_SQ_PSN);
+	cr_assert(transition(true, ORDK_QPS_RTS, ORDK_QPS_RTS).optional & ORDK_QP_QKEY);
 }
 
 Test(rc_qp_state, each_transition_tells_the_card_and_the_transport)

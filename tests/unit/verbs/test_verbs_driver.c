@@ -448,3 +448,55 @@ Test(verbs_driver, a_full_event_queue_counts_every_loss_and_logs_once)
 	cr_expect_eq(ordk_dev_get_async_event(dev, &ev), -EAGAIN);
 	ordk_dev_close(dev);
 }
+
+/* Address handles are the library's: checked as a QP's peer, holding their PD; the answer to a
+ * UD receive comes from its GRH. A UD QP needs a driver that says it has UD (max_ud_msg). */
+Test(verbs_driver, address_handles_and_a_driver_without_ud)
+{
+	uint8_t grh[40] = { 0 };
+	struct ordk_ah_attr a = { .dest_ip = 0x0A000002, .dest_mac = 0x020000000002ull }, got;
+	struct ordk_wc wc = { .wc_flags = ORDK_WC_GRH, .src_mac = 0x020000000009ull };
+	struct ordk_ah *ah;
+
+	eal();
+	struct ordk_dev *dev = ordk_dev_open("fake:ok");
+	struct ordk_pd *pd = ordk_pd_alloc(dev);
+	struct ordk_cq *cq = ordk_cq_create(dev, 16);
+	struct ordk_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq, .max_send_wr = 1,
+					.max_recv_wr = 1, .qp_type = ORDK_QPT_UD };
+
+	cr_assert_null(ordk_qp_create(pd, &ia), "the fake driver has no UD");
+	cr_assert_eq(rte_errno, EINVAL);
+	ia.qp_type = (enum ordk_qp_type)3; /* UC */
+	cr_assert_null(ordk_qp_create(pd, &ia));
+	cr_assert_eq(rte_errno, EINVAL);
+	a.dest_mac = 0xFFFFFFFFFFFFull;
+	cr_assert_null(ordk_ah_create(pd, &a), "a broadcast MAC");
+	a.dest_mac = 0x020000000002ull;
+	a.dest_ip = 0xE0000001;
+	cr_assert_null(ordk_ah_create(pd, &a), "a multicast IP");
+	a.dest_ip = 0x0A000002;
+	cr_assert_null(ordk_ah_create(NULL, &a));
+	ah = ordk_ah_create(pd, &a);
+	cr_assert_not_null(ah);
+	cr_assert_eq(ordk_ah_query(ah, &got), 0);
+	cr_assert(got.dest_ip == a.dest_ip && got.dest_mac == a.dest_mac);
+	cr_assert_eq(ordk_pd_free(pd), -EBUSY, "the AH holds its PD");
+	cr_assert_eq(ordk_ah_destroy(ah), 0);
+	cr_assert_eq(ordk_ah_destroy(ah), -EINVAL, "stale");
+	cr_assert_eq(ordk_ah_query(ah, &got), -EINVAL);
+	/* the GRH of an IPv4 datagram from 10.0.0.9: the IPv4 header in its last 20 bytes */
+	grh[20] = 0x45;
+	grh[32] = 10, grh[35] = 9;
+	cr_assert_eq(ordk_ah_init_from_wc(&wc, grh, &got), 0);
+	cr_assert_eq(got.dest_ip, 0x0A000009);
+	cr_assert_eq(got.dest_mac, wc.src_mac);
+	grh[20] = 0x60; /* an IPv6 GRH: not a UD frame of ORDK's */
+	cr_assert_eq(ordk_ah_init_from_wc(&wc, grh, &got), -EINVAL);
+	grh[20] = 0x45;
+	wc.wc_flags = 0;
+	cr_assert_eq(ordk_ah_init_from_wc(&wc, grh, &got), -EINVAL, "no GRH");
+	cr_assert_eq(ordk_cq_destroy(cq), 0);
+	cr_assert_eq(ordk_pd_free(pd), 0);
+	cr_assert_eq(ordk_dev_close(dev), 0);
+}

@@ -26,6 +26,7 @@
 #include "ordk_verbs.h"
 #include "blue_wire.h"
 #include "rc_fifo.h"
+#include "rc_atomic.h"
 #include "rc_key.h"
 #include "rc_srq.h"
 
@@ -54,7 +55,6 @@ extern int ordk_rc_logtype;
  * those sent and not acknowledged yet */
 #define ORDK_ANS_RING	  (2u * ORDK_MAX_RD_ATOMIC)
 _Static_assert((ORDK_ANS_RING & (ORDK_ANS_RING - 1)) == 0, "the answer ring is indexed by a mask");
-#define ORDK_ATOMIC_CACHE 64u	 /* responder replay cache entries per QP */
 
 /* ------------------------------------------------------------ work queues */
 
@@ -68,20 +68,6 @@ enum rc_wqe_flags {
 	RC_WQE_FATAL = 4,    /* in RC_WQE_ERROR: the QP goes to ERR once it completes */
 	RC_WQE_LEN_ERR = 8,  /* SEND longer than the peer's RECV: announced, then fails */
 	RC_WQE_FAILED = 16,  /* rc_qp_fail()'s oldest WR: its status is reported at the flush */
-};
-
-struct rc_atomic_saved {
-	uint32_t req_id;
-	uint8_t valid;
-	uint8_t status;
-	uint64_t orig;
-};
-
-/* A request held: an earlier id, or the PSNs before its psn, not here yet (rc_atomic.c). */
-struct rc_atomic_held {
-	uint32_t req_id, psn, rkey;
-	uint8_t valid, op;   /* op: blue_ctrl_atomic_op */
-	uint64_t raddr, compare_add, swap;
 };
 
 struct rc_wqe {
@@ -491,6 +477,13 @@ int rc_mr_check_pd(struct blue_dev *dev, const struct ordk_pd *pd, uint32_t key,
 /** A receive WQE for @p wr, its SGE checked against @p pd (recv_seq unset): 0, -EPERM. */
 int rc_rwqe_make(struct blue_qp *qp, const struct ordk_pd *pd, const struct ordk_recv_wr *wr,
 		 struct rc_rwqe *r);
+/**
+ * ORDK_SEND_INLINE on @p wr of @p len bytes: a SEND or WRITE within the QP's
+ * max_inline_data (counted in inline_refused otherwise). @return 0 or -EINVAL.
+ */
+int rc_inline_check(struct blue_qp *qp, const struct ordk_send_wr *wr, uint32_t len);
+/** A WR_FLUSH_ERR completion of @p wr_id on @p cq. */
+void rc_flush_cqe(struct ordk_cq *cq, uint64_t wr_id, enum ordk_wc_opcode op, uint32_t qpn);
 int rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr);
 int rc_post_recv(struct blue_qp *qp, const struct ordk_recv_wr *wr);
 void rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status);
@@ -632,14 +625,6 @@ void rc_read_progress(struct blue_qp *qp);
 void rc_read_done(struct blue_qp *qp, const struct rc_msg *m);
 void rc_rx_read(struct blue_qp *qp, const struct blue_meta_report *r);
 void rc_read_nak_rx(struct blue_qp *qp, const struct blue_ctrl_msg *m);
-/* software atomics (rc_atomic.c) */
-bool rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w);
-/** The timer fired: every outstanding atomic's request goes again (same id). */
-void rc_atomic_resend(struct blue_qp *qp);
-void rc_atomic_rx_req(struct blue_qp *qp, const struct blue_ctrl_msg *m);
-/** Execute the held atomic requests now due (in id order, their PSNs arrived). */
-void rc_atomic_progress(struct blue_qp *qp);
-void rc_atomic_rx_resp(struct blue_qp *qp, const struct blue_ctrl_msg *m);
 /* READ keys (rc_read.c) */
 /** Create the keys of the READs queued next (up to a few WQEs ahead), without waiting. */
 void rc_read_keys_ahead(struct blue_qp *qp);

@@ -81,7 +81,8 @@ may_answer(struct blue_qp *qp)
 static struct blue_qp *
 ctrl_qp(struct blue_dev *dev, const struct blue_ctrl_msg *m)
 {
-	struct blue_qp *qp = to_bqp(verbs_qp_lookup(blue_dev_handle(dev), m->dst_qpn));
+	struct ordk_qp *h = verbs_qp_lookup(blue_dev_handle(dev), m->dst_qpn);
+	struct blue_qp *qp = h != NULL && !verbs_qp_is_ud(vqp(h)) ? to_bqp(h) : NULL;
 
 	if (qp != NULL && qp->vqp.attr.qp_state == ORDK_QPS_ERR && m->type == BLUE_CTRL_ACK_REQ &&
 	    m->src_qpn == qp->vqp.attr.dest_qp_num) {

@@ -132,7 +132,9 @@ static struct blue_qp *
 report_qp(struct blue_dev *dev, const struct blue_meta_report *r)
 {
 	uint32_t qpn = r->kind <= BLUE_META_HEADER_READ ? r->basic.dqpn : r->ack.qpn;
-	struct blue_qp *qp = to_bqp(verbs_qp_lookup(blue_dev_handle(dev), qpn));
+	struct ordk_qp *h = verbs_qp_lookup(blue_dev_handle(dev), qpn);
+	/* a UD QP has no context on the card: a report naming it is a stale or forged QPN */
+	struct blue_qp *qp = h != NULL && !verbs_qp_is_ud(vqp(h)) ? to_bqp(h) : NULL;
 
 	if (qp == NULL || (qp->vqp.attr.qp_state != ORDK_QPS_RTR && qp->vqp.attr.qp_state != ORDK_QPS_RTS)) {
 		RC_LOG(DEBUG, "%s report for an unknown QPN or one not in RTR/RTS 0x%06x",
@@ -272,7 +274,10 @@ poll_input(struct blue_dev *dev, unsigned int budget)
 	}
 	blue_meta_commit(&dev->hw);
 	for (unsigned int i = 0; i < budget && (f = blue_snic_rx_next(&dev->hw, &len)) != NULL; i++) {
-		rc_ctrl_rx(dev, f, len);
+		if (blue_wire_is_ud(f, len))
+			blue_ud_rx(dev, f, len); /* UD frames are the UD transport's (blue_ud.c) */
+		else
+			rc_ctrl_rx(dev, f, len);
 		blue_snic_rx_done(&dev->hw);
 		work++;
 	}
@@ -313,6 +318,8 @@ qp_step(struct blue_qp *qp, uint64_t now, unsigned int *items)
 {
 	enum rc_step more = RC_DONE;
 
+	if (verbs_qp_is_ud(&qp->vqp))
+		return blue_ud_step(qp); /* datagrams waiting for the SimpleNic ring */
 	if (qp->comp.state == RC_COMP_FLUSH)
 		return rc_qp_error_reap(qp);
 	if (qp->comp.state == RC_COMP_SETTLE)

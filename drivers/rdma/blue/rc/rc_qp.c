@@ -146,8 +146,8 @@ rc_qp_to_rts(struct blue_qp *qp)
 	qp->comp.acked_psn = qp->vqp.attr.sq_psn;
 }
 
-static void
-flush_cqe(struct ordk_cq *cq, uint64_t wr_id, enum ordk_wc_opcode op, uint32_t qpn)
+void
+rc_flush_cqe(struct ordk_cq *cq, uint64_t wr_id, enum ordk_wc_opcode op, uint32_t qpn)
 {
 	struct ordk_wc wc = { .wr_id = wr_id, .status = ORDK_WC_WR_FLUSH_ERR, .opcode = op,
 			      .qp_num = qpn };
@@ -182,13 +182,13 @@ flush_wrs(struct blue_qp *qp)
 
 			verbs_cq_push(qp->vqp.scq, &wc);
 		} else if (!(w->flags & RC_WQE_INTERNAL)) {
-			flush_cqe(qp->vqp.scq, w->wr_id, rc_wc_opcode(w->opcode), qp->vqp.qpn);
+			rc_flush_cqe(qp->vqp.scq, w->wr_id, rc_wc_opcode(w->opcode), qp->vqp.qpn);
 		}
 	}
 	/* RECVs lent by an SRQ are not flushed: they go back for the other QPs */
 	rc_srq_return(qp);
 	for (uint32_t i = 0; i < qp->resp.rq_q.count; i++)
-		flush_cqe(qp->vqp.rcq, qp->resp.rq[rc_fifo_at(&qp->resp.rq_q, i)].wr_id, ORDK_WC_RECV,
+		rc_flush_cqe(qp->vqp.rcq, qp->resp.rq[rc_fifo_at(&qp->resp.rq_q, i)].wr_id, ORDK_WC_RECV,
 			  qp->vqp.qpn);
 }
 
@@ -241,8 +241,8 @@ check_sge(struct blue_qp *qp, const struct ordk_sge *sge, unsigned int need)
  * Inline: SEND and WRITE (with or without immediate) only, as in rdma-core;
  * a READ or an atomic has a local buffer the card writes. @return 0 or -EINVAL.
  */
-static int
-check_inline(struct blue_qp *qp, const struct ordk_send_wr *wr, uint32_t len)
+int
+rc_inline_check(struct blue_qp *qp, const struct ordk_send_wr *wr, uint32_t len)
 {
 	if (wr->opcode != ORDK_WR_SEND && wr->opcode != ORDK_WR_SEND_WITH_IMM &&
 	    wr->opcode != ORDK_WR_RDMA_WRITE && wr->opcode != ORDK_WR_RDMA_WRITE_WITH_IMM) {
@@ -282,7 +282,7 @@ rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 	    (wr->send_flags & ~(unsigned int)(ORDK_SEND_FENCE | ORDK_SEND_SIGNALED |
 					      ORDK_SEND_SOLICITED | ORDK_SEND_INLINE)))
 		return -EINVAL;
-	if (inl && check_inline(qp, wr, len) != 0)
+	if (inl && rc_inline_check(qp, wr, len) != 0)
 		return -EINVAL;
 	/* the card cannot send a zero-length plain WRITE or READ */
 	if (len == 0 && (wr->opcode == ORDK_WR_RDMA_WRITE || wr->opcode == ORDK_WR_RDMA_READ))
@@ -298,7 +298,7 @@ rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 			return rc;
 	}
 	if (flushed_now(qp)) {
-		flush_cqe(qp->vqp.scq, wr->wr_id, rc_wc_opcode((uint8_t)wr->opcode), qp->vqp.qpn);
+		rc_flush_cqe(qp->vqp.scq, wr->wr_id, rc_wc_opcode((uint8_t)wr->opcode), qp->vqp.qpn);
 		qp->vqp.st.wr_posted++;
 		return 0;
 	}
@@ -369,7 +369,7 @@ rc_post_recv(struct blue_qp *qp, const struct ordk_recv_wr *wr)
 	if (rc != 0)
 		return rc;
 	if (flushed_now(qp)) {
-		flush_cqe(qp->vqp.rcq, wr->wr_id, ORDK_WC_RECV, qp->vqp.qpn);
+		rc_flush_cqe(qp->vqp.rcq, wr->wr_id, ORDK_WC_RECV, qp->vqp.qpn);
 		return 0;
 	}
 	/* in ERR with the flush still to come it queues too: only RTR and RTS advertise */
