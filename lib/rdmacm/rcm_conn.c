@@ -49,6 +49,26 @@ step_ms(void)
 	return v > 0 && v <= 600000 ? v : 20000;
 }
 
+/*
+ * How long a refused connect is tried again (ORDK_RDMACM_REFUSED_MS, default
+ * 1000; 0: REJECTED at once). The kernel's IB CM rejects a REQ nobody listens
+ * for at once, but its active side takes milliseconds to get there (ARP, path
+ * records, pinning); ORDK's takes microseconds, and programs whose server
+ * listens again just after a step of their own protocol (perftest -R: its
+ * data QPs connect as soon as the client's side of the last control exchange
+ * ends, the server listens once its SEND of it is acknowledged) find nobody.
+ */
+#define RCM_REFUSED_RETRY_MS 5
+
+static int64_t
+refused_ms(void)
+{
+	const char *env = getenv("ORDK_RDMACM_REFUSED_MS");
+	long v = env != NULL ? strtol(env, NULL, 10) : -1;
+
+	return v >= 0 && v <= 600000 ? v : 1000;
+}
+
 static void
 put32(uint8_t *p, uint32_t v)
 {
@@ -165,7 +185,72 @@ static void
 close_conn(struct rcm_id *id)
 {
 	rcm_unwatch(id);
+	id->reconnect = false;
+	id->deadline = 0;
 	id->state = RCM_CLOSED;
+}
+
+/* A refused connect (lock held): tried again in a moment while its window lasts. @return true if so */
+static bool
+refused_again(struct rcm_id *id)
+{
+	int64_t now = rcm_now_ms();
+
+	if (now >= id->refused_until)
+		return false;
+	rcm_unwatch(id);
+	rcm_count(RCM_C_REFUSED_RETRY);
+	id->state = RCM_CONNECTING;
+	id->reconnect = true;
+	id->deadline = now + RCM_REFUSED_RETRY_MS;
+	return true;
+}
+
+/* Nobody listens: what IB says of a service ID without one (lock held). */
+static void
+no_listener(struct rcm_id *id)
+{
+	rcm_count(RCM_C_NO_LISTENER);
+	RCM_LOG(INFO, "connect to %s:%u: nobody listens\n", inet_ntoa(id->tcp_dst.sin_addr),
+		ntohs(id->tcp_dst.sin_port));
+	rcm_event_post(id->chan, id, RDMA_CM_EVENT_REJECTED, RCM_REJ_INVALID_SERVICE_ID);
+	close_conn(id);
+}
+
+/*
+ * The active side's TCP connection to the listener's port (lock held); the
+ * REQ in id->tx goes once it is up (on_connected). What the connect says
+ * comes as an event, as the kernel's rdma_cm tells it.
+ */
+static void
+tcp_connect(struct rcm_id *id)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1, err;
+
+	id->state = RCM_CONNECTING;
+	if (fd < 0) {
+		err = errno;
+		rcm_event_post(id->chan, id, RDMA_CM_EVENT_UNREACHABLE, -err);
+		close_conn(id);
+		return;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	id->fd = fd;
+	id->deadline = rcm_now_ms() + step_ms();
+	if (connect(fd, (struct sockaddr *)&id->tcp_dst, sizeof(id->tcp_dst)) == 0 || errno == EINPROGRESS) {
+		if (rcm_watch(id->chan, id, EPOLLOUT | EPOLLIN, true) == 0)
+			return;
+		err = EIO;
+	} else {
+		err = errno;
+	}
+	if (err == ECONNREFUSED) {
+		if (!refused_again(id))
+			no_listener(id);
+		return;
+	}
+	rcm_event_post(id->chan, id, RDMA_CM_EVENT_UNREACHABLE, -err);
+	close_conn(id);
 }
 
 /*
@@ -405,12 +490,9 @@ on_connected(struct rcm_id *id)
 		err = errno;
 	if (err == 0 && send_raw(id->fd, id->tx) != 0)
 		err = ECONNRESET;
-	if (err == ECONNREFUSED) { /* nobody listens: what IB says of a service ID without one */
-		rcm_count(RCM_C_NO_LISTENER);
-		RCM_LOG(INFO, "connect to %s:%u: nobody listens\n", inet_ntoa(id->tcp_dst.sin_addr),
-			ntohs(id->tcp_dst.sin_port));
-		rcm_event_post(id->chan, id, RDMA_CM_EVENT_REJECTED, RCM_REJ_INVALID_SERVICE_ID);
-		close_conn(id);
+	if (err == ECONNREFUSED) {
+		if (!refused_again(id))
+			no_listener(id);
 		return;
 	}
 	if (err != 0) {
@@ -475,6 +557,11 @@ rcm_expire(struct rcm_chan *c, int64_t now)
 		if (id->deadline == 0 || id->deadline > now)
 			continue;
 		id->deadline = 0;
+		if (id->reconnect) { /* a refused connect's next try */
+			id->reconnect = false;
+			tcp_connect(id);
+			continue;
+		}
 		if (id->state == RCM_DISCONNECTING) {
 			close_conn(id);
 			continue;
@@ -503,7 +590,6 @@ rdma_connect(struct rdma_cm_id *cmid, struct rdma_conn_param *param)
 {
 	struct rcm_id *id = rcm_lock_id(cmid);
 	struct rdma_conn_param none = { .retry_count = 7, .rnr_retry_count = 7 };
-	int fd, one = 1, rc;
 
 	if (id == NULL)
 		return -1;
@@ -526,32 +612,8 @@ rdma_connect(struct rdma_cm_id *cmid, struct rdma_conn_param *param)
 	id->retry = cap8(param->retry_count, 7);
 	id->rnr_retry = cap8(param->rnr_retry_count, 7);
 	encode(id->tx, RCM_REQ, id, 0, param->private_data, param->private_data_len);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return rcm_unlock_err(id, errno);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	id->fd = fd;
-	id->deadline = rcm_now_ms() + step_ms();
-	rc = connect(fd, (struct sockaddr *)&id->tcp_dst, sizeof(id->tcp_dst));
-	if (rc == 0 || errno == EINPROGRESS) {
-		id->state = RCM_CONNECTING;
-		rcm_watch(id->chan, id, EPOLLOUT | EPOLLIN, true);
-	} else {
-		int err = errno;
-
-		/* what the connect says comes as an event, as the kernel's rdma_cm tells it */
-		id->state = RCM_CONNECTING;
-		if (err == ECONNREFUSED) {
-			rcm_count(RCM_C_NO_LISTENER);
-			rcm_event_post(id->chan, id, RDMA_CM_EVENT_REJECTED, RCM_REJ_INVALID_SERVICE_ID);
-		} else {
-			rcm_event_post(id->chan, id, RDMA_CM_EVENT_UNREACHABLE, -err);
-		}
-		close(fd);
-		id->fd = -1;
-		id->deadline = 0;
-		id->state = RCM_CLOSED;
-	}
+	id->refused_until = rcm_now_ms() + refused_ms();
+	tcp_connect(id);
 	pthread_mutex_unlock(&id->chan->lock);
 	return id->sync ? rcm_sync_wait(id, RDMA_CM_EVENT_ESTABLISHED) : 0;
 }

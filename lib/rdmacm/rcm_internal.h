@@ -98,6 +98,8 @@ struct rcm_id {
 	enum rcm_state state;
 	int fd;		 /* TCP: listening or connected, -1 none */
 	int64_t deadline; /* ms (rcm_now_ms), 0 none: handshake steps that must end */
+	int64_t refused_until; /* active: a refused connect is tried again until then (ms) */
+	bool reconnect;	 /* the deadline is the next connect of a refused one, not a timeout */
 	struct sockaddr_in tcp_dst; /* where the active side connects */
 	struct rcm_id *listener;    /* passive: the id whose port the REQ came to */
 	uint8_t tx[RCM_MSG_LEN];    /* the REQ, sent once the TCP connection is up */
@@ -147,6 +149,7 @@ enum rcm_counter {
 	RCM_C_ESTABLISHED,
 	RCM_C_DISCONNECTED,
 	RCM_C_REFUSED_CALL,  /* calls ORDK refuses (multicast, ECE, rsockets) */
+	RCM_C_REFUSED_RETRY, /* a connect refused (nobody listens yet) and tried again */
 	RCM_C_MAX,
 };
 extern const char *const rcm_counter_names[RCM_C_MAX];
