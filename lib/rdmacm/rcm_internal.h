@@ -173,6 +173,13 @@ int rcm_send_msg(struct rcm_id *id, enum rcm_msg_type type, uint8_t reason, cons
 /* The thread's part (rcm_conn.c, lock held) */
 void rcm_io(struct rcm_id *id, uint32_t events);
 void rcm_expire(struct rcm_chan *c, int64_t now);
+/* the exchange's steps (rcm_conn.c) and the active side's connect (rcm_retry.c), lock held */
+int64_t rcm_step_ms(void);
+void rcm_close_conn(struct rcm_id *id);
+void rcm_tcp_connect(struct rcm_id *id);
+void rcm_connect_first(struct rcm_id *id);
+bool rcm_refused_again(struct rcm_id *id);
+void rcm_no_listener(struct rcm_id *id);
 /* sync ids: wait for the event of the call just made, ack it (lock not held) */
 int rcm_sync_wait(struct rcm_id *id, enum rdma_cm_event_type want);
 
