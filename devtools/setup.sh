@@ -15,8 +15,9 @@ PKGS=(
     clang libclang-rt-14-dev                             # libFuzzer targets
     libibverbs-dev                                       # <infiniband/verbs.h>: lib/ibverbs is built on it
     perftest ibverbs-utils qperf                         # unmodified verbs binaries (suites verbs-abi, ecosystem)
-    librdmacm-dev rdmacm-utils                           # <rdma/rdma_cma.h>: lib/rdmacm; rping (suite ecosystem)
+    librdmacm-dev rdmacm-utils                           # <rdma/rdma_cma.h>: lib/rdmacm; rping, ucmatose (suite ecosystem)
     ucx-utils libfabric-bin                              # ucx_info/ucx_perftest, fi_info/fi_pingpong (suite ecosystem)
+    fio                                                  # its rdma ioengine, an rdma_cm program (suite ecosystem)
     libmemcached-dev memcached                           # lib/cm's rendezvous; its tests' server
     libjansson-dev                                       # the cluster config (JSON)
     libhiredis-dev redis-server                          # kv_transfer's metadata store

@@ -30,6 +30,7 @@ const char *const rcm_counter_names[RCM_C_MAX] = {
 	[RCM_C_ESTABLISHED] = "established",
 	[RCM_C_DISCONNECTED] = "disconnected",
 	[RCM_C_REFUSED_CALL] = "refused_call",
+	[RCM_C_REFUSED_RETRY] = "refused_retry",
 };
 static _Atomic uint64_t counters[RCM_C_MAX];
 

@@ -40,8 +40,8 @@ static const char *const msg_name[RCM_MSG_MAX + 1] = {
 };
 
 /* How long a handshake step may take (ORDK_RDMACM_TIMEOUT_MS, default 20 s). */
-static int64_t
-step_ms(void)
+int64_t
+rcm_step_ms(void)
 {
 	const char *env = getenv("ORDK_RDMACM_TIMEOUT_MS");
 	long v = env != NULL ? strtol(env, NULL, 10) : 0;
@@ -161,10 +161,12 @@ post_msg_event(struct rcm_id *id, enum rdma_cm_event_type type, int status, cons
 }
 
 /* The connection ends (lock held): socket closed, nothing more expected. */
-static void
-close_conn(struct rcm_id *id)
+void
+rcm_close_conn(struct rcm_id *id)
 {
 	rcm_unwatch(id);
+	id->reconnect = false;
+	id->deadline = 0;
 	id->state = RCM_CLOSED;
 }
 
@@ -237,7 +239,7 @@ fail(struct rcm_id *id, int status)
 	default:
 		break;
 	}
-	close_conn(id);
+	rcm_close_conn(id);
 }
 
 /* A passive id for a connection that came to listener @p l (lock held). */
@@ -268,7 +270,7 @@ take_conn(struct rcm_id *l)
 	id->fd = fd;
 	id->state = RCM_REQ_WAIT;
 	id->listener = l;
-	id->deadline = rcm_now_ms() + step_ms();
+	id->deadline = rcm_now_ms() + rcm_step_ms();
 	id->id.verbs = l->id.verbs;
 	id->id.channel = l->id.channel;
 	id->id.context = l->id.context;
@@ -323,7 +325,7 @@ on_rep(struct rcm_id *id, const uint8_t *m)
 		rcm_count(RCM_C_BAD_REQ);
 		rcm_send_msg(id, RCM_REJ, (uint8_t)why, NULL, 0);
 		rcm_event_post(id->chan, id, RDMA_CM_EVENT_CONNECT_ERROR, -EPROTO);
-		close_conn(id);
+		rcm_close_conn(id);
 		return;
 	}
 	take_peer(id, m);
@@ -337,7 +339,7 @@ on_rep(struct rcm_id *id, const uint8_t *m)
 	if (rc != 0 || rcm_send_msg(id, RCM_RTU, 0, NULL, 0) != 0) {
 		rcm_send_msg(id, RCM_REJ, RCM_REJ_NO_QP, NULL, 0);
 		rcm_event_post(id->chan, id, RDMA_CM_EVENT_CONNECT_ERROR, rc != 0 ? -rc : -ECONNRESET);
-		close_conn(id);
+		rcm_close_conn(id);
 		return;
 	}
 	id->state = RCM_CONNECTED;
@@ -380,7 +382,7 @@ on_msg(struct rcm_id *id, const uint8_t *m)
 		e = post_msg_event(id, RDMA_CM_EVENT_REJECTED, m[9], m);
 		if (e != NULL)
 			e->ev.param.conn.qp_num = 0;
-		close_conn(id);
+		rcm_close_conn(id);
 		return;
 	case RCM_CONNECTED * 16 + RCM_DREQ:
 		fail(id, 0); /* DISCONNECTED, the QP to ERR */
@@ -405,17 +407,14 @@ on_connected(struct rcm_id *id)
 		err = errno;
 	if (err == 0 && send_raw(id->fd, id->tx) != 0)
 		err = ECONNRESET;
-	if (err == ECONNREFUSED) { /* nobody listens: what IB says of a service ID without one */
-		rcm_count(RCM_C_NO_LISTENER);
-		RCM_LOG(INFO, "connect to %s:%u: nobody listens\n", inet_ntoa(id->tcp_dst.sin_addr),
-			ntohs(id->tcp_dst.sin_port));
-		rcm_event_post(id->chan, id, RDMA_CM_EVENT_REJECTED, RCM_REJ_INVALID_SERVICE_ID);
-		close_conn(id);
+	if (err == ECONNREFUSED) {
+		if (!rcm_refused_again(id))
+			rcm_no_listener(id);
 		return;
 	}
 	if (err != 0) {
 		rcm_event_post(id->chan, id, RDMA_CM_EVENT_UNREACHABLE, -err);
-		close_conn(id);
+		rcm_close_conn(id);
 		return;
 	}
 	id->state = RCM_REQ_SENT;
@@ -452,7 +451,7 @@ rcm_io(struct rcm_id *id, uint32_t events)
 			    id->state != RCM_CONNECTED)
 				rcm_count(RCM_C_RESET);
 			if (id->state == RCM_DISCONNECTING)
-				close_conn(id);
+				rcm_close_conn(id);
 			else
 				fail(id, k < 0 ? -errno : -ECONNRESET);
 			return;
@@ -475,15 +474,20 @@ rcm_expire(struct rcm_chan *c, int64_t now)
 		if (id->deadline == 0 || id->deadline > now)
 			continue;
 		id->deadline = 0;
+		if (id->reconnect) { /* a refused connect's next try */
+			id->reconnect = false;
+			rcm_tcp_connect(id);
+			continue;
+		}
 		if (id->state == RCM_DISCONNECTING) {
-			close_conn(id);
+			rcm_close_conn(id);
 			continue;
 		}
 		rcm_count(RCM_C_TIMEOUT);
 		RCM_LOG(INFO, "connection step timed out (state %d)\n", id->state);
 		if (id->state == RCM_CONNECTING || id->state == RCM_REQ_SENT) {
 			rcm_event_post(c, id, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT);
-			close_conn(id);
+			rcm_close_conn(id);
 		} else {
 			fail(id, -ETIMEDOUT);
 		}
@@ -503,7 +507,6 @@ rdma_connect(struct rdma_cm_id *cmid, struct rdma_conn_param *param)
 {
 	struct rcm_id *id = rcm_lock_id(cmid);
 	struct rdma_conn_param none = { .retry_count = 7, .rnr_retry_count = 7 };
-	int fd, one = 1, rc;
 
 	if (id == NULL)
 		return -1;
@@ -526,32 +529,7 @@ rdma_connect(struct rdma_cm_id *cmid, struct rdma_conn_param *param)
 	id->retry = cap8(param->retry_count, 7);
 	id->rnr_retry = cap8(param->rnr_retry_count, 7);
 	encode(id->tx, RCM_REQ, id, 0, param->private_data, param->private_data_len);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return rcm_unlock_err(id, errno);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	id->fd = fd;
-	id->deadline = rcm_now_ms() + step_ms();
-	rc = connect(fd, (struct sockaddr *)&id->tcp_dst, sizeof(id->tcp_dst));
-	if (rc == 0 || errno == EINPROGRESS) {
-		id->state = RCM_CONNECTING;
-		rcm_watch(id->chan, id, EPOLLOUT | EPOLLIN, true);
-	} else {
-		int err = errno;
-
-		/* what the connect says comes as an event, as the kernel's rdma_cm tells it */
-		id->state = RCM_CONNECTING;
-		if (err == ECONNREFUSED) {
-			rcm_count(RCM_C_NO_LISTENER);
-			rcm_event_post(id->chan, id, RDMA_CM_EVENT_REJECTED, RCM_REJ_INVALID_SERVICE_ID);
-		} else {
-			rcm_event_post(id->chan, id, RDMA_CM_EVENT_UNREACHABLE, -err);
-		}
-		close(fd);
-		id->fd = -1;
-		id->deadline = 0;
-		id->state = RCM_CLOSED;
-	}
+	rcm_connect_first(id);
 	pthread_mutex_unlock(&id->chan->lock);
 	return id->sync ? rcm_sync_wait(id, RDMA_CM_EVENT_ESTABLISHED) : 0;
 }
@@ -597,16 +575,16 @@ rdma_accept(struct rdma_cm_id *cmid, struct rdma_conn_param *param)
 	if (rc != 0) {
 		rcm_send_msg(id, RCM_REJ, RCM_REJ_NO_QP, NULL, 0);
 		rcm_count(RCM_C_REJ_SENT);
-		close_conn(id);
+		rcm_close_conn(id);
 		return rcm_unlock_err(id, rc);
 	}
 	if (rcm_send_msg(id, RCM_REP, 0, pd, plen) != 0) {
 		rcm_qp_err(id);
-		close_conn(id);
+		rcm_close_conn(id);
 		return rcm_unlock_err(id, ECONNRESET);
 	}
 	id->state = RCM_REP_SENT;
-	id->deadline = rcm_now_ms() + step_ms();
+	id->deadline = rcm_now_ms() + rcm_step_ms();
 	pthread_mutex_unlock(&id->chan->lock);
 	return id->sync ? rcm_sync_wait(id, RDMA_CM_EVENT_ESTABLISHED) : 0;
 }
@@ -624,7 +602,7 @@ rdma_reject(struct rdma_cm_id *cmid, const void *private_data, uint8_t private_d
 		return rcm_unlock_err(id, EINVAL);
 	rcm_send_msg(id, RCM_REJ, RCM_REJ_CONSUMER_DEFINED, private_data, private_data_len);
 	rcm_count(RCM_C_REJ_SENT);
-	close_conn(id);
+	rcm_close_conn(id);
 	pthread_mutex_unlock(&id->chan->lock);
 	return 0;
 }
@@ -670,7 +648,7 @@ rdma_disconnect(struct rdma_cm_id *cmid)
 	case RCM_REQ_SENT:
 	case RCM_REP_SENT:
 	case RCM_REP_RCVD:
-		close_conn(id); /* a handshake given up */
+		rcm_close_conn(id); /* a handshake given up */
 		break;
 	case RCM_CLOSED:
 	case RCM_DISCONNECTING:

@@ -98,6 +98,8 @@ struct rcm_id {
 	enum rcm_state state;
 	int fd;		 /* TCP: listening or connected, -1 none */
 	int64_t deadline; /* ms (rcm_now_ms), 0 none: handshake steps that must end */
+	int64_t refused_until; /* active: a refused connect is tried again until then (ms) */
+	bool reconnect;	 /* the deadline is the next connect of a refused one, not a timeout */
 	struct sockaddr_in tcp_dst; /* where the active side connects */
 	struct rcm_id *listener;    /* passive: the id whose port the REQ came to */
 	uint8_t tx[RCM_MSG_LEN];    /* the REQ, sent once the TCP connection is up */
@@ -147,6 +149,7 @@ enum rcm_counter {
 	RCM_C_ESTABLISHED,
 	RCM_C_DISCONNECTED,
 	RCM_C_REFUSED_CALL,  /* calls ORDK refuses (multicast, ECE, rsockets) */
+	RCM_C_REFUSED_RETRY, /* a connect refused (nobody listens yet) and tried again */
 	RCM_C_MAX,
 };
 extern const char *const rcm_counter_names[RCM_C_MAX];
@@ -170,6 +173,13 @@ int rcm_send_msg(struct rcm_id *id, enum rcm_msg_type type, uint8_t reason, cons
 /* The thread's part (rcm_conn.c, lock held) */
 void rcm_io(struct rcm_id *id, uint32_t events);
 void rcm_expire(struct rcm_chan *c, int64_t now);
+/* the exchange's steps (rcm_conn.c) and the active side's connect (rcm_retry.c), lock held */
+int64_t rcm_step_ms(void);
+void rcm_close_conn(struct rcm_id *id);
+void rcm_tcp_connect(struct rcm_id *id);
+void rcm_connect_first(struct rcm_id *id);
+bool rcm_refused_again(struct rcm_id *id);
+void rcm_no_listener(struct rcm_id *id);
 /* sync ids: wait for the event of the call just made, ack it (lock not held) */
 int rcm_sync_wait(struct rcm_id *id, enum rdma_cm_event_type want);
 

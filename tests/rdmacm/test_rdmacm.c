@@ -413,6 +413,41 @@ Test(rdmacm, nobody_listening_is_rejected_and_counted)
 	rdma_destroy_event_channel(ch);
 }
 
+/*
+ * perftest -R's client connects its data QPs while its server is between two
+ * listeners on the port (~0.7 ms on bluesim): a refused connect is tried
+ * again for ORDK_RDMACM_REFUSED_MS (default 1 s) before it is REJECTED.
+ */
+Test(rdmacm, a_listener_that_comes_late_is_found)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel(), *sch = rdma_create_event_channel();
+	struct rdma_cm_id *l, *c, *s;
+	uint64_t retries = counter("refused_retry"), none = counter("no_listener");
+	uint16_t port = listener(sch, &l);
+	struct sockaddr_in at = sin_of("0.0.0.0", port);
+
+	rdma_destroy_id(l); /* nobody listens on the port now */
+	c = client(ch, port);
+	connect_with(c, "early");
+	usleep(50 * 1000); /* the listener comes 50 ms after the connect: the delay under test */
+	cr_assert_eq(rdma_create_id(sch, &l, NULL, RDMA_PS_TCP), 0);
+	cr_assert_eq(rdma_bind_addr(l, (struct sockaddr *)&at), 0, "bind: %s", strerror(errno));
+	cr_assert_eq(rdma_listen(l, 8), 0);
+	s = request(sch, l, "early");
+	accept_with(s, "late");
+	established_with(ch, "late");
+	expect(sch, RDMA_CM_EVENT_ESTABLISHED, 0);
+	cr_assert_gt(counter("refused_retry"), retries, "the refused connects were tried again");
+	cr_assert_eq(counter("no_listener"), none, "and not taken for nobody listening");
+	rdma_destroy_qp(s);
+	rdma_destroy_id(s);
+	rdma_destroy_qp(c);
+	rdma_destroy_id(c);
+	rdma_destroy_id(l);
+	rdma_destroy_event_channel(ch);
+	rdma_destroy_event_channel(sch);
+}
+
 /* A TCP connection to 127.0.0.1:@p port, as a stranger. */
 static int
 raw_connect(uint16_t port)

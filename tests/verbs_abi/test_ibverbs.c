@@ -553,3 +553,74 @@ Test(ibverbs_misuse, a_missing_scatter_list_and_unknown_access_bits_are_einval)
 	cr_assert_eq(ibv_dealloc_pd(m.pd), 0);
 	cr_assert_eq(ibv_close_device(m.c), 0);
 }
+
+/*
+ * fio's rdma engine: its control message (8204 bytes: 3 packets at PMTU 4096)
+ * is received into a member of a malloc'd struct registered LOCAL_WRITE, the
+ * next members (its send buffer) registered again with no access at all.
+ * Disabled: it fails today (no completion: the SEND is NAKed until its
+ * retries run out), the cause of fio's failure; enable it with the fix.
+ */
+struct fio_like {
+	uint32_t hdr[3];
+	uint8_t recv_buf[8204];
+	void *ptrs[12];
+	uint8_t send_buf[8204];
+};
+
+Test(ibverbs, a_send_into_a_buffer_beside_another_mr, .disabled = true) /* fails today: verbs_compat.md, fio */
+{
+	struct ibv_context *c = open_ordk();
+	struct ibv_pd *pd = ibv_alloc_pd(c);
+	struct ibv_cq *cq = ibv_create_cq(c, 16, NULL, NULL, 0);
+	struct fio_like *x = malloc(sizeof(*x)), *y = malloc(sizeof(*y));
+	struct ibv_mr *xr, *xs, *yr, *ys;
+	struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 4, .max_recv_wr = 4,
+						.max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp *a, *b;
+	union ibv_gid gid;
+	struct ibv_sge ss, rs;
+	struct ibv_recv_wr rw = { .wr_id = 512, .sg_list = &rs, .num_sge = 1 }, *brw;
+	struct ibv_send_wr sw = { .wr_id = 512, .sg_list = &ss, .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bsw;
+	struct ibv_wc wc;
+	int got = 0, st[2] = { -1, -1 };
+
+	cr_assert(pd != NULL && cq != NULL && x != NULL && y != NULL);
+	xr = ibv_reg_mr(pd, x->recv_buf, sizeof(x->recv_buf), IBV_ACCESS_LOCAL_WRITE);
+	xs = ibv_reg_mr(pd, x->send_buf, sizeof(x->send_buf), 0);
+	yr = ibv_reg_mr(pd, y->recv_buf, sizeof(y->recv_buf), IBV_ACCESS_LOCAL_WRITE);
+	ys = ibv_reg_mr(pd, y->send_buf, sizeof(y->send_buf), 0);
+	cr_assert(xr != NULL && xs != NULL && yr != NULL && ys != NULL);
+	a = ibv_create_qp(pd, &ia);
+	b = ibv_create_qp(pd, &ia);
+	cr_assert(a != NULL && b != NULL);
+	cr_assert_eq(ibv_query_gid(c, 1, 0, &gid), 0);
+	abi_qp_to_rts(a, b->qp_num, &gid, 0);
+	abi_qp_to_rts(b, a->qp_num, &gid, 0);
+	for (size_t i = 0; i < sizeof(y->send_buf); i++)
+		y->send_buf[i] = (uint8_t)(i * 7);
+	rs = (struct ibv_sge){ (uintptr_t)x->recv_buf, sizeof(x->recv_buf), xr->lkey };
+	ss = (struct ibv_sge){ (uintptr_t)y->send_buf, sizeof(y->send_buf), ys->lkey };
+	cr_assert_eq(ibv_post_recv(a, &rw, &brw), 0);
+	cr_assert_eq(ibv_post_send(b, &sw, &bsw), 0);
+	for (long i = 0; i < 100000000L && got < 2; i++)
+		if (ibv_poll_cq(cq, 1, &wc) == 1)
+			st[got++] = wc.status;
+	cr_assert_eq(got, 2, "the SEND and its RECV complete");
+	cr_assert(st[0] == IBV_WC_SUCCESS && st[1] == IBV_WC_SUCCESS, "statuses %s, %s",
+		  ibv_wc_status_str(st[0]), ibv_wc_status_str(st[1]));
+	cr_assert_eq(memcmp(x->recv_buf, y->send_buf, sizeof(x->recv_buf)), 0);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_dereg_mr(xr);
+	ibv_dereg_mr(xs);
+	ibv_dereg_mr(yr);
+	ibv_dereg_mr(ys);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(c);
+	free(x);
+	free(y);
+}
