@@ -162,8 +162,13 @@ fault_apply(struct bluesim *sim, enum bluesim_dir dir, struct rte_mbuf *m)
 		return;
 	}
 	if (r[BLUESIM_FAULT_CORRUPT] > 0 && rand_unit(sim) < r[BLUESIM_FAULT_CORRUPT]) {
-		uint32_t len = rte_pktmbuf_data_len(m);
+		uint32_t len;
 
+		/* zcopy: the payload is the sender's MR, never to be written: the frame
+		 * becomes one copy first (the header mbuf has room for a whole frame) */
+		if (m->nb_segs > 1)
+			(void)rte_pktmbuf_linearize(m);
+		len = rte_pktmbuf_data_len(m);
 		if (len > 0) {
 			uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 			uint64_t x = sim_rand(sim);
@@ -210,20 +215,46 @@ tx_enqueue(struct bluesim *sim, struct rte_mbuf *m)
 	sim->txq[sim->txq_len++] = m;
 }
 
+/* The FCS of a chained frame (zcopy) in a segment of its own after the payload. */
+static bool
+fcs_append_chain(struct bluesim *sim, struct rte_mbuf *m)
+{
+	struct rte_mbuf *t = sim_mbuf_alloc(sim);
+	uint32_t crc = 0;
+	uint8_t *q;
+
+	if (t == NULL)
+		return false;
+	for (const struct rte_mbuf *s = m; s != NULL; s = s->next)
+		crc = s == m ? blue_wire_crc32(rte_pktmbuf_mtod(s, const void *), s->data_len)
+			     : blue_wire_crc32_more(crc, rte_pktmbuf_mtod(s, const void *),
+						    s->data_len);
+	if (rte_pktmbuf_chain(m, t) != 0) {
+		rte_pktmbuf_free(t);
+		return false;
+	}
+	q = (uint8_t *)rte_pktmbuf_append(m, 4);
+	for (int i = 0; i < 4; i++) /* least significant byte first, as blue_wire_fcs_append() */
+		q[i] = (uint8_t)(crc >> (8 * i));
+	return true;
+}
+
 void
 sim_port_send(struct bluesim *sim, struct rte_mbuf *m)
 {
-	uint32_t len = rte_pktmbuf_data_len(m);
+	uint32_t len = rte_pktmbuf_pkt_len(m);
 
 	if (sim->cfg.fcs) {
-		uint8_t *t = (uint8_t *)rte_pktmbuf_append(m, 4);
+		uint8_t *t = m->nb_segs == 1 ? (uint8_t *)rte_pktmbuf_append(m, 4) : NULL;
+		bool ok = t != NULL ? blue_wire_fcs_append(rte_pktmbuf_mtod(m, void *), len,
+							   len + 4) > 0
+				    : m->nb_segs > 1 && fcs_append_chain(sim, m);
 
-		if (t == NULL) {
+		if (!ok) {
 			sim->st.tx_no_mbuf++;
 			rte_pktmbuf_free(m);
 			return;
 		}
-		blue_wire_fcs_append(rte_pktmbuf_mtod(m, void *), len, len + 4);
 	}
 	capture(sim, m, len, ORDK_PCAPNG_DIR_OUT);
 	fault_apply(sim, BLUESIM_DIR_TX, m);
@@ -251,6 +282,124 @@ sim_port_flush(struct bluesim *sim)
 		memmove(sim->txq, sim->txq + sent, (sim->txq_len - sent) * sizeof(sim->txq[0]));
 	sim->txq_len -= sent;
 	return sent;
+}
+
+/* ------------------------------------------------------------- zero copy */
+
+/*
+ * zcopy: a packet's payload goes to the port as an external mbuf over the MR's
+ * memory (the card reads host memory by DMA as the port sends), its headers in
+ * the pool mbuf in front, the FCS in a third. Only on ports that copy what they
+ * send and free the mbufs inside rte_eth_tx_burst() (DPDK 22.11's net_memif and
+ * net_af_packet): the memory has been read when the burst returns. net_ring
+ * hands the pointer to its peer, who reads it later, and the loopback FIFO too:
+ * there the payload is copied. Frames the model itself still holds (txq, the
+ * reorder and delay faults) are recalled when their memory is unmapped
+ * (sim_zcopy_recall(), from bluesim_dma_unmap(): an MR's deregistration).
+ */
+static const char *const zc_ports[] = { "net_memif", "net_af_packet" };
+
+void
+sim_zcopy_setup(struct bluesim *sim)
+{
+	struct rte_eth_dev_info info;
+	const char *why = NULL;
+
+	sim->zcopy = false;
+	if (!sim->cfg.zcopy)
+		return;
+	if (sim->cfg.port_id == BLUESIM_PORT_LOOPBACK)
+		why = "the loopback FIFO keeps frames";
+	else if (sim->pcap != NULL)
+		why = "pcap= captures whole frames";
+	else if (rte_eth_dev_info_get(sim->cfg.port_id, &info) != 0)
+		why = "no device info";
+	else if (!(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS))
+		why = "the port sends no chained mbufs";
+	else
+		for (size_t i = 0; i < RTE_DIM(zc_ports) && !sim->zcopy; i++)
+			sim->zcopy = strcmp(info.driver_name, zc_ports[i]) == 0;
+	if (!sim->zcopy && why == NULL)
+		why = "the port may read the payload after its burst returns";
+	if (sim->zcopy)
+		SIM_LOG(INFO, sim, "zcopy: payloads go to the port as MR memory");
+	else
+		SIM_LOG(DEBUG, sim, "zcopy off: %s", why);
+}
+
+static void
+zc_free(void *addr, void *opaque)
+{
+	struct bluesim *sim = opaque;
+
+	RTE_SET_USED(addr);
+	sim->zc_inflight--;
+}
+
+bool
+sim_zcopy_attach(struct bluesim *sim, struct rte_mbuf *m, const uint8_t *p, uint32_t len)
+{
+	struct rte_mbuf *e = sim_mbuf_alloc(sim);
+	struct rte_mbuf_ext_shared_info *sh;
+
+	if (e == NULL)
+		return false;
+	/* the shared info lives in e's own data room, unused while e is attached */
+	sh = (struct rte_mbuf_ext_shared_info *)e->buf_addr;
+	sh->free_cb = zc_free;
+	sh->fcb_opaque = sim;
+	rte_mbuf_ext_refcnt_set(sh, 1);
+	rte_pktmbuf_attach_extbuf(e, (void *)(uintptr_t)p, (rte_iova_t)(uintptr_t)p,
+				  (uint16_t)len, sh);
+	e->data_len = (uint16_t)len;
+	e->pkt_len = len;
+	m->next = e;
+	m->nb_segs = 2;
+	m->pkt_len = m->data_len + len;
+	sim->zc_inflight++;
+	sim->st.tx_zcopy++;
+	return true;
+}
+
+/* Does a segment of @p m lie over host memory [va, va + len)? */
+static bool
+zc_over(const struct rte_mbuf *m, const uint8_t *va, uint64_t len)
+{
+	for (; m != NULL; m = m->next) {
+		const uint8_t *b = m->buf_addr;
+
+		if (RTE_MBUF_HAS_EXTBUF(m) && m->shinfo->free_cb == zc_free && b < va + len &&
+		    va < b + m->buf_len)
+			return true;
+	}
+	return false;
+}
+
+void
+sim_zcopy_recall(struct bluesim *sim, const uint8_t *va, uint64_t len)
+{
+	struct sim_fault_dir *fd = &sim->fault[BLUESIM_DIR_TX];
+	uint32_t k = 0;
+
+	(void)sim_port_flush(sim); /* what the port takes now is read before this returns */
+	for (uint32_t i = 0; i < sim->txq_len; i++) {
+		if (zc_over(sim->txq[i], va, len)) {
+			rte_pktmbuf_free(sim->txq[i]);
+			sim->st.tx_zcopy_recalled++;
+		} else {
+			sim->txq[k++] = sim->txq[i];
+		}
+	}
+	sim->txq_len = k;
+	for (uint32_t i = 0; i < fd->nheld;) {
+		if (zc_over(fd->held[i].m, va, len)) {
+			rte_pktmbuf_free(fd->held[i].m);
+			sim->st.tx_zcopy_recalled++;
+			fd->held[i] = fd->held[--fd->nheld];
+			continue;
+		}
+		i++;
+	}
 }
 
 /* --------------------------------------------------------------- receive */
