@@ -215,6 +215,21 @@ tx_enqueue(struct bluesim *sim, struct rte_mbuf *m)
 	sim->txq[sim->txq_len++] = m;
 }
 
+/* CRC-32 of the first @p len bytes of frame @p m, over its segments. */
+static uint32_t
+frame_crc(const struct rte_mbuf *m, uint32_t len)
+{
+	uint32_t crc = 0;
+
+	for (; m != NULL && len > 0; m = m->next) {
+		uint32_t n = RTE_MIN(len, (uint32_t)m->data_len);
+
+		crc = blue_wire_crc32_more(crc, rte_pktmbuf_mtod(m, const void *), n);
+		len -= n;
+	}
+	return crc;
+}
+
 /* The FCS of a chained frame (zcopy) in a segment of its own after the payload. */
 static bool
 fcs_append_chain(struct bluesim *sim, struct rte_mbuf *m)
@@ -225,10 +240,7 @@ fcs_append_chain(struct bluesim *sim, struct rte_mbuf *m)
 
 	if (t == NULL)
 		return false;
-	for (const struct rte_mbuf *s = m; s != NULL; s = s->next)
-		crc = s == m ? blue_wire_crc32(rte_pktmbuf_mtod(s, const void *), s->data_len)
-			     : blue_wire_crc32_more(crc, rte_pktmbuf_mtod(s, const void *),
-						    s->data_len);
+	crc = frame_crc(m, rte_pktmbuf_pkt_len(m));
 	if (rte_pktmbuf_chain(m, t) != 0) {
 		rte_pktmbuf_free(t);
 		return false;
@@ -408,19 +420,22 @@ static void
 rx_deliver(struct bluesim *sim, struct rte_mbuf *m)
 {
 	if (sim->cfg.fcs) {
-		uint32_t len = rte_pktmbuf_data_len(m);
-		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t len = rte_pktmbuf_pkt_len(m);
+		uint8_t buf[4];
+		const uint8_t *p = len >= 4 ? rte_pktmbuf_read(m, len - 4, 4, buf) : NULL;
 		uint32_t got = 0;
 
-		if (len >= 4)
-			got = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 |
-			      (uint32_t)p[len - 2] << 16 | (uint32_t)p[len - 1] << 24;
-		if (len < 4 || blue_wire_crc32(p, len - 4) != got) {
+		if (p != NULL)
+			got = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			      (uint32_t)p[3] << 24;
+		if (p == NULL || frame_crc(m, len - 4) != got ||
+		    /* a trailer split over segments: one copy, then trimmed */
+		    (rte_pktmbuf_trim(m, 4) != 0 &&
+		     (rte_pktmbuf_linearize(m) != 0 || rte_pktmbuf_trim(m, 4) != 0))) {
 			sim->st.rx_fcs_error++;
 			rte_pktmbuf_free(m);
 			return;
 		}
-		rte_pktmbuf_trim(m, 4);
 	}
 	if (sim->stall_count == 0 && sim_rx_frame(sim, m)) {
 		rte_pktmbuf_free(m);
@@ -451,6 +466,13 @@ stall_drain(struct bluesim *sim)
 		sim->stall_count--;
 	}
 	return true;
+}
+
+static bool
+rx_chain_ok(const struct bluesim *sim, const struct rte_mbuf *m)
+{
+	return !sim->cfg.rtl && sim->pcap == NULL &&
+	       m->data_len >= RTE_MIN(m->pkt_len, BLUE_WIRE_RDMA_HLEN);
 }
 
 unsigned int
@@ -491,7 +513,10 @@ sim_port_rx(struct bluesim *sim, unsigned int budget)
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
-		if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0) {
+		/* a chain is read in place (the payload straight into the MR) when its
+		 * first segment holds the headers; else, or to be captured, one copy */
+		if (m->nb_segs > 1 && !rx_chain_ok(sim, m) &&
+		    (sim->st.rx_linearized++, rte_pktmbuf_linearize(m) != 0)) {
 			sim->st.rx_multiseg_dropped++;
 			rte_pktmbuf_free(m);
 			continue;
