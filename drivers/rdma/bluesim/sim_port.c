@@ -430,8 +430,8 @@ rx_deliver(struct bluesim *sim, struct rte_mbuf *m)
 			      (uint32_t)p[3] << 24;
 		if (p == NULL || frame_crc(m, len - 4) != got ||
 		    /* a trailer split over segments: one copy, then trimmed */
-		    (rte_pktmbuf_trim(m, 4) != 0 &&
-		     (rte_pktmbuf_linearize(m) != 0 || rte_pktmbuf_trim(m, 4) != 0))) {
+		    (rte_pktmbuf_trim(m, 4) != 0 && (sim->st.rx_linearized++,
+		     rte_pktmbuf_linearize(m) != 0 || rte_pktmbuf_trim(m, 4) != 0))) {
 			sim->st.rx_fcs_error++;
 			rte_pktmbuf_free(m);
 			return;
