@@ -55,6 +55,7 @@ side(const char *vdev, uint64_t mac, uint32_t ip, uint8_t **buf, uint32_t key,
 	bluesim_config_defaults(&cfg);
 	cfg.port_id = 0;
 	cfg.clock_ns = NULL;
+	cfg.zcopy = true; /* off by default: this is what it does when on */
 	if (faults != NULL)
 		cfg.fault = *faults;
 	sim_host_init(&h, &cfg);

@@ -75,7 +75,7 @@ struct bluesim_config {
 	bool cnp;		     /**< rtl=0: the notification point: a CE-marked packet makes a
 					  CNP (as the RTL), a received CNP is reported (kind Cnp) */
 	bool zcopy;		     /**< payloads go to the port as MR memory (external mbufs) where
-					  the port copies on transmit (default true; sim_port.c) */
+					  the port copies on transmit (default false; sim_port.c) */
 };
 
 /** Smallest mbuf data room the model needs for a PMTU-4096 frame with its trailer. */
