@@ -225,6 +225,8 @@ bool blue_wire_peek_dst(const void *frame, uint32_t len, uint64_t *dst_mac, uint
 
 /** CRC-32 (IEEE 802.3) of a buffer, as Ethernet's FCS. */
 uint32_t blue_wire_crc32(const void *buf, uint32_t len);
+/** The CRC-32 of the bytes so far (@p crc, from blue_wire_crc32()) followed by @p buf. */
+uint32_t blue_wire_crc32_more(uint32_t crc, const void *buf, uint32_t len);
 /** Append the 4-byte CRC-32 trailer after @p len bytes; @return new length or < 0. */
 int blue_wire_fcs_append(void *frame, uint32_t len, uint32_t cap);
 

@@ -153,6 +153,12 @@ blue_wire_crc32(const void *buf, uint32_t len)
 	return crc32_gzip_refl(0, buf, len);
 }
 
+uint32_t
+blue_wire_crc32_more(uint32_t crc, const void *buf, uint32_t len)
+{
+	return crc32_gzip_refl(crc, buf, len);
+}
+
 int
 blue_wire_fcs_append(void *frame, uint32_t len, uint32_t cap)
 {

@@ -74,6 +74,8 @@ struct bluesim_config {
 	uint32_t snic_slot;	     /**< SimpleNic RX slot size in bytes (default 2048, the RTL's) */
 	bool cnp;		     /**< rtl=0: the notification point: a CE-marked packet makes a
 					  CNP (as the RTL), a received CNP is reported (kind Cnp) */
+	bool zcopy;		     /**< payloads go to the port as MR memory (external mbufs) where
+					  the port copies on transmit (default false; sim_port.c) */
 };
 
 /** Smallest mbuf data room the model needs for a PMTU-4096 frame with its trailer. */
@@ -86,7 +88,7 @@ void bluesim_config_defaults(struct bluesim_config *cfg);
  * `fault=drop:0.01,dup-rx:0.001,...` (kinds drop, dup, reorder, corrupt, delay;
  * a -tx or -rx suffix limits a kind to one direction), `seed=N`,
  * `reorder_depth=N`, `delay_us=N`, `fcs=0|1`, `idle_us=N`, `pcap=FILE`, `rtl=0|1`,
- * `snic_slot=N` (a power of two, 128..2048).
+ * `snic_slot=N` (a power of two, 128..2048), `zcopy=0|1`.
  * Lists may sit in brackets (`fault=[drop:0.01,dup:0.001]`). A key not in
  * bluesim_devargs is refused with its name in @p err.
  * Strings in @p cfg point into @p keep, a buffer the caller keeps alive.
@@ -95,7 +97,7 @@ void bluesim_config_defaults(struct bluesim_config *cfg);
 int bluesim_parse_devargs(const char *args, struct bluesim_config *cfg, char *keep,
 			  uint32_t keep_len, char *err, uint32_t err_len);
 
-#define BLUESIM_DEVARGS_COUNT 11u
+#define BLUESIM_DEVARGS_COUNT 12u
 /** The model's devargs keys and their handlers (an ordk_devargs_set's keys, arg a bluesim_config). */
 extern const struct ordk_devarg bluesim_devargs[BLUESIM_DEVARGS_COUNT];
 

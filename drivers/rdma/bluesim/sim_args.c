@@ -143,6 +143,7 @@ NUM_ARG(arg_fcs, "fcs", 0, 1, fcs, x != 0)
 NUM_ARG(arg_rtl, "rtl", 0, 1, rtl, x != 0)
 /* cnp=1 (strict mode): the notification point as the RTL's (bluesim.h) */
 NUM_ARG(arg_cnp, "cnp", 0, 1, cnp, x != 0)
+NUM_ARG(arg_zcopy, "zcopy", 0, 1, zcopy, x != 0)
 
 /* a driver key too: the PMD reads the same value (sim_backend.c) */
 static int
@@ -176,7 +177,7 @@ const struct ordk_devarg bluesim_devargs[BLUESIM_DEVARGS_COUNT] = {
 	{ "delay_us", arg_delay_us }, { "idle_us", arg_idle_us },
 	{ "fcs", arg_fcs },	  { "rtl", arg_rtl },
 	{ "cnp", arg_cnp },	  { "snic_slot", arg_snic_slot },
-	{ "pcap", arg_pcap },
+	{ "pcap", arg_pcap },	  { "zcopy", arg_zcopy },
 };
 
 int

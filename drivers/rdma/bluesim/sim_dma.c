@@ -41,8 +41,9 @@ map_covers(const struct sim_dma_map *m, uint64_t iova, uint64_t len)
 	return iova >= m->iova && len <= m->len && iova - m->iova <= m->len - len;
 }
 
-uint8_t *
-sim_dma_ptr(struct bluesim *sim, uint64_t iova, uint64_t len)
+/* Host memory behind [iova, iova + len) or NULL; nothing counted. */
+static uint8_t *
+dma_lookup(struct bluesim *sim, uint64_t iova, uint64_t len)
 {
 	const struct sim_dma_map *m;
 	int i;
@@ -59,8 +60,17 @@ sim_dma_ptr(struct bluesim *sim, uint64_t iova, uint64_t len)
 		m = &sim->maps[i];
 		return m->va + (iova - m->iova);
 	}
-	sim->st.dma_refused++;
 	return NULL;
+}
+
+uint8_t *
+sim_dma_ptr(struct bluesim *sim, uint64_t iova, uint64_t len)
+{
+	uint8_t *p = dma_lookup(sim, iova, len);
+
+	if (p == NULL)
+		sim->st.dma_refused++;
+	return p;
 }
 
 int
@@ -157,6 +167,31 @@ sim_mr_write(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, const vo
 	return mr_access_guarded(sim, mr, va, NULL, src, len);
 }
 
+const uint8_t *
+sim_mr_ptr(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, uint32_t len)
+{
+	uint64_t off = va & (BLUE_PAGE_SIZE - 1);
+	uint64_t idx = mr->pgt_offset + (va >> BLUE_PAGE_SHIFT) - (mr->base_va >> BLUE_PAGE_SHIFT);
+	const uint8_t *p;
+	sigjmp_buf env;
+
+	if (len == 0 || idx >= BLUE_PGT_ENTRIES || off + len > BLUE_PAGE_SIZE)
+		return NULL;
+	p = dma_lookup(sim, ((uint64_t)sim->pgt[idx] << BLUE_PAGE_SHIFT) | off, len);
+	if (p == NULL)
+		return NULL;
+	/* the port reads the bytes outside the guard: a page that is gone (unmapped under
+	 * a live MR) must fault here, where the copy path then counts it */
+	if (sigsetjmp(env, 0) != 0)
+		return NULL;
+	mem_guard_env = &env;
+	for (uint64_t o = 0; o < len; o += 4096 - ((uintptr_t)(p + o) & 4095))
+		(void)*(const volatile uint8_t *)(p + o);
+	(void)*(const volatile uint8_t *)(p + len - 1);
+	mem_guard_env = NULL;
+	return p;
+}
+
 static void invalidate_ring_bases(struct bluesim *sim);
 
 /* Room for one more mapping: the table doubles up to SIM_DMA_MAPS_MAX. */
@@ -232,6 +267,11 @@ bluesim_dma_unmap(struct bluesim *sim, uint64_t iova, uint64_t len)
 			continue;
 		}
 		removed = true;
+		if (sim->zc_inflight > 0) { /* frames over this memory must not outlive it */
+			uint64_t lo = RTE_MAX(ms, iova), hi = RTE_MIN(me, end);
+
+			sim_zcopy_recall(sim, m->va + (lo - ms), hi - lo);
+		}
 		if (ms < iova && me > end) { /* a hole in the middle: split in two */
 			int rc = maps_room(sim);
 

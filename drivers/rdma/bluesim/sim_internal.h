@@ -48,7 +48,10 @@ extern int bluesim_logtype;
 	X(rtl_bitmap_updates_lost) X(rtl_rx_stalls) X(rtl_rx_stall_overflow)              \
 	X(rtl_rx_unchecked) X(cnp_sent) X(cnp_suppressed) X(rx_cnp) X(rx_cnp_reported)    \
 	X(dma_fault) /* MR memory that faulted under a copy (unmapped under a live MR) */        \
-	X(rx_ecn_marked) /* accepted RDMA packets that came marked CE (ECN congestion) */
+	X(rx_ecn_marked) /* accepted RDMA packets that came marked CE (ECN congestion) */   \
+	X(tx_zcopy) /* packets whose payload went to the port as MR memory (zcopy=1) */      \
+	X(tx_zcopy_recalled) /* such packets dropped unsent: their memory was unmapped */     \
+	X(rx_linearized) /* frames that came in several mbufs, copied into one */
 
 struct sim_stats {
 #define SIM_STAT_FIELD(n) uint64_t n;
@@ -216,6 +219,9 @@ struct bluesim {
 	uint64_t rng;
 
 	struct ordk_pcapng *pcap;
+	/* zcopy: payloads handed to the port as external mbufs over MR memory */
+	bool zcopy;		/* in use (the devarg, and a port that copies on transmit) */
+	uint64_t zc_inflight;	/* such mbufs not yet released (the port or the model hold them) */
 	struct sim_stats st;
 };
 
@@ -272,6 +278,13 @@ int sim_mr_read(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, void 
 		uint32_t len);
 int sim_mr_write(struct bluesim *sim, const struct sim_mr *mr, uint64_t va, const void *src,
 		 uint32_t len);
+/**
+ * Host memory behind [va, va + len) of an MR when it is one piece (one PGT page, one DMA
+ * mapping) and readable now (probed under the guard), else NULL: nothing is counted, the
+ * caller copies instead (sim_mr_read(), which counts what fails).
+ */
+const uint8_t *sim_mr_ptr(struct bluesim *sim, const struct sim_mr *mr, uint64_t va,
+			  uint32_t len);
 
 /* sim_cmd.c */
 unsigned int sim_cmd_poll(struct bluesim *sim, unsigned int budget);
@@ -311,5 +324,11 @@ unsigned int sim_port_flush(struct bluesim *sim);
 unsigned int sim_port_rx(struct bluesim *sim, unsigned int budget);
 uint64_t sim_rand(struct bluesim *sim);
 void sim_port_release_all(struct bluesim *sim);
+/** zcopy=1 and a port that copies what it sends (memif, af_packet): choose the mode. */
+void sim_zcopy_setup(struct bluesim *sim);
+/** Chain @p len bytes of host memory at @p p behind @p m as an external mbuf; false if none. */
+bool sim_zcopy_attach(struct bluesim *sim, struct rte_mbuf *m, const uint8_t *p, uint32_t len);
+/** Host memory [va, va + len) goes away: frames the model still holds over it are dropped. */
+void sim_zcopy_recall(struct bluesim *sim, const uint8_t *va, uint64_t len);
 
 #endif /* SIM_INTERNAL_H */

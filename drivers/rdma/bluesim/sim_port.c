@@ -162,8 +162,13 @@ fault_apply(struct bluesim *sim, enum bluesim_dir dir, struct rte_mbuf *m)
 		return;
 	}
 	if (r[BLUESIM_FAULT_CORRUPT] > 0 && rand_unit(sim) < r[BLUESIM_FAULT_CORRUPT]) {
-		uint32_t len = rte_pktmbuf_data_len(m);
+		uint32_t len;
 
+		/* zcopy: the payload is the sender's MR, never to be written: the frame
+		 * becomes one copy first (the header mbuf has room for a whole frame) */
+		if (m->nb_segs > 1)
+			(void)rte_pktmbuf_linearize(m);
+		len = rte_pktmbuf_data_len(m);
 		if (len > 0) {
 			uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 			uint64_t x = sim_rand(sim);
@@ -210,20 +215,58 @@ tx_enqueue(struct bluesim *sim, struct rte_mbuf *m)
 	sim->txq[sim->txq_len++] = m;
 }
 
+/* CRC-32 of the first @p len bytes of frame @p m, over its segments. */
+static uint32_t
+frame_crc(const struct rte_mbuf *m, uint32_t len)
+{
+	uint32_t crc = 0;
+
+	for (; m != NULL && len > 0; m = m->next) {
+		uint32_t n = RTE_MIN(len, (uint32_t)m->data_len);
+
+		crc = blue_wire_crc32_more(crc, rte_pktmbuf_mtod(m, const void *), n);
+		len -= n;
+	}
+	return crc;
+}
+
+/* The FCS of a chained frame (zcopy) in a segment of its own after the payload. */
+static bool
+fcs_append_chain(struct bluesim *sim, struct rte_mbuf *m)
+{
+	struct rte_mbuf *t = sim_mbuf_alloc(sim);
+	uint32_t crc = 0;
+	uint8_t *q;
+
+	if (t == NULL)
+		return false;
+	crc = frame_crc(m, rte_pktmbuf_pkt_len(m));
+	if (rte_pktmbuf_chain(m, t) != 0) {
+		rte_pktmbuf_free(t);
+		return false;
+	}
+	q = (uint8_t *)rte_pktmbuf_append(m, 4);
+	for (int i = 0; i < 4; i++) /* least significant byte first, as blue_wire_fcs_append() */
+		q[i] = (uint8_t)(crc >> (8 * i));
+	return true;
+}
+
 void
 sim_port_send(struct bluesim *sim, struct rte_mbuf *m)
 {
-	uint32_t len = rte_pktmbuf_data_len(m);
+	uint32_t len = rte_pktmbuf_pkt_len(m);
 
 	if (sim->cfg.fcs) {
-		uint8_t *t = (uint8_t *)rte_pktmbuf_append(m, 4);
+		uint8_t *t = m->nb_segs == 1 ? (uint8_t *)rte_pktmbuf_append(m, 4) : NULL;
+		bool ok = t != NULL ? blue_wire_fcs_append(rte_pktmbuf_mtod(m, void *), len,
+							   len + 4) > 0
+				    : m->nb_segs > 1 && fcs_append_chain(sim, m);
 
-		if (t == NULL) {
+		if (!ok) {
 			sim->st.tx_no_mbuf++;
 			rte_pktmbuf_free(m);
 			return;
 		}
-		blue_wire_fcs_append(rte_pktmbuf_mtod(m, void *), len, len + 4);
 	}
 	capture(sim, m, len, ORDK_PCAPNG_DIR_OUT);
 	fault_apply(sim, BLUESIM_DIR_TX, m);
@@ -253,25 +296,146 @@ sim_port_flush(struct bluesim *sim)
 	return sent;
 }
 
+/* ------------------------------------------------------------- zero copy */
+
+/*
+ * zcopy: a packet's payload goes to the port as an external mbuf over the MR's
+ * memory (the card reads host memory by DMA as the port sends), its headers in
+ * the pool mbuf in front, the FCS in a third. Only on ports that copy what they
+ * send and free the mbufs inside rte_eth_tx_burst() (DPDK 22.11's net_memif and
+ * net_af_packet): the memory has been read when the burst returns. net_ring
+ * hands the pointer to its peer, who reads it later, and the loopback FIFO too:
+ * there the payload is copied. Frames the model itself still holds (txq, the
+ * reorder and delay faults) are recalled when their memory is unmapped
+ * (sim_zcopy_recall(), from bluesim_dma_unmap(): an MR's deregistration).
+ */
+static const char *const zc_ports[] = { "net_memif", "net_af_packet" };
+
+void
+sim_zcopy_setup(struct bluesim *sim)
+{
+	struct rte_eth_dev_info info;
+	const char *why = NULL;
+
+	sim->zcopy = false;
+	if (!sim->cfg.zcopy)
+		return;
+	if (sim->cfg.port_id == BLUESIM_PORT_LOOPBACK)
+		why = "the loopback FIFO keeps frames";
+	else if (sim->pcap != NULL)
+		why = "pcap= captures whole frames";
+	else if (rte_eth_dev_info_get(sim->cfg.port_id, &info) != 0)
+		why = "no device info";
+	else if (!(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS))
+		why = "the port sends no chained mbufs";
+	else
+		for (size_t i = 0; i < RTE_DIM(zc_ports) && !sim->zcopy; i++)
+			sim->zcopy = strcmp(info.driver_name, zc_ports[i]) == 0;
+	if (!sim->zcopy && why == NULL)
+		why = "the port may read the payload after its burst returns";
+	if (sim->zcopy)
+		SIM_LOG(INFO, sim, "zcopy: payloads go to the port as MR memory");
+	else
+		SIM_LOG(DEBUG, sim, "zcopy off: %s", why);
+}
+
+static void
+zc_free(void *addr, void *opaque)
+{
+	struct bluesim *sim = opaque;
+
+	RTE_SET_USED(addr);
+	sim->zc_inflight--;
+}
+
+bool
+sim_zcopy_attach(struct bluesim *sim, struct rte_mbuf *m, const uint8_t *p, uint32_t len)
+{
+	struct rte_mbuf *e = sim_mbuf_alloc(sim);
+	struct rte_mbuf_ext_shared_info *sh;
+
+	if (e == NULL)
+		return false;
+	/* the shared info lives in e's own data room, unused while e is attached */
+	sh = (struct rte_mbuf_ext_shared_info *)e->buf_addr;
+	sh->free_cb = zc_free;
+	sh->fcb_opaque = sim;
+	rte_mbuf_ext_refcnt_set(sh, 1);
+	rte_pktmbuf_attach_extbuf(e, (void *)(uintptr_t)p, (rte_iova_t)(uintptr_t)p,
+				  (uint16_t)len, sh);
+	e->data_len = (uint16_t)len;
+	e->pkt_len = len;
+	m->next = e;
+	m->nb_segs = 2;
+	m->pkt_len = m->data_len + len;
+	sim->zc_inflight++;
+	sim->st.tx_zcopy++;
+	return true;
+}
+
+/* Does a segment of @p m lie over host memory [va, va + len)? */
+static bool
+zc_over(const struct rte_mbuf *m, const uint8_t *va, uint64_t len)
+{
+	for (; m != NULL; m = m->next) {
+		const uint8_t *b = m->buf_addr;
+
+		if (RTE_MBUF_HAS_EXTBUF(m) && m->shinfo->free_cb == zc_free && b < va + len &&
+		    va < b + m->buf_len)
+			return true;
+	}
+	return false;
+}
+
+void
+sim_zcopy_recall(struct bluesim *sim, const uint8_t *va, uint64_t len)
+{
+	struct sim_fault_dir *fd = &sim->fault[BLUESIM_DIR_TX];
+	uint32_t k = 0;
+
+	(void)sim_port_flush(sim); /* what the port takes now is read before this returns */
+	for (uint32_t i = 0; i < sim->txq_len; i++) {
+		if (zc_over(sim->txq[i], va, len)) {
+			rte_pktmbuf_free(sim->txq[i]);
+			sim->st.tx_zcopy_recalled++;
+		} else {
+			sim->txq[k++] = sim->txq[i];
+		}
+	}
+	sim->txq_len = k;
+	for (uint32_t i = 0; i < fd->nheld;) {
+		if (zc_over(fd->held[i].m, va, len)) {
+			rte_pktmbuf_free(fd->held[i].m);
+			sim->st.tx_zcopy_recalled++;
+			fd->held[i] = fd->held[--fd->nheld];
+			continue;
+		}
+		i++;
+	}
+}
+
 /* --------------------------------------------------------------- receive */
 
 static void
 rx_deliver(struct bluesim *sim, struct rte_mbuf *m)
 {
 	if (sim->cfg.fcs) {
-		uint32_t len = rte_pktmbuf_data_len(m);
-		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t len = rte_pktmbuf_pkt_len(m);
+		uint8_t buf[4];
+		const uint8_t *p = len >= 4 ? rte_pktmbuf_read(m, len - 4, 4, buf) : NULL;
 		uint32_t got = 0;
 
-		if (len >= 4)
-			got = (uint32_t)p[len - 4] | (uint32_t)p[len - 3] << 8 |
-			      (uint32_t)p[len - 2] << 16 | (uint32_t)p[len - 1] << 24;
-		if (len < 4 || blue_wire_crc32(p, len - 4) != got) {
+		if (p != NULL)
+			got = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			      (uint32_t)p[3] << 24;
+		if (p == NULL || frame_crc(m, len - 4) != got ||
+		    /* a trailer split over segments: one copy, then trimmed */
+		    (rte_pktmbuf_trim(m, 4) != 0 && (sim->st.rx_linearized++,
+		     rte_pktmbuf_linearize(m) != 0 || rte_pktmbuf_trim(m, 4) != 0))) {
 			sim->st.rx_fcs_error++;
 			rte_pktmbuf_free(m);
 			return;
 		}
-		rte_pktmbuf_trim(m, 4);
 	}
 	if (sim->stall_count == 0 && sim_rx_frame(sim, m)) {
 		rte_pktmbuf_free(m);
@@ -302,6 +466,13 @@ stall_drain(struct bluesim *sim)
 		sim->stall_count--;
 	}
 	return true;
+}
+
+static bool
+rx_chain_ok(const struct bluesim *sim, const struct rte_mbuf *m)
+{
+	return !sim->cfg.rtl && sim->pcap == NULL &&
+	       m->data_len >= RTE_MIN(m->pkt_len, BLUE_WIRE_RDMA_HLEN);
 }
 
 unsigned int
@@ -342,7 +513,10 @@ sim_port_rx(struct bluesim *sim, unsigned int budget)
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
-		if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0) {
+		/* a chain is read in place (the payload straight into the MR) when its
+		 * first segment holds the headers; else, or to be captured, one copy */
+		if (m->nb_segs > 1 && !rx_chain_ok(sim, m) &&
+		    (sim->st.rx_linearized++, rte_pktmbuf_linearize(m) != 0)) {
 			sim->st.rx_multiseg_dropped++;
 			rte_pktmbuf_free(m);
 			continue;

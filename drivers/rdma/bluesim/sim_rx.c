@@ -366,10 +366,34 @@ rx_qp(struct bluesim *sim, const struct blue_wire_rdma *p)
 	return q;
 }
 
+/* Write @p len bytes at offset @p off of frame @p m (one or more segments) to the MR at @p va. */
+static int
+mr_write_frame(struct bluesim *sim, const struct sim_mr *mr, uint64_t va,
+	       const struct rte_mbuf *m, uint32_t off, uint32_t len)
+{
+	for (; m != NULL && len > 0; m = m->next) {
+		uint32_t n;
+		int rc;
+
+		if (off >= m->data_len) {
+			off -= m->data_len;
+			continue;
+		}
+		n = RTE_MIN(len, (uint32_t)m->data_len - off);
+		rc = sim_mr_write(sim, mr, va, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), n);
+		if (rc != 0)
+			return rc;
+		va += n;
+		len -= n;
+		off = 0;
+	}
+	return len == 0 ? 0 : -EINVAL;
+}
+
 /* Payload checks and placement; false when the packet is dropped. */
 static bool
 rx_place(struct bluesim *sim, const struct sim_qpc *q, const struct blue_wire_rdma *p,
-	 const uint8_t *f)
+	 const struct rte_mbuf *m)
 {
 	const struct sim_mr *mr = NULL;
 	uint32_t len = p->payload_len;
@@ -396,15 +420,16 @@ rx_place(struct bluesim *sim, const struct sim_qpc *q, const struct blue_wire_rd
 		return false;
 	}
 	/* placed again if it is a duplicate: no PSN-order check */
-	if (sim_mr_write(sim, mr, p->reth.va, f + p->payload_off, len) != 0) {
+	if (mr_write_frame(sim, mr, p->reth.va, m, p->payload_off, len) != 0) {
 		sim->st.rx_dma_error++;
 		return false;
 	}
 	return true;
 }
 
+/* An RDMA frame: headers at @p f in @p m's first segment, @p len bytes in all. */
 static void
-rdma_rx(struct bluesim *sim, const uint8_t *f, uint32_t len)
+rdma_rx(struct bluesim *sim, const struct rte_mbuf *m, const uint8_t *f, uint32_t len)
 {
 	struct blue_wire_rdma p;
 	struct sim_qpc *q;
@@ -438,7 +463,7 @@ rdma_rx(struct bluesim *sim, const uint8_t *f, uint32_t len)
 	} else if (op == BLUE_OP_READ_REQUEST) {
 		report_header(sim, &p); /* no QP-access or MR checks (section 5.1) */
 	} else {
-		if (p.payload_len > 0 && !rx_place(sim, q, &p, f))
+		if (p.payload_len > 0 && !rx_place(sim, q, &p, m))
 			return;
 		/* FIRST, LAST, ONLY always; MIDDLE only when retried */
 		if (blue_op_pos(op) != BLUE_POS_MIDDLE || p.bth.is_retry)
@@ -518,7 +543,7 @@ bool
 sim_rx_frame(struct bluesim *sim, struct rte_mbuf *m)
 {
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t len = rte_pktmbuf_data_len(m);
+	uint32_t len = rte_pktmbuf_pkt_len(m);
 	bool rdma;
 
 	if (!sim->net_ready) {
@@ -534,6 +559,14 @@ sim_rx_frame(struct bluesim *sim, struct rte_mbuf *m)
 	}
 	rdma = sim->cfg.rtl ? sim_rtl_is_rdma(f, len)
 			    : blue_wire_classify(f, len) == BLUE_WIRE_CLASS_RDMA;
+	if (!rdma && m->nb_segs > 1) { /* SimpleNic takes whole frames (the ring's slots) */
+		sim->st.rx_linearized++;
+		if (rte_pktmbuf_linearize(m) != 0) {
+			sim->st.rx_multiseg_dropped++;
+			return true;
+		}
+		f = rte_pktmbuf_mtod(m, const uint8_t *);
+	}
 	if (!rdma && !simple_nic_rx(sim, f, len))
 		return false; /* held: counted when it finally goes through */
 	sim->st.rx_frames++;
@@ -541,7 +574,7 @@ sim_rx_frame(struct bluesim *sim, struct rte_mbuf *m)
 	if (rdma) {
 		sim->st.rx_rdma++;
 		rx_class_count(sim, BLUE_RX_CLASS_RDMA, sim->st.rx_rdma);
-		rdma_rx(sim, f, len);
+		rdma_rx(sim, m, f, len);
 	}
 	return true;
 }

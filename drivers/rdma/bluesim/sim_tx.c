@@ -107,6 +107,34 @@ tx_start_item(struct bluesim *sim)
 	return false;
 }
 
+/* zcopy: payloads from this size on go out as MR memory; smaller ones are cheaper to copy
+ * than a second mbuf is to attach and free */
+#define SIM_ZCOPY_MIN 512u
+
+/*
+ * The payload, @p len bytes at MR address @p va, after @p hlen bytes of headers in @p m:
+ * MR memory chained behind (zcopy) or a copy. @return 0 or the copy's error.
+ */
+static int
+tx_payload(struct bluesim *sim, struct rte_mbuf *m, uint32_t hlen, uint64_t va, uint32_t len)
+{
+	const uint8_t *p = NULL;
+	int rc = 0;
+
+	m->data_len = (uint16_t)hlen;
+	m->pkt_len = hlen;
+	if (len >= SIM_ZCOPY_MIN && sim->zcopy)
+		p = sim_mr_ptr(sim, &sim->tx.mr, va, len);
+	if (p != NULL && sim_zcopy_attach(sim, m, p, len))
+		return 0;
+	if (len > 0)
+		rc = sim_mr_read(sim, &sim->tx.mr, va, rte_pktmbuf_mtod_offset(m, uint8_t *, hlen),
+				 len);
+	m->data_len = (uint16_t)(hlen + len);
+	m->pkt_len = m->data_len;
+	return rc;
+}
+
 /* Emit the next packet of the active item; false if it could not (no mbuf). */
 static bool
 tx_emit(struct bluesim *sim)
@@ -158,9 +186,7 @@ tx_emit(struct bluesim *sim)
 	}
 
 	hlen = blue_wire_rdma_build_hdr(data, rte_pktmbuf_tailroom(m), &p, plen);
-	rc = hlen < 0 ? hlen
-		      : plen > 0 ? sim_mr_read(sim, &tx->mr, it->laddr + tx->off, data + hlen, plen)
-				 : 0;
+	rc = hlen < 0 ? hlen : tx_payload(sim, m, (uint32_t)hlen, it->laddr + tx->off, plen);
 	if (rc != 0) {
 		/* a field the frame cannot hold, a PGT index past the table, or an
 		 * address the host did not map: the rest of the item is dropped */
@@ -174,8 +200,6 @@ tx_emit(struct bluesim *sim)
 		tx->active = false;
 		return true;
 	}
-	m->data_len = (uint16_t)(hlen + (int)plen);
-	m->pkt_len = m->data_len;
 	sim->st.tx_packets++;
 	sim->st.tx_bytes += m->pkt_len;
 	sim_port_send(sim, m);
