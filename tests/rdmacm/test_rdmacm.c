@@ -122,6 +122,16 @@ connect_with(struct rdma_cm_id *c, const char *pdata)
 }
 
 /* The listener's next CONNECT_REQUEST: its new id, with a QP; the REQ's private data checked. */
+/* The two ends of a connection, each with its QP. */
+static void
+destroy_pair(struct rdma_cm_id *s, struct rdma_cm_id *c)
+{
+	rdma_destroy_qp(s);
+	rdma_destroy_id(s);
+	rdma_destroy_qp(c);
+	rdma_destroy_id(c);
+}
+
 static struct rdma_cm_id *
 request(struct rdma_event_channel *ch, struct rdma_cm_id *l, const char *pdata)
 {
@@ -388,10 +398,7 @@ Test(rdmacm, reject_with_reason_and_private_data)
 	cr_assert_eq(ev->status, 28, "IB's consumer-defined reject, as the kernel reports it");
 	cr_assert_str_eq(ev->param.conn.private_data, "full");
 	rdma_ack_cm_event(ev);
-	rdma_destroy_qp(s);
-	rdma_destroy_id(s);
-	rdma_destroy_qp(c);
-	rdma_destroy_id(c);
+	destroy_pair(s, c);
 	rdma_destroy_id(l);
 	rdma_destroy_event_channel(ch);
 }
@@ -439,10 +446,7 @@ Test(rdmacm, a_listener_that_comes_late_is_found)
 	expect(sch, RDMA_CM_EVENT_ESTABLISHED, 0);
 	cr_assert_gt(counter("refused_retry"), retries, "the refused connects were tried again");
 	cr_assert_eq(counter("no_listener"), none, "and not taken for nobody listening");
-	rdma_destroy_qp(s);
-	rdma_destroy_id(s);
-	rdma_destroy_qp(c);
-	rdma_destroy_id(c);
+	destroy_pair(s, c);
 	rdma_destroy_id(l);
 	rdma_destroy_event_channel(ch);
 	rdma_destroy_event_channel(sch);
@@ -486,10 +490,7 @@ still_serves(struct rdma_event_channel *ch, struct rdma_cm_id *l, uint16_t port)
 	accept_with(s, "ok");
 	established_with(cch, "ok");
 	expect(ch, RDMA_CM_EVENT_ESTABLISHED, 0);
-	rdma_destroy_qp(s);
-	rdma_destroy_id(s);
-	rdma_destroy_qp(c);
-	rdma_destroy_id(c);
+	destroy_pair(s, c);
 	rdma_destroy_event_channel(cch);
 }
 
