@@ -100,6 +100,7 @@ blue_qp_destroy(struct ordk_qp *oqp)
 		return 0;
 	}
 	if (qp->vqp.attr.qp_state != ORDK_QPS_RESET) {
+		rc_ack_last_word(qp);
 		rc_read_keys_revoke_all(qp); /* before: confirmed with the ManageQp (in order) */
 		rc = blue_manage_qp(qp, false, false); /* the card's QPC is cleared */
 	}

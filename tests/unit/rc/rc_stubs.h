@@ -290,6 +290,7 @@
 	DEFINE_STUB(rc_read_key_ready, bool, (struct blue_qp *qp, struct rc_wqe *w), true)
 #define RC_STUB_rc_read_keys_ahead DEFINE_STUB_V(rc_read_keys_ahead, (struct blue_qp *qp))
 #define RC_STUB_rc_read_keys_revoke_all DEFINE_STUB_V(rc_read_keys_revoke_all, (struct blue_qp *qp))
+#define RC_STUB_rc_ack_last_word DEFINE_STUB_V(rc_ack_last_word, (struct blue_qp *qp))
 #define RC_STUB_rc_read_keys_wait DEFINE_STUB(rc_read_keys_wait, enum rc_step, (struct blue_qp *qp), RC_DONE)
 #define RC_STUB_rc_read_keys_release DEFINE_STUB_V(rc_read_keys_release, (struct blue_qp *qp))
 #define RC_STUB_rc_read_keys_retire \

@@ -20,6 +20,7 @@ int ordk_verbs_logtype;
 
 RC_STUB(blue_cc_qp_init);
 RC_STUB(rc_read_keys_revoke_all);
+RC_STUB(rc_ack_last_word);
 
 static unsigned int manage_calls, manage_valid, manage_error;
 static int manage_rc;

@@ -78,6 +78,26 @@ send_ack(struct blue_qp *qp)
 	return RC_DONE;
 }
 
+/*
+ * The QP goes away (its destroy): what it received is acknowledged once
+ * more. A program that ends without a closing handshake (ibv_rc_pingpong)
+ * destroys its QP right after its last completion; were the ACK of the
+ * peer's last message lost, the peer's resend would find no QP here and
+ * its last WR would end in RETRY_EXC_ERR, as on any RC NIC. The copy makes
+ * that a double loss. A requester takes an ACK that acknowledges nothing
+ * new as a duplicate and ignores it.
+ */
+void
+rc_ack_last_word(struct blue_qp *qp)
+{
+	enum ordk_qp_state s = qp->vqp.attr.qp_state;
+
+	if ((s != ORDK_QPS_RTR && s != ORDK_QPS_RTS) || (qp->vqp.st.acks_sent == 0 && !qp->resp.ack_due))
+		return; /* not connected, or nothing of the peer's was acknowledged or due */
+	if (rc_ack_frame(qp, false, qp->resp.epsn))
+		qp->vqp.st.acks_sent++;
+}
+
 /* ------------------------------------------------------------- the hole */
 
 void
