@@ -85,6 +85,8 @@ struct ov_dev {
 	bool atexit_set;	  /**< the report at exit is registered (once a process) */
 	int port;		  /**< ethdev port, -1: none (loopback) */
 	bool link_seen;		  /**< its link was up once: net_memif's pages populated (lock) */
+	bool link_told, link_up;  /**< the link's state last seen and told to the model (lock) */
+	bool port_detached;	  /**< link down, the model leaves its port alone: polled on (lock) */
 	struct rte_mempool *mp;	  /**< the port's frames (created once, kept for the process) */
 	pthread_t thread;
 	atomic_bool stop;

@@ -94,25 +94,38 @@ ov_notify_armed(struct ov_dev *d)
 }
 
 /*
- * memif faults when polled after its peer left: poll only while the link is
- * up. A server's link comes up while it polls (a client's before ibv_open_device()
+ * memif faults when polled after its peer left: while the link is down the
+ * model leaves its port alone (ordk_dev_port_link()) and the device is
+ * polled on, so the transport's timers run: a WR whose peer vanished ends in
+ * RETRY_EXC_ERR, and a program waiting in ibv_get_cq_event() gets it (with
+ * no polling at all it waited for ever). A device that cannot be told (the
+ * card follows its own link) is not polled while its port's link is down.
+ * A server's link comes up while it polls (a client's before ibv_open_device()
  * returns): its memif pages are populated then, before the first frame
  * (ordk_env_memif_prefault(); device lock held).
+ * @return whether the device may be polled
  */
 static bool
 link_ok(struct ov_dev *d)
 {
 	struct rte_eth_link l;
+	bool up;
 
 	if (d->port == -1)
 		return true;
-	if (d->port < 0 || rte_eth_link_get_nowait((uint16_t)d->port, &l) != 0 || !l.link_status)
-		return false;
-	if (unlikely(!d->link_seen)) {
+	up = d->port >= 0 && rte_eth_link_get_nowait((uint16_t)d->port, &l) == 0 && l.link_status;
+	if (unlikely(up != d->link_up || !d->link_told)) {
+		d->link_told = true;
+		d->link_up = up;
+		d->port_detached = !up && ordk_dev_port_link(d->dev, up) == 0;
+		if (up)
+			(void)ordk_dev_port_link(d->dev, true);
+	}
+	if (up && unlikely(!d->link_seen)) {
 		d->link_seen = true;
 		(void)ordk_env_memif_prefault();
 	}
-	return true;
+	return up || d->port_detached;
 }
 
 /*

@@ -187,6 +187,8 @@ struct ordk_dev_ops {
 		      unsigned int n);
 	void (*xstats_reset)(struct ordk_dev *dev); /**< or NULL */
 	int (*set_faults)(struct ordk_dev *dev, const char *spec); /**< or NULL: -ENOTSUP */
+	/** The model's port's link is down or up (ordk_dev_port_link()), or NULL: -ENOTSUP. */
+	void (*port_link)(struct ordk_dev *dev, bool up);
 	/** Step a model of the card alone (ordk_dev_card_poll()), or NULL: -ENOTSUP. */
 	int (*card_poll)(struct ordk_dev *dev, unsigned int budget);
 

@@ -259,6 +259,20 @@ ORDK_EXPERIMENTAL
 int ordk_dev_set_faults(struct ordk_dev *dev, const char *spec);
 
 /**
+ * The model's Ethernet link went down (@p up false) or came up again, as the
+ * caller sees it on the model's ethdev port. While down, bluesim leaves its
+ * port alone (it reads nothing; what it would send is dropped and counted,
+ * `tx_link_down`) and everything else runs on, the transport's timers
+ * included: a QP whose peer vanished ends in RETRY_EXC_ERR instead of
+ * waiting for the peer. For ports that must not be touched once their peer
+ * left (DPDK 22.11's net_memif faults in rx_burst then); the ibverbs layer
+ * follows the link with it. Experimental.
+ * @return 0, -EINVAL (NULL), -ENOTSUP (the card: its link is its own).
+ */
+ORDK_EXPERIMENTAL
+int ordk_dev_port_link(struct ordk_dev *dev, bool up);
+
+/**
  * Step bluesim, the card's model behind @p dev, without the driver's part of
  * ordk_dev_poll(): the card runs on while its host does not poll (a test of a
  * stalled host fills the card's rings this way). A real card runs by itself.

@@ -184,6 +184,17 @@ ordk_dev_xstats(struct ordk_dev *dev, const char **names, uint64_t *values, unsi
 }
 
 int
+ordk_dev_port_link(struct ordk_dev *dev, bool up)
+{
+	if (dev == NULL)
+		return -EINVAL;
+	if (vdev(dev)->ops->port_link == NULL)
+		return -ENOTSUP;
+	vdev(dev)->ops->port_link(dev, up);
+	return 0;
+}
+
+int
 ordk_dev_set_faults(struct ordk_dev *dev, const char *spec)
 {
 	if (dev == NULL || spec == NULL)

@@ -36,7 +36,7 @@ else
 fi
 wait $cli
 crc=$?
-wait $srv
+reap $srv
 src=$?
 two_verdict "$dir" $crc $src
 grep -q "Waiting for client to connect" "$dir/server" || { echo "FAIL: no server banner"; exit 1; }

@@ -24,7 +24,7 @@ if [ -n "$ready" ] && ! wait_listen "$ready" $srv 60; then
 fi
 timeout 100 "${client[@]}" >"$dir/client" 2>&1
 crc=$?
-wait $srv
+reap $srv
 src=$?
 two_verdict "$dir" $crc $src
 expect_lines "$dir/client" "$patterns"

@@ -53,6 +53,52 @@ wait_tcp() {
     return 1
 }
 
+# descendants <pid>: every process under <pid>, depth first.
+descendants() {
+    local c
+    for c in $(pgrep -P "$1"); do
+        echo "$c"
+        descendants "$c"
+    done
+}
+
+# hang_report <pid>: what <pid> and the processes under it are doing: each
+# thread's state, kernel wait channel and system call, and its stack when
+# gdb is installed. For a process that should have ended.
+hang_report() {
+    local p t
+    echo "--- pid $1 is still running; its processes' threads:"
+    for p in $1 $(descendants "$1"); do
+        echo "pid $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+        for t in /proc/"$p"/task/*; do
+            echo "  thread ${t##*/} $(cat "$t/comm" 2>/dev/null): state $(cut -d' ' -f3 "$t/stat" 2>/dev/null)" \
+                 "wchan $(cat "$t/wchan" 2>/dev/null) syscall $(cut -d' ' -f1 "$t/syscall" 2>/dev/null)"
+        done
+        if command -v gdb >/dev/null; then
+            timeout -k 2 20 gdb -p "$p" -batch -ex 'thread apply all bt' 2>/dev/null | grep -E '^(Thread|#)'
+        fi
+    done
+}
+
+# reap <pid> [bound s]: the exit status of background job <pid>, as `wait`
+# gives it, waiting at most <bound> s (default 20) once its peer is done; one
+# still running then is described (hang_report) and stopped: 124, as from
+# timeout(1).
+reap() {
+    local pid=$1 bound=${2:-20}
+    local until=$((SECONDS + bound))
+    while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $until ]; do
+        sleep 0.05
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        hang_report "$pid"
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        return 124
+    fi
+    wait "$pid"
+}
+
 # two_verdict <dir> <client exit> <server exit> [server's name]: the client's
 # output and the server's ($dir/client, $dir/<name>; EAL's lines left out),
 # then FAIL (exit 1) unless both exited 0.

@@ -26,7 +26,7 @@ wait_tcp "$port" $srv 30 || { cat "$dir/server"; echo "FAIL: the server never li
 timeout 60 "$run" --dev "bluesim,port=memif:client:$sock" -- \
     rping -c -a 10.0.0.2 -p "$port" -C "$count" -v -V "$@" >"$dir/client" 2>&1
 crc=$?
-wait $srv
+reap $srv
 src=$?
 srv=""
 two_verdict "$dir" $crc $src

@@ -23,7 +23,7 @@ wait_tcp "$port" $srv 30 || { cat "$dir/server"; echo "FAIL: the server never li
 timeout -k 5 60 "$run" --dev "bluesim,port=memif:client:$sock" -- \
     ucmatose -s 10.0.0.2 -p "$port" -c "$conns" -C "$count" >"$dir/client" 2>&1
 crc=$?
-wait $srv
+reap $srv
 src=$?
 srv=""
 two_verdict "$dir" $crc $src

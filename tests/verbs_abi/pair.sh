@@ -39,7 +39,7 @@ wait_tcp "$port" $srv 30 || { cat "$dir/server"; echo "FAIL: the server never li
 timeout 60 "$run" --dev "bluesim,port=memif:client:$sock$suffix" -- "$@" -p "$port" 127.0.0.1 \
     >"$dir/client" 2>&1
 crc=$?
-wait $srv
+reap $srv
 src=$?
 srv=""
 two_verdict "$dir" $crc $src

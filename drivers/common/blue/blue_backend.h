@@ -50,6 +50,11 @@ struct blue_backend_ops {
 	 * false when none is being written.
 	 */
 	bool (*note)(struct blue_backend *be, const char *text);
+	/**
+	 * A model's Ethernet link is down (@p up false: leave the port alone,
+	 * drop what would be sent) or up again, or NULL (the card).
+	 */
+	void (*link)(struct blue_backend *be, bool up);
 	void (*close)(struct blue_backend *be);
 };
 

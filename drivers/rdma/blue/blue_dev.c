@@ -246,13 +246,23 @@ dev_set_faults(struct ordk_dev *odev, const char *spec)
 	return rc;
 }
 
+/* The model's port's link (the card's is its own: no backend op). */
+static void
+dev_port_link(struct ordk_dev *odev, bool up)
+{
+	struct blue_dev *dev = to_bdev(odev);
+
+	if (dev->hw.be.ops->link != NULL)
+		dev->hw.be.ops->link(&dev->hw.be, up);
+}
+
 #define BLUE_OPS(open_fn)                                                                   \
 	{                                                                                    \
 		.dev_size = sizeof(struct blue_dev), .qp_size = sizeof(struct blue_qp),      \
 		.mr_size = sizeof(struct blue_mr), .open = open_fn, .close = dev_close,  \
 		.query = dev_query, .poll = dev_poll, .idle = dev_idle, .xstats = dev_xstats, \
 		.xstats_reset = dev_xstats_reset, .set_faults = dev_set_faults,             \
-		.card_poll = dev_card_poll,                                                 \
+		.card_poll = dev_card_poll, .port_link = dev_port_link,                     \
 		.mr_reg = blue_mr_reg, .mr_dereg = blue_mr_dereg, .qp_create = blue_qp_create, \
 		.qp_destroy = blue_qp_destroy, .qp_check = blue_qp_check,                   \
 		.qp_modify = blue_qp_modify, .qp_flush = blue_qp_flush,                     \

@@ -139,6 +139,13 @@ unsigned int bluesim_cmd_poll(struct bluesim *sim);
 /** Change fault rates at run time. */
 void bluesim_set_faults(struct bluesim *sim, const struct bluesim_fault_cfg *f);
 
+/**
+ * The port's link went down (@p up false) or came up: while down the port is
+ * neither read nor written (frames to send are dropped, tx_link_down); the
+ * rest of the model runs on.
+ */
+void bluesim_set_link(struct bluesim *sim, bool up);
+
 /** The fault configuration in force. @return 0 or -EINVAL. */
 int bluesim_get_faults(const struct bluesim *sim, struct bluesim_fault_cfg *f);
 

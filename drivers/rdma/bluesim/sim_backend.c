@@ -119,6 +119,12 @@ sim_note(struct blue_backend *be, const char *text)
 	return bluesim_capture_note(((struct sim_priv *)be->priv)->sim, text);
 }
 
+static void
+sim_link(struct blue_backend *be, bool up)
+{
+	bluesim_set_link(((struct sim_priv *)be->priv)->sim, up);
+}
+
 static const struct blue_backend_ops sim_ops = {
 	.dma_map = sim_dma_map,
 	.dma_unmap = sim_dma_unmap,
@@ -129,6 +135,7 @@ static const struct blue_backend_ops sim_ops = {
 	.xstats_reset = sim_xstats_reset,
 	.set_faults = sim_set_faults,
 	.note = sim_note,
+	.link = sim_link,
 	.close = sim_close,
 };
 

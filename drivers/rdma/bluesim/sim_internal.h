@@ -31,6 +31,7 @@ extern int bluesim_logtype;
 	X(tx_items) X(tx_packets) X(tx_bytes) X(tx_read_requests) X(tx_simple_nic)         \
 	X(tx_bad_item) X(tx_invalid_lkey) X(tx_pgt_error) X(tx_dma_error)                  \
 	X(tx_simple_nic_bad) X(tx_no_mbuf)                                                 \
+	X(tx_link_down) /* frames dropped unsent: the link was down (bluesim_set_link()) */    \
 	X(port_tx_bursts) X(port_rx_bursts)                                              \
 	X(rx_frames) X(rx_bytes) X(rx_not_ready) X(rx_filtered) X(rx_fcs_error)             \
 	X(rx_multiseg_dropped) X(rx_rdma) X(rx_simple_nic) X(rx_simple_nic_no_buffer)      \
@@ -188,6 +189,7 @@ struct bluesim {
 	bool cmd_blocked;	/* rtl=1: the command unit waits for ever */
 	bool bitmap_locked;	/* rtl=1: the PSN bitmap unit's busy flag stuck */
 	uint32_t bitmap_backlog; /* rtl=1: tracked packets since the lock */
+	bool link_down;		/* bluesim_set_link(): the port is not touched */
 	bool rx_blocked;	/* rtl=1: receive stopped for good (backlog full) */
 	uint64_t *cnp_last_ns;	/* rtl=1: per QP index, time of the last CNP + 1 (0: never) */
 	struct rte_mbuf *stall[SIM_STALL_MAX]; /* rtl=1: frames behind a full SimpleNic ring */

@@ -57,6 +57,16 @@ capture(struct bluesim *sim, struct rte_mbuf *m, uint32_t len, enum ordk_pcapng_
 		ordk_pcapng_write(sim->pcap, 0, rte_pktmbuf_mtod(m, void *), len, wall_ns(), dir);
 }
 
+void
+bluesim_set_link(struct bluesim *sim, bool up)
+{
+	if (sim->link_down == !up)
+		return;
+	sim->link_down = !up;
+	SIM_LOG(INFO, sim, "link %s: the port is %s", up ? "up" : "down",
+		up ? "read and written again" : "left alone, frames to send are dropped");
+}
+
 bool
 bluesim_capture_note(struct bluesim *sim, const char *text)
 {
@@ -285,6 +295,12 @@ sim_port_flush(struct bluesim *sim)
 			sim->lb[(sim->lb_head + sim->lb_count) % SIM_LOOPBACK_RING] = sim->txq[sent++];
 			sim->lb_count++;
 		}
+	} else if (unlikely(sim->link_down)) {
+		/* a cable pulled: the frames go nowhere (the port must not be touched) */
+		rte_pktmbuf_free_bulk(sim->txq, sim->txq_len);
+		sim->st.tx_link_down += sim->txq_len;
+		sim->txq_len = 0;
+		return 0;
 	} else {
 		sent = rte_eth_tx_burst(sim->cfg.port_id, sim->cfg.queue_id, sim->txq,
 					(uint16_t)sim->txq_len);
@@ -504,6 +520,8 @@ sim_port_rx(struct bluesim *sim, unsigned int budget)
 			sim->lb_count--;
 		}
 		n = k;
+	} else if (unlikely(sim->link_down)) {
+		return 0;
 	} else {
 		n = rte_eth_rx_burst(sim->cfg.port_id, sim->cfg.queue_id, pkts, n);
 		sim->st.port_rx_bursts += n > 0;
