@@ -264,9 +264,10 @@ struct rc_req {
 	 * waiting): until then no WR that carries local payload completes */
 	uint64_t rtx_fetch_until;
 	uint64_t rtx_not_before;   /* the card's loss reports wait out delayed frames */
-	uint32_t atomics[ORDK_MAX_RD_ATOMIC]; /* sq indices of the atomics out, in order */
+	uint32_t atomics[ORDK_MAX_RD_ATOMIC]; /* sq indices, oldest unanswered to newest */
 	struct rc_fifo at_q;
 	uint32_t next_atomic_id;
+	uint32_t atomic_resent_to; /* ids before it were asked again at once (rc_atomic.c) */
 	uint32_t *reads;	   /* sq indices of outstanding READs (<= max_rd_atomic) */
 	uint32_t key_next;	   /* first queued WQE not yet looked at for a READ key (rc_read.c) */
 	struct rc_fifo rd_q;

@@ -9,9 +9,15 @@
  *   wait for the earlier WRs' ACKs, and later WRITEs and SENDs do not wait
  *   for them (IBA: only a fenced WR waits for earlier READs and atomics);
  *   READs and atomics wait for each other (rc_req.c wqe_hold()). The
- *   requests are resent on timeout with the same ids. An answer completes
- *   its WR in posting order (rc_complete_sends()) and acknowledges the PSNs
- *   before it: the responder executed it only once they had all arrived.
+ *   budget counts the span of ids from the oldest unanswered atomic to the
+ *   newest, answered ones between them included (rc_req.at_q): the
+ *   responder's window and replay cache cover that span, so a lost answer
+ *   can always be asked for again. The unanswered requests are resent on
+ *   timeout with the same ids, and at once when a later one's answer comes
+ *   (the responder answers in id order: theirs were lost). An answer
+ *   completes its WR in posting order (rc_complete_sends()) and acknowledges
+ *   the PSNs before it: the responder executed it only once they had all
+ *   arrived.
  * - Responder: executes the requests in id order, each once every PSN
  *   before its psn arrived (it sees the WRITEs posted before it); a request
  *   that came early (an earlier id lost or late, or those PSNs) waits among
@@ -50,43 +56,93 @@ rc_atomic_send(struct blue_qp *qp, struct rc_wqe *w)
 	return rc_send_ctrl(qp, &m);
 }
 
+/* Is @p w, one of the atomics FIFO, answered (done, or refused)? */
+static bool
+answered(const struct rc_wqe *w)
+{
+	return w->state == RC_WQE_DONE || w->state == RC_WQE_ERROR;
+}
+
+static struct rc_wqe *
+at_wqe(struct blue_qp *qp, uint32_t i)
+{
+	return &qp->req.sq[qp->req.atomics[rc_fifo_at(&qp->req.at_q, i)]];
+}
+
 void
 rc_atomic_resend(struct blue_qp *qp)
 {
 	for (uint32_t i = 0; i < qp->req.at_q.count; i++)
-		rc_atomic_send(qp, &qp->req.sq[qp->req.atomics[rc_fifo_at(&qp->req.at_q, i)]]);
+		if (!answered(at_wqe(qp, i)))
+			rc_atomic_send(qp, at_wqe(qp, i));
+}
+
+/*
+ * The answer to the atomic at position @p i came: the responder answers in
+ * id order, so the unanswered ones before it lost theirs. Each is asked
+ * again now (once: later answers do not ask again), not after the timeout.
+ */
+static void
+resend_lost_answers(struct blue_qp *qp, uint32_t i)
+{
+	struct rc_req *rq = &qp->req;
+	uint32_t id = at_wqe(qp, i)->atomic_id;
+
+	for (uint32_t k = 0; k < i; k++) {
+		struct rc_wqe *w = at_wqe(qp, k);
+
+		if (!answered(w) && (int32_t)(w->atomic_id - rq->atomic_resent_to) >= 0) {
+			rc_atomic_send(qp, w);
+			qp->vqp.st.atomics_resent++;
+		}
+	}
+	if ((int32_t)(id - rq->atomic_resent_to) > 0)
+		rq->atomic_resent_to = id;
 }
 
 void
 rc_atomic_rx_resp(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 {
+	struct rc_fifo *q = &qp->req.at_q;
 	struct rc_wqe *w = NULL;
 	uint32_t i;
 
-	for (i = 0; i < qp->req.at_q.count; i++) {
-		w = &qp->req.sq[qp->req.atomics[rc_fifo_at(&qp->req.at_q, i)]];
+	for (i = 0; i < q->count; i++) {
+		w = at_wqe(qp, i);
 		if (w->atomic_id == m->atomic_resp.req_id)
 			break;
 	}
-	if (i == qp->req.at_q.count) {
+	if (i == q->count || answered(w)) {
 		qp->vqp.st.duplicates++; /* an answer to a request already answered */
 		return;
 	}
-	rc_fifo_remove(&qp->req.at_q, qp->req.atomics, i);
 	if (m->atomic_resp.status != BLUE_CTRL_ATOMIC_OK) {
 		/* IBA's NAK: the WR completes with the error, in order, then the QP fails */
 		w->status = m->atomic_resp.status == BLUE_CTRL_ATOMIC_REM_ACCESS_ERR
 				    ? ORDK_WC_REM_ACCESS_ERR : ORDK_WC_REM_INV_REQ_ERR;
 		w->flags |= RC_WQE_FATAL;
 		rc_wqe_to(qp, w, RC_WQE_ERROR);
+	} else {
+		/* the original value lands in the requester's local buffer */
+		memcpy((void *)(uintptr_t)w->laddr, &m->atomic_resp.orig, 8);
+		rc_wqe_to(qp, w, RC_WQE_DONE);
+		qp->comp.rtx_retries = 0;
+		qp->comp.rtx_backoff = 1;
+		if (i > 0)
+			resend_lost_answers(qp, i);
+	}
+	/*
+	 * The FIFO spans from the oldest unanswered atomic to the newest: an
+	 * answered one leaves it only from the front. Its length is the span
+	 * of ids out, which the requester keeps within max_rd_atomic (rc_req.c
+	 * wqe_hold()), so every id resent is in the responder's replay cache.
+	 */
+	while (q->count > 0 && answered(at_wqe(qp, 0)))
+		rc_fifo_pop(q);
+	if (w->state == RC_WQE_ERROR) {
 		rc_complete_sends(qp);
 		return;
 	}
-	/* the original value lands in the requester's local buffer */
-	memcpy((void *)(uintptr_t)w->laddr, &m->atomic_resp.orig, 8);
-	rc_wqe_to(qp, w, RC_WQE_DONE);
-	qp->comp.rtx_retries = 0;
-	qp->comp.rtx_backoff = 1;
 	/* executed once every PSN before it arrived: an ACK of those */
 	rc_comp_acked(qp, w->psn);
 	rc_complete_sends(qp);

@@ -99,7 +99,7 @@ reset_queues(struct blue_qp *qp)
 	qp->req.state = RC_REQ_IDLE;
 	qp->req.prot_err = false;
 	rc_fifo_clear(&qp->req.at_q);
-	qp->req.next_atomic_id = qp->resp.atomic_expect = 0;
+	qp->req.next_atomic_id = qp->req.atomic_resent_to = qp->resp.atomic_expect = 0;
 	memset(qp->resp.atomic_cache, 0, sizeof(qp->resp.atomic_cache));
 	memset(qp->resp.atomic_held, 0, sizeof(qp->resp.atomic_held));
 	qp->resp.atomic_nheld = 0;
