@@ -161,17 +161,19 @@ int ordk_dev_idle(struct ordk_dev *dev, uint64_t ns);
 	X(access_refused)	/* the peer's WRITEs, READs, atomics the QP's access refused */ \
 	X(loc_prot_errors)	/* WRs whose source MR was gone or short when (re)sent */       \
 	X(inline_posted)	/* send WRs posted with ORDK_SEND_INLINE */                    \
-	X(inline_refused)	/* inline WRs refused: a READ or atomic, above max_inline_data */ \
+	X(inline_refused)	/* inline WRs refused: a READ or atomic, or above max_inline_data */ \
 	X(srq_lent)		/* RECVs an SRQ lent to this QP (its window) */                \
 	X(srq_returned)		/* lent RECVs given back unused: their QP left RTR/RTS */  \
 	X(srq_starved)		/* a QP on an SRQ wanted RECVs, the pool had none (once) */  \
 	X(srq_overrun)		/* RECVs refused: their SRQ held max_wr already (device) */  \
+	X(atomics_held)		/* the peer's atomics that came before an earlier one or the PSNs before them */  \
 	X(ud_sent)		/* UD messages handed to the card's raw Ethernet path */       \
 	X(ud_received)		/* UD messages placed in a RECV */                             \
 	X(ud_qkey_dropped)	/* UD messages whose Q_Key was not the QP's: dropped */        \
 	X(ud_no_recv_dropped)	/* UD messages for a QP with no RECV posted: dropped */         \
 	X(ud_len_errors)	/* UD messages longer than their RECV less the GRH (LOC_LEN_ERR) */ \
-	X(ud_bad)		/* UD frames refused: malformed, too long, for no UD QP in RTR/RTS */
+	X(ud_bad)		/* UD frames refused: malformed, too long, for no UD QP in RTR/RTS */ \
+	X(atomics_resent)	/* atomics asked again at once: a later one's answer showed theirs lost */
 
 struct ordk_stats {
 #define ORDK_STATS_FIELD(n) uint64_t n;

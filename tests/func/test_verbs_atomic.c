@@ -151,3 +151,88 @@ Test(verbs_atomic, post_checks)
 	cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 0);
 	cr_assert_eq(rte_errno, EINVAL, "8-byte aligned");
 }
+
+/* Post @p n atomics on one word at once (max_rd_atomic in flight), results at 8192 + 8 i. */
+static void
+post_many(enum ordk_wr_opcode op, uint64_t *target, uint32_t n, bool chain)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct ordk_send_wr wr = { .wr_id = i, .opcode = op, .num_sge = 1,
+					   .send_flags = ORDK_SEND_SIGNALED };
+
+		wr.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf + 8192 + 8 * i, 8,
+					    p.s[0].mr->lkey };
+		wr.atomic.remote_addr = (uint64_t)(uintptr_t)target;
+		wr.atomic.rkey = p.s[1].mr->rkey;
+		wr.atomic.compare_add = chain ? i : i + 1;
+		wr.atomic.swap = i + 1;
+		cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 1, "WR %u", i);
+	}
+}
+
+static void
+wait_in_order(uint32_t n, enum ordk_wc_opcode op)
+{
+	struct ordk_wc wc[64];
+
+	func_wait(&p, 0, wc, (int)n, 20);
+	for (uint32_t i = 0; i < n; i++) {
+		cr_assert_eq(wc[i].status, ORDK_WC_SUCCESS, "WR %u: %s", i,
+			     ordk_wc_status_str(wc[i].status));
+		cr_assert_eq(wc[i].wr_id, i, "in posting order");
+		cr_assert_eq(wc[i].opcode, op);
+	}
+}
+
+static uint64_t
+result(uint32_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, p.s[0].buf + 8192 + 8 * i, 8);
+	return v;
+}
+
+Test(verbs_atomic, many_outstanding_each_result_checked)
+{
+	uint64_t *target = (uint64_t *)(p.s[1].buf + 256);
+	uint32_t n = 60;
+
+	/* FETCH_AND_ADD i + 1: each sees the sum of the adds before it */
+	*target = 0;
+	post_many(ORDK_WR_ATOMIC_FETCH_AND_ADD, target, n, false);
+	wait_in_order(n, ORDK_WC_FETCH_ADD);
+	for (uint32_t i = 0; i < n; i++)
+		cr_assert_eq(result(i), (uint64_t)i * (i + 1) / 2, "add %u: %lu", i,
+			     (unsigned long)result(i));
+	cr_assert_eq(*target, (uint64_t)n * (n + 1) / 2);
+	/* a CMP_AND_SWP chain: i -> i + 1, only in order does every one swap */
+	*target = 0;
+	post_many(ORDK_WR_ATOMIC_CMP_AND_SWP, target, n, true);
+	wait_in_order(n, ORDK_WC_COMP_SWAP);
+	for (uint32_t i = 0; i < n; i++)
+		cr_assert_eq(result(i), i, "cas %u: %lu", i, (unsigned long)result(i));
+	cr_assert_eq(*target, n, "every CAS swapped");
+	cr_assert_eq(FUNC_DEV_STAT(p.s[1].dev, atomics_executed), 2 * n);
+	cr_assert_eq(FUNC_DEV_STAT(p.s[1].dev, atomics_ignored), 0);
+}
+
+Test(verbs_atomic, a_read_after_atomics_sees_them_all)
+{
+	uint64_t *target = (uint64_t *)(p.s[1].buf + 512), v;
+	struct ordk_send_wr rd = { .wr_id = 16, .opcode = ORDK_WR_RDMA_READ, .num_sge = 1,
+				   .send_flags = ORDK_SEND_SIGNALED };
+	struct ordk_wc wc[17];
+
+	*target = 100;
+	post_many(ORDK_WR_ATOMIC_FETCH_AND_ADD, target, 16, false);
+	rd.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf + 12288, 8, p.s[0].mr->lkey };
+	rd.rdma.remote_addr = (uint64_t)(uintptr_t)target;
+	rd.rdma.rkey = p.s[1].mr->rkey;
+	cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &rd, 1), 1);
+	func_wait(&p, 0, wc, 17, 20);
+	cr_assert_eq(wc[16].opcode, ORDK_WC_RDMA_READ);
+	cr_assert_eq(wc[16].status, ORDK_WC_SUCCESS);
+	memcpy(&v, p.s[0].buf + 12288, 8);
+	cr_assert_eq(v, 100 + 16 * 17 / 2, "the READ read after every add: %lu", (unsigned long)v);
+}

@@ -303,6 +303,7 @@ struct blue_ctrl_msg {
 			uint8_t op; /**< blue_ctrl_atomic_op */
 			uint64_t raddr;
 			uint32_t rkey;
+			uint32_t psn; /**< the requester's next PSN at its post: executed after those before */
 			uint64_t compare_add;
 			uint64_t swap;
 		} atomic_req;

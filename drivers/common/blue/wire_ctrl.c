@@ -13,7 +13,7 @@
 
 #define ADVERT_HDR_LEN	   4u  /* count (u16) + reserved (u16) */
 #define ADVERT_ACK_LEN	   8u  /* recv_seq (u32) + want (u32) */
-#define ATOMIC_REQ_LEN	   40u /* req_id 4, op 1, rsvd 3, raddr 8, rkey 4, rsvd 4, cmp/add 8, swap 8 */
+#define ATOMIC_REQ_LEN	   40u /* req_id 4, op 1, rsvd 3, raddr 8, rkey 4, psn 4, cmp/add 8, swap 8 */
 #define ATOMIC_RESP_LEN	   16u /* req_id 4, status 1, rsvd 3, orig 8 */
 #define ACK_REQ_LEN	   8u  /* psn (u32) + reserved (u32) */
 #define READ_NAK_LEN	   8u  /* psn (u32) + status (u8) + reserved (3) */
@@ -97,10 +97,13 @@ body_build(uint8_t *body, const struct blue_ctrl_msg *msg)
 		body[4] = msg->read_nak.status;
 		break;
 	case BLUE_CTRL_ATOMIC_REQ:
+		if (msg->atomic_req.psn > BLUE_PSN_MASK)
+			return BLUE_WIRE_E_CTRL_FIELD;
 		wire_put_be32(body, msg->atomic_req.req_id);
 		body[4] = msg->atomic_req.op;
 		wire_put_be64(body + 8, msg->atomic_req.raddr);
 		wire_put_be32(body + 16, msg->atomic_req.rkey);
+		wire_put_be32(body + 20, msg->atomic_req.psn);
 		wire_put_be64(body + 24, msg->atomic_req.compare_add);
 		wire_put_be64(body + 32, msg->atomic_req.swap);
 		break;
@@ -228,7 +231,8 @@ body_parse(const uint8_t *body, struct blue_ctrl_msg *msg)
 			return BLUE_WIRE_E_CTRL_FIELD;
 		break;
 	case BLUE_CTRL_ATOMIC_REQ:
-		if (!zero(body + 5, 3) || !zero(body + 20, 4))
+		msg->atomic_req.psn = wire_get_be32(body + 20);
+		if (!zero(body + 5, 3) || msg->atomic_req.psn > BLUE_PSN_MASK)
 			return BLUE_WIRE_E_CTRL_FIELD;
 		msg->atomic_req.req_id = wire_get_be32(body);
 		msg->atomic_req.op = body[4];

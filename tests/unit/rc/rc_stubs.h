@@ -185,6 +185,8 @@
 /* rc_atomic.c */
 #define RC_STUB_rc_atomic_send \
 	DEFINE_STUB(rc_atomic_send, bool, (struct blue_qp *qp, struct rc_wqe *w), true)
+#define RC_STUB_rc_atomic_resend DEFINE_STUB_V(rc_atomic_resend, (struct blue_qp *qp))
+#define RC_STUB_rc_atomic_progress DEFINE_STUB_V(rc_atomic_progress, (struct blue_qp *qp))
 
 /* rc_comp.c; the state writers without their tables (test_rc_comp.c checks those) */
 #define RC_STUB_rc_comp_to                                                            \
@@ -212,6 +214,13 @@
 #define RC_STUB_rc_timer_check DEFINE_STUB_V(rc_timer_check, (struct blue_qp *qp, uint64_t now))
 
 /* rc_ctrl.c */
+/* a control message as the real one starts it: its type and our QPN */
+#define RC_STUB_rc_ctrl_msg                                                           \
+	struct blue_ctrl_msg rc_ctrl_msg(const struct blue_qp *qp, enum blue_ctrl_type type) \
+	{                                                                             \
+		return (struct blue_ctrl_msg){ .type = type, .src_qpn = qp->vqp.qpn }; \
+	}                                                                             \
+	UT_STUB_END_
 #define RC_STUB_rc_advert_pending \
 	DEFINE_STUB(rc_advert_pending, enum rc_step, (const struct blue_qp *qp), RC_DONE)
 #define RC_STUB_rc_advert_rewind DEFINE_STUB_V(rc_advert_rewind, (struct blue_qp *qp))

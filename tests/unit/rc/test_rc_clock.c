@@ -70,6 +70,7 @@ RC_STUB(rc_retransmit_card);
 RC_STUB(rc_retransmit);
 RC_STUB(rc_rtx_unfetched);
 RC_STUB(rc_atomic_send);
+RC_STUB(rc_atomic_resend);
 RC_STUB(blue_cc_cnp);
 RC_STUB(verbs_qp_lookup);
 RC_STUB(rc_resp_rx_report);

@@ -46,6 +46,7 @@ RC_STUB(rc_retransmit_card);
 RC_STUB(rc_retransmit);
 RC_STUB(rc_rtx_unfetched);
 RC_STUB(rc_atomic_send);
+RC_STUB(rc_atomic_resend);
 RC_STUB(rc_probe);
 
 /* ------------------------------------------------------------ fixture */

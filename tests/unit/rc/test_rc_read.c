@@ -34,11 +34,7 @@ rc_mr_check(const struct blue_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
 	return mr_rc;
 }
 
-struct blue_ctrl_msg
-rc_ctrl_msg(const struct blue_qp *qp, enum blue_ctrl_type type)
-{
-	return (struct blue_ctrl_msg){ .type = type, .src_qpn = qp->vqp.qpn };
-}
+RC_STUB(rc_ctrl_msg);
 
 bool
 rc_send_ctrl(struct blue_qp *qp, const struct blue_ctrl_msg *m)

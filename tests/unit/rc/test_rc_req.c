@@ -104,6 +104,7 @@ setup(void)
 	qp.req.sq_mask = 15;
 	qp.req.reads = reads;
 	rc_fifo_init(&qp.req.rd_q, 16);
+	rc_fifo_init(&qp.req.at_q, ORDK_MAX_RD_ATOMIC);
 	qp.req.adv = adv;
 	rc_fifo_init(&qp.req.adv_q, 4);
 	qp.req.next_psn = qp.req.pushed_psn = qp.comp.acked_psn = BLUE_PSN_MASK - 10;
@@ -241,21 +242,59 @@ Test(rc_req, a_fenced_wr_waits_for_the_reads)
 	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
 }
 
-Test(rc_req, an_atomic_fences_both_ways)
+Test(rc_req, atomics_are_pipelined_within_max_rd_atomic)
 {
 	post(BLUE_WR_RDMA_WRITE, 0x2000, 64);
 	post(BLUE_WR_ATOMIC_FETCH_AND_ADD, 0x3000, 8);
-	post(BLUE_WR_RDMA_WRITE, 0x4000, 64);
+	post(BLUE_WR_ATOMIC_CMP_AND_SWP, 0x3000, 8);
+	post(BLUE_WR_ATOMIC_FETCH_AND_ADD, 0x3000, 8);
 	rc_push(&qp);
-	cr_assert_eq(nitems, 1);
-	cr_assert_eq(qp.req.state, RC_REQ_WAIT_ATOMIC, "earlier WRs not acknowledged");
-	qp.req.sq_head = 1; /* the WRITE is acknowledged */
+	cr_assert_eq(nitems, 1, "the WRITE");
+	cr_assert_eq(ut_rc_atomic_send_calls, 2, "two atomics go without waiting for its ACK");
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_READS, "max_rd_atomic (2) in flight");
+	cr_assert_eq(sq[1].psn, blue_psn_add(sq[0].psn, 1), "after the WRITE's PSN");
+	cr_assert_eq(sq[2].psn, sq[1].psn, "atomics take no PSN");
+	cr_assert_eq(sq[2].atomic_id, sq[1].atomic_id + 1, "consecutive ids");
+	cr_assert_eq(qp.req.at_q.count, 2);
+	cr_assert_eq(qp.req.atomics[0], 1);
+	cr_assert_eq(qp.req.atomics[1], 2);
+	/* an answer frees one: the third goes */
+	rc_fifo_pop(&qp.req.at_q);
+	rc_push(&qp);
+	cr_assert_eq(ut_rc_atomic_send_calls, 3);
+	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
+}
+
+Test(rc_req, later_wrs_pass_an_atomic_unless_fenced)
+{
+	post(BLUE_WR_ATOMIC_FETCH_AND_ADD, 0x3000, 8);
+	post(BLUE_WR_RDMA_WRITE, 0x4000, 64);
+	post(BLUE_WR_RDMA_WRITE, 0x5000, 64)->flags |= RC_WQE_FENCE;
 	rc_push(&qp);
 	cr_assert_eq(ut_rc_atomic_send_calls, 1);
-	cr_assert_eq(qp.req.atomic_wqe, &sq[1]);
-	cr_assert_eq(qp.req.state, RC_REQ_WAIT_ATOMIC, "the later WRITE waits for its answer");
+	cr_assert_eq(nitems, 1, "the WRITE after it goes (IBA: no fence)");
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_FENCE, "the fenced one waits for the atomic");
+	qp.req.at_q.count = 0; /* answered */
+	rc_push(&qp);
+	cr_assert_eq(nitems, 2);
+}
+
+Test(rc_req, reads_and_atomics_wait_for_each_other)
+{
+	qp.vqp.attr.max_rd_atomic = 4;
+	post(BLUE_WR_RDMA_READ, 0x1000, 64);
+	post(BLUE_WR_ATOMIC_FETCH_AND_ADD, 0x3000, 8);
+	post(BLUE_WR_RDMA_READ, 0x1000, 64);
+	rc_push(&qp);
 	cr_assert_eq(nitems, 1);
-	qp.req.atomic_wqe = NULL;
+	cr_assert_eq(ut_rc_atomic_send_calls, 0, "the atomic waits for the READ before it");
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_ATOMIC);
+	rc_fifo_clear(&qp.req.rd_q); /* answered */
+	rc_push(&qp);
+	cr_assert_eq(ut_rc_atomic_send_calls, 1);
+	cr_assert_eq(nitems, 1, "the READ after it waits for it");
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_ATOMIC);
+	rc_fifo_clear(&qp.req.at_q);
 	rc_push(&qp);
 	cr_assert_eq(nitems, 2);
 }
@@ -402,8 +441,8 @@ Test(rc_req, the_requester_takes_each_wqe_from_queued_to_sent)
 	qp.req.adv_q.count = 1;
 	rc_push(&qp);
 	cr_assert_eq(nmoves, 7);
-	/* an atomic, once every earlier WR is acknowledged: its request went as a frame */
-	qp.req.sq_head = 3;
+	/* an atomic, once the READ before it was answered: its request went as a frame */
+	rc_fifo_clear(&qp.req.rd_q);
 	post(BLUE_WR_ATOMIC_FETCH_AND_ADD, 0x4000, 8);
 	rc_push(&qp);
 	cr_assert_eq(nmoves, RTE_DIM(want));

@@ -22,6 +22,7 @@ static unsigned int hole_checks, hole_reports, recvs_done;
 static struct ordk_wc last_wc;
 
 RC_STUB(rc_read_progress);
+RC_STUB(rc_atomic_progress);
 RC_STUB(rc_read_answer_seen);
 RC_STUB(rc_read_done);
 RC_STUB(verbs_srq_consumed);
@@ -40,11 +41,7 @@ RC_STUB(rc_ack_frame);
 
 static unsigned int access_naks;
 
-struct blue_ctrl_msg
-rc_ctrl_msg(const struct blue_qp *qp, enum blue_ctrl_type type)
-{
-	return (struct blue_ctrl_msg){ .type = type, .src_qpn = qp->vqp.qpn };
-}
+RC_STUB(rc_ctrl_msg);
 
 /* only a WRITE's refusal goes as a control frame from here */
 bool

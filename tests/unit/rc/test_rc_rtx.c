@@ -60,6 +60,7 @@ RC_STUB(rc_qp_fails);
 
 RC_STUB(blue_manage_qp);
 RC_STUB(rc_atomic_send);
+RC_STUB(rc_atomic_resend);
 RC_STUB(rc_probe);
 RC_STUB(ordk_wc_status_str);
 RC_STUB(rc_state_name);

@@ -52,6 +52,7 @@ roundtrip(const struct blue_ctrl_msg *m)
 		cr_assert_eq(o.atomic_req.op, m->atomic_req.op);
 		cr_assert_eq(o.atomic_req.raddr, m->atomic_req.raddr);
 		cr_assert_eq(o.atomic_req.rkey, m->atomic_req.rkey);
+		cr_assert_eq(o.atomic_req.psn, m->atomic_req.psn);
 		cr_assert_eq(o.atomic_req.compare_add, m->atomic_req.compare_add);
 		cr_assert_eq(o.atomic_req.swap, m->atomic_req.swap);
 		break;
@@ -94,11 +95,19 @@ Test(wire_ctrl, roundtrip_every_type)
 	m.atomic_req.op = BLUE_CTRL_ATOMIC_CMP_AND_SWP;
 	m.atomic_req.raddr = 0x7F0000001008ull;
 	m.atomic_req.rkey = 0x4321;
+	m.atomic_req.psn = 0xFEDCBA;
 	m.atomic_req.compare_add = 0x0102030405060708ull;
 	m.atomic_req.swap = 0xF0E0D0C0B0A09080ull;
 	roundtrip(&m);
 	m.atomic_req.op = BLUE_CTRL_ATOMIC_FETCH_AND_ADD;
 	roundtrip(&m);
+	m.atomic_req.psn = 1u << 24;
+	{
+		uint8_t buf[128];
+
+		cr_assert_eq(blue_wire_ctrl_build(buf, sizeof(buf), &addrs, &m), BLUE_WIRE_E_CTRL_FIELD,
+			     "an atomic's PSN above 24 bits");
+	}
 	memset(&m, 0, sizeof(m));
 	m.type = BLUE_CTRL_ATOMIC_RESP;
 	m.atomic_resp.req_id = 10;
@@ -202,6 +211,9 @@ Test(wire_ctrl, every_reject_reason)
 	cr_assert_eq(blue_wire_ctrl_parse(f, (uint32_t)n, &l3, &o), BLUE_WIRE_E_CTRL_FIELD);
 	n = good_frame(f);
 	f[71] = 1; /* reserved after op */
+	cr_assert_eq(blue_wire_ctrl_parse(f, (uint32_t)n, &l3, &o), BLUE_WIRE_E_CTRL_FIELD);
+	n = good_frame(f);
+	f[86] = 1; /* the atomic's PSN above 24 bits */
 	cr_assert_eq(blue_wire_ctrl_parse(f, (uint32_t)n, &l3, &o), BLUE_WIRE_E_CTRL_FIELD);
 	n = good_frame(f);
 	f[47] = 1; /* reserved header byte */

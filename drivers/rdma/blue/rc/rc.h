@@ -144,9 +144,9 @@ struct rc_msg {
 	X(RC_REQ_, WAIT_WINDOW, "wait-window")	/* PSN window or card window */ \
 	X(RC_REQ_, WAIT_RATE, "wait-rate")	/* congestion control's pacer */ \
 	X(RC_REQ_, WAIT_ADVERT, "wait-advert")	/* RNR: no RECV advertised */ \
-	X(RC_REQ_, WAIT_READS, "wait-reads")	/* max_rd_atomic READs out */ \
-	X(RC_REQ_, WAIT_FENCE, "wait-fence")	/* a fenced WR, READs out */ \
-	X(RC_REQ_, WAIT_ATOMIC, "wait-atomic")	/* an atomic's fence */   \
+	X(RC_REQ_, WAIT_READS, "wait-reads")	/* max_rd_atomic READs and atomics out */ \
+	X(RC_REQ_, WAIT_FENCE, "wait-fence")	/* a fenced WR, READs or atomics out */ \
+	X(RC_REQ_, WAIT_ATOMIC, "wait-atomic")	/* READs and atomics: each other's order */ \
 	X(RC_REQ_, WAIT_KEY, "wait-key")	/* a READ's card key: not confirmed yet */ \
 	X(RC_REQ_, LEN_ERR, "len-err")
 enum rc_req_state { RC_REQ_STATES(RC_ENUM_ITEM) RC_REQ_NSTATES };
@@ -264,9 +264,10 @@ struct rc_req {
 	 * waiting): until then no WR that carries local payload completes */
 	uint64_t rtx_fetch_until;
 	uint64_t rtx_not_before;   /* the card's loss reports wait out delayed frames */
-	/* software atomics */
-	struct rc_wqe *atomic_wqe; /* the atomic in flight (later WRs wait for it) */
+	uint32_t atomics[ORDK_MAX_RD_ATOMIC]; /* sq indices, oldest unanswered to newest */
+	struct rc_fifo at_q;
 	uint32_t next_atomic_id;
+	uint32_t atomic_resent_to; /* ids before it were asked again at once (rc_atomic.c) */
 	uint32_t *reads;	   /* sq indices of outstanding READs (<= max_rd_atomic) */
 	uint32_t key_next;	   /* first queued WQE not yet looked at for a READ key (rc_read.c) */
 	struct rc_fifo rd_q;
@@ -330,9 +331,12 @@ struct rc_resp {
 	 * at most max_dest_rd_atomic of them */
 	struct rc_wqe *ans;
 	uint32_t ans_head, ans_next, ans_tail;
-	/* atomics: exactly once, with a replay cache */
+	/* atomics: exactly once, in id order, with a replay cache (rc_atomic.c) */
 	uint32_t atomic_expect;	   /* next request id to execute */
 	struct rc_atomic_saved atomic_cache[ORDK_ATOMIC_CACHE];
+	struct rc_atomic_held atomic_held[ORDK_MAX_RD_ATOMIC]; /* by req_id % ORDK_MAX_RD_ATOMIC */
+	uint32_t atomic_nheld;
+	bool atomic_refused;	   /* one was refused: no later one executes (IBA: the QP fails) */
 	/* receive queue and its adverts to the peer */
 	struct rc_rwqe *rq;
 	struct rc_fifo rq_q;

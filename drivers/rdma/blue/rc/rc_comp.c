@@ -248,7 +248,7 @@ len_err_wqe(const struct blue_qp *qp)
 
 /*
  * The peer acknowledged our too long SEND's announcement (RC_WQE_LEN_ERR):
- * it is in ERR and answers nothing more. A READ before that SEND whose
+ * it is in ERR and answers nothing more. A READ or an atomic before that SEND whose
  * answer has not completed by the ACK timeout (lost, or never sent) cannot
  * be answered any more: it completes with WR_FLUSH_ERR instead of waiting
  * for the retry budget (RETRY_EXC_ERR); then the SEND fails the QP
@@ -290,13 +290,14 @@ rc_len_err_reap(struct blue_qp *qp)
 	for (uint32_t k = qp->req.sq_head; k != i; k++) {
 		struct rc_wqe *w = &qp->req.sq[k & qp->req.sq_mask];
 
-		if (w->opcode == BLUE_WR_RDMA_READ && w->state != RC_WQE_DONE &&
-		    w->state != RC_WQE_ERROR) {
+		if ((w->opcode == BLUE_WR_RDMA_READ || rc_is_atomic(w->opcode)) &&
+		    w->state != RC_WQE_DONE && w->state != RC_WQE_ERROR) {
 			w->status = ORDK_WC_WR_FLUSH_ERR;
 			rc_wqe_to(qp, w, RC_WQE_ERROR);
 		}
 	}
 	rc_fifo_clear(&qp->req.rd_q);
+	rc_fifo_clear(&qp->req.at_q);
 	/* up to the SEND, which fails the QP (FLUSH, on the command just reaped) */
 	rc_complete_sends(qp);
 	return RC_MORE;
@@ -459,8 +460,9 @@ rc_timer_check(struct blue_qp *qp, uint64_t now)
 	qp->comp.rtx_backoff = qp->comp.rtx_backoff ? qp->comp.rtx_backoff * 2 : 2;
 	if (qp->comp.rtx_backoff > RC_MAX_BACKOFF)
 		qp->comp.rtx_backoff = RC_MAX_BACKOFF;
-	/* an atomic in flight is asked again (same id: the peer replays, never re-executes);
-	 * otherwise nothing said what is missing: ask the peer */
+	/* the atomics in flight are asked again (same ids: the peer replays, never
+	 * re-executes); PSNs outstanding, or nothing else: ask the peer what arrived
+	 * (an atomic waits there for the PSNs before it) */
 	/*
 	 * Twice: a timeout means frames are being lost, and one round of
 	 * recovery needs the question, the answer and the resend to arrive.
@@ -470,9 +472,8 @@ rc_timer_check(struct blue_qp *qp, uint64_t now)
 	 * the hold).
 	 */
 	for (int copy = 0; copy < 2; copy++) {
-		if (qp->req.atomic_wqe != NULL)
-			rc_atomic_send(qp, qp->req.atomic_wqe);
-		else
+		rc_atomic_resend(qp);
+		if (qp->req.at_q.count == 0 || qp->req.pushed_psn != qp->comp.acked_psn)
 			rc_probe(qp);
 	}
 	rc_timer_set(qp, now + rc_timeout_tsc(qp) * qp->comp.rtx_backoff);

@@ -27,6 +27,7 @@ rc_qp_init(struct blue_qp *qp)
 	rc_fifo_init(&qp->resp.rq_q, rq);
 	rc_fifo_init(&qp->resp.rdone_q, rq);
 	rc_fifo_init(&qp->req.rd_q, qp->req.sq_size);
+	rc_fifo_init(&qp->req.at_q, ORDK_MAX_RD_ATOMIC);
 	rc_fifo_init(&qp->req.adv_q, ORDK_ADVERT_RING);
 	rc_fifo_init(&qp->resp.msg_q, ORDK_MSG_QUEUE);
 	qp->req.sq = rte_zmalloc("ordk_sq", sizeof(*qp->req.sq) * (qp->req.sq_mask + 1),
@@ -97,9 +98,12 @@ reset_queues(struct blue_qp *qp)
 	qp->resp.rx_open = false;
 	qp->req.state = RC_REQ_IDLE;
 	qp->req.prot_err = false;
-	qp->req.atomic_wqe = NULL;
-	qp->req.next_atomic_id = qp->resp.atomic_expect = 0;
+	rc_fifo_clear(&qp->req.at_q);
+	qp->req.next_atomic_id = qp->req.atomic_resent_to = qp->resp.atomic_expect = 0;
 	memset(qp->resp.atomic_cache, 0, sizeof(qp->resp.atomic_cache));
+	memset(qp->resp.atomic_held, 0, sizeof(qp->resp.atomic_held));
+	qp->resp.atomic_nheld = 0;
+	qp->resp.atomic_refused = false;
 	memset(qp->resp.rbits, 0, sizeof(qp->resp.rbits));
 }
 
@@ -449,7 +453,7 @@ rc_qp_error(struct blue_qp *qp)
 	if (qp->vqp.attr.qp_state != ORDK_QPS_ERR) /* (an application's modify was traced already) */
 		verbs_trace(blue_qp_handle(qp), VERBS_TRACE_state, qp->vqp.attr.qp_state, ORDK_QPS_ERR);
 	qp->vqp.attr.qp_state = ORDK_QPS_ERR;
-	qp->req.atomic_wqe = NULL;
+	rc_fifo_clear(&qp->req.at_q);
 	/*
 	 * The card's context goes invalid first: nothing lands through it from
 	 * then on, so the RECVs can be flushed. The engine reaps the command

@@ -5,7 +5,7 @@
  * boundaries of the remote address (so the card segments each item exactly as
  * it would the whole message). SEND, SEND_IMM and WRITE_IMM wait for one of
  * the peer's RECV adverts. The outstanding PSN range is bounded, and so are
- * the READs in flight (max_rd_atomic). READ answers (the responder's) go
+ * the READs and atomics in flight (max_rd_atomic). READ answers (the responder's) go
  * first, from their own ring. enum rc_req_state says why it stopped.
  */
 #include <errno.h>
@@ -440,34 +440,41 @@ rc_push_owed_answers(struct blue_qp *qp)
 }
 
 /*
- * What holds the queued WR @p w back, RC_REQ_IDLE if nothing: atomics are a
- * fence both ways (rc_atomic.c), IBV_SEND_FENCE waits for every earlier
- * READ, and READs in flight stay within max_rd_atomic (the peer's
- * max_dest_rd_atomic).
+ * What holds the queued WR @p w back, RC_REQ_IDLE if nothing. READs and
+ * atomics in flight stay within max_rd_atomic together (the peer's
+ * max_dest_rd_atomic). They also wait for each other: an atomic executes as
+ * its control frame arrives, while a READ's answer is read from memory
+ * when the card fetches it, so neither could be ordered behind the other
+ * at the responder (rc_atomic.c). IBV_SEND_FENCE waits for every earlier
+ * READ and atomic; no other WR waits for them (IBA).
  */
 static enum rc_req_state
 wqe_hold(const struct blue_qp *qp, const struct rc_wqe *w)
 {
 	uint32_t rd_max = qp->vqp.attr.max_rd_atomic ? qp->vqp.attr.max_rd_atomic : 1;
+	const struct rc_req *rq = &qp->req;
 
-	if (qp->req.atomic_wqe != NULL)
-		return RC_REQ_WAIT_ATOMIC;
 	/* nothing after a too long SEND; its announcement, held by a full ring or
 	 * the card window, still goes */
-	if (qp->req.state == RC_REQ_LEN_ERR)
+	if (rq->state == RC_REQ_LEN_ERR)
 		return (w->flags & RC_WQE_LEN_ERR) ? RC_REQ_IDLE : RC_REQ_LEN_ERR;
-	if (rc_is_atomic(w->opcode))
-		return qp->req.sq_head != qp->req.sq_next ? RC_REQ_WAIT_ATOMIC : RC_REQ_IDLE;
 	if (rc_wqe_started(w))
 		return RC_REQ_IDLE;
-	if ((w->flags & RC_WQE_FENCE) && qp->req.rd_q.count > 0)
+	if ((w->flags & RC_WQE_FENCE) && (rq->rd_q.count > 0 || rq->at_q.count > 0))
 		return RC_REQ_WAIT_FENCE;
-	if (w->opcode == BLUE_WR_RDMA_READ && qp->req.rd_q.count >= rd_max)
+	if (w->opcode != BLUE_WR_RDMA_READ && !rc_is_atomic(w->opcode))
+		return RC_REQ_IDLE;
+	if (rq->rd_q.count + rq->at_q.count >= rd_max)
 		return RC_REQ_WAIT_READS;
+	if (w->opcode == BLUE_WR_RDMA_READ ? rq->at_q.count > 0 : rq->rd_q.count > 0)
+		return RC_REQ_WAIT_ATOMIC;
 	return RC_REQ_IDLE;
 }
 
-/* An atomic goes once every earlier WR is acknowledged; later WRs wait for its answer. */
+/*
+ * An atomic goes as a control frame, with the next PSN: the responder
+ * executes it once every PSN before that arrived (rc_atomic.c).
+ */
 static void
 start_atomic(struct blue_qp *qp, struct rc_wqe *w)
 {
@@ -475,11 +482,12 @@ start_atomic(struct blue_qp *qp, struct rc_wqe *w)
 	w->psn = qp->req.next_psn;
 	w->npkts = 0;
 	rc_wqe_to(qp, w, RC_WQE_SENDING);
-	qp->req.atomic_wqe = w;
+	qp->req.atomics[rc_fifo_push(&qp->req.at_q)] = qp->req.sq_next & qp->req.sq_mask;
 	rc_atomic_send(qp, w); /* if it cannot go now, the timer resends it */
 	wqe_pushed(qp, w);
 	qp->req.sq_next++;
-	rc_timer_arm(qp);
+	if (qp->comp.rtx_deadline == 0)
+		rc_timer_arm(qp);
 }
 
 static unsigned int push_queued(struct blue_qp *qp);

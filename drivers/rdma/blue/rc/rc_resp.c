@@ -85,6 +85,8 @@ rc_resp_complete(struct blue_qp *qp)
 		qp->vqp.st.rx_packets += (uint32_t)blue_psn_diff(qp->resp.epsn, qp->resp.counted_epsn);
 	qp->resp.counted_epsn = qp->resp.epsn;
 	rc_read_progress(qp);
+	if (qp->resp.atomic_nheld > 0)
+		rc_atomic_progress(qp); /* atomics waiting for the PSNs before them */
 	while (qp->resp.msg_q.count > 0) {
 		struct rc_msg *m = &qp->resp.msgs[qp->resp.msg_q.head];
 
