@@ -97,7 +97,6 @@ struct rc_wqe {
 	struct rc_key k;     /* READ: the entry its answer lands through, [laddr, laddr + len) */
 };
 
-
 struct rc_rwqe {
 	uint64_t wr_id;
 	uint64_t addr;
@@ -612,8 +611,7 @@ void rc_hole_open(struct rc_resp *rs, enum rc_hole_state s, uint64_t now);
 void rc_hole_check(struct blue_qp *qp, bool report);
 /** The card's ACK frame (a NAK of [epsn, @p psn) if @p nak). @return true if it went. */
 bool rc_ack_frame(struct blue_qp *qp, bool nak, uint32_t psn);
-/** The QP is destroyed: the ACK of what it received goes once more (a lost last ACK). */
-void rc_ack_last_word(struct blue_qp *qp);
+void rc_ack_last_word(struct blue_qp *qp); /**< at destroy: the last ACK once more (rc_ack.c) */
 /** The responder's turn in a poll: probe answers, NAKs, the ACK due. @return RC_MORE if left. */
 enum rc_step rc_ack_step(struct blue_qp *qp, uint64_t now);
 /** The peer asked what arrived before @p psn (an ACK_REQ), at @p now. */
