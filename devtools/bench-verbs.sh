@@ -34,15 +34,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ ${#prio[@]} -eq 0 ] || "${prio[@]}" true 2>/dev/null || prio=()
-if [ ${#prio[@]} -gt 0 ] && [ -z "${ORDK_BV_SESSION:-}" ] && [ -e /proc/self/autogroup ] &&
-    command -v setsid >/dev/null; then
-    ORDK_BV_SESSION=1 exec setsid --wait "$self" ${args[@]+"${args[@]}"}
-fi
-group="as started"
-if [ -n "${ORDK_BV_SESSION:-}" ]; then
-    echo -10 2>/dev/null >/proc/self/autogroup && group="its own session, nice -10" ||
-        group="its own session (its nice could not be set)"
-fi
+. devtools/lib.sh
+ORDK_PRIO_GROUP="as started"
+[ ${#prio[@]} -eq 0 ] || ordk_prio_session -10 "$self" ${args[@]+"${args[@]}"}
+group=$ORDK_PRIO_GROUP
 perf=$BUILD/apps/ordk-perf/ordk-perf run=$BUILD/apps/ordk-run/ordk-run
 pair=tests/verbs_abi/pair.sh
 [ -x "$perf" ] && [ -x "$run" ] || { echo "bench-verbs: build first" >&2; exit 1; }
