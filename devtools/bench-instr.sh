@@ -8,8 +8,10 @@
 #
 # Each of bench.sh's figures runs in one process (--loopback: both sides,
 # one core, the model and the transport in one loop) under callgrind, twice,
-# with N and 3N iterations; the difference divided by 2N is the instructions
-# one operation costs with EAL's start and the set-up taken out. A latency
+# with N and 3N iterations, counting only inside ordk-perf's timed loop (its
+# client's perf_client_bw/perf_client_lat, which poll the server's side
+# too); the difference divided by 2N is the instructions one operation
+# costs with the loop's set-up taken out. A latency
 # iteration is a whole round trip (both sides' polls, idle ones included);
 # a bandwidth one is a message posted, carried, acknowledged and completed.
 # With --against, the other build's ordk-perf is counted the same way and a
@@ -63,6 +65,7 @@ count() { # <build> <figure> <iterations>: instructions of the whole run
     local out="$dir/cg.out" t
     read -r -a t <<<"$(args_of "$2")"
     timeout 600 valgrind --tool=callgrind --callgrind-out-file="$out" \
+        --toggle-collect=perf_client_bw --toggle-collect=perf_client_lat \
         "$1/apps/ordk-perf/ordk-perf" "${t[0]}" --no-pci --no-huge -m 1024 -l 0 \
         --file-prefix="instr$$" -- --loopback "${t[@]:1}" -n "$3" --no-progress >"$dir/log" 2>&1 ||
         { echo "bench-instr: $1 ${t[*]} -n $3 failed:" >&2; tail -20 "$dir/log" >&2; return 1; }
