@@ -334,59 +334,98 @@ rdma_get_dst_port(struct rdma_cm_id *cmid)
 
 /* ---- addresses ---- */
 
-int
-rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,
-		 struct rdma_addrinfo **res)
+/* An address in an allocation of its own, as rdma-core's (rdma_freeaddrinfo frees it). */
+static int
+copy_addr(struct sockaddr **dst, socklen_t *dst_len, const struct sockaddr *src, socklen_t len)
 {
-	struct addrinfo h = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *ai = NULL;
-	struct rdma_addrinfo *r;
-	bool passive = hints != NULL && (hints->ai_flags & RAI_PASSIVE);
-	int rc;
-
-	if (res == NULL || (node == NULL && service == NULL)) {
+	if (src == NULL || len < sizeof(sa_family_t) || len > sizeof(struct sockaddr_storage)) {
+		RCM_LOG(ERR, "rdma_getaddrinfo: a hints address of %u bytes\n", (unsigned int)len);
 		errno = EINVAL;
 		return -1;
 	}
-	if (hints != NULL && hints->ai_family != 0 && hints->ai_family != AF_INET &&
-	    hints->ai_family != AF_INET6) {
-		RCM_LOG(ERR, "rdma_getaddrinfo: family %d: ORDK's rdma_cm speaks IPv4\n", hints->ai_family);
-		errno = EAFNOSUPPORT;
+	*dst = malloc(len);
+	if (*dst == NULL) {
+		errno = ENOMEM;
 		return -1;
 	}
-	if (passive)
+	memcpy(*dst, src, len);
+	*dst_len = len;
+	return 0;
+}
+
+/* @p node / @p service through the host's resolver (IPv4): the source address if passive, else the destination. */
+static int
+resolve_name(const char *node, const char *service, const struct rdma_addrinfo *hints,
+	     struct rdma_addrinfo *r)
+{
+	struct addrinfo h = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	int rc;
+
+	if (hints->ai_flags & RAI_PASSIVE)
 		h.ai_flags |= AI_PASSIVE;
-	if (hints != NULL && (hints->ai_flags & RAI_NUMERICHOST))
+	if (hints->ai_flags & RAI_NUMERICHOST)
 		h.ai_flags |= AI_NUMERICHOST;
 	rc = getaddrinfo(node, service, &h, &ai);
 	if (rc != 0) {
 		errno = rc == EAI_SYSTEM ? errno : EADDRNOTAVAIL;
 		return rc;
 	}
-	r = calloc(1, sizeof(*r) + 2 * sizeof(struct sockaddr_in));
+	r->ai_family = AF_INET;
+	if (hints->ai_flags & RAI_PASSIVE)
+		rc = copy_addr(&r->ai_src_addr, &r->ai_src_len, ai->ai_addr, sizeof(struct sockaddr_in));
+	else
+		rc = copy_addr(&r->ai_dst_addr, &r->ai_dst_len, ai->ai_addr, sizeof(struct sockaddr_in));
+	freeaddrinfo(ai);
+	return rc;
+}
+
+/*
+ * As rdma-core's: @p node and @p service resolved, or with neither the
+ * hints' addresses (libfabric passes a peer's name as ai_dst_addr); a source
+ * address in the hints is the result's unless the name gave one.
+ */
+int
+rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,
+		 struct rdma_addrinfo **res)
+{
+	static const struct rdma_addrinfo none;
+	struct rdma_addrinfo *r;
+	int rc = 0;
+
+	if (res == NULL || (node == NULL && service == NULL && hints == NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (hints == NULL)
+		hints = &none;
+	if (hints->ai_family != 0 && hints->ai_family != AF_INET && hints->ai_family != AF_INET6) {
+		RCM_LOG(ERR, "rdma_getaddrinfo: family %d: ORDK's rdma_cm speaks IPv4\n", hints->ai_family);
+		errno = EAFNOSUPPORT;
+		return -1;
+	}
+	r = calloc(1, sizeof(*r));
 	if (r == NULL) {
-		freeaddrinfo(ai);
 		errno = ENOMEM;
 		return -1;
 	}
-	r->ai_flags = hints != NULL ? hints->ai_flags : 0;
-	r->ai_family = AF_INET;
-	r->ai_qp_type = hints != NULL && hints->ai_qp_type != 0 ? hints->ai_qp_type : IBV_QPT_RC;
-	r->ai_port_space = hints != NULL && hints->ai_port_space != 0 ? hints->ai_port_space : RDMA_PS_TCP;
-	if (passive) {
-		r->ai_src_addr = (struct sockaddr *)(r + 1);
-		r->ai_src_len = sizeof(struct sockaddr_in);
-		memcpy(r->ai_src_addr, ai->ai_addr, sizeof(struct sockaddr_in));
-	} else {
-		r->ai_dst_addr = (struct sockaddr *)(r + 1);
-		r->ai_dst_len = sizeof(struct sockaddr_in);
-		memcpy(r->ai_dst_addr, ai->ai_addr, sizeof(struct sockaddr_in));
-		if (hints != NULL && hints->ai_src_addr != NULL && hints->ai_src_addr->sa_family == AF_INET) {
-			r->ai_src_addr = (struct sockaddr *)((struct sockaddr_in *)(r + 1) + 1);
-			r->ai_src_len = sizeof(struct sockaddr_in);
-			memcpy(r->ai_src_addr, hints->ai_src_addr, sizeof(struct sockaddr_in));
-		}
+	r->ai_flags = hints->ai_flags;
+	r->ai_family = hints->ai_family;
+	r->ai_port_space = hints->ai_port_space != 0 ? hints->ai_port_space : RDMA_PS_TCP;
+	r->ai_qp_type = hints->ai_qp_type != 0 ? hints->ai_qp_type
+		: r->ai_port_space == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC;
+	if (node != NULL || service != NULL)
+		rc = resolve_name(node, service, hints, r);
+	else if (hints->ai_dst_len > 0)
+		rc = copy_addr(&r->ai_dst_addr, &r->ai_dst_len, hints->ai_dst_addr, hints->ai_dst_len);
+	if (rc == 0 && r->ai_src_len == 0 && hints->ai_src_len > 0)
+		rc = copy_addr(&r->ai_src_addr, &r->ai_src_len, hints->ai_src_addr, hints->ai_src_len);
+	if (rc != 0) {
+		int err = errno;
+
+		rdma_freeaddrinfo(r);
+		errno = err;
+		return rc;
 	}
-	freeaddrinfo(ai);
 	*res = r;
 	return 0;
 }
@@ -397,6 +436,8 @@ rdma_freeaddrinfo(struct rdma_addrinfo *res)
 	while (res != NULL) {
 		struct rdma_addrinfo *n = res->ai_next;
 
+		free(res->ai_src_addr);
+		free(res->ai_dst_addr);
 		free(res->ai_src_canonname);
 		free(res->ai_dst_canonname);
 		free(res);

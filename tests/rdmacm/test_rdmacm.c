@@ -730,6 +730,29 @@ Test(rdmacm, getaddrinfo_passive_and_active)
 	rdma_freeaddrinfo(res);
 }
 
+/* No node and no service: the hints' addresses, as rdma-core (libfabric names a peer so). */
+Test(rdmacm, getaddrinfo_from_hints_alone)
+{
+	struct sockaddr_in dst = sin_of("10.0.0.2", 7471), src = sin_of("10.0.0.1", 0);
+	struct rdma_addrinfo hints = { .ai_family = AF_INET, .ai_port_space = RDMA_PS_TCP,
+				       .ai_dst_addr = (struct sockaddr *)&dst, .ai_dst_len = sizeof(dst),
+				       .ai_src_addr = (struct sockaddr *)&src, .ai_src_len = sizeof(src) };
+	struct rdma_addrinfo *res;
+
+	cr_assert_eq(rdma_getaddrinfo(NULL, NULL, &hints, &res), 0, "hints alone: %s", strerror(errno));
+	cr_assert_eq(res->ai_dst_len, sizeof(dst));
+	cr_assert_eq(memcmp(res->ai_dst_addr, &dst, sizeof(dst)), 0);
+	cr_assert_neq((void *)res->ai_dst_addr, (void *)&dst, "a copy, freed by rdma_freeaddrinfo");
+	cr_assert_eq(memcmp(res->ai_src_addr, &src, sizeof(src)), 0);
+	cr_assert_eq(res->ai_qp_type, IBV_QPT_RC);
+	rdma_freeaddrinfo(res);
+	cr_assert_eq(rdma_getaddrinfo(NULL, NULL, NULL, &res), -1);
+	cr_assert_eq(errno, EINVAL, "nothing to resolve");
+	hints.ai_dst_len = 100000;
+	cr_assert_eq(rdma_getaddrinfo(NULL, NULL, &hints, &res), -1);
+	cr_assert_eq(errno, EINVAL, "an address longer than any");
+}
+
 /* The synchronous API: rdma_create_ep, rdma_get_request, rdma_verbs.h's inline helpers. */
 struct ep_server {
 	struct rdma_cm_id *l;
