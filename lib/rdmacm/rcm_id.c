@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rdma_cm's ids and addresses: create and destroy, bind and listen (a TCP
- * socket on rdma_cm's port), resolving without ARP (at once, IPv4, the
- * device IP's host from ORDK_CM_PEERS), options, rdma_getaddrinfo.
+ * socket on rdma_cm's port; a UDP one in the UDP port space, rcm_sidr.c),
+ * resolving without ARP (at once, IPv4, the device IP's host from
+ * ORDK_CM_PEERS), options, rdma_getaddrinfo.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -52,8 +53,9 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **out, void
 		errno = EINVAL;
 		return -1;
 	}
-	if (ps != RDMA_PS_TCP && ps != RDMA_PS_IB) {
-		RCM_REFUSE("rdma_create_id", EOPNOTSUPP, "port spaces UDP and IPoIB: UD QPs");
+	if (ps != RDMA_PS_TCP && ps != RDMA_PS_IB && ps != RDMA_PS_UDP) {
+		RCM_REFUSE("rdma_create_id", EOPNOTSUPP, "port space IPoIB: IPoIB's multicast Q_Key");
+		rcm_count(RCM_C_REFUSED_CALL);
 		return -1;
 	}
 	if (own) { /* synchronous use: calls wait for their own events */
@@ -74,15 +76,40 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **out, void
 	id->sync = own;
 	id->own_chan = own;
 	id->fd = -1;
+	id->sidr_fd = -1;
 	id->id.channel = channel;
 	id->id.context = context;
 	id->id.ps = ps;
-	id->id.qp_type = IBV_QPT_RC;
+	id->id.qp_type = ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC; /* as rdma-core's */
 	pthread_mutex_lock(&c->lock);
 	TAILQ_INSERT_TAIL(&c->ids, id, next);
 	pthread_mutex_unlock(&c->lock);
 	*out = &id->id;
 	return 0;
+}
+
+struct rcm_id *
+rcm_passive_id(struct rcm_id *l, enum ibv_qp_type qpt)
+{
+	struct rcm_id *id = calloc(1, sizeof(*id));
+
+	if (id == NULL)
+		return NULL;
+	id->magic = RCM_MAGIC_ID;
+	id->chan = l->chan;
+	id->fd = -1;
+	id->sidr_fd = -1;
+	id->listener = l;
+	id->id.verbs = l->id.verbs;
+	id->id.channel = l->id.channel;
+	id->id.context = l->id.context;
+	id->id.ps = l->id.ps;
+	id->id.port_num = 1;
+	id->id.qp_type = qpt;
+	id->id.route.addr.src_sin = l->id.route.addr.src_sin;
+	id->id.route.addr.addr.ibaddr = l->id.route.addr.addr.ibaddr;
+	TAILQ_INSERT_TAIL(&l->chan->ids, id, next);
+	return id;
 }
 
 int
@@ -102,6 +129,7 @@ rdma_destroy_id(struct rdma_cm_id *cmid)
 	TAILQ_FOREACH(o, &c->ids, next)
 		if (o->listener == id)
 			o->listener = NULL;
+	rcm_sidr_forget(id);
 	rcm_id_retire(id);
 	pthread_mutex_unlock(&c->lock);
 	if (own)
@@ -141,6 +169,7 @@ int
 rdma_bind_addr(struct rdma_cm_id *cmid, struct sockaddr *addr)
 {
 	struct rcm_id *id = rcm_id_of(cmid);
+	bool ud = rcm_is_ud(cmid);
 	struct sockaddr_in sin, any;
 	socklen_t len = sizeof(sin);
 	int fd, one = 1, rc;
@@ -153,10 +182,12 @@ rdma_bind_addr(struct rdma_cm_id *cmid, struct sockaddr *addr)
 		return -1;
 	if (rcm_device() == NULL)
 		return -1;
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	/* the UDP port space's port is a UDP port (SO_REUSEADDR there would let two ids share it) */
+	fd = socket(AF_INET, (ud ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (!ud)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	rc = bind(fd, (struct sockaddr *)&sin, sizeof(sin));
 	/* the device's IP (or one ORDK_CM_PEERS serves) is not the host's: its port on every address */
 	if (rc != 0 && errno == EADDRNOTAVAIL &&
@@ -207,7 +238,7 @@ rdma_listen(struct rdma_cm_id *cmid, int backlog)
 		return -1;
 	if (id->state != RCM_BOUND)
 		return rcm_unlock_err(id, EINVAL);
-	if (listen(id->fd, backlog > 0 ? backlog : 128) != 0)
+	if (cmid->qp_type != IBV_QPT_UD && listen(id->fd, backlog > 0 ? backlog : 128) != 0)
 		return rcm_unlock_err(id, errno);
 	if (rcm_watch(id->chan, id, EPOLLIN, true) != 0)
 		return rcm_unlock_err(id, EIO);

@@ -705,8 +705,8 @@ Test(rdmacm, refused_calls_say_so)
 	cr_assert_eq(counter("refused_call"), before + 2);
 	cr_assert_eq(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &(uint8_t){ 0 }, 1), 0,
 		     "TOS: accepted, ignored");
-	cr_assert_eq(rdma_create_id(ch, &(struct rdma_cm_id *){ NULL }, NULL, RDMA_PS_UDP), -1);
-	cr_assert_eq(errno, EOPNOTSUPP, "UD port space refused");
+	cr_assert_eq(rdma_create_id(ch, &(struct rdma_cm_id *){ NULL }, NULL, RDMA_PS_IPOIB), -1);
+	cr_assert_eq(errno, EOPNOTSUPP, "IPoIB port space refused (UDP's: test_rdmacm_ud.c)");
 	rdma_destroy_id(id);
 	rdma_destroy_event_channel(ch);
 }
