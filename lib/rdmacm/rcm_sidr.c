@@ -181,9 +181,9 @@ refuse(struct rcm_id *l, const struct sockaddr_in *from, uint32_t req, uint8_t s
 {
 	uint8_t m[RCM_MSG_LEN];
 
+	rcm_count(RCM_C_REJ_SENT); /* first: the requester may look as soon as it is sent */
 	encode(m, SIDR_REP, status, req, 0, 0, NULL, 0);
 	send_to(l->fd, m, from);
-	rcm_count(RCM_C_REJ_SENT);
 }
 
 static void
@@ -541,8 +541,8 @@ void
 rcm_sidr_forget(struct rcm_id *id)
 {
 	if (id->sidr_fd >= 0 && id->sidr_seen != NULL) { /* never answered: rejected, as the kernel's IB CM does */
-		answer(id, SIDR_REJECT, 0, NULL, 0);
 		rcm_count(RCM_C_REJ_SENT);
+		answer(id, SIDR_REJECT, 0, NULL, 0);
 	}
 	if (id->sidr_fd >= 0)
 		close(id->sidr_fd);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -646,4 +647,55 @@ Test(rdmacm_ud, calls_that_do_not_fit_are_refused)
 	rdma_destroy_id(l);
 	rdma_destroy_event_channel(cch);
 	rdma_destroy_event_channel(ch);
+}
+
+/* The synchronous API with UD ids: rdma_create_ep, rdma_get_request, rdma_connect's event kept. */
+struct ud_server {
+	struct rdma_cm_id *l, *s;
+	int rc;
+};
+
+static void *
+ud_serve(void *arg)
+{
+	struct ud_server *sv = arg;
+
+	sv->rc = -1;
+	if (rdma_get_request(sv->l, &sv->s) != 0 || sv->s->qp == NULL)
+		return NULL;
+	sv->rc = rdma_accept(sv->s, NULL); /* the QP rdma_get_request gave it names itself */
+	return NULL;
+}
+
+Test(rdmacm_ud, synchronous_endpoints)
+{
+	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE, .ai_port_space = RDMA_PS_UDP }, *res;
+	struct ibv_qp_init_attr qa = ud_attr();
+	struct ud_server sv = { 0 };
+	struct rdma_cm_id *c;
+	char port[8];
+	pthread_t t;
+
+	cr_assert_eq(rdma_getaddrinfo(NULL, "0", &hints, &res), 0);
+	cr_assert_eq(res->ai_qp_type, IBV_QPT_UD, "the UDP port space's QPs are UD");
+	cr_assert_eq(rdma_create_ep(&sv.l, res, NULL, &qa), 0, "passive ep: %s", strerror(errno));
+	rdma_freeaddrinfo(res);
+	cr_assert_eq(rdma_listen(sv.l, 4), 0);
+	snprintf(port, sizeof(port), "%u", ntohs(rdma_get_src_port(sv.l)));
+	cr_assert_eq(pthread_create(&t, NULL, ud_serve, &sv), 0);
+	hints.ai_flags = 0;
+	cr_assert_eq(rdma_getaddrinfo("127.0.0.1", port, &hints, &res), 0);
+	cr_assert_eq(rdma_create_ep(&c, res, NULL, &qa), 0, "active ep: %s", strerror(errno));
+	rdma_freeaddrinfo(res);
+	check_rts(c->qp);
+	cr_assert_eq(rdma_connect(c, NULL), 0, "synchronous connect: %s", strerror(errno));
+	pthread_join(t, NULL);
+	cr_assert_eq(sv.rc, 0, "the server's side failed");
+	cr_assert_not_null(c->event, "rdma_connect leaves its ESTABLISHED in id->event, as rdma-core");
+	cr_assert_eq(c->event->event, RDMA_CM_EVENT_ESTABLISHED);
+	cr_assert_eq(c->event->param.ud.qp_num, sv.s->qp->qp_num);
+	cr_assert_eq(c->event->param.ud.qkey, RDMA_UDP_QKEY);
+	rdma_destroy_ep(c);
+	rdma_destroy_ep(sv.s);
+	rdma_destroy_ep(sv.l);
 }
