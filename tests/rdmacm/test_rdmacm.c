@@ -811,7 +811,7 @@ Test(rdmacm, synchronous_endpoints)
 	cr_assert_not_null(mr);
 	cr_assert_eq(rdma_post_send(c, NULL, msg, sizeof(msg), mr, 0), 0);
 	cr_assert_eq(rdma_get_send_comp(c, &wc), 1);
-	cr_assert_eq(wc.status, IBV_WC_SUCCESS);
+	cr_assert_eq(wc.status, IBV_WC_SUCCESS, "send: %s (vendor 0x%x)", ibv_wc_status_str(wc.status), wc.vendor_err);
 	pthread_join(t, NULL);
 	cr_assert_eq(sv.rc, 0, "the server's side failed");
 	cr_assert_str_eq(sv.got, "sync hello");
