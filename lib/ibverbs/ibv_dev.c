@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 
@@ -198,10 +199,23 @@ log_stats(struct ov_dev *d)
 			       ordk_stats_value(&st, i));
 }
 
+/*
+ * At exit(). A program may exit from inside a verb (a signal handler that
+ * calls exit(), as libinfinipath's for SIGTERM): its own thread holds the
+ * lock then, and waiting for it would never end. Other threads hold it a
+ * linger at most: 2 s tells the two apart.
+ */
 static void
 stats_at_exit(void)
 {
-	pthread_mutex_lock(&ov_the_dev.lock);
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 2;
+	if (pthread_mutex_timedlock(&ov_the_dev.lock, &until) != 0) {
+		OV_LOG(WARNING, "exit with the device locked (from inside a verb?): no report\n");
+		return;
+	}
 	log_stats(&ov_the_dev);
 	pthread_mutex_unlock(&ov_the_dev.lock);
 }

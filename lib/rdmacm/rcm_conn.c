@@ -28,7 +28,7 @@
 
 #include "rcm_internal.h"
 
-#define MAGIC "ORDKRCM1"
+#define MAGIC RCM_MSG_MAGIC
 
 static const uint8_t pdata_max[RCM_MSG_MAX + 1] = {
 	[RCM_REQ] = RCM_REQ_PDATA, [RCM_REP] = RCM_REP_PDATA, [RCM_RTU] = 0,
@@ -179,8 +179,7 @@ rcm_close_conn(struct rcm_id *id)
 static int
 check_peer(const uint8_t *m, const char *what)
 {
-	static const uint8_t v4[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	uint32_t qpn = get32(m + 16), psn = get32(m + 20), ip = get32(m + 36);
+	uint32_t qpn = get32(m + 16), psn = get32(m + 20);
 
 	if (qpn < 2 || qpn > 0xffffff) {
 		RCM_LOG(ERR, "%s names QP %u: no RC QP has that number\n", what, qpn);
@@ -194,8 +193,7 @@ check_peer(const uint8_t *m, const char *what)
 		RCM_LOG(ERR, "%s: path MTU %u is not IBA's 1..5\n", what, m[11]);
 		return RCM_REJ_NO_QP;
 	}
-	if (memcmp(m + 24, v4, 12) != 0 || ip >> 24 == 0 || ip >> 24 == 127 || ip >> 28 == 0xe ||
-	    ip == 0xffffffff) {
+	if (!rcm_gid_ok(m + 24)) {
 		RCM_LOG(ERR, "%s: GID is not a unicast IPv4 device address (::ffff:a.b.c.d)\n", what);
 		return RCM_REJ_INVALID_GID;
 	}
@@ -258,28 +256,16 @@ take_conn(struct rcm_id *l)
 				strerror(errno));
 		return;
 	}
-	id = calloc(1, sizeof(*id));
+	id = rcm_passive_id(l, IBV_QPT_RC);
 	if (id == NULL) {
 		RCM_LOG(ERR, "no memory for a connection request: refused\n");
 		close(fd);
 		return;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	id->magic = RCM_MAGIC_ID;
-	id->chan = l->chan;
 	id->fd = fd;
 	id->state = RCM_REQ_WAIT;
-	id->listener = l;
 	id->deadline = rcm_now_ms() + rcm_step_ms();
-	id->id.verbs = l->id.verbs;
-	id->id.channel = l->id.channel;
-	id->id.context = l->id.context;
-	id->id.ps = l->id.ps;
-	id->id.port_num = 1;
-	id->id.qp_type = IBV_QPT_RC;
-	id->id.route.addr.src_sin = l->id.route.addr.src_sin;
-	id->id.route.addr.addr.ibaddr = l->id.route.addr.addr.ibaddr;
-	TAILQ_INSERT_TAIL(&l->chan->ids, id, next);
 	if (rcm_watch(l->chan, id, EPOLLIN, true) != 0)
 		rcm_id_retire(id);
 }
@@ -424,6 +410,10 @@ on_connected(struct rcm_id *id)
 void
 rcm_io(struct rcm_id *id, uint32_t events)
 {
+	if (id->id.qp_type == IBV_QPT_UD) { /* SIDR, over UDP */
+		rcm_sidr_io(id);
+		return;
+	}
 	if (id->state == RCM_LISTEN) {
 		take_conn(id);
 		return;
@@ -474,6 +464,10 @@ rcm_expire(struct rcm_chan *c, int64_t now)
 		if (id->deadline == 0 || id->deadline > now)
 			continue;
 		id->deadline = 0;
+		if (id->id.qp_type == IBV_QPT_UD) { /* SIDR: the request again, or given up */
+			rcm_sidr_expire(id, now);
+			continue;
+		}
 		if (id->reconnect) { /* a refused connect's next try */
 			id->reconnect = false;
 			rcm_tcp_connect(id);
@@ -505,9 +499,12 @@ cap8(uint8_t v, uint8_t max)
 int
 rdma_connect(struct rdma_cm_id *cmid, struct rdma_conn_param *param)
 {
-	struct rcm_id *id = rcm_lock_id(cmid);
 	struct rdma_conn_param none = { .retry_count = 7, .rnr_retry_count = 7 };
+	struct rcm_id *id;
 
+	if (rcm_is_ud(cmid)) /* SIDR (rcm_sidr.c) */
+		return rcm_sidr_connect(cmid, param);
+	id = rcm_lock_id(cmid);
 	if (id == NULL)
 		return -1;
 	if (param == NULL)
@@ -537,11 +534,14 @@ rdma_connect(struct rdma_cm_id *cmid, struct rdma_conn_param *param)
 int
 rdma_accept(struct rdma_cm_id *cmid, struct rdma_conn_param *param)
 {
-	struct rcm_id *id = rcm_lock_id(cmid);
 	const void *pd = NULL;
 	uint8_t plen = 0;
+	struct rcm_id *id;
 	int rc;
 
+	if (rcm_is_ud(cmid))
+		return rcm_sidr_accept(cmid, param);
+	id = rcm_lock_id(cmid);
 	if (id == NULL)
 		return -1;
 	if (id->state != RCM_REQ_RCVD)
@@ -592,8 +592,11 @@ rdma_accept(struct rdma_cm_id *cmid, struct rdma_conn_param *param)
 int
 rdma_reject(struct rdma_cm_id *cmid, const void *private_data, uint8_t private_data_len)
 {
-	struct rcm_id *id = rcm_lock_id(cmid);
+	struct rcm_id *id;
 
+	if (rcm_is_ud(cmid))
+		return rcm_sidr_reject(cmid, private_data, private_data_len);
+	id = rcm_lock_id(cmid);
 	if (id == NULL)
 		return -1;
 	if (id->state != RCM_REQ_RCVD)

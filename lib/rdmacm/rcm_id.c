@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rdma_cm's ids and addresses: create and destroy, bind and listen (a TCP
- * socket on rdma_cm's port), resolving without ARP (at once, IPv4, the
- * device IP's host from ORDK_CM_PEERS), options, rdma_getaddrinfo.
+ * socket on rdma_cm's port; a UDP one in the UDP port space, rcm_sidr.c),
+ * resolving without ARP (at once, IPv4, the device IP's host from
+ * ORDK_CM_PEERS), options, rdma_getaddrinfo.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -52,8 +53,9 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **out, void
 		errno = EINVAL;
 		return -1;
 	}
-	if (ps != RDMA_PS_TCP && ps != RDMA_PS_IB) {
-		RCM_REFUSE("rdma_create_id", EOPNOTSUPP, "port spaces UDP and IPoIB: UD QPs");
+	if (ps != RDMA_PS_TCP && ps != RDMA_PS_IB && ps != RDMA_PS_UDP) {
+		RCM_REFUSE("rdma_create_id", EOPNOTSUPP, "port space IPoIB: IPoIB's multicast Q_Key");
+		rcm_count(RCM_C_REFUSED_CALL);
 		return -1;
 	}
 	if (own) { /* synchronous use: calls wait for their own events */
@@ -74,15 +76,40 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **out, void
 	id->sync = own;
 	id->own_chan = own;
 	id->fd = -1;
+	id->sidr_fd = -1;
 	id->id.channel = channel;
 	id->id.context = context;
 	id->id.ps = ps;
-	id->id.qp_type = IBV_QPT_RC;
+	id->id.qp_type = ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC; /* as rdma-core's */
 	pthread_mutex_lock(&c->lock);
 	TAILQ_INSERT_TAIL(&c->ids, id, next);
 	pthread_mutex_unlock(&c->lock);
 	*out = &id->id;
 	return 0;
+}
+
+struct rcm_id *
+rcm_passive_id(struct rcm_id *l, enum ibv_qp_type qpt)
+{
+	struct rcm_id *id = calloc(1, sizeof(*id));
+
+	if (id == NULL)
+		return NULL;
+	id->magic = RCM_MAGIC_ID;
+	id->chan = l->chan;
+	id->fd = -1;
+	id->sidr_fd = -1;
+	id->listener = l;
+	id->id.verbs = l->id.verbs;
+	id->id.channel = l->id.channel;
+	id->id.context = l->id.context;
+	id->id.ps = l->id.ps;
+	id->id.port_num = 1;
+	id->id.qp_type = qpt;
+	id->id.route.addr.src_sin = l->id.route.addr.src_sin;
+	id->id.route.addr.addr.ibaddr = l->id.route.addr.addr.ibaddr;
+	TAILQ_INSERT_TAIL(&l->chan->ids, id, next);
+	return id;
 }
 
 int
@@ -102,6 +129,7 @@ rdma_destroy_id(struct rdma_cm_id *cmid)
 	TAILQ_FOREACH(o, &c->ids, next)
 		if (o->listener == id)
 			o->listener = NULL;
+	rcm_sidr_forget(id);
 	rcm_id_retire(id);
 	pthread_mutex_unlock(&c->lock);
 	if (own)
@@ -141,6 +169,7 @@ int
 rdma_bind_addr(struct rdma_cm_id *cmid, struct sockaddr *addr)
 {
 	struct rcm_id *id = rcm_id_of(cmid);
+	bool ud = rcm_is_ud(cmid);
 	struct sockaddr_in sin, any;
 	socklen_t len = sizeof(sin);
 	int fd, one = 1, rc;
@@ -153,10 +182,12 @@ rdma_bind_addr(struct rdma_cm_id *cmid, struct sockaddr *addr)
 		return -1;
 	if (rcm_device() == NULL)
 		return -1;
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	/* the UDP port space's port is a UDP port (SO_REUSEADDR there would let two ids share it) */
+	fd = socket(AF_INET, (ud ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (!ud)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	rc = bind(fd, (struct sockaddr *)&sin, sizeof(sin));
 	/* the device's IP (or one ORDK_CM_PEERS serves) is not the host's: its port on every address */
 	if (rc != 0 && errno == EADDRNOTAVAIL &&
@@ -207,7 +238,7 @@ rdma_listen(struct rdma_cm_id *cmid, int backlog)
 		return -1;
 	if (id->state != RCM_BOUND)
 		return rcm_unlock_err(id, EINVAL);
-	if (listen(id->fd, backlog > 0 ? backlog : 128) != 0)
+	if (cmid->qp_type != IBV_QPT_UD && listen(id->fd, backlog > 0 ? backlog : 128) != 0)
 		return rcm_unlock_err(id, errno);
 	if (rcm_watch(id->chan, id, EPOLLIN, true) != 0)
 		return rcm_unlock_err(id, EIO);
@@ -334,59 +365,98 @@ rdma_get_dst_port(struct rdma_cm_id *cmid)
 
 /* ---- addresses ---- */
 
-int
-rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,
-		 struct rdma_addrinfo **res)
+/* An address in an allocation of its own, as rdma-core's (rdma_freeaddrinfo frees it). */
+static int
+copy_addr(struct sockaddr **dst, socklen_t *dst_len, const struct sockaddr *src, socklen_t len)
 {
-	struct addrinfo h = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *ai = NULL;
-	struct rdma_addrinfo *r;
-	bool passive = hints != NULL && (hints->ai_flags & RAI_PASSIVE);
-	int rc;
-
-	if (res == NULL || (node == NULL && service == NULL)) {
+	if (src == NULL || len < sizeof(sa_family_t) || len > sizeof(struct sockaddr_storage)) {
+		RCM_LOG(ERR, "rdma_getaddrinfo: a hints address of %u bytes\n", (unsigned int)len);
 		errno = EINVAL;
 		return -1;
 	}
-	if (hints != NULL && hints->ai_family != 0 && hints->ai_family != AF_INET &&
-	    hints->ai_family != AF_INET6) {
-		RCM_LOG(ERR, "rdma_getaddrinfo: family %d: ORDK's rdma_cm speaks IPv4\n", hints->ai_family);
-		errno = EAFNOSUPPORT;
+	*dst = malloc(len);
+	if (*dst == NULL) {
+		errno = ENOMEM;
 		return -1;
 	}
-	if (passive)
+	memcpy(*dst, src, len);
+	*dst_len = len;
+	return 0;
+}
+
+/* @p node / @p service through the host's resolver (IPv4): the source address if passive, else the destination. */
+static int
+resolve_name(const char *node, const char *service, const struct rdma_addrinfo *hints,
+	     struct rdma_addrinfo *r)
+{
+	struct addrinfo h = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	int rc;
+
+	if (hints->ai_flags & RAI_PASSIVE)
 		h.ai_flags |= AI_PASSIVE;
-	if (hints != NULL && (hints->ai_flags & RAI_NUMERICHOST))
+	if (hints->ai_flags & RAI_NUMERICHOST)
 		h.ai_flags |= AI_NUMERICHOST;
 	rc = getaddrinfo(node, service, &h, &ai);
 	if (rc != 0) {
 		errno = rc == EAI_SYSTEM ? errno : EADDRNOTAVAIL;
 		return rc;
 	}
-	r = calloc(1, sizeof(*r) + 2 * sizeof(struct sockaddr_in));
+	r->ai_family = AF_INET;
+	if (hints->ai_flags & RAI_PASSIVE)
+		rc = copy_addr(&r->ai_src_addr, &r->ai_src_len, ai->ai_addr, sizeof(struct sockaddr_in));
+	else
+		rc = copy_addr(&r->ai_dst_addr, &r->ai_dst_len, ai->ai_addr, sizeof(struct sockaddr_in));
+	freeaddrinfo(ai);
+	return rc;
+}
+
+/*
+ * As rdma-core's: @p node and @p service resolved, or with neither the
+ * hints' addresses (libfabric passes a peer's name as ai_dst_addr); a source
+ * address in the hints is the result's unless the name gave one.
+ */
+int
+rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,
+		 struct rdma_addrinfo **res)
+{
+	static const struct rdma_addrinfo none;
+	struct rdma_addrinfo *r;
+	int rc = 0;
+
+	if (res == NULL || (node == NULL && service == NULL && hints == NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (hints == NULL)
+		hints = &none;
+	if (hints->ai_family != 0 && hints->ai_family != AF_INET && hints->ai_family != AF_INET6) {
+		RCM_LOG(ERR, "rdma_getaddrinfo: family %d: ORDK's rdma_cm speaks IPv4\n", hints->ai_family);
+		errno = EAFNOSUPPORT;
+		return -1;
+	}
+	r = calloc(1, sizeof(*r));
 	if (r == NULL) {
-		freeaddrinfo(ai);
 		errno = ENOMEM;
 		return -1;
 	}
-	r->ai_flags = hints != NULL ? hints->ai_flags : 0;
-	r->ai_family = AF_INET;
-	r->ai_qp_type = hints != NULL && hints->ai_qp_type != 0 ? hints->ai_qp_type : IBV_QPT_RC;
-	r->ai_port_space = hints != NULL && hints->ai_port_space != 0 ? hints->ai_port_space : RDMA_PS_TCP;
-	if (passive) {
-		r->ai_src_addr = (struct sockaddr *)(r + 1);
-		r->ai_src_len = sizeof(struct sockaddr_in);
-		memcpy(r->ai_src_addr, ai->ai_addr, sizeof(struct sockaddr_in));
-	} else {
-		r->ai_dst_addr = (struct sockaddr *)(r + 1);
-		r->ai_dst_len = sizeof(struct sockaddr_in);
-		memcpy(r->ai_dst_addr, ai->ai_addr, sizeof(struct sockaddr_in));
-		if (hints != NULL && hints->ai_src_addr != NULL && hints->ai_src_addr->sa_family == AF_INET) {
-			r->ai_src_addr = (struct sockaddr *)((struct sockaddr_in *)(r + 1) + 1);
-			r->ai_src_len = sizeof(struct sockaddr_in);
-			memcpy(r->ai_src_addr, hints->ai_src_addr, sizeof(struct sockaddr_in));
-		}
+	r->ai_flags = hints->ai_flags;
+	r->ai_family = hints->ai_family;
+	r->ai_port_space = hints->ai_port_space != 0 ? hints->ai_port_space : RDMA_PS_TCP;
+	r->ai_qp_type = hints->ai_qp_type != 0 ? hints->ai_qp_type
+		: r->ai_port_space == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC;
+	if (node != NULL || service != NULL)
+		rc = resolve_name(node, service, hints, r);
+	else if (hints->ai_dst_len > 0)
+		rc = copy_addr(&r->ai_dst_addr, &r->ai_dst_len, hints->ai_dst_addr, hints->ai_dst_len);
+	if (rc == 0 && r->ai_src_len == 0 && hints->ai_src_len > 0)
+		rc = copy_addr(&r->ai_src_addr, &r->ai_src_len, hints->ai_src_addr, hints->ai_src_len);
+	if (rc != 0) {
+		int err = errno;
+
+		rdma_freeaddrinfo(r);
+		errno = err;
+		return rc;
 	}
-	freeaddrinfo(ai);
 	*res = r;
 	return 0;
 }
@@ -397,6 +467,8 @@ rdma_freeaddrinfo(struct rdma_addrinfo *res)
 	while (res != NULL) {
 		struct rdma_addrinfo *n = res->ai_next;
 
+		free(res->ai_src_addr);
+		free(res->ai_dst_addr);
 		free(res->ai_src_canonname);
 		free(res->ai_dst_canonname);
 		free(res);

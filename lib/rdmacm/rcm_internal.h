@@ -41,12 +41,15 @@ extern int rcm_logtype;
 #define RCM_MAGIC_ID   0x72636964u /* "rcid" */
 #define RCM_MAGIC_DEAD 0xdeadu
 
-/* The exchange's messages: fixed size, see rcm_conn.c */
+/* The exchange's messages: fixed size, see rcm_conn.c (RC, TCP) and rcm_sidr.c (UD, UDP) */
+#define RCM_MSG_MAGIC	"ORDKRCM1"
 #define RCM_MSG_LEN	256u
 #define RCM_REQ_PDATA	56u  /* what rdma_cm leaves a REQ's user over IB (92 - its 36-byte header) */
 #define RCM_REP_PDATA	196u
 #define RCM_REJ_PDATA	148u
 #define RCM_DREQ_PDATA	52u
+#define RCM_SIDR_REQ_PDATA 180u /* IB's 216 less rdma_cm's 36-byte header, as the kernel's */
+#define RCM_SIDR_REP_PDATA 136u
 
 enum rcm_msg_type {
 	RCM_REQ = 1,
@@ -81,6 +84,7 @@ enum rcm_state {
 };
 
 struct rcm_chan;
+struct rcm_sidr_seen;
 
 struct rcm_event {
 	struct rdma_cm_event ev; /* first: what the application holds */
@@ -122,6 +126,14 @@ struct rcm_id {
 	TAILQ_ENTRY(rcm_id) reap;	/* destroyed, freed by the thread when no batch holds it */
 	/* sync ids: the last event their call waited for */
 	int sync_status;
+	/* UD ids: the SIDR exchange (rcm_sidr.c) */
+	uint32_t qkey;		       /* 0 until a QP or the SIDR sets it (the kernel's cma_set_qkey) */
+	uint32_t sidr_id;	       /* the request's ID: its answer names it */
+	int64_t sidr_until;	       /* active: the request is given up then (ms) */
+	struct rcm_sidr_seen *sidr_seen; /* passive: the request, as a repeated one finds it */
+	int sidr_fd;		       /* passive, until answered: the listener's socket (dup) to answer from */
+	struct sockaddr_in sidr_peer;  /* passive: where the SIDR_REQ came from */
+	struct rdma_cm_event *sidr_ev; /* a synchronous id's ESTABLISHED, left to it as id->event */
 };
 TAILQ_HEAD(rcm_id_list, rcm_id);
 
@@ -170,6 +182,8 @@ void rcm_id_retire(struct rcm_id *id);
 struct rcm_id *rcm_lock_id(struct rdma_cm_id *cmid);
 int rcm_unlock_err(struct rcm_id *id, int err);
 int rcm_send_msg(struct rcm_id *id, enum rcm_msg_type type, uint8_t reason, const void *pdata, uint8_t plen);
+/* A new id for a request that came to listener @p l (lock held), on l's channel; NULL without memory */
+struct rcm_id *rcm_passive_id(struct rcm_id *l, enum ibv_qp_type qpt);
 /* The thread's part (rcm_conn.c, lock held) */
 void rcm_io(struct rcm_id *id, uint32_t events);
 void rcm_expire(struct rcm_chan *c, int64_t now);
@@ -180,6 +194,15 @@ void rcm_tcp_connect(struct rcm_id *id);
 void rcm_connect_first(struct rcm_id *id);
 bool rcm_refused_again(struct rcm_id *id);
 void rcm_no_listener(struct rcm_id *id);
+int64_t rcm_refused_ms(void);
+/* UD ids (RDMA_PS_UDP): IBA's SIDR over UDP (rcm_sidr.c) */
+bool rcm_is_ud(struct rdma_cm_id *cmid);
+int rcm_sidr_connect(struct rdma_cm_id *cmid, struct rdma_conn_param *param);
+int rcm_sidr_accept(struct rdma_cm_id *cmid, struct rdma_conn_param *param);
+int rcm_sidr_reject(struct rdma_cm_id *cmid, const void *pdata, uint8_t plen);
+void rcm_sidr_io(struct rcm_id *id);		   /* lock held */
+void rcm_sidr_expire(struct rcm_id *id, int64_t now); /* lock held */
+void rcm_sidr_forget(struct rcm_id *id);	   /* lock held: the id goes */
 /* sync ids: wait for the event of the call just made, ack it (lock not held) */
 int rcm_sync_wait(struct rcm_id *id, enum rdma_cm_event_type want);
 
@@ -190,6 +213,9 @@ uint8_t rcm_dev_mtu(void);
 uint8_t rcm_dev_max_rd(void);
 struct ibv_pd *rcm_dev_pd(void);
 int rcm_qp_init(struct ibv_qp *qp);
+int rcm_qp_init_ud(struct rcm_id *id, struct ibv_qp *qp);
+/** A GID a peer may have: an IPv4 device address ::ffff:a.b.c.d, unicast, not loopback. */
+bool rcm_gid_ok(const uint8_t *gid);
 int rcm_qp_rtr_rts(struct rcm_id *id);
 void rcm_qp_err(struct rcm_id *id);
 uint32_t rcm_dev_ip(void);

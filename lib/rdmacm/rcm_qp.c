@@ -3,7 +3,8 @@
  * The device and the QPs: ORDK's one device opened through ORDK's
  * libibverbs (id->verbs), the QPs rdma_create_qp() makes on it and the
  * transitions the exchange drives (INIT at creation, RTR and RTS with the
- * peer's QPN and GID, ERR at disconnect), all through ibv_* calls.
+ * peer's QPN and GID, ERR at disconnect; a UD QP to RTS at creation with
+ * the id's Q_Key, as rdma-core), all through ibv_* calls.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -155,6 +156,46 @@ rcm_peer_host(uint32_t ip)
 	return ip;
 }
 
+bool
+rcm_gid_ok(const uint8_t *gid)
+{
+	static const uint8_t v4[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	uint32_t ip = (uint32_t)gid[12] << 24 | (uint32_t)gid[13] << 16 | (uint32_t)gid[14] << 8 | gid[15];
+
+	return memcmp(gid, v4, 12) == 0 && ip >> 24 != 0 && ip >> 24 != 127 && ip >> 28 != 0xe &&
+	       ip != 0xffffffff;
+}
+
+/* A UD id's Q_Key: the one it has, else RDMA_UDP_QKEY (the kernel's cma_set_qkey() for the UDP port space) */
+static uint32_t
+ud_qkey(struct rcm_id *id)
+{
+	if (id->qkey == 0)
+		id->qkey = RDMA_UDP_QKEY;
+	return id->qkey;
+}
+
+/* A UD QP of @p id: INIT with its Q_Key, RTR, RTS (SQ PSN 0), as rdma-core's ucma_init_ud_qp(). */
+int
+rcm_qp_init_ud(struct rcm_id *id, struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1, .pkey_index = 0 };
+	int rc;
+
+	a.qkey = ud_qkey(id);
+	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
+	if (rc == 0) {
+		a.qp_state = IBV_QPS_RTR;
+		rc = ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	}
+	if (rc == 0) {
+		a.qp_state = IBV_QPS_RTS;
+		a.sq_psn = 0;
+		rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	}
+	return rc;
+}
+
 /* RESET -> INIT, as rdma-core does at creation: the exchange later needs only RTR and RTS. */
 int
 rcm_qp_init(struct ibv_qp *qp)
@@ -243,6 +284,16 @@ rdma_init_qp_attr(struct rdma_cm_id *cmid, struct ibv_qp_attr *qp_attr, int *qp_
 	if (id == NULL || qp_attr == NULL || qp_attr_mask == NULL) {
 		errno = EINVAL;
 		return -1;
+	}
+	if (cmid->qp_type == IBV_QPT_UD) { /* as the kernel's: INIT's attributes, whatever state is asked */
+		enum ibv_qp_state st = qp_attr->qp_state;
+
+		memset(qp_attr, 0, sizeof(*qp_attr));
+		qp_attr->qp_state = st;
+		qp_attr->port_num = 1;
+		qp_attr->qkey = ud_qkey(id);
+		*qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
+		return 0;
 	}
 	switch (qp_attr->qp_state) {
 	case IBV_QPS_INIT:
@@ -336,10 +387,16 @@ rdma_create_qp_ex(struct rdma_cm_id *cmid, struct ibv_qp_init_attr_ex *attr)
 		errno = EINVAL;
 		return -1;
 	}
-	if (attr->qp_type != IBV_QPT_RC) {
-		RCM_LOG(ERR, "rdma_create_qp: QP type %d: ORDK's rdma_cm connects RC QPs only\n",
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
+		RCM_LOG(ERR, "rdma_create_qp: QP type %d: ORDK's rdma_cm has RC and UD QPs\n",
 			attr->qp_type);
 		errno = EOPNOTSUPP;
+		return -1;
+	}
+	if (attr->qp_type != cmid->qp_type) {
+		RCM_LOG(ERR, "rdma_create_qp: %s QP on an id of port space 0x%x (UD: RDMA_PS_UDP)\n",
+			attr->qp_type == IBV_QPT_UD ? "a UD" : "an RC", cmid->ps);
+		errno = EINVAL;
 		return -1;
 	}
 	a = *attr;
@@ -373,9 +430,10 @@ rdma_create_qp_ex(struct rdma_cm_id *cmid, struct ibv_qp_init_attr_ex *attr)
 		errno = err;
 		return -1;
 	}
-	err = rcm_qp_init(qp);
+	err = qp->qp_type == IBV_QPT_UD ? rcm_qp_init_ud(id, qp) : rcm_qp_init(qp);
 	if (err != 0) {
-		RCM_LOG(ERR, "rdma_create_qp: QP %u to INIT: %s\n", qp->qp_num, strerror(err));
+		RCM_LOG(ERR, "rdma_create_qp: QP %u to %s: %s\n", qp->qp_num,
+			qp->qp_type == IBV_QPT_UD ? "RTS" : "INIT", strerror(err));
 		ibv_destroy_qp(qp);
 		free_cqs(id);
 		errno = err;

@@ -26,8 +26,8 @@
  */
 #define RCM_REFUSED_RETRY_MS 5
 
-static int64_t
-refused_ms(void)
+int64_t
+rcm_refused_ms(void)
 {
 	const char *env = getenv("ORDK_RDMACM_REFUSED_MS");
 	long v = env != NULL ? strtol(env, NULL, 10) : -1;
@@ -103,6 +103,6 @@ rcm_tcp_connect(struct rcm_id *id)
 void
 rcm_connect_first(struct rcm_id *id)
 {
-	id->refused_until = rcm_now_ms() + refused_ms();
+	id->refused_until = rcm_now_ms() + rcm_refused_ms();
 	rcm_tcp_connect(id);
 }

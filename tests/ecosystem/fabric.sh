@@ -6,10 +6,17 @@
 # netdev carries its device's IP; here a veth interface carries the server's
 # device IP 10.0.0.2, and ORDK's rdma_cm connects to it (ORDK_CM_PEERS empty).
 # Nothing of the host's network changes.
-#   fabric.sh <ordk-run> info            fi_info -p verbs lists ordk0 (FI_EP_MSG)
-#   fabric.sh <ordk-run> pingpong <port> fi_pingpong -p verbs -e msg -c, two processes over net_memif
+#   fabric.sh <ordk-run> info            fi_info -p verbs lists ordk0 (FI_EP_MSG) and
+#                                        ordk0-dgram (FI_EP_DGRAM: UD QPs)
+#   fabric.sh <ordk-run> pingpong <port> msg|dgram
+#                                        fi_pingpong -p verbs -e <type> -c (it checks every
+#                                        message's data), two processes over net_memif
+# dgram runs 1024-byte messages (-S 1024): the provider offers the port's MTU
+# (4096, RC's) as max_msg_size, where a UD message here is one frame of at most
+# 1982 bytes (architecture.md, "UD queue pairs"); fi_pingpong's default sizes
+# go to 4096.
 set -u
-run=$1 mode=$2 port=${3:-0}
+run=$1 mode=$2 port=${3:-0} ep=${4:-msg}
 prog=fi_info
 [ "$mode" = info ] || prog=fi_pingpong
 command -v $prog >/dev/null || { echo "SKIP: $prog is not installed (devtools/setup.sh installs libfabric-bin)"; exit 77; }
@@ -34,6 +41,9 @@ if [ "$mode" = info ]; then
     awk '/^provider: verbs$/ { p = 1; next } /^provider:/ { p = 0 }
          p && /^ +domain: ordk0$/ { d = 1 } p && d && /^ +type: FI_EP_MSG$/ { f = 1 } END { exit !f }' <<<"$out" ||
         fail "no verbs FI_EP_MSG domain ordk0"
+    awk '/^provider: verbs$/ { p = 1; next } /^provider:/ { p = 0 }
+         p && /^ +domain: ordk0-dgram$/ { d = 1 } p && d && /^ +type: FI_EP_DGRAM$/ { f = 1 } END { exit !f }' <<<"$out" ||
+        fail "no verbs FI_EP_DGRAM domain ordk0-dgram"
     [ $fails -eq 0 ] && echo PASS || exit 1
     exit 0
 fi
@@ -43,15 +53,20 @@ dir=$(mktemp -d /tmp/ordk-eco-XXXXXX)
 srv=""
 trap '[ -n "$srv" ] && kill $srv 2>/dev/null; rm -rf "$dir"; rm -f "$sock"' EXIT
 rm -f "$sock"
-pp=(fi_pingpong -p verbs -e msg -c -I 100)
-timeout 60 "$run" --dev "bluesim,port=memif:server:$sock" -- "${pp[@]}" -B "$port" >"$dir/server" 2>&1 &
+case $ep in
+msg) pp=(fi_pingpong -p verbs -e msg -c -I 100) want='^64 +100 +=100 ;^4k +100 +=100 ;^1m +100 +=100 ' ;;
+dgram) pp=(fi_pingpong -p verbs -e dgram -c -I 100 -S 1024) want='^1k +100 +=100 ' ;;
+*) echo "fabric.sh: endpoint type '$ep' is not msg or dgram"; exit 1 ;;
+esac
+timeout -k 5 60 "$run" --dev "bluesim,port=memif:server:$sock" -- "${pp[@]}" -B "$port" >"$dir/server" 2>&1 &
 srv=$!
 wait_tcp "$port" $srv 30 || { cat "$dir/server"; echo "FAIL: fi_pingpong's server never listened on $port"; exit 1; }
-timeout 60 "$run" --dev "bluesim,port=memif:client:$sock" -- "${pp[@]}" -P "$port" 127.0.0.1 >"$dir/client" 2>&1
+timeout -k 5 60 "$run" --dev "bluesim,port=memif:client:$sock" -- "${pp[@]}" -P "$port" 127.0.0.1 >"$dir/client" 2>&1
 crc=$?
-wait $srv
+reap $srv
 src=$?
 srv=""
 two_verdict "$dir" $crc $src
-expect_lines "$dir/client" '^bytes +#sent +#ack;^1 +100 +=100 ;^4096 +100 +=100 '
+expect_lines "$dir/client" "^bytes +#sent +#ack;$want"
+expect_lines "$dir/server" "^bytes +#sent +#ack;$want"
 echo PASS

@@ -53,6 +53,24 @@ wait_tcp() {
     return 1
 }
 
+# wait_udp <port> <server pid> [timeout s]: until a UDP socket is bound to <port>
+# (rdma_cm's UDP port space: a UD id's listener, lib/rdmacm/rcm_sidr.c).
+wait_udp() {
+    local port=$1 pid=$2 bound=${3:-60} hex
+    local until=$((SECONDS + bound))
+    hex=$(printf '%04X' "$port")
+    while [ $SECONDS -lt $until ]; do
+        if cat /proc/net/udp /proc/net/udp6 2>/dev/null |
+               awk -v h="$hex" '$2 ~ (":" h "$") { f = 1 } END { exit !f }'; then
+            return 0
+        fi
+        kill -0 "$pid" 2>/dev/null || { echo "wait_udp: the server (pid $pid) exited"; return 1; }
+        sleep 0.05
+    done
+    echo "wait_udp: nothing is bound to UDP port $port after $bound s"
+    return 1
+}
+
 # descendants <pid>: every process under <pid>, depth first.
 descendants() {
     local c

@@ -705,8 +705,8 @@ Test(rdmacm, refused_calls_say_so)
 	cr_assert_eq(counter("refused_call"), before + 2);
 	cr_assert_eq(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &(uint8_t){ 0 }, 1), 0,
 		     "TOS: accepted, ignored");
-	cr_assert_eq(rdma_create_id(ch, &(struct rdma_cm_id *){ NULL }, NULL, RDMA_PS_UDP), -1);
-	cr_assert_eq(errno, EOPNOTSUPP, "UD port space refused");
+	cr_assert_eq(rdma_create_id(ch, &(struct rdma_cm_id *){ NULL }, NULL, RDMA_PS_IPOIB), -1);
+	cr_assert_eq(errno, EOPNOTSUPP, "IPoIB port space refused (UDP's: test_rdmacm_ud.c)");
 	rdma_destroy_id(id);
 	rdma_destroy_event_channel(ch);
 }
@@ -728,6 +728,29 @@ Test(rdmacm, getaddrinfo_passive_and_active)
 	cr_assert_eq(a->sin_addr.s_addr, inet_addr("10.0.0.2"));
 	cr_assert_eq(res->ai_qp_type, IBV_QPT_RC);
 	rdma_freeaddrinfo(res);
+}
+
+/* No node and no service: the hints' addresses, as rdma-core (libfabric names a peer so). */
+Test(rdmacm, getaddrinfo_from_hints_alone)
+{
+	struct sockaddr_in dst = sin_of("10.0.0.2", 7471), src = sin_of("10.0.0.1", 0);
+	struct rdma_addrinfo hints = { .ai_family = AF_INET, .ai_port_space = RDMA_PS_TCP,
+				       .ai_dst_addr = (struct sockaddr *)&dst, .ai_dst_len = sizeof(dst),
+				       .ai_src_addr = (struct sockaddr *)&src, .ai_src_len = sizeof(src) };
+	struct rdma_addrinfo *res;
+
+	cr_assert_eq(rdma_getaddrinfo(NULL, NULL, &hints, &res), 0, "hints alone: %s", strerror(errno));
+	cr_assert_eq(res->ai_dst_len, sizeof(dst));
+	cr_assert_eq(memcmp(res->ai_dst_addr, &dst, sizeof(dst)), 0);
+	cr_assert_neq((void *)res->ai_dst_addr, (void *)&dst, "a copy, freed by rdma_freeaddrinfo");
+	cr_assert_eq(memcmp(res->ai_src_addr, &src, sizeof(src)), 0);
+	cr_assert_eq(res->ai_qp_type, IBV_QPT_RC);
+	rdma_freeaddrinfo(res);
+	cr_assert_eq(rdma_getaddrinfo(NULL, NULL, NULL, &res), -1);
+	cr_assert_eq(errno, EINVAL, "nothing to resolve");
+	hints.ai_dst_len = 100000;
+	cr_assert_eq(rdma_getaddrinfo(NULL, NULL, &hints, &res), -1);
+	cr_assert_eq(errno, EINVAL, "an address longer than any");
 }
 
 /* The synchronous API: rdma_create_ep, rdma_get_request, rdma_verbs.h's inline helpers. */
@@ -788,7 +811,7 @@ Test(rdmacm, synchronous_endpoints)
 	cr_assert_not_null(mr);
 	cr_assert_eq(rdma_post_send(c, NULL, msg, sizeof(msg), mr, 0), 0);
 	cr_assert_eq(rdma_get_send_comp(c, &wc), 1);
-	cr_assert_eq(wc.status, IBV_WC_SUCCESS);
+	cr_assert_eq(wc.status, IBV_WC_SUCCESS, "send: %s (vendor 0x%x)", ibv_wc_status_str(wc.status), wc.vendor_err);
 	pthread_join(t, NULL);
 	cr_assert_eq(sv.rc, 0, "the server's side failed");
 	cr_assert_str_eq(sv.got, "sync hello");

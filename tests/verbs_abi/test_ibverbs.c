@@ -7,13 +7,16 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <infiniband/verbs.h>
+#include <rte_log.h>
 
 #include "abi_qp.h"
 
@@ -251,6 +254,70 @@ wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
 	while (ibv_poll_cq(cq, 1, wc) == 0 && i++ < 10000000)
 		;
 	cr_assert_lt(i, 10000000, "no completion");
+}
+
+/* The log's writer of exit_inside_a_verb: exit() at the first line, as a signal handler may. */
+static ssize_t
+exit_now(void *cookie, const char *buf, size_t len)
+{
+	static int exiting;
+
+	(void)cookie, (void)buf;
+	if (exiting++ == 0)
+		exit(0);
+	return (ssize_t)len;
+}
+
+/* In a child: a UD SEND too long for a frame, which the driver logs from inside the verb. */
+static void
+post_and_log(void)
+{
+	cookie_io_functions_t io = { .write = exit_now };
+	struct ibv_context *c = open_ordk();
+	struct ibv_pd *pd = ibv_alloc_pd(c);
+	struct ibv_cq *cq = ibv_create_cq(c, 4, NULL, NULL, 0);
+	static uint8_t buf[4096];
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct ibv_qp *qp = ud_qp(pd, cq);
+	struct ibv_sge sge = { (uintptr_t)buf, sizeof(buf), mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND }, *bad;
+	FILE *log = fopencookie(NULL, "w", io);
+
+	ibv_query_gid(c, 1, 0, &aa.grh.dgid);
+	wr.wr.ud.ah = ibv_create_ah(pd, &aa);
+	wr.wr.ud.remote_qpn = qp->qp_num;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	if (log == NULL || wr.wr.ud.ah == NULL)
+		_exit(2);
+	setvbuf(log, NULL, _IONBF, 0);
+	rte_openlog_stream(log);
+	ibv_post_send(qp, &wr, &bad); /* 4096 bytes: refused, one line from inside the verb */
+	_exit(3);
+}
+
+/*
+ * A program that exits from inside a verb (libfabric's psm provider loads
+ * libinfinipath, whose SIGTERM handler calls exit(); here the log's writer)
+ * ends: the report at exit must not wait for the device's lock that its own
+ * thread holds (fi_pingpong hung so under timeout's SIGTERM).
+ */
+Test(ibverbs, exit_inside_a_verb_ends)
+{
+	pid_t pid = fork();
+	int st = 0, i;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		post_and_log();
+	for (i = 0; i < 2000 && waitpid(pid, &st, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (i == 2000) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		cr_assert_fail("the process still runs 20 s after exit() from inside a verb");
+	}
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x (2: no AH, 3: no log line)", st);
 }
 
 /* UD through the ABI on one device (to itself): an AH from the LID, the GRH, and the answer
