@@ -173,7 +173,9 @@ int ordk_dev_idle(struct ordk_dev *dev, uint64_t ns);
 	X(ud_no_recv_dropped)	/* UD messages for a QP with no RECV posted: dropped */         \
 	X(ud_len_errors)	/* UD messages longer than their RECV less the GRH (LOC_LEN_ERR) */ \
 	X(ud_bad)		/* UD frames refused: malformed, too long, for no UD QP in RTR/RTS */ \
-	X(atomics_resent)	/* atomics asked again at once: a later one's answer showed theirs lost */
+	X(atomics_resent)	/* atomics asked again at once: a later one's answer showed theirs lost */ \
+	X(rnr_asks)		/* RNR budgets run out: the receiver asked what it posted */   \
+	X(rnr_averted)		/* ... and it had RECVs posted whose adverts were late or lost */
 
 struct ordk_stats {
 #define ORDK_STATS_FIELD(n) uint64_t n;

@@ -147,3 +147,56 @@ Test(verbs_rnr, a_peer_in_err_ends_the_wait, .timeout = 60)
 	cr_assert_eq(FUNC_DEV_STAT(p.s[0].dev, retry_exceeded), 1);
 	func_pair_close(&p);
 }
+
+/*
+ * A lost advert is no RNR (fio's SENDs at 1% loss, rnr_retry 0). The
+ * receiver's one advert is lost; the SEND's budget (one period of 10 us)
+ * runs out long before the receiver's timeout (4 ms) sends it again. Before,
+ * the SEND failed RNR_RETRY_EXC_ERR though the RECV was there; now the
+ * sender asks, the receiver sends the advert again at once (and says it
+ * posted one RECV), and the SEND completes.
+ */
+Test(verbs_rnr, a_lost_advert_is_no_rnr, .timeout = 60)
+{
+	struct func_pair p;
+	struct ordk_recv_wr r = { .wr_id = 9, .num_sge = 1 };
+	struct ordk_wc wc;
+	double end;
+
+	func_pair_open(&p, 1 << 20, NULL);
+	connect_rnr(&p, 0, 1); /* no RNR retry, 10 us */
+	cr_assert_eq(ordk_dev_set_faults(p.s[1].dev, "drop-tx:1"), 0);
+	r.sge = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[1].buf, 4096, p.s[1].mr->lkey };
+	cr_assert_eq(ordk_qp_post_recv(p.s[1].qp, &r, 1), 1);
+	end = test_now_s() + RNR_WAIT_S;
+	while (func_xstat(p.s[1].dev, "fault_tx_drop") == 0 && test_now_s() < end)
+		ordk_dev_poll(p.s[1].dev, 64);
+	cr_assert_eq(FUNC_DEV_STAT(p.s[1].dev, adverts_sent), 1);
+	cr_assert_eq(func_xstat(p.s[1].dev, "fault_tx_drop"), 1, "the advert went, and was lost");
+	cr_assert_eq(ordk_dev_set_faults(p.s[1].dev, "drop-tx:0"), 0);
+	post_send(&p, 1);
+	func_wait(&p, 0, &wc, 1, RNR_WAIT_S);
+	cr_assert_eq(wc.status, ORDK_WC_SUCCESS, "%s", ordk_wc_status_str(wc.status));
+	func_wait(&p, 1, &wc, 1, RNR_WAIT_S);
+	cr_assert_eq(wc.status, ORDK_WC_SUCCESS);
+	cr_assert_eq(wc.byte_len, 100);
+	cr_assert_geq(FUNC_DEV_STAT(p.s[0].dev, rnr_asks), 1, "the sender asked");
+	cr_assert_geq(FUNC_DEV_STAT(p.s[1].dev, retransmits), 1, "the advert went again");
+	func_pair_close(&p);
+}
+
+/* The receiver answers that it posted nothing: RNR_RETRY_EXC_ERR after the question. */
+Test(verbs_rnr, an_rnr_is_confirmed_by_the_receiver, .timeout = 60)
+{
+	struct func_pair p;
+	struct ordk_wc wc;
+
+	func_pair_open(&p, 1 << 20, NULL);
+	connect_rnr(&p, 0, 1);
+	post_send(&p, 1);
+	func_wait(&p, 0, &wc, 1, RNR_WAIT_S);
+	cr_assert_eq(wc.status, ORDK_WC_RNR_RETRY_EXC_ERR, "%s", ordk_wc_status_str(wc.status));
+	cr_assert_geq(FUNC_DEV_STAT(p.s[0].dev, rnr_asks), 1);
+	cr_assert_eq(FUNC_DEV_STAT(p.s[0].dev, rnr_averted), 0);
+	func_pair_close(&p);
+}

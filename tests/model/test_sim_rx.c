@@ -617,3 +617,21 @@ Test(sim_rx, chained_frames_are_placed_in_place)
 	for (uint32_t i = 0; i < 256; i++)
 		cr_assert_eq(dst[768 + i], 0, "a bad frame places nothing");
 }
+
+/* A packet placed across two DMA mappings that abut (an IOMMU's pages): written whole. */
+Test(sim_rx, a_packet_across_two_dma_mappings_is_placed)
+{
+	uint64_t a = (uint64_t)(uintptr_t)dst;
+	struct blue_wire_rdma p;
+
+	cr_assert_eq(bluesim_dma_unmap(h.sim, a, MR_LEN), 0);
+	cr_assert_eq(bluesim_dma_map(h.sim, a, dst, 4096), 0);
+	cr_assert_eq(bluesim_dma_map(h.sim, a + 4096, dst + 4096, MR_LEN - 4096), 0);
+	p = pkt(BLUE_OP_WRITE_ONLY, 0, 4096 - 100, 256);
+	inject(&p, 256);
+	for (uint32_t i = 0; i < 256; i++)
+		cr_assert_eq(dst[4096 - 100 + i], (uint8_t)i, "byte %u", i);
+	cr_assert_eq(bluesim_xstat(h.sim, "rx_dma_error"), 0);
+	cr_assert_eq(bluesim_xstat(h.sim, "dma_refused"), 0);
+	cr_assert_eq(sim_host_meta_all(&h, NULL, 0), 1, "reported");
+}

@@ -254,8 +254,12 @@ enum blue_ctrl_type {
 	BLUE_CTRL_ATOMIC_RESP = 4,     /**< responder -> requester */
 	BLUE_CTRL_ACK_REQ = 5,	       /**< requester -> responder: say what arrived */
 	BLUE_CTRL_READ_NAK = 6,	       /**< responder -> requester: a READ request refused */
-	BLUE_CTRL_TYPE_MAX = 6,
+	BLUE_CTRL_RECV_STATE = 7,      /**< receiver -> sender: the RECVs it posted (asked) */
+	BLUE_CTRL_TYPE_MAX = 7,
 };
+
+/** Header flag of a RECV_ADVERT_ACK: the sender's RNR budget ran out; answer with RECV_STATE. */
+#define BLUE_CTRL_F_ASK 0x01u
 
 const char *blue_ctrl_type_name(uint8_t type);
 
@@ -319,6 +323,11 @@ struct blue_ctrl_msg {
 			uint32_t psn;	/**< the refused READ request's PSN */
 			uint8_t status; /**< blue_ctrl_atomic_status, not OK */
 		} read_nak;
+		struct {
+			/** recv_seq of the next RECV the receiver will post: it has
+			 *  posted (and advertised, or is advertising) every one before */
+			uint32_t posted;
+		} recv_state;
 	};
 };
 

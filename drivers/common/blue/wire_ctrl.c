@@ -17,6 +17,7 @@
 #define ATOMIC_RESP_LEN	   16u /* req_id 4, status 1, rsvd 3, orig 8 */
 #define ACK_REQ_LEN	   8u  /* psn (u32) + reserved (u32) */
 #define READ_NAK_LEN	   8u  /* psn (u32) + status (u8) + reserved (3) */
+#define RECV_STATE_LEN	   8u  /* posted (u32) + reserved (u32) */
 
 const char *
 blue_ctrl_type_name(uint8_t type)
@@ -34,6 +35,8 @@ blue_ctrl_type_name(uint8_t type)
 		return "ACK_REQ";
 	case BLUE_CTRL_READ_NAK:
 		return "READ_NAK";
+	case BLUE_CTRL_RECV_STATE:
+		return "RECV_STATE";
 	default:
 		return "?";
 	}
@@ -59,6 +62,8 @@ blue_ctrl_body_len(const struct blue_ctrl_msg *msg)
 		return ACK_REQ_LEN;
 	case BLUE_CTRL_READ_NAK:
 		return READ_NAK_LEN;
+	case BLUE_CTRL_RECV_STATE:
+		return RECV_STATE_LEN;
 	default:
 		return BLUE_WIRE_E_CTRL_TYPE;
 	}
@@ -95,6 +100,9 @@ body_build(uint8_t *body, const struct blue_ctrl_msg *msg)
 			return BLUE_WIRE_E_CTRL_FIELD;
 		wire_put_be32(body, msg->read_nak.psn);
 		body[4] = msg->read_nak.status;
+		break;
+	case BLUE_CTRL_RECV_STATE:
+		wire_put_be32(body, msg->recv_state.posted);
 		break;
 	case BLUE_CTRL_ATOMIC_REQ:
 		if (msg->atomic_req.psn > BLUE_PSN_MASK)
@@ -230,6 +238,11 @@ body_parse(const uint8_t *body, struct blue_ctrl_msg *msg)
 		    msg->read_nak.status > BLUE_CTRL_ATOMIC_STATUS_MAX)
 			return BLUE_WIRE_E_CTRL_FIELD;
 		break;
+	case BLUE_CTRL_RECV_STATE:
+		msg->recv_state.posted = wire_get_be32(body);
+		if (!zero(body + 4, 4))
+			return BLUE_WIRE_E_CTRL_FIELD;
+		break;
 	case BLUE_CTRL_ATOMIC_REQ:
 		msg->atomic_req.psn = wire_get_be32(body + 20);
 		if (!zero(body + 5, 3) || msg->atomic_req.psn > BLUE_PSN_MASK)
@@ -298,6 +311,7 @@ blue_wire_ctrl_parse(const void *frame, uint32_t len, struct blue_wire_l3 *l3,
 	case BLUE_CTRL_ATOMIC_RESP:
 	case BLUE_CTRL_ACK_REQ:
 	case BLUE_CTRL_READ_NAK:
+	case BLUE_CTRL_RECV_STATE:
 		break;
 	default:
 		return BLUE_WIRE_E_CTRL_TYPE;

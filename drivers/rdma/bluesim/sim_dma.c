@@ -73,26 +73,77 @@ sim_dma_ptr(struct bluesim *sim, uint64_t iova, uint64_t len)
 	return p;
 }
 
+/*
+ * The mapping that holds @p iova and those that abut it, up to @p len bytes:
+ * an IOMMU translates page by page, so one access may span mappings made
+ * apart (an MR's pages are pinned and mapped in the pieces no other MR
+ * covers: MRs side by side in one malloc'd struct meet inside a page run).
+ * @return the index of the first, or -1 when a byte of the range is unmapped.
+ */
+static int
+dma_span(const struct bluesim *sim, uint64_t iova, uint64_t len)
+{
+	int i = map_find(sim, iova), first = i;
+	uint64_t at = iova, end = iova + len;
+
+	if (i < 0 || end < iova)
+		return -1;
+	for (; at < end; i++) {
+		const struct sim_dma_map *m = &sim->maps[i];
+
+		if (i >= (int)sim->nmaps || at < m->iova || at - m->iova >= m->len)
+			return -1; /* a hole: nothing is copied */
+		at = m->iova + m->len;
+	}
+	return first;
+}
+
+/* Copy between @p buf and [iova, iova + len), mapping by mapping; -EFAULT (counted) if unmapped. */
+static int
+dma_copy(struct bluesim *sim, uint64_t iova, uint8_t *buf, uint64_t len, bool write)
+{
+	uint8_t *p = dma_lookup(sim, iova, len);
+	int i;
+
+	if (p != NULL) {
+		if (write)
+			memcpy(p, buf, len);
+		else
+			memcpy(buf, p, len);
+		return 0;
+	}
+	i = dma_span(sim, iova, len);
+	if (i < 0) {
+		sim->st.dma_refused++;
+		return -EFAULT;
+	}
+	sim->st.dma_spanned++;
+	for (; len > 0; i++) {
+		const struct sim_dma_map *m = &sim->maps[i];
+		uint64_t n = RTE_MIN(len, m->len - (iova - m->iova));
+
+		p = m->va + (iova - m->iova);
+		if (write)
+			memcpy(p, buf, n);
+		else
+			memcpy(buf, p, n);
+		iova += n;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
 int
 sim_dma_read(struct bluesim *sim, uint64_t iova, void *dst, uint64_t len)
 {
-	const uint8_t *p = sim_dma_ptr(sim, iova, len);
-
-	if (p == NULL)
-		return -EFAULT;
-	memcpy(dst, p, len);
-	return 0;
+	return dma_copy(sim, iova, dst, len, false);
 }
 
 int
 sim_dma_write(struct bluesim *sim, uint64_t iova, const void *src, uint64_t len)
 {
-	uint8_t *p = sim_dma_ptr(sim, iova, len);
-
-	if (p == NULL)
-		return -EFAULT;
-	memcpy(p, src, len);
-	return 0;
+	return dma_copy(sim, iova, (uint8_t *)(uintptr_t)src, len, true);
 }
 
 /*

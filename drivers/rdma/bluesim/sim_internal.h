@@ -52,7 +52,8 @@ extern int bluesim_logtype;
 	X(rx_ecn_marked) /* accepted RDMA packets that came marked CE (ECN congestion) */   \
 	X(tx_zcopy) /* packets whose payload went to the port as MR memory (zcopy=1) */      \
 	X(tx_zcopy_recalled) /* such packets dropped unsent: their memory was unmapped */     \
-	X(rx_linearized) /* frames that came in several mbufs, copied into one */
+	X(rx_linearized) /* frames that came in several mbufs, copied into one */          \
+	X(dma_spanned) /* DMA copies over several mappings that abut (an IOMMU's pages) */
 
 struct sim_stats {
 #define SIM_STAT_FIELD(n) uint64_t n;

@@ -233,6 +233,21 @@
 	DEFINE_STUB(rc_send_adverts, enum rc_step, (struct blue_qp *qp), RC_DONE)
 #define RC_STUB_rc_want_due \
 	DEFINE_STUB(rc_want_due, bool, (const struct blue_qp *qp, uint64_t now), false)
+#define RC_STUB_rc_send_recv_state \
+	DEFINE_STUB(rc_send_recv_state, enum rc_step, (struct blue_qp *qp), RC_DONE)
+/* the RNR question, as the real one leaves it: asked now */
+#define RC_STUB_rc_rnr_ask                                                            \
+	static unsigned int ut_rc_rnr_ask_calls;                                      \
+	UT_STUB_BODY_BEGIN                                                            \
+	bool rc_rnr_ask(struct blue_qp *qp)                                           \
+	{                                                                             \
+		qp->req.rnr_answer = false;                                           \
+		qp->req.rnr_ask_tsc = rc_ptime(&blue_qp_dev(qp)->rc);                 \
+		ut_rc_rnr_ask_calls++;                                                \
+		return true;                                                          \
+	}                                                                             \
+	UT_STUB_BODY_END                                                              \
+	UT_STUB_END_
 
 /* rc_engine.c: the deadline kept where the completer reads it; the QP marked active */
 #define RC_STUB_rc_timer_set                                                          \

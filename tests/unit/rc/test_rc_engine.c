@@ -34,6 +34,7 @@ RC_STUB(blue_snic_rx_done);
 RC_STUB(rc_advert_rewind);
 RC_STUB(rc_send_advert_ack);
 RC_STUB(rc_send_adverts);
+RC_STUB(rc_send_recv_state);
 RC_STUB(rc_recv_retire);
 RC_STUB(rc_srq_refill);
 RC_STUB(rc_want_due);

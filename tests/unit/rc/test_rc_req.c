@@ -45,16 +45,18 @@ RC_STUB(rc_complete_sends);
 RC_STUB(rc_mr_check);
 
 static unsigned int fails;
+static enum ordk_wc_status fail_status;
 
 void
 rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
 {
-	(void)status;
+	fail_status = status;
 	qp->vqp.attr.qp_state = ORDK_QPS_ERR;
 	fails++;
 }
 
 RC_STUB(rc_probe);
+RC_STUB(rc_rnr_ask);
 
 /* the WQE's one writer, without its table (test_rc_comp.c checks that): the moves asked */
 static struct {
@@ -89,6 +91,7 @@ setup(void)
 	memset(&qp, 0, sizeof(qp));
 	memset(sq, 0, sizeof(sq));
 	nitems = ut_rc_probe_calls = fails = ut_rc_atomic_send_calls = ut_rc_timer_arm_calls = 0;
+	ut_rc_rnr_ask_calls = 0;
 	dev.hw.ring[BLUE_RING_SEND0].tail_reg = &tail_reg;
 	dev.rc.tsc_hz = 1000000000;
 	dev.rc.ptime = 5000;
@@ -316,6 +319,101 @@ Test(rc_req, a_send_waits_for_an_advert_then_takes_it)
 	cr_assert_eq(items[0].rkey, 0x77);
 	cr_assert_eq(qp.req.adv_q.count, 0);
 	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
+}
+
+/* rnr_retry 0, min_rnr_timer 1 (10 us: 10000 cycles here); the peer heard from at each push */
+static void
+rnr_push_at(uint64_t t)
+{
+	dev.rc.ptime = t;
+	qp.comp.heard_tsc = t;
+	rc_push(&qp);
+}
+
+/*
+ * fio's SENDs at 1% loss (rnr_retry 0): every RECV the receiver posted was
+ * held by SENDs behind a lost packet, and the next SEND's RNR budget ran
+ * out while they were repaired. IBA's responder says RNR only as the SEND
+ * arrives, after those: the budget starts once every PSN sent is acknowledged.
+ */
+Test(rc_req, the_rnr_budget_starts_once_the_peer_took_every_psn)
+{
+	qp.vqp.attr.rnr_retry = 0;
+	qp.vqp.attr.min_rnr_timer = 1;
+	qp.comp.timeout_tsc = 100000000; /* 100 ms */
+	qp.req.next_psn = blue_psn_add(qp.comp.acked_psn, 40); /* earlier SENDs unacknowledged */
+	post(BLUE_WR_SEND, 0, 100);
+	rnr_push_at(5000);
+	for (uint64_t t = 5000; t <= 5000 + 2000000; t += 100000)
+		rnr_push_at(t); /* 2 ms: 200 budgets */
+	cr_assert_eq(fails, 0, "no RNR while the PSNs before are outstanding");
+	cr_assert_eq(ut_rc_rnr_ask_calls, 0);
+	qp.comp.acked_psn = qp.req.next_psn; /* the peer took them all (the last poll: 2.005 ms) */
+	rnr_push_at(2006000);
+	rnr_push_at(2014000);
+	cr_assert_eq(ut_rc_rnr_ask_calls, 0, "the budget runs from the last poll that saw them out");
+	rnr_push_at(2015000);
+	cr_assert_eq(ut_rc_rnr_ask_calls, 1, "spent: the receiver is asked");
+	cr_assert_eq(fails, 0, "not before its answer");
+}
+
+/*
+ * A lost advert is not RNR: the budget spent, the receiver is asked; an
+ * answer naming RECVs we hold no advert for starts the wait again, an
+ * answer naming none fails the SEND RNR_RETRY_EXC_ERR; an unanswered
+ * question is asked again after the transport's timeout.
+ */
+Test(rc_req, an_rnr_question_decides_the_wait)
+{
+	qp.vqp.attr.rnr_retry = 0;
+	qp.vqp.attr.min_rnr_timer = 1;
+	qp.comp.timeout_tsc = 100000000;
+	qp.req.adv_expect = 7;
+	post(BLUE_WR_SEND, 0, 100);
+	rnr_push_at(5000);
+	rnr_push_at(15000);
+	cr_assert_eq(ut_rc_rnr_ask_calls, 1);
+	rnr_push_at(50000000);
+	cr_assert_eq(ut_rc_rnr_ask_calls, 1, "asked once per timeout");
+	rnr_push_at(115000);
+	rnr_push_at(100015000);
+	cr_assert_eq(ut_rc_rnr_ask_calls, 2, "unanswered: asked again");
+	qp.req.rnr_answer = true;
+	qp.req.rnr_posted = 8; /* it posted RECV 7: its advert is late or lost */
+	rnr_push_at(100020000);
+	cr_assert_eq(fails, 0);
+	cr_assert_eq(qp.vqp.st.rnr_averted, 1);
+	cr_assert_eq(qp.req.state, RC_REQ_WAIT_ADVERT, "the wait goes on");
+	rnr_push_at(100029000);
+	cr_assert_eq(ut_rc_rnr_ask_calls, 2, "a new budget");
+	rnr_push_at(100030000);
+	cr_assert_eq(ut_rc_rnr_ask_calls, 3);
+	qp.req.rnr_answer = true;
+	qp.req.rnr_posted = 7; /* none beyond our adverts: not ready */
+	rnr_push_at(100031000);
+	cr_assert_eq(fails, 1);
+	cr_assert_eq(fail_status, ORDK_WC_RNR_RETRY_EXC_ERR);
+	cr_assert_eq(nitems, 0);
+}
+
+/* An advert taken ends the question: a late answer to it decides nothing. */
+Test(rc_req, an_advert_ends_the_rnr_question)
+{
+	qp.vqp.attr.rnr_retry = 0;
+	qp.vqp.attr.min_rnr_timer = 1;
+	qp.comp.timeout_tsc = 100000000;
+	post(BLUE_WR_SEND, 0, 100);
+	rnr_push_at(5000);
+	rnr_push_at(15000);
+	cr_assert_eq(ut_rc_rnr_ask_calls, 1);
+	adv[0] = (struct blue_ctrl_advert){ .recv_seq = 0, .length = 4096, .addr = 0xabc000,
+					    .rkey = 0x77 };
+	qp.req.adv_q.count = 1;
+	qp.req.adv_expect = 1;
+	rnr_push_at(16000);
+	cr_assert_eq(nitems, 1);
+	cr_assert_eq(qp.req.rnr_ask_tsc, 0);
+	cr_assert_eq(qp.req.rnr_answer, false);
 }
 
 Test(rc_req, a_send_longer_than_the_recv_is_announced_and_nothing_follows)

@@ -63,6 +63,9 @@ roundtrip(const struct blue_ctrl_msg *m)
 		cr_assert_eq(o.read_nak.psn, m->read_nak.psn);
 		cr_assert_eq(o.read_nak.status, m->read_nak.status);
 		break;
+	case BLUE_CTRL_RECV_STATE:
+		cr_assert_eq(o.recv_state.posted, m->recv_state.posted);
+		break;
 	default:
 		cr_assert_eq(o.atomic_resp.req_id, m->atomic_resp.req_id);
 		cr_assert_eq(o.atomic_resp.status, m->atomic_resp.status);
@@ -90,6 +93,23 @@ Test(wire_ctrl, roundtrip_every_type)
 	roundtrip(&m);
 	m.advert_ack.want = 0xFEEDF00D; /* what a sender to an SRQ wants advertised */
 	roundtrip(&m);
+	m.flags = BLUE_CTRL_F_ASK; /* its RNR budget ran out: what did you post? */
+	roundtrip(&m);
+	memset(&m, 0, sizeof(m));
+	m.type = BLUE_CTRL_RECV_STATE; /* the answer */
+	m.recv_state.posted = 0xFFFFFFFF;
+	roundtrip(&m);
+	cr_assert_str_eq(blue_ctrl_type_name(BLUE_CTRL_RECV_STATE), "RECV_STATE");
+	{
+		uint8_t buf[128];
+		struct blue_ctrl_msg o;
+		struct blue_wire_l3 l3;
+		int n = blue_wire_ctrl_build(buf, sizeof(buf), &addrs, &m);
+
+		cr_assert_eq(n, 42 + 24 + 8);
+		buf[n - 1] = 1; /* its reserved word */
+		cr_assert_eq(blue_wire_ctrl_parse(buf, (uint32_t)n, &l3, &o), BLUE_WIRE_E_CTRL_FIELD);
+	}
 	m.type = BLUE_CTRL_ATOMIC_REQ;
 	m.atomic_req.req_id = 9;
 	m.atomic_req.op = BLUE_CTRL_ATOMIC_CMP_AND_SWP;

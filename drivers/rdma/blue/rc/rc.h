@@ -280,6 +280,9 @@ struct rc_req {
 	bool adv_ack_due;	   /* tell the peer which adverts arrived */
 	uint64_t rnr_probe_tsc;	   /* a SEND waiting for an advert asked the peer */
 	uint32_t rnr_probes;	   /* ... that many times since it last heard it */
+	uint64_t rnr_ask_tsc;	   /* its RNR budget ran out: asked what the peer posted (0: not) */
+	uint32_t rnr_posted;	   /* its answer (RECV_STATE) ... */
+	bool rnr_answer;	   /* ... if one came */
 	bool prot_err;		   /* a WR failed rc_source_ok(): the QP fails once it completes */
 };
 
@@ -347,6 +350,7 @@ struct rc_resp {
 	uint64_t adv_tsc;	   /* when adverts last went out, in polling time (rc_ptime()) */
 	uint32_t err_answers;	   /* the peer's questions answered in ERR (rc_ctrl.c) */
 	uint32_t srq_want;	   /* on an SRQ: RECVs the peer wants in all (its advert ACK) */
+	bool state_due;		   /* the peer asked what we posted (BLUE_CTRL_F_ASK) */
 	bool srq_starved;	   /* on an SRQ: the pool had none for it (counted once) */
 	bool srq_live;		   /* on an SRQ: counted in its nlive (RTR, RTS) */
 };
@@ -548,16 +552,7 @@ struct blue_ctrl_msg rc_ctrl_msg(const struct blue_qp *qp, enum blue_ctrl_type t
 /** Build and queue @p m on SimpleNic TX. @return true if it went. */
 bool rc_send_ctrl(struct blue_qp *qp, const struct blue_ctrl_msg *m);
 void rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len);
-/** Advertise posted RECVs not advertised yet. @return RC_MORE when some could not go. */
-enum rc_step rc_send_adverts(struct blue_qp *qp);
-/** Tell the peer which of its adverts arrived, and how many it wants. RC_MORE: not sent. */
-enum rc_step rc_send_advert_ack(struct blue_qp *qp);
-/** Does the sender want adverts it has not said it wants (or said a timeout ago)? */
-bool rc_want_due(const struct blue_qp *qp, uint64_t now);
-/** Adverts the peer has not acknowledged within the QP's timeout (polling time) go out again. */
-void rc_advert_rewind(struct blue_qp *qp);
-/** @return RC_MORE while the peer has not acknowledged every advert. */
-enum rc_step rc_advert_pending(const struct blue_qp *qp);
+#include "rc_advert.h" /* RECV adverts both ways, the RNR question */
 /* receive tracker (rc_track.c): the peer's PSNs, modulo 2^24 */
 /** Start at @p epsn with nothing seen. */
 void rc_rx_reset(struct rc_resp *rs, uint32_t epsn);

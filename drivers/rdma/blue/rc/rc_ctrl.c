@@ -140,7 +140,13 @@ rx_adverts(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 	}
 }
 
-/* The peer acknowledged our adverts before recv_seq. */
+static void advert_rewind_now(struct blue_qp *qp);
+
+/*
+ * The peer acknowledged our adverts before recv_seq. Asked (BLUE_CTRL_F_ASK:
+ * its RNR budget ran out), the adverts it lacks go again now, not after our
+ * timeout, and it is told what we posted (rc_send_recv_state()).
+ */
 static void
 rx_advert_ack(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 {
@@ -155,6 +161,28 @@ rx_advert_ack(struct blue_qp *qp, const struct blue_ctrl_msg *m)
 		if (qp->vqp.srq != NULL)
 			rc_activate(qp);
 	}
+	if ((m->flags & BLUE_CTRL_F_ASK) && qp->vqp.attr.qp_state >= ORDK_QPS_RTR) {
+		advert_rewind_now(qp);
+		rs->state_due = true;
+		rc_activate(qp);
+	}
+}
+
+/*
+ * The receiver's answer to our question (rc_rnr_ask()), kept for the SEND
+ * that waits (rc_req.c rnr_wait()); one nobody asked for is dropped.
+ */
+static void
+rx_recv_state(struct blue_qp *qp, const struct blue_ctrl_msg *m)
+{
+	struct rc_req *rq = &qp->req;
+
+	if (rq->rnr_ask_tsc == 0) {
+		qp->vqp.st.duplicates++;
+		return;
+	}
+	rq->rnr_posted = m->recv_state.posted;
+	rq->rnr_answer = true;
 }
 
 /* One control frame from the SimpleNic RX ring, to the part of its QP that takes it. */
@@ -207,6 +235,11 @@ rc_ctrl_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len)
 		return;
 	case BLUE_CTRL_RECV_ADVERT:
 		rx_adverts(qp, &m);
+		break;
+	case BLUE_CTRL_RECV_STATE:
+		if (!connected)
+			return;
+		rx_recv_state(qp, &m);
 		break;
 	default:
 		dev->vdev.st.ctrl_bad++;
@@ -276,18 +309,60 @@ rc_send_adverts(struct blue_qp *qp)
 }
 
 /* Sender side: acknowledge the adverts that arrived (every one before adv_expect). */
-enum rc_step
-rc_send_advert_ack(struct blue_qp *qp)
+static bool
+advert_ack(struct blue_qp *qp, uint8_t flags)
 {
 	struct blue_ctrl_msg m = rc_ctrl_msg(qp, BLUE_CTRL_RECV_ADVERT_ACK);
 
+	m.flags = flags;
 	m.advert_ack.recv_seq = qp->req.adv_expect;
 	m.advert_ack.want = qp->req.adv_wanted;
 	if (!rc_send_ctrl(qp, &m))
-		return RC_MORE;
+		return false;
 	qp->req.adv_ack_due = false;
 	qp->req.want_sent = qp->req.adv_wanted;
 	qp->req.want_tsc = rc_ptime(&blue_qp_dev(qp)->rc);
+	return true;
+}
+
+enum rc_step
+rc_send_advert_ack(struct blue_qp *qp)
+{
+	return advert_ack(qp, 0) ? RC_DONE : RC_MORE;
+}
+
+/*
+ * The sender's RNR budget ran out and it holds no advert. IBA's responder
+ * says RNR when a SEND finds no RECV; here the sender only sees adverts, and
+ * an advert may be lost or late (it goes again after the receiver's timeout,
+ * 67 ms at timeout 14, where rdma_cm's min_rnr_timer 12 with rnr_retry 0 is a
+ * budget of 0.64 ms): before it fails the SEND it asks
+ * the receiver, which sends again what it advertised and we lack and says
+ * how many RECVs it posted (RECV_STATE). Only an answer that names none
+ * beyond our adverts makes the SEND fail (rc_req.c rnr_wait()).
+ */
+bool
+rc_rnr_ask(struct blue_qp *qp)
+{
+	if (!advert_ack(qp, BLUE_CTRL_F_ASK))
+		return false;
+	blue_snic_tx_flush(&blue_qp_dev(qp)->hw);
+	qp->req.rnr_answer = false;
+	qp->req.rnr_ask_tsc = rc_ptime(&blue_qp_dev(qp)->rc);
+	qp->vqp.st.rnr_asks++;
+	return true;
+}
+
+/* Receiver side: the answer, once the RECVs lent (SRQ) and adverts made in this step count. */
+enum rc_step
+rc_send_recv_state(struct blue_qp *qp)
+{
+	struct blue_ctrl_msg m = rc_ctrl_msg(qp, BLUE_CTRL_RECV_STATE);
+
+	m.recv_state.posted = qp->resp.next_recv_seq;
+	if (!rc_send_ctrl(qp, &m))
+		return RC_MORE;
+	qp->resp.state_due = false;
 	return RC_DONE;
 }
 
@@ -335,18 +410,24 @@ rc_advert_pending(const struct blue_qp *qp)
  * unread, and the peer device of the same process was not polled either
  * (a resend of every advert after each pause, on a clean wire).
  */
-void
-rc_advert_rewind(struct blue_qp *qp)
+static void
+advert_rewind_now(struct blue_qp *qp)
 {
 	struct rc_resp *rs = &qp->resp;
 	uint32_t seq_head = adv_seq_head(rs), from;
 
-	if (rc_advert_pending(qp) == RC_DONE ||
-	    rc_ptime(&blue_qp_dev(qp)->rc) - rs->adv_tsc < rc_timeout_tsc(qp))
+	if (rc_advert_pending(qp) == RC_DONE)
 		return;
 	from = (int32_t)(rs->rq_acked - seq_head) > 0 ? rs->rq_acked - seq_head : 0;
-	RC_LOG(DEBUG, "qp 0x%06x: adverts from %u unacknowledged after the timeout: again",
-	       qp->vqp.qpn, seq_head + from);
+	RC_LOG(DEBUG, "qp 0x%06x: adverts from %u unacknowledged: again", qp->vqp.qpn,
+	       seq_head + from);
 	qp->vqp.st.retransmits += rs->rq_advertised - from;
 	rs->rq_advertised = from; /* rc_send_adverts() sends them again */
+}
+
+void
+rc_advert_rewind(struct blue_qp *qp)
+{
+	if (rc_ptime(&blue_qp_dev(qp)->rc) - qp->resp.adv_tsc >= rc_timeout_tsc(qp))
+		advert_rewind_now(qp);
 }

@@ -334,6 +334,8 @@ qp_step(struct blue_qp *qp, uint64_t now, unsigned int *items)
 		rc_srq_refill(qp); /* RECVs lent from the SRQ's pool */
 	if (qp->resp.rq_advertised < qp->resp.rq_q.count)
 		more |= rc_send_adverts(qp);
+	if (qp->resp.state_due && connected(qp))
+		more |= rc_send_recv_state(qp); /* asked: after what this step lent and advertised */
 	if (qp->resp.rdone_q.count > 0)
 		more |= rc_recv_retire(qp, false);
 	if (connected(qp)) {
