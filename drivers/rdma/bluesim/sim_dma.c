@@ -73,26 +73,77 @@ sim_dma_ptr(struct bluesim *sim, uint64_t iova, uint64_t len)
 	return p;
 }
 
+/*
+ * Is [iova, iova + len) mapped, perhaps by several mappings side by side? An
+ * IOMMU translates page by page: a range two MRs pinned apart (the pages of
+ * one were already pinned for the other, lib/mem/mem_pins.c) is as good as
+ * one mapping, each piece backed by its own host memory.
+ */
+static bool
+maps_cover(const struct bluesim *sim, uint64_t iova, uint64_t len)
+{
+	int i = map_find(sim, iova);
+
+	for (; i >= 0 && (uint32_t)i < sim->nmaps; i++) {
+		const struct sim_dma_map *m = &sim->maps[i];
+		uint64_t n;
+
+		if (iova - m->iova >= m->len)
+			return false; /* a hole */
+		n = m->len - (iova - m->iova);
+		if (n >= len)
+			return true;
+		iova += n;
+		len -= n;
+	}
+	return false;
+}
+
+/* Copy between host memory and [iova, iova + len): @p dst NULL writes @p src there. */
+static int
+dma_copy(struct bluesim *sim, uint64_t iova, uint8_t *dst, const uint8_t *src, uint64_t len)
+{
+	uint8_t *p = dma_lookup(sim, iova, len);
+
+	if (p == NULL && len > 0 && maps_cover(sim, iova, len)) {
+		while (len > 0) { /* mapping by mapping */
+			const struct sim_dma_map *m = &sim->maps[map_find(sim, iova)];
+			uint64_t n = RTE_MIN(len, m->len - (iova - m->iova));
+
+			p = m->va + (iova - m->iova);
+			if (dst != NULL) {
+				memcpy(dst, p, n);
+				dst += n;
+			} else {
+				memcpy(p, src, n);
+				src += n;
+			}
+			iova += n;
+			len -= n;
+		}
+		return 0;
+	}
+	if (p == NULL) {
+		sim->st.dma_refused++;
+		return -EFAULT;
+	}
+	if (dst != NULL)
+		memcpy(dst, p, len);
+	else
+		memcpy(p, src, len);
+	return 0;
+}
+
 int
 sim_dma_read(struct bluesim *sim, uint64_t iova, void *dst, uint64_t len)
 {
-	const uint8_t *p = sim_dma_ptr(sim, iova, len);
-
-	if (p == NULL)
-		return -EFAULT;
-	memcpy(dst, p, len);
-	return 0;
+	return dma_copy(sim, iova, dst, NULL, len);
 }
 
 int
 sim_dma_write(struct bluesim *sim, uint64_t iova, const void *src, uint64_t len)
 {
-	uint8_t *p = sim_dma_ptr(sim, iova, len);
-
-	if (p == NULL)
-		return -EFAULT;
-	memcpy(p, src, len);
-	return 0;
+	return dma_copy(sim, iova, NULL, src, len);
 }
 
 /*
