@@ -149,6 +149,22 @@ int ordk_env_port_start_wait(uint16_t port, struct rte_mempool *mp, bool client,
  */
 long ordk_env_memif_prefault(void);
 
+/** Does a unix socket listen at @p path (a file, or the abstract name), per /proc/net/unix? */
+bool ordk_env_unix_listening(const char *path);
+
+/**
+ * Before a net_memif server port is created from @p vdev (a --vdev string):
+ * claim its socket file. DPDK 22.11's memif unlinks the file only when its
+ * port is removed, so a process that ended with its port (qperf -cm1's
+ * server, a process per test, its device kept open by rdma_cm) leaves it
+ * behind and the next server's bind fails. A file nobody listens on is
+ * removed; while a server still listens there (one that is ending) this
+ * waits, at most @p wait_s. Not a memif server with a socket file: nothing.
+ * @return 1 removed, 0 nothing to do, -EADDRINUSE (still listened on,
+ * logged) or another negative errno (logged).
+ */
+int ordk_env_memif_claim(const char *vdev, double wait_s);
+
 /** Stop and close every ethdev port (before rte_eal_cleanup()). */
 void ordk_env_close_ports(void);
 

@@ -130,6 +130,9 @@ eal_up(void)
 		OV_LOG(ERR, "ORDK_EAL has too many arguments\n");
 		return -EINVAL;
 	}
+	/* a memif server's socket file left by a process that ended with its port */
+	if (env == NULL && ordk_env_memif_claim(getenv("ORDK_VDEV"), ORDK_ENV_PEER_LEAVE_S) < 0)
+		return -EADDRINUSE;
 	if (rte_eal_init(argc, argv) < 0) {
 		OV_LOG(ERR, "EAL initialisation failed: %s (check ORDK_EAL; see ordk-doctor)\n",
 		       rte_strerror(rte_errno));
@@ -193,6 +196,9 @@ log_stats(struct ov_dev *d)
 	       d->linger.late, d->linger.left_open);
 	OV_LOG(INFO, "%s: event waits: %" PRIu64 " polled first, %" PRIu64 " found their event\n",
 	       d->attr.name, d->ev_spins, d->ev_spin_hits);
+	if (d->rejoins > 0)
+		OV_LOG(INFO, "%s: link: %" PRIu64 " starts of the port to rejoin a server\n",
+		       d->attr.name, d->rejoins);
 	for (unsigned int i = 0; i < ORDK_STATS_COUNT; i++)
 		if (ordk_stats_value(&st, i) != 0)
 			OV_LOG(INFO, "%s:   %-22s %" PRIu64 "\n", d->attr.name, ordk_stats_name(i),

@@ -87,6 +87,11 @@ struct ov_dev {
 	bool link_seen;		  /**< its link was up once: net_memif's pages populated (lock) */
 	bool link_told, link_up;  /**< the link's state last seen and told to the model (lock) */
 	bool port_detached;	  /**< link down, the model leaves its port alone: polled on (lock) */
+	bool memif;		  /**< the port is a net_memif (a client's rejoins its next server) */
+	atomic_int rejoin;	  /**< that start: idle, running (EAL's interrupt thread), its result */
+	uint64_t rejoin_tsc;	  /**< a memif client with its link down: its next start (lock) */
+	uint32_t rejoin_wait_ms;  /**< how long the next start that connects waits for the link */
+	uint64_t rejoins;	  /**< such starts (lock) */
 	struct rte_mempool *mp;	  /**< the port's frames (created once, kept for the process) */
 	pthread_t thread;
 	atomic_bool stop;
@@ -265,5 +270,7 @@ void ov_set_refused_ops(struct verbs_context *v);
 int ov_port_up(struct ov_dev *d);
 /** The last close: the run with the peer ended, the port stopped or removed (ibv_port.c). */
 void ov_port_end(struct ov_dev *d);
+/** A memif client's link is down with its device open: start its port again, paced (lock held). */
+void ov_port_rejoin(struct ov_dev *d);
 
 #endif /* ORDK_IBV_INTERNAL_H */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_alarm.h>
 #include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_devargs.h>
@@ -46,25 +47,6 @@ memif_socket_of(uint16_t port, char *out, size_t len)
 	return true;
 }
 
-/* Is a socket listening at @p path (abstract or not) in /proc/net/unix? */
-static bool
-unix_listening(const char *path)
-{
-	FILE *f = fopen("/proc/net/unix", "r");
-	char line[512], name[256];
-	unsigned int flags;
-	bool found = false;
-
-	if (f == NULL)
-		return false;
-	while (!found && fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "%*s %*s %*s %x %*s %*s %*s %255s", &flags, name) == 2 &&
-		    flags == 0x10000 && (strcmp(name, path) == 0 || (name[0] == '@' && strcmp(name + 1, path) == 0)))
-			found = true;
-	fclose(f);
-	return found;
-}
-
 /*
  * A memif server's last close: its vdev is removed, which closes its listening
  * socket. A server process that ends (qperf's server forks one per test) would
@@ -94,7 +76,7 @@ memif_client_wait_unplug(struct ov_dev *d)
 
 	if (!memif_socket_of((uint16_t)d->port, path, sizeof(path)))
 		return;
-	while (unix_listening(path) && ordk_env_now_s() < until)
+	while (ordk_env_unix_listening(path) && ordk_env_now_s() < until)
 		usleep(1000);
 }
 
@@ -112,7 +94,8 @@ memif_server_replug(struct ov_dev *d)
 	 * ordk-run's memif sockets are files (socket-abstract=no), never
 	 * abstract names, which stay bound (EADDRINUSE)
 	 */
-	if (vdev == NULL || rte_dev_probe(vdev) != 0) {
+	if (vdev == NULL || ordk_env_memif_claim(vdev, ORDK_ENV_PEER_LEAVE_S) < 0 ||
+	    rte_dev_probe(vdev) != 0) {
 		OV_LOG(ERR, "cannot create the memif port again (ORDK_VDEV %s)\n", vdev ? vdev : "unset");
 		return -ENODEV;
 	}
@@ -123,6 +106,73 @@ memif_server_replug(struct ov_dev *d)
 	}
 	d->port_unplugged = false;
 	return 0;
+}
+
+/*
+ * A memif client whose link went down while its device stays open: its
+ * server's process ended (qperf -cm1's server forks one per test, and an
+ * rdma_cm program keeps the device open from test to test, as rdma-core's
+ * librdmacm keeps its contexts). DPDK 22.11's net_memif client connects its
+ * socket once, at start, so it starts again: every OV_REJOIN_RETRY_MS while
+ * no server accepts the socket. One that does may still turn the handshake
+ * down (the next server's vdev exists before its port is started: "ID not
+ * found"), so a start that connected is given OV_REJOIN_RETRY_MS, then twice
+ * as long after each one that did not bring the link up, up to
+ * OV_REJOIN_HANDSHAKE_MS. The model leaves the port alone meanwhile
+ * (link_ok()). The stop and start run in EAL's interrupt thread (an alarm),
+ * where memif runs its own disconnect: the link is down as that begins, and
+ * a stop from another thread would free the regions beside it.
+ */
+#define OV_REJOIN_RETRY_MS 20
+#define OV_REJOIN_HANDSHAKE_MS 1000
+
+enum { REJOIN_IDLE, REJOIN_RUNNING, REJOIN_CONNECTED, REJOIN_REFUSED };
+
+static void
+rejoin_cb(void *arg)
+{
+	struct ov_dev *d = arg;
+	int memif_log = rte_log_register("pmd.net.memif");
+	int level = memif_log >= 0 ? rte_log_get_level((uint32_t)memif_log) : -1;
+	int rc;
+
+	/* no "Failed to connect socket" 50 times a second */
+	if (level >= 0)
+		rte_log_set_level((uint32_t)memif_log, RTE_LOG_CRIT);
+	rte_eth_dev_stop((uint16_t)d->port);
+	rc = rte_eth_dev_start((uint16_t)d->port);
+	if (level >= 0)
+		rte_log_set_level((uint32_t)memif_log, (uint32_t)level);
+	atomic_store(&d->rejoin, rc == 0 ? REJOIN_CONNECTED : REJOIN_REFUSED);
+}
+
+void
+ov_port_rejoin(struct ov_dev *d)
+{
+	uint64_t now = rte_get_tsc_cycles(), ms = rte_get_tsc_hz() / 1000;
+	int st = atomic_load(&d->rejoin);
+
+	if (!d->client || !d->memif || st == REJOIN_RUNNING)
+		return;
+	if (st != REJOIN_IDLE) { /* the last start is done: when the next one may go */
+		uint32_t wait = OV_REJOIN_RETRY_MS;
+
+		if (st == REJOIN_CONNECTED) {
+			wait = RTE_MAX(d->rejoin_wait_ms, (uint32_t)OV_REJOIN_RETRY_MS);
+			d->rejoin_wait_ms = RTE_MIN(2 * wait, (uint32_t)OV_REJOIN_HANDSHAKE_MS);
+		}
+		d->rejoin_tsc = now + wait * ms;
+		d->rejoins++;
+		d->link_seen = false; /* the next server's regions: populated again once up */
+		atomic_store(&d->rejoin, REJOIN_IDLE);
+	}
+	if (now < d->rejoin_tsc)
+		return;
+	atomic_store(&d->rejoin, REJOIN_RUNNING);
+	if (rte_eal_alarm_set(1, rejoin_cb, d) != 0) {
+		atomic_store(&d->rejoin, REJOIN_IDLE);
+		d->rejoin_tsc = now + OV_REJOIN_RETRY_MS * ms;
+	}
 }
 
 int
@@ -145,6 +195,7 @@ ov_port_up(struct ov_dev *d)
 		OV_LOG(ERR, "no ethdev port %d (give one with --vdev in ORDK_EAL)\n", d->port);
 		return -ENODEV;
 	}
+	d->memif = port_is_memif((uint16_t)d->port);
 	if (!d->client) /* a server does not wait: its peer comes when it comes */
 		return ordk_env_port_start((uint16_t)d->port, d->mp) == 0 ? 0 : -EIO;
 	/* a client waits for the link, restarting a memif client while it is down */
@@ -182,6 +233,8 @@ ov_port_end(struct ov_dev *d)
 		pthread_mutex_unlock(&d->lock);
 	}
 	if (d->port >= 0 && d->client) {
+		rte_eal_alarm_cancel(rejoin_cb, d); /* waits for one that runs */
+		atomic_store(&d->rejoin, REJOIN_IDLE);
 		rte_eth_dev_stop((uint16_t)d->port);
 		d->port_stopped = true;
 		if (port_is_memif((uint16_t)d->port))

@@ -118,9 +118,13 @@ link_ok(struct ov_dev *d)
 		d->link_told = true;
 		d->link_up = up;
 		d->port_detached = !up && ordk_dev_port_link(d->dev, up) == 0;
-		if (up)
+		if (up) {
 			(void)ordk_dev_port_link(d->dev, true);
+			d->rejoin_wait_ms = 0;
+		}
 	}
+	if (!up && d->port_detached)
+		ov_port_rejoin(d); /* a memif client: its next server (ibv_port.c) */
 	if (up && unlikely(!d->link_seen)) {
 		d->link_seen = true;
 		(void)ordk_env_memif_prefault();

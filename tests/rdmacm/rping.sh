@@ -6,10 +6,13 @@
 # ORDK_CM_PEERS maps to 127.0.0.1 (the card answers no ARP). Both must exit
 # 0; with -V rping checks every ping's data itself, and the client must
 # have printed the last ping.
-#   rping.sh <ordk-run> <tcp port> <count> [rping options for both, e.g. -q]
+#   rping.sh <ordk-run> <tcp port> <count> [,devargs for both] [rping options for both, e.g. -q]
+# (devargs: e.g. ,fault=drop:0.01,seed=11, added to both --dev)
 set -u
 run=$1 port=$2 count=$3
 shift 3
+suffix=""
+[[ ${1:-} == ,* ]] && { suffix=$1; shift; }
 command -v rping >/dev/null || { echo "SKIP: rping is not installed (rdmacm-utils; devtools/setup.sh)"; exit 77; }
 sock=/tmp/ordk-eco-rping-$port.sock
 dir=$(mktemp -d /tmp/ordk-eco-XXXXXX)
@@ -19,11 +22,11 @@ rm -f "$sock"
 . "$(dirname "$0")/../examples/wait_ready.sh"
 
 export ORDK_RDMACM_STATS=1
-timeout 60 "$run" --dev "bluesim,port=memif:server:$sock" -- \
+timeout 60 "$run" --dev "bluesim,port=memif:server:$sock$suffix" -- \
     rping -s -a 0.0.0.0 -p "$port" -C "$count" -v -V "$@" >"$dir/server" 2>&1 &
 srv=$!
 wait_tcp "$port" $srv 30 || { cat "$dir/server"; echo "FAIL: the server never listened on $port"; exit 1; }
-timeout 60 "$run" --dev "bluesim,port=memif:client:$sock" -- \
+timeout 60 "$run" --dev "bluesim,port=memif:client:$sock$suffix" -- \
     rping -c -a 10.0.0.2 -p "$port" -C "$count" -v -V "$@" >"$dir/client" 2>&1
 crc=$?
 reap $srv

@@ -1,11 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# qperf's ordinary command line on ORDK: several RC tests in one client
+# qperf's ordinary command line on ORDK: several tests in one client
 # invocation. The client process opens, uses and closes the device once per
 # test (and its memif port reconnects each time); the server forks a child
 # per test, each a new ORDK process. Both run through ordk-run over net_memif.
-#   qperf.sh <ordk-run> <tcp port> <test>...
-# ORDK_QPERF_OPTS: options for the client's command line before the tests (UD: -m 1024).
+# With -cm1 (rdma_cm) the client keeps ORDK's device open from test to test,
+# as librdmacm does: its memif port rejoins each new server process.
+#   qperf.sh <ordk-run> <tcp port> <test or option>...
+# Options among the tests apply to the tests after them (qperf's own rule:
+# "-m 1024 ud_bw"). ORDK_QPERF_OPTS: options for the client's command line
+# before the server's name (-cm1: every connection through rdma_cm, checked
+# in ORDK_RDMACM_STATS's counters: one established and disconnected per test).
 set -u
 run=$1 port=$2
 shift 2
@@ -17,12 +22,13 @@ trap '[ -n "$srv" ] && kill $srv 2>/dev/null; rm -rf "$dir"; rm -f "$sock"' EXIT
 rm -f "$sock"
 
 . "$(dirname "$0")/../examples/wait_ready.sh"
+[[ " ${ORDK_QPERF_OPTS:-} " == *" -cm1 "* ]] && export ORDK_RDMACM_STATS=1
 
-timeout 120 "$run" --dev "bluesim,port=memif:server:$sock" -- qperf -lp "$port" >"$dir/server" 2>&1 &
+timeout 240 "$run" --dev "bluesim,port=memif:server:$sock" -- qperf -lp "$port" >"$dir/server" 2>&1 &
 srv=$!
 wait_tcp "$port" $srv 30 || { cat "$dir/server"; echo "FAIL: qperf's server never listened on $port"; exit 1; }
 # one second a test (qperf's latency tests take no -n: without a time they never end)
-timeout 100 "$run" --dev "bluesim,port=memif:client:$sock" -- \
+timeout 220 "$run" --dev "bluesim,port=memif:client:$sock" -- \
     qperf -lp "$port" -t 1 -vv ${ORDK_QPERF_OPTS:-} 127.0.0.1 "$@" >"$dir/client" 2>&1
 crc=$?
 # the last test's child ends once the client has left; then the listener goes
@@ -37,10 +43,18 @@ grep -v '^EAL' "$dir/client"
 echo "--- server:"
 grep -v '^EAL' "$dir/server"
 [ $crc -eq 0 ] || { echo "FAIL: the client exited $crc"; exit 1; }
-# every test named, with a result that is not zero
+# every test named, with a result that is not zero (atomics and ver_*: a message rate)
+tests=0
 for t in "$@"; do
-    awk -v t="$t:" '$1 == t { f = 1; next } f && /^    (bw|latency) +=/ { ok = $3 + 0 > 0; exit }
+    [[ $t =~ ^[a-z]+_[a-z_]+$ ]] || continue
+    tests=$((tests + 1))
+    awk -v t="$t:" '$1 == t { f = 1; next }
+                    f && /^    (bw|latency|msg_rate) +=/ { ok = $3 + 0 > 0; exit }
                     END { exit !ok }' "$dir/client" || { echo "FAIL: no result for $t"; exit 1; }
 done
 grep -q "failed\|error" "$dir/client" && { echo "FAIL: errors in the client's output"; exit 1; }
+if [[ " ${ORDK_QPERF_OPTS:-} " == *" -cm1 "* ]]; then
+    grep -q "ordk-rdmacm: counters: garbage=0 bad_req=0 .* established=$tests disconnected=$tests " \
+        "$dir/client" || { echo "FAIL: not $tests rdma_cm connections, each established and ended"; exit 1; }
+fi
 echo PASS

@@ -271,6 +271,7 @@ sim_meta_room(const struct bluesim *sim, uint32_t reports)
 /* sim_dma.c */
 /** Host memory behind [iova, iova + len), or NULL (refused and counted). */
 uint8_t *sim_dma_ptr(struct bluesim *sim, uint64_t iova, uint64_t len);
+/** Copy from / to [iova, iova + len), which may span mappings side by side; -EFAULT: a hole. */
 int sim_dma_read(struct bluesim *sim, uint64_t iova, void *dst, uint64_t len);
 int sim_dma_write(struct bluesim *sim, uint64_t iova, const void *src, uint64_t len);
 /**
