@@ -292,10 +292,8 @@ rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **eve
 			continue;
 		pthread_mutex_lock(&c->lock);
 		e = TAILQ_FIRST(&c->events);
-		if (e != NULL) {
+		if (e != NULL)
 			TAILQ_REMOVE(&c->events, e, next);
-			e->ev.id->event = &e->ev;
-		}
 		pthread_mutex_unlock(&c->lock);
 		if (e != NULL) {
 			atomic_fetch_sub(&c->waiters, 1);
@@ -343,6 +341,7 @@ rcm_id_retire(struct rcm_id *id)
 
 	rcm_unwatch(id);
 	drop_events(c, id);
+	rcm_sync_keep(id, NULL);
 	TAILQ_REMOVE(&c->ids, id, next);
 	id->magic = RCM_MAGIC_DEAD;
 	TAILQ_INSERT_TAIL(&c->reaped, id, reap);
@@ -399,6 +398,8 @@ rdma_migrate_id(struct rdma_cm_id *cmid, struct rdma_event_channel *channel)
 	id->chan = to;
 	id->id.channel = &to->ch;
 	was_own = id->own_chan;
+	if (was_own) /* a synchronous id's last event goes with its private channel */
+		rcm_sync_keep(id, NULL);
 	id->sync = mine != NULL;
 	id->own_chan = mine != NULL;
 	/* its waiting events go along, in their order */
@@ -420,6 +421,15 @@ rdma_migrate_id(struct rdma_cm_id *cmid, struct rdma_event_channel *channel)
 	return 0;
 }
 
+void
+rcm_sync_keep(struct rcm_id *id, struct rdma_cm_event *ev)
+{
+	if (id->sync_ev != NULL)
+		rdma_ack_cm_event(id->sync_ev);
+	id->sync_ev = ev;
+	id->id.event = ev;
+}
+
 int
 rcm_sync_wait(struct rcm_id *id, enum rdma_cm_event_type want)
 {
@@ -431,11 +441,15 @@ rcm_sync_wait(struct rcm_id *id, enum rdma_cm_event_type want)
 		return -1;
 	got = ev->event;
 	status = ev->status;
-	rdma_ack_cm_event(ev);
-	if (got != want) {
+	pthread_mutex_lock(&id->chan->lock);
+	rcm_sync_keep(id, ev);
+	pthread_mutex_unlock(&id->chan->lock);
+	if (got != want || status != 0) {
 		RCM_LOG(INFO, "waited for %s, got %s (status %d)\n", rdma_event_str(want),
 			rdma_event_str(got), status);
-		errno = status < 0 ? -status : ECONNREFUSED;
+		/* as rdma-core's ucma_complete() */
+		errno = got == RDMA_CM_EVENT_REJECTED ? ECONNREFUSED :
+			status < 0 ? -status : status > 0 ? status : EINVAL;
 		return -1;
 	}
 	return 0;

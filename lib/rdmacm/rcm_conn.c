@@ -371,7 +371,14 @@ on_msg(struct rcm_id *id, const uint8_t *m)
 		rcm_close_conn(id);
 		return;
 	case RCM_CONNECTED * 16 + RCM_DREQ:
-		fail(id, 0); /* DISCONNECTED, the QP to ERR */
+		/*
+		 * DISCONNECTED, the QP left as it is until the program's own
+		 * rdma_disconnect(), as the kernel's rdma_cm: a SEND of ours whose
+		 * ACK is on its way still completes, not flushed.
+		 */
+		rcm_event_post(id->chan, id, RDMA_CM_EVENT_DISCONNECTED, 0);
+		rcm_count(RCM_C_DISCONNECTED);
+		rcm_close_conn(id);
 		return;
 	default:
 		if (id->state == RCM_DISCONNECTING) /* the peer's own DREQ crossed ours */

@@ -74,21 +74,30 @@ rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **out)
 		errno = EINVAL;
 		return -1;
 	}
-	do {
+	pthread_mutex_lock(&l->chan->lock);
+	rcm_sync_keep(l, NULL); /* the listener's last one */
+	pthread_mutex_unlock(&l->chan->lock);
+	for (;;) {
 		if (rdma_get_cm_event(listen->channel, &ev) != 0)
 			return -1;
-		cmid = ev->event == RDMA_CM_EVENT_CONNECT_REQUEST ? ev->id : NULL;
-		if (cmid == NULL)
-			RCM_LOG(INFO, "rdma_get_request: %s on the listener, skipped\n",
-				rdma_event_str(ev->event));
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+			break;
+		RCM_LOG(INFO, "rdma_get_request: %s on the listener, skipped\n",
+			rdma_event_str(ev->event));
 		rdma_ack_cm_event(ev);
-	} while (cmid == NULL);
+	}
+	cmid = ev->id;
 	/* the new id is synchronous too: a channel of its own */
 	if (rdma_migrate_id(cmid, NULL) != 0) {
+		rdma_ack_cm_event(ev);
 		rdma_reject(cmid, NULL, 0);
 		rdma_destroy_id(cmid);
 		return -1;
 	}
+	/* the request stays as the new id's event (its private data), as rdma-core's */
+	pthread_mutex_lock(&rcm_id_of(cmid)->chan->lock);
+	rcm_sync_keep(rcm_id_of(cmid), ev);
+	pthread_mutex_unlock(&rcm_id_of(cmid)->chan->lock);
 	if (l->ep_qp) {
 		struct ibv_qp_init_attr a = l->ep_attr;
 

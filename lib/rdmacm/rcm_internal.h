@@ -124,8 +124,8 @@ struct rcm_id {
 	struct ibv_sa_path_rec path;
 	TAILQ_ENTRY(rcm_id) next;	/* the channel's ids */
 	TAILQ_ENTRY(rcm_id) reap;	/* destroyed, freed by the thread when no batch holds it */
-	/* sync ids: the last event their call waited for */
-	int sync_status;
+	/* sync ids: the last event a call waited for, left as id->event (rdma-core's ucma_complete) */
+	struct rdma_cm_event *sync_ev;
 	/* UD ids: the SIDR exchange (rcm_sidr.c) */
 	uint32_t qkey;		       /* 0 until a QP or the SIDR sets it (the kernel's cma_set_qkey) */
 	uint32_t sidr_id;	       /* the request's ID: its answer names it */
@@ -133,7 +133,6 @@ struct rcm_id {
 	struct rcm_sidr_seen *sidr_seen; /* passive: the request, as a repeated one finds it */
 	int sidr_fd;		       /* passive, until answered: the listener's socket (dup) to answer from */
 	struct sockaddr_in sidr_peer;  /* passive: where the SIDR_REQ came from */
-	struct rdma_cm_event *sidr_ev; /* a synchronous id's ESTABLISHED, left to it as id->event */
 };
 TAILQ_HEAD(rcm_id_list, rcm_id);
 
@@ -203,8 +202,14 @@ int rcm_sidr_reject(struct rdma_cm_id *cmid, const void *pdata, uint8_t plen);
 void rcm_sidr_io(struct rcm_id *id);		   /* lock held */
 void rcm_sidr_expire(struct rcm_id *id, int64_t now); /* lock held */
 void rcm_sidr_forget(struct rcm_id *id);	   /* lock held: the id goes */
-/* sync ids: wait for the event of the call just made, ack it (lock not held) */
+/*
+ * sync ids: wait for the event of the call just made (lock not held); it stays
+ * as id->event until the id's next call or its end, as rdma-core's
+ * ucma_complete(), the one before it acked
+ */
 int rcm_sync_wait(struct rcm_id *id, enum rdma_cm_event_type want);
+/* sync ids: @p ev becomes id->event, the one before it acked (lock held) */
+void rcm_sync_keep(struct rcm_id *id, struct rdma_cm_event *ev);
 
 /* The device (rcm_qp.c): ORDK's one device, opened through libibverbs */
 struct ibv_context *rcm_device(void);

@@ -398,30 +398,6 @@ rcm_sidr_expire(struct rcm_id *id, int64_t now)
 	send_request(id);
 }
 
-/* A synchronous id's connect: its ESTABLISHED stays as id->event (param.ud), as rdma-core's. */
-static int
-sync_wait(struct rcm_id *id)
-{
-	struct rdma_cm_event *ev;
-
-	if (rdma_get_cm_event(&id->chan->ch, &ev) != 0)
-		return -1;
-	if (ev->event != RDMA_CM_EVENT_ESTABLISHED) {
-		int st = ev->status;
-
-		rdma_ack_cm_event(ev);
-		errno = st < 0 ? -st : st > 0 ? st : EINVAL;
-		return -1;
-	}
-	pthread_mutex_lock(&id->chan->lock);
-	if (id->sidr_ev != NULL)
-		rdma_ack_cm_event(id->sidr_ev);
-	id->sidr_ev = ev;
-	id->id.event = ev;
-	pthread_mutex_unlock(&id->chan->lock);
-	return 0;
-}
-
 int
 rcm_sidr_connect(struct rdma_cm_id *cmid, struct rdma_conn_param *param)
 {
@@ -461,7 +437,7 @@ rcm_sidr_connect(struct rdma_cm_id *cmid, struct rdma_conn_param *param)
 	id->sidr_until = now + rcm_step_ms();
 	send_request(id);
 	pthread_mutex_unlock(&id->chan->lock);
-	return id->sync ? sync_wait(id) : 0;
+	return id->sync ? rcm_sync_wait(id, RDMA_CM_EVENT_ESTABLISHED) : 0;
 }
 
 /* The passive side's answer (lock held): sent from the listener's port, kept for a repeated request. */
@@ -553,10 +529,5 @@ rcm_sidr_forget(struct rcm_id *id)
 		pthread_mutex_unlock(&seen_lock);
 		free(id->sidr_seen);
 		id->sidr_seen = NULL;
-	}
-	if (id->sidr_ev != NULL) {
-		rdma_ack_cm_event(id->sidr_ev);
-		id->sidr_ev = NULL;
-		id->id.event = NULL;
 	}
 }

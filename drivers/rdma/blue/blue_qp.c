@@ -161,8 +161,16 @@ blue_qp_modify(struct ordk_qp *oqp, enum ordk_qp_state cur, enum ordk_qp_state n
 	 * order, so its word on the ManageQp, which this waits for, is its word
 	 * on them too, and the flush reports no READ whose buffer it still knows.
 	 */
-	if (next == ORDK_QPS_ERR || next == ORDK_QPS_RESET)
+	if (next == ORDK_QPS_ERR || next == ORDK_QPS_RESET) {
+		/*
+		 * An application leaving a connection (rdma_disconnect()) has seen
+		 * the peer's last message complete: a NIC that acknowledges on
+		 * arrival has sent its ACK, so the peer's SEND completes. Here the
+		 * ACK may still be due: it goes now, as at destroy.
+		 */
+		rc_ack_last_word(qp);
 		rc_read_keys_revoke_all(qp);
+	}
 	rc = blue_manage_qp(qp, next == ORDK_QPS_RTR || next == ORDK_QPS_RTS, next == ORDK_QPS_ERR);
 	if (rc != 0)
 		return rc;
