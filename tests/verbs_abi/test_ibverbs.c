@@ -311,15 +311,17 @@ Test(ibverbs, ud_to_itself_and_back)
 	cr_assert_eq(ibv_post_recv(a, &rw, &brw), 0);
 	sw.wr.ud.ah = ah2;
 	sw.wr.ud.remote_qpn = wc.src_qp;
-	sw.sg_list->length = 1983; /* above one frame */
+	sw.sg_list->length = 4097; /* above the port's MTU */
 	cr_assert_eq(ibv_post_send(b, &sw, &bsw), EINVAL);
-	sw.sg_list->length = 1982;
+	sw.sg_list->length = 4096 - 40; /* three frames, and the GRH: the RECV's 4096 bytes */
 	cr_assert_eq(ibv_post_send(b, &sw, &bsw), 0);
 	do
 		wait_wc(cq, &wc);
 	while (wc.opcode != IBV_WC_RECV);
 	cr_assert(wc.wr_id == 8 && wc.status == IBV_WC_SUCCESS && wc.src_qp == b->qp_num &&
-		  wc.byte_len == 40u + 1982);
+		  wc.byte_len == 4096u);
+	/* RoCE v2 over IPv4 in sl, as mlx5 says it (UCX reads the GRH's family there) */
+	cr_assert_eq(wc.sl, 0xA);
 	cr_assert_eq(ibv_dealloc_pd(pd), EBUSY, "AHs hold the PD");
 	cr_assert_eq(ibv_destroy_ah(ah), 0);
 	cr_assert_eq(ibv_destroy_ah(ah2), 0);

@@ -43,6 +43,9 @@ RC_STUB(rc_atomic_send);
 RC_STUB(rc_timer_arm);
 RC_STUB(rc_complete_sends);
 RC_STUB(rc_mr_check);
+RC_STUB(rc_sgl_item_len);
+RC_STUB(rc_sgl_source);
+RC_STUB(rc_sgl_ok);
 
 static unsigned int fails;
 
