@@ -567,9 +567,10 @@ push_queued(struct blue_qp *qp)
 		pushed = push_items(qp, w, want_ack);
 		items += pushed;
 		/* ring or window full: the rest next time (a length error's announcement
-		 * is one item without payload: it went when an item went) */
+		 * and a WR of no bytes are one item without payload: it went when an
+		 * item went; taken for sent before, one the card window held never went) */
 		if (w->state != RC_WQE_ERROR &&
-		    ((w->flags & RC_WQE_LEN_ERR) ? pushed == 0 : w->sent < w->len))
+		    ((w->flags & RC_WQE_LEN_ERR) || w->len == 0 ? pushed == 0 : w->sent < w->len))
 			return items;
 		if (w->state == RC_WQE_ERROR && (w->flags & RC_WQE_FATAL)) {
 			qp->req.sq_next++;
