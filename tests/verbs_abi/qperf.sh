@@ -5,7 +5,7 @@
 # test (and its memif port reconnects each time); the server forks a child
 # per test, each a new ORDK process. Both run through ordk-run over net_memif.
 #   qperf.sh <ordk-run> <tcp port> <test>...
-# ORDK_QPERF_OPTS: options for the client's command line before the tests (UD: -m 1024).
+# ORDK_QPERF_OPTS: options for the client's command line before the tests (-m SIZE, ...).
 set -u
 run=$1 port=$2
 shift 2
