@@ -242,6 +242,16 @@ Test(verbs_sgl, num_sge_bounds)
 	wr.num_sge = -1;
 	cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 0);
 	cr_assert_eq(rte_errno, EINVAL);
+	/* an atomic returns 8 bytes into one SGE: two are refused */
+	wr = (struct ordk_send_wr){ .opcode = ORDK_WR_ATOMIC_FETCH_AND_ADD, .num_sge = 2, .sg_list = g };
+	g[0] = (struct ordk_sge){ va(&p.s[0], 0), 8, p.s[0].mr->lkey };
+	g[1] = (struct ordk_sge){ va(&p.s[0], 64), 0, p.s[0].mr->lkey };
+	wr.atomic.remote_addr = va(&p.s[1], DST);
+	wr.atomic.rkey = p.s[1].mr->rkey;
+	cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 0, "an atomic of two SGEs");
+	cr_assert_eq(rte_errno, EINVAL);
+	wr.num_sge = 1;
+	cr_assert_eq(ordk_qp_post_send(p.s[0].qp, &wr, 1), 1, "of one, through sg_list");
 	sgl_qps_close(&p);
 	sgl_qps(&p, ORDK_MTU_1024, 0); /* 0: one, as before gather lists */
 	sgl_qps_close(&p);
