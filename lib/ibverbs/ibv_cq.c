@@ -344,6 +344,8 @@ static const enum ibv_wc_status wc_status[ORDK_WC_STATUS_COUNT] = {
 	[ORDK_WC_GENERAL_ERR] = IBV_WC_GENERAL_ERR,
 };
 
+#define OV_WC_SL_ROCE_V2_IPV4 0xA /* UDP (8) | IPv4 (2) */
+
 static void
 wc_out(struct ibv_wc *w, const struct ordk_wc *o)
 {
@@ -359,9 +361,17 @@ wc_out(struct ibv_wc *w, const struct ordk_wc *o)
 		w->wc_flags = IBV_WC_WITH_IMM;
 		w->imm_data = o->imm_data; /* carried as the sender gave it: network order */
 	}
-	if (o->wc_flags & ORDK_WC_GRH) { /* UD: the sender's QPN; no LID, SL 0 on RoCE */
+	/*
+	 * UD: the sender's QPN; no LID. RoCE has no SL in its frames: sl says the
+	 * packet type as mlx5 reports it (bit 3: UDP, RoCE v2; bits 2:0: the L3
+	 * header, 2 = IPv4), which UCX 1.13 reads to find the GRH's address family
+	 * (with 0, "GRH", it read an IPv6 destination out of the IPv4 header and
+	 * dropped every datagram).
+	 */
+	if (o->wc_flags & ORDK_WC_GRH) {
 		w->wc_flags |= IBV_WC_GRH;
 		w->src_qp = o->src_qp;
+		w->sl = OV_WC_SL_ROCE_V2_IPV4;
 	}
 }
 

@@ -5,6 +5,7 @@
  * peer's IP; the IP gives its MAC, see ibv_dev.c), and posting.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,29 @@
 #include "ibv_internal.h"
 
 #define OV_MAX_RD_ATOM 16 /* ibv_query_device()'s max_qp_rd_atom */
+
+/* a WR's sg_list goes to ORDK as it is */
+_Static_assert(sizeof(struct ibv_sge) == sizeof(struct ordk_sge) &&
+		       offsetof(struct ibv_sge, addr) == offsetof(struct ordk_sge, addr) &&
+		       offsetof(struct ibv_sge, length) == offsetof(struct ordk_sge, length) &&
+		       offsetof(struct ibv_sge, lkey) == offsetof(struct ordk_sge, lkey),
+	       "ibv_sge and ordk_sge have one layout");
+
+/*
+ * Capabilities above the device's: EINVAL, as rdma-core's providers answer. A
+ * send WR gathers up to max_sge SGEs; a RECV lands in one buffer.
+ */
+static bool
+caps_ok(const struct ov_dev *d, const struct ibv_qp_cap *c, const char *verb)
+{
+	if (c->max_inline_data <= d->attr.max_inline_data && c->max_send_sge <= d->attr.max_sge &&
+	    c->max_recv_sge <= d->attr.max_recv_sge)
+		return true;
+	OV_LOG(ERR, "%s: max_inline_data %u, max_send_sge %u, max_recv_sge %u: at most %u, %u, %u\n",
+	       verb, c->max_inline_data, c->max_send_sge, c->max_recv_sge, d->attr.max_inline_data,
+	       d->attr.max_sge, d->attr.max_recv_sge);
+	return false;
+}
 
 static struct ibv_qp *
 qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
@@ -46,16 +70,12 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 	}
 	/* on an SRQ its own receive queue is unused: max_recv_wr is not looked at */
 	oa.srq = a->srq != NULL ? ((struct ov_srq *)a->srq)->o : NULL;
-	/* above the device's: EINVAL, as rdma-core's providers answer */
-	if (a->cap.max_inline_data > d->attr.max_inline_data) {
+	if (!caps_ok(d, &a->cap, verb)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	oa.max_inline_data = a->cap.max_inline_data;
-	if (a->cap.max_send_sge > d->attr.max_sge || a->cap.max_recv_sge > d->attr.max_sge) {
-		errno = EINVAL;
-		return NULL;
-	}
+	oa.max_send_sge = a->cap.max_send_sge;
 	q = calloc(1, sizeof(*q));
 	if (q == NULL) {
 		errno = ENOMEM;
@@ -88,12 +108,12 @@ qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *a, const char *verb)
 	pthread_mutex_init(&q->qp.mutex, NULL);
 	pthread_cond_init(&q->qp.cond, NULL);
 	q->magic = OV_MAGIC_QP;
-	a->cap.max_send_sge = d->attr.max_sge;
-	a->cap.max_recv_sge = d->attr.max_sge;
 	if (a->srq != NULL)
 		a->cap.max_recv_wr = 0;
-	ordk_qp_query(q->o, NULL, &got); /* the inline bytes it got (rounded up to 64) */
+	ordk_qp_query(q->o, NULL, &got); /* the inline bytes it got (rounded up to 64), its SGEs */
 	a->cap.max_inline_data = got.max_inline_data;
+	a->cap.max_send_sge = got.max_send_sge;
+	a->cap.max_recv_sge = d->attr.max_recv_sge;
 	return &q->qp;
 }
 
@@ -334,8 +354,8 @@ ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, struct ibv_q
 		attr->ah_attr.grh.dgid.raw[12 + i] = (uint8_t)(ip >> (24 - 8 * i));
 	attr->cap.max_send_wr = oi.max_send_wr;
 	attr->cap.max_recv_wr = oi.srq != NULL ? 0 : oi.max_recv_wr;
-	attr->cap.max_send_sge = q->d->attr.max_sge;
-	attr->cap.max_recv_sge = q->d->attr.max_sge;
+	attr->cap.max_send_sge = oi.max_send_sge;
+	attr->cap.max_recv_sge = q->d->attr.max_recv_sge;
 	attr->cap.max_inline_data = oi.max_inline_data;
 	if (init != NULL) {
 		memset(init, 0, sizeof(*init));
@@ -397,7 +417,7 @@ send_wr_in(const struct ov_qp *q, const struct ibv_send_wr *w, struct ordk_send_
 		OV_REFUSE("ibv_post_send", "this opcode (LOCAL_INV, BIND_MW, SEND_WITH_INV, TSO, ...)");
 		return EOPNOTSUPP;
 	}
-	if (w->num_sge > 1 || w->num_sge < 0 || (w->num_sge > 0 && w->sg_list == NULL))
+	if (w->num_sge < 0 || (w->num_sge > 0 && w->sg_list == NULL))
 		return EINVAL;
 	memset(o, 0, sizeof(*o));
 	o->wr_id = w->wr_id;
@@ -407,12 +427,9 @@ send_wr_in(const struct ov_qp *q, const struct ibv_send_wr *w, struct ordk_send_
 			(w->send_flags & IBV_SEND_SOLICITED ? ORDK_SEND_SOLICITED : 0) |
 			/* copied at the post (lib/verbs' inline area): the lkey is not looked at */
 			(w->send_flags & IBV_SEND_INLINE ? ORDK_SEND_INLINE : 0);
+	/* the gather list as it is (ibv_sge is ordk_sge): read during the post only */
 	o->num_sge = w->num_sge;
-	if (w->num_sge == 1) {
-		o->sge.addr = w->sg_list[0].addr;
-		o->sge.length = w->sg_list[0].length;
-		o->sge.lkey = w->sg_list[0].lkey;
-	}
+	o->sg_list = w->num_sge > 0 ? (const struct ordk_sge *)(const void *)w->sg_list : NULL;
 	o->imm_data = w->imm_data;
 	if (q->qp.qp_type == IBV_QPT_UD) {
 		struct ov_ah *ah = (struct ov_ah *)w->wr.ud.ah;

@@ -151,15 +151,24 @@ struct verbs_qp {
 	struct ordk_stats st;
 	struct verbs_trace *trace;	/* the event timeline (verbs_dev.trace_depth), or NULL */
 	/*
-	 * Inline WRs' bytes (init.max_inline_data > 0): one slot of inl_stride
-	 * bytes per send queue position, inl_slots (max_send_wr rounded up to a
-	 * power of two), in a registered area (inl_mr, on the QP's PD) that the
-	 * card reads as any SGE; see verbs_qp_inline().
+	 * A slot per send WR (inl_slots: max_send_wr rounded up to a power of
+	 * two; a driver numbers its WRs as posted, WR n takes slot n &
+	 * (inl_slots - 1), written again only once WR n completed): inline bytes
+	 * (inl_stride, init.max_inline_data > 0) and, for an RC QP with
+	 * init.max_send_sge > 1, gat_stride bytes where the driver assembles the
+	 * packets whose bytes come from several SGEs (max_send_sge - 1 packets of
+	 * VERBS_GATHER_PKT), in one registered area (inl_mr, on the QP's PD) that
+	 * the card reads as any SGE; and the WR's gather list (sgl: max_send_sge
+	 * entries per slot, not registered). See verbs_qp_inline(), verbs_qp_sgl_save().
 	 */
 	uint8_t *inl;
 	struct ordk_mr *inl_mr;
-	uint32_t inl_stride, inl_slots;
+	uint32_t inl_stride, inl_slots, gat_stride;
+	struct ordk_sge *sgl;
 };
+
+/** The largest packet (PMTU 4096) a gather slot holds max_send_sge - 1 of. */
+#define VERBS_GATHER_PKT 4096u
 
 /**
  * A driver's operations. Every one but idle is called on the device's
@@ -337,20 +346,83 @@ verbs_trace(struct ordk_qp *qp, enum verbs_trace_ev ev, uint32_t a, uint64_t b)
 		verbs_trace_add(q, ev, a, b);
 }
 
+/** @p wr's gather list: its sg_list, or its one sge (num_sge 0 or 1). */
+static inline const struct ordk_sge *
+verbs_wr_sgl(const struct ordk_send_wr *wr)
+{
+	return wr->sg_list != NULL ? wr->sg_list : &wr->sge;
+}
+
+/** The bytes of @p wr's gather list (64 bits: the caller bounds it). */
+static inline uint64_t
+verbs_wr_len(const struct ordk_send_wr *wr)
+{
+	const struct ordk_sge *g = verbs_wr_sgl(wr);
+	uint64_t len = 0;
+
+	for (int i = 0; i < wr->num_sge; i++)
+		len += g[i].length;
+	return len;
+}
+
+/* The registered bytes of WR slot @p n (WR number n & (inl_slots - 1)). */
+static inline uint8_t *
+verbs_qp_slot(const struct verbs_qp *qp, uint32_t n)
+{
+	return qp->inl + (size_t)(n & (qp->inl_slots - 1)) * (qp->inl_stride + qp->gat_stride);
+}
+
 /*
- * An inline WR's bytes copied into the slot of send queue position @p pos
- * (the driver's ring index: a slot is written again only when that position
- * is, after the WR there completed), and @p out pointing at the copy. The
- * caller checked the length against init.max_inline_data.
+ * An inline WR's bytes (its whole gather list, in order) copied into the
+ * slot of WR number @p n, and @p out pointing at the copy. The caller
+ * checked the length against init.max_inline_data.
  */
 static inline void
-verbs_qp_inline(struct verbs_qp *qp, uint32_t pos, const struct ordk_sge *in, struct ordk_sge *out)
+verbs_qp_inline(struct verbs_qp *qp, uint32_t n, const struct ordk_send_wr *wr,
+		struct ordk_sge *out)
 {
-	uint8_t *slot = qp->inl + (size_t)(pos & (qp->inl_slots - 1)) * qp->inl_stride;
+	const struct ordk_sge *g = verbs_wr_sgl(wr);
+	uint8_t *slot = verbs_qp_slot(qp, n);
+	uint32_t len = 0;
 
-	memcpy(slot, (const void *)(uintptr_t)in->addr, in->length);
-	*out = (struct ordk_sge){ .addr = (uint64_t)(uintptr_t)slot, .length = in->length,
+	for (int i = 0; i < wr->num_sge; i++) {
+		memcpy(slot + len, (const void *)(uintptr_t)g[i].addr, g[i].length);
+		len += g[i].length;
+	}
+	*out = (struct ordk_sge){ .addr = (uint64_t)(uintptr_t)slot, .length = len,
 				  .lkey = qp->inl_mr->lkey };
+}
+
+/** Where the driver assembles packets of WR number @p n (gat_stride bytes), its lkey in *@p lkey. */
+static inline uint8_t *
+verbs_qp_gather(const struct verbs_qp *qp, uint32_t n, uint32_t *lkey)
+{
+	*lkey = qp->inl_mr->lkey;
+	return verbs_qp_slot(qp, n) + qp->inl_stride;
+}
+
+/** The gather list saved for WR number @p n (verbs_qp_sgl_save()). */
+static inline struct ordk_sge *
+verbs_qp_sgl(const struct verbs_qp *qp, uint32_t n)
+{
+	return qp->sgl + (size_t)(n & (qp->inl_slots - 1)) * qp->init.max_send_sge;
+}
+
+/*
+ * @p wr's SGEs of non-zero length saved in the slot of WR number @p n (the
+ * caller's array may go once the post returns). @return how many.
+ */
+static inline uint32_t
+verbs_qp_sgl_save(struct verbs_qp *qp, uint32_t n, const struct ordk_send_wr *wr)
+{
+	const struct ordk_sge *g = verbs_wr_sgl(wr);
+	struct ordk_sge *to = verbs_qp_sgl(qp, n);
+	uint32_t k = 0;
+
+	for (int i = 0; i < wr->num_sge; i++)
+		if (g[i].length > 0)
+			to[k++] = g[i];
+	return k;
 }
 
 #endif /* ORDK_DRIVER_H */

@@ -52,7 +52,11 @@ struct ordk_dev_attr {
 	uint32_t ip;		/**< IPv4, numeric (10.0.0.1 = 0x0A000001) */
 	uint32_t max_qp;	/**< 1023 (card slots, index 0 reserved) */
 	uint32_t max_qp_wr;	/**< send or receive WRs per QP */
-	uint32_t max_sge;	/**< 1 */
+	/**
+	 * SGEs a send WR may gather at most (ordk_send_wr.sg_list; a QP takes up to
+	 * its max_send_sge): 16. A READ scatters its answer over them.
+	 */
+	uint32_t max_sge;
 	uint32_t max_cq;	/**< 65536 */
 	uint32_t max_cqe;	/**< 2^20 entries per CQ */
 	uint32_t max_mr;	/**< 8192 MR table slots */
@@ -64,7 +68,8 @@ struct ordk_dev_attr {
 	uint32_t max_srq;	/**< shared receive queues (software pools): 65536 */
 	uint32_t max_srq_wr;	/**< RECVs an SRQ holds at most: 32768 */
 	uint32_t max_srq_sge;	/**< 1 */
-	uint32_t max_ud_msg;	/**< bytes of a UD message at most (one raw frame), 0: no UD */
+	uint32_t max_ud_msg;	/**< bytes of a UD message at most (the port's MTU, 4096), 0: no UD */
+	uint32_t max_recv_sge;	/**< SGEs of a receive WR at most: 1 (the card lands a SEND in one buffer) */
 };
 
 /**
@@ -175,7 +180,9 @@ int ordk_dev_idle(struct ordk_dev *dev, uint64_t ns);
 	X(ud_bad)		/* UD frames refused: malformed, too long, for no UD QP in RTR/RTS */ \
 	X(atomics_resent)	/* atomics asked again at once: a later one's answer showed theirs lost */ \
 	X(rnr_asks)		/* RNR budgets run out: the receiver asked what it posted */   \
-	X(rnr_averted)		/* ... and it had RECVs posted whose adverts were late or lost */
+	X(rnr_averted)		/* ... and it had RECVs posted whose adverts were late or lost */ \
+	X(ud_fragments)		/* UD frames sent as fragments of messages longer than one frame */ \
+	X(ud_frag_dropped)	/* UD messages in fragments dropped: one missing, out of order, too long */
 
 struct ordk_stats {
 #define ORDK_STATS_FIELD(n) uint64_t n;
@@ -449,6 +456,13 @@ struct ordk_qp_init_attr {
 	struct ordk_srq *srq;
 	/** ORDK_QPT_RC (also 0, for code written before UD) or ORDK_QPT_UD. */
 	enum ordk_qp_type qp_type;
+	/**
+	 * SGEs a send WR of this QP may gather, 1..the device's max_sge (0: 1).
+	 * An RC QP above 1 gets a registered area where the driver assembles the
+	 * packets whose bytes span SGEs (max_send_sge - 1 packets of 4 KiB per
+	 * send WR; architecture.md, "Gather lists"). ordk_qp_query() tells.
+	 */
+	uint32_t max_send_sge;
 };
 
 /**
@@ -603,11 +617,20 @@ enum ordk_send_flags {
 	ORDK_SEND_INLINE = 8,
 };
 
+/**
+ * A send WR. Its data is a gather list of num_sge SGEs: sg_list, or, when it
+ * is NULL, the one SGE in sge (num_sge 0 or 1). The message is the SGEs'
+ * bytes in order, one message with one completion: a WRITE's go to
+ * consecutive remote addresses, a SEND's to its RECV's buffer at consecutive
+ * offsets, a READ scatters its answer over them. Each SGE's lkey is checked
+ * (EPERM, the SGE named in the log); SGEs of length 0 are skipped. An atomic
+ * takes one SGE.
+ */
 struct ordk_send_wr {
 	uint64_t wr_id;
 	enum ordk_wr_opcode opcode;
 	unsigned int send_flags;
-	int num_sge; /**< 0 or 1 */
+	int num_sge; /**< 0..the QP's max_send_sge (sg_list NULL: 0 or 1) */
 	struct ordk_sge sge;
 	uint32_t imm_data;
 	union {
@@ -629,6 +652,8 @@ struct ordk_send_wr {
 			uint64_t swap;
 		} atomic;
 	};
+	/** num_sge SGEs (read at the post: the array is the caller's again after it), or NULL */
+	const struct ordk_sge *sg_list;
 };
 
 struct ordk_recv_wr {
@@ -641,13 +666,18 @@ struct ordk_recv_wr {
  * Post send WRs. The QP must be in RTS, or in ERR: there each WR is
  * accepted and completes with ORDK_WC_WR_FLUSH_ERR, signaled or not, after
  * the WRs flushed when the QP went to ERR (IBA).
+ * A plain RDMA_WRITE of no bytes (num_sge 0, any rkey) is a valid WRITE, as in
+ * IBA (UCX flushes with it): it completes once the peer acknowledged
+ * everything before it.
  * @return the number of WRs accepted, from the first (0..n). When fewer than
  *   @p n were accepted, rte_errno tells why WR[return value] was not:
- *   EINVAL (QP state, opcode, num_sge, a zero-length plain WRITE, a length
- *   above max_msg_sz; ORDK_SEND_INLINE on a READ or an atomic, or above the
- *   QP's max_inline_data), ENOMEM (send queue full), EPERM (lkey not of this
- *   device or not covering the SGE). A UD QP takes SEND and SEND_WITH_IMM
- *   only, of at most max_ud_msg bytes, to an AH of its device (else EINVAL).
+ *   EINVAL (QP state, opcode, num_sge above the QP's max_send_sge or a NULL
+ *   sg_list with num_sge > 1, a zero-length READ, a length above max_msg_sz;
+ *   ORDK_SEND_INLINE on a READ or an atomic, or above the QP's
+ *   max_inline_data), ENOMEM (send queue full), EPERM (an SGE's lkey not of
+ *   this device or not covering that SGE). A UD QP takes SEND and
+ *   SEND_WITH_IMM only, of at most max_ud_msg bytes, to an AH of its device
+ *   (else EINVAL).
  */
 int ordk_qp_post_send(struct ordk_qp *qp, const struct ordk_send_wr *wr, int n);
 

@@ -7,6 +7,7 @@
  * and runs its transport (ops->qp_modify, ops->post_send, ...).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -72,32 +73,46 @@ qp_create_check(const struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 			  ia->max_inline_data, vdev(pd->dev)->attr.max_inline_data);
 		return -EINVAL;
 	}
+	if (ia->max_send_sge > vdev(pd->dev)->attr.max_sge) {
+		VERBS_LOG(ERR, "qp_create: max_send_sge %u is above the device's max_sge (%u)",
+			  ia->max_send_sge, vdev(pd->dev)->attr.max_sge);
+		return -EINVAL;
+	}
 	return 0;
 }
 
 /*
- * The inline area: a slot per send queue position, registered on the QP's
- * PD. Not the caller's memory: an inline WR's bytes must outlive the post
- * (the card reads them when it sends, and again when it resends), and the
- * card reads only registered memory. @return 0 or a negative errno.
+ * The slots of the QP's send WRs (ordk_driver.h): a registered area of inline
+ * bytes and, for an RC QP that gathers, the packets its driver assembles from
+ * several SGEs; and the WRs' gather lists. Not the caller's memory: an inline
+ * WR's bytes must outlive the post (the card reads them when it sends, and
+ * again when it resends), and the card reads only registered memory.
+ * @return 0 or a negative errno.
  */
 static int
-inline_area(struct verbs_qp *qp)
+wr_slots(struct verbs_qp *qp)
 {
-	uint32_t want = qp->init.max_inline_data;
+	uint32_t want = qp->init.max_inline_data, sge = qp->init.max_send_sge;
 	size_t len;
 
-	if (want == 0)
-		return 0;
-	qp->inl_stride = RTE_MIN(RTE_ALIGN_CEIL(want, 64u), vdev(qp->dev)->attr.max_inline_data);
 	qp->inl_slots = rte_align32pow2(qp->init.max_send_wr);
-	len = (size_t)qp->inl_stride * qp->inl_slots;
+	if (sge > 1) {
+		qp->sgl = rte_zmalloc("ordk_sgl", sizeof(*qp->sgl) * sge * qp->inl_slots, 0);
+		if (qp->sgl == NULL)
+			return -ENOMEM;
+	}
+	if (want > 0)
+		qp->inl_stride = RTE_MIN(RTE_ALIGN_CEIL(want, 64u), vdev(qp->dev)->attr.max_inline_data);
+	qp->gat_stride = sge > 1 && !verbs_qp_is_ud(qp) ? (sge - 1) * VERBS_GATHER_PKT : 0;
+	len = (size_t)(qp->inl_stride + qp->gat_stride) * qp->inl_slots;
+	if (len == 0)
+		return 0;
 	qp->inl = rte_zmalloc("ordk_inline", len, RTE_CACHE_LINE_SIZE);
 	if (qp->inl == NULL)
 		return -ENOMEM;
 	qp->inl_mr = ordk_mr_reg(qp->pd, qp->inl, len, 0);
 	if (qp->inl_mr == NULL) {
-		VERBS_LOG(ERR, "qp_create: cannot register the inline area (%zu bytes): %s", len,
+		VERBS_LOG(ERR, "qp_create: cannot register the send WR slots (%zu bytes): %s", len,
 			  rte_strerror(rte_errno));
 		rte_free(qp->inl);
 		qp->inl = NULL;
@@ -108,10 +123,15 @@ inline_area(struct verbs_qp *qp)
 }
 
 static void
-inline_area_free(struct verbs_qp *qp)
+wr_slots_free(struct verbs_qp *qp)
 {
-	if (qp->inl_mr == NULL)
+	rte_free(qp->sgl);
+	qp->sgl = NULL;
+	if (qp->inl_mr == NULL) {
+		rte_free(qp->inl); /* (allocated, its registration failed: freed there) */
+		qp->inl = NULL;
 		return;
+	}
 	/* the device still has it: leave the memory rather than let the card read freed bytes */
 	if (ordk_mr_dereg(qp->inl_mr) == 0)
 		rte_free(qp->inl);
@@ -146,10 +166,12 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 	qp->init = *ia;
 	if (qp->init.qp_type == 0)
 		qp->init.qp_type = ORDK_QPT_RC;
+	if (qp->init.max_send_sge == 0)
+		qp->init.max_send_sge = 1;
 	qp->attr.qp_state = ORDK_QPS_RESET;
 	rc = verbs_trace_qp_init(qp, dev->trace_depth); /* trace=: its timeline, before any event */
 	if (rc == 0)
-		rc = inline_area(qp);
+		rc = wr_slots(qp);
 	if (rc == 0)
 		rc = dev->ops->qp_create((struct ordk_qp *)qp);
 	if (rc == 0 && rte_hash_add_key_data(dev->qp_table, &qp->qpn, qp) != 0) {
@@ -157,7 +179,7 @@ ordk_qp_create(struct ordk_pd *pd, const struct ordk_qp_init_attr *ia)
 		rc = -ENOMEM;
 	}
 	if (rc != 0) {
-		inline_area_free(qp);
+		wr_slots_free(qp);
 		verbs_trace_qp_fini(qp);
 		verbs_handle_free(qp, dev->ops->qp_size);
 		rte_errno = -rc;
@@ -195,7 +217,7 @@ ordk_qp_destroy(struct ordk_qp *oqp)
 	}
 	dev->nqp--;
 	verbs_stats_add(&dev->st, &qp->st); /* the device's totals keep its counts */
-	inline_area_free(qp);
+	wr_slots_free(qp);
 	verbs_trace_qp_fini(qp);
 	verbs_handle_free(qp, dev->ops->qp_size);
 	return rc;
@@ -500,9 +522,25 @@ post_many(struct ordk_qp *oqp, const void *wrs, size_t wr_size, int n,
 }
 
 static int
-post_send_one(struct ordk_qp *qp, const void *wr)
+post_send_one(struct ordk_qp *qp, const void *v)
 {
-	return vdev(vqp(qp)->dev)->ops->post_send(qp, wr);
+	const struct ordk_send_wr *wr = v;
+	const struct verbs_qp *q = vqp(qp);
+
+	/* the gather list's shape; its SGEs are the driver's to check (lkeys, bounds) */
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > q->init.max_send_sge ||
+	    (wr->sg_list == NULL && wr->num_sge > 1)) {
+		VERBS_LOG(ERR, "qp 0x%06x: post_send: num_sge %d (the QP's max_send_sge is %u%s)",
+			  q->qpn, wr->num_sge, q->init.max_send_sge,
+			  wr->sg_list == NULL && wr->num_sge > 1 ? "; sg_list is NULL" : "");
+		return -EINVAL;
+	}
+	if (verbs_wr_len(wr) > vdev(q->dev)->attr.max_msg_sz) {
+		VERBS_LOG(ERR, "qp 0x%06x: post_send: %" PRIu64 " bytes: above max_msg_sz (%u)", q->qpn,
+			  verbs_wr_len(wr), vdev(q->dev)->attr.max_msg_sz);
+		return -EINVAL;
+	}
+	return vdev(q->dev)->ops->post_send(qp, wr);
 }
 
 static int

@@ -271,12 +271,14 @@ Test(verbs_errors, post_errors)
 	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 0);
 	cr_assert_eq(rte_errno, EPERM, "SGE beyond the MR");
 	wr.sge.length = 0;
+	wr.opcode = ORDK_WR_RDMA_READ;
 	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 0);
-	cr_assert_eq(rte_errno, EINVAL, "zero-length plain WRITE");
+	cr_assert_eq(rte_errno, EINVAL, "zero-length READ");
+	wr.opcode = ORDK_WR_RDMA_WRITE;
 	wr.sge.length = 64;
 	wr.num_sge = 2;
 	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 0);
-	cr_assert_eq(rte_errno, EINVAL, "two SGEs");
+	cr_assert_eq(rte_errno, EINVAL, "two SGEs on a QP of max_send_sge 1");
 	wr.num_sge = 1;
 	wr.opcode = 99;
 	cr_assert_eq(ordk_qp_post_send(qp, &wr, 1), 0);

@@ -16,8 +16,8 @@
 #include "func_common.h"
 
 #define QKEY  0x11111111u
-#define RBUF  (512u << 10) /* RECV buffers at buf + RBUF, 4 KiB each */
-#define RSLOT 4096u
+#define RBUF  (256u << 10) /* RECV buffers at buf + RBUF, 8 KiB each */
+#define RSLOT 8192u
 
 static struct func_pair p;
 /* what a test made, destroyed after it (the pair closes only once they are gone) */
@@ -28,7 +28,7 @@ static unsigned int nqps, nahs;
 static void
 ud_init(void)
 {
-	func_pair_open(&p, 1u << 20, NULL);
+	func_pair_open(&p, 2u << 20, NULL);
 }
 
 static void
@@ -49,7 +49,8 @@ ud_qp(int s, uint32_t qkey)
 {
 	struct ordk_qp_init_attr ia = { .send_cq = p.s[s].cq, .recv_cq = p.s[s].cq,
 					.max_send_wr = 64, .max_recv_wr = 256,
-					.qp_type = ORDK_QPT_UD, .max_inline_data = 64 };
+					.qp_type = ORDK_QPT_UD, .max_inline_data = 64,
+					.max_send_sge = 4 };
 	struct ordk_qp_attr a = { .qp_state = ORDK_QPS_INIT, .qkey = qkey, .port_num = 1 };
 	struct ordk_qp *qp = ordk_qp_create(p.s[s].pd, &ia);
 
@@ -157,11 +158,86 @@ Test(verbs_ud, send_recv_with_grh)
 	}
 	cr_assert_eq(FUNC_DEV_STAT(p.s[0].dev, ud_sent), 5);
 	cr_assert_eq(FUNC_DEV_STAT(p.s[1].dev, ud_received), 5);
-	cr_assert_eq(FUNC_QP_INFO(a, next_psn), (0xABCDEF + 5) & 0xFFFFFF);
+	/* a frame per PSN: the 4096-byte message went in three (1982, 1982, 132) */
+	cr_assert_eq(max, 4096u, "max_ud_msg: the port's MTU");
+	cr_assert_eq(FUNC_QP_INFO(a, next_psn), (0xABCDEF + 4 + 3) & 0xFFFFFF);
+	cr_assert_eq(FUNC_DEV_STAT(p.s[0].dev, ud_fragments), 3);
 	cr_assert_eq(ordk_ah_destroy(ah), 0);
 	cr_assert_eq(ordk_ah_destroy(ah), -EINVAL, "a stale AH");
 	cr_assert_eq(ordk_qp_destroy(a), 0);
 	cr_assert_eq(ordk_qp_destroy(b), 0);
+}
+
+/*
+ * Messages longer than a frame (1982 bytes) go in fragments and land whole;
+ * each gathered from three SGEs (and one inline, from memory in no MR).
+ */
+Test(verbs_ud, gathers_and_fragments)
+{
+	static const uint32_t sizes[] = { 3, 1982, 1983, 3000, 3964, 3965, 4096 };
+	struct ordk_qp *a = ud_qp(0, QKEY), *b = ud_qp(1, QKEY);
+	struct ordk_ah *ah = ah_to(0, 1);
+	uint8_t stack[3][16];
+	struct ordk_sge g[3];
+	struct ordk_send_wr w = { .opcode = ORDK_WR_SEND_WITH_IMM, .num_sge = 3, .sg_list = g,
+				  .send_flags = ORDK_SEND_SIGNALED };
+	uint32_t frags = 0;
+	struct ordk_wc wc;
+
+	w.ud.ah = ah;
+	w.ud.remote_qpn = ordk_qp_num(b);
+	w.ud.remote_qkey = QKEY;
+	for (unsigned int i = 0; i < RTE_DIM(sizes); i++) {
+		uint32_t len = sizes[i], cut[3] = { len / 3, len / 3 + 1, len - 2 * (len / 3) - 1 };
+		uint32_t at = 0;
+
+		fill(0, 0, len, (uint8_t)i);
+		for (int k = 0; k < 3; k++) { /* the message's bytes, 100 bytes apart in buf */
+			memmove(p.s[0].buf + 8192 + at + 100u * k, p.s[0].buf + at, cut[k]);
+			g[k] = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf + 8192 + at + 100u * k,
+						  cut[k], p.s[0].mr->lkey };
+			at += cut[k];
+		}
+		recv_at(1, b, i, RSLOT);
+		w.wr_id = i;
+		w.imm_data = len;
+		cr_assert_eq(ordk_qp_post_send(a, &w, 1), 1, "%u bytes: %s", len, rte_strerror(rte_errno));
+		func_wait(&p, 1, &wc, 1, 5);
+		cr_assert_eq(wc.status, ORDK_WC_SUCCESS);
+		cr_assert_eq(wc.byte_len, ORDK_GRH_LEN + len);
+		cr_assert(wc.wc_flags & ORDK_WC_WITH_IMM);
+		cr_assert_eq(wc.imm_data, len, "the immediate, on the LAST");
+		cr_assert_eq(memcmp(p.s[1].buf + RBUF + i * RSLOT + ORDK_GRH_LEN, p.s[0].buf, len), 0,
+			     "%u bytes", len);
+		frags += len > 1982 ? (len + 1981) / 1982 : 0;
+	}
+	for (unsigned int i = 0; i < RTE_DIM(sizes); i++) { /* the SENDs, once each left */
+		func_wait(&p, 0, &wc, 1, 5);
+		cr_assert_eq(wc.status, ORDK_WC_SUCCESS);
+		cr_assert_eq(wc.wr_id, i);
+	}
+	cr_assert_eq(FUNC_DEV_STAT(p.s[0].dev, ud_fragments), frags);
+	cr_assert_eq(FUNC_DEV_STAT(p.s[1].dev, ud_frag_dropped), 0);
+	/* inline: three SGEs of memory in no MR, the caller's again at once */
+	for (int k = 0; k < 3; k++) {
+		memset(stack[k], 'x' + k, sizeof(stack[k]));
+		g[k] = (struct ordk_sge){ (uint64_t)(uintptr_t)stack[k], sizeof(stack[k]), 0 };
+	}
+	w.send_flags |= ORDK_SEND_INLINE;
+	recv_at(1, b, 20, RSLOT);
+	cr_assert_eq(ordk_qp_post_send(a, &w, 1), 1);
+	memset(stack, 0, sizeof(stack));
+	func_wait(&p, 1, &wc, 1, 5);
+	cr_assert_eq(wc.byte_len, ORDK_GRH_LEN + 48);
+	for (int k = 0; k < 48; k++)
+		cr_assert_eq(p.s[1].buf[RBUF + 20 * RSLOT + ORDK_GRH_LEN + k], 'x' + k / 16);
+	/* a bad lkey in any SGE: EPERM at the post */
+	w.send_flags = 0;
+	for (int k = 0; k < 3; k++)
+		g[k] = (struct ordk_sge){ (uint64_t)(uintptr_t)p.s[0].buf, 8, p.s[0].mr->lkey };
+	g[2].lkey ^= 0x40;
+	cr_assert_eq(ordk_qp_post_send(a, &w, 1), 0);
+	cr_assert_eq(rte_errno, EPERM);
 }
 
 Test(verbs_ud, inline_and_to_itself)

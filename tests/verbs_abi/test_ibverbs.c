@@ -378,19 +378,123 @@ Test(ibverbs, ud_to_itself_and_back)
 	cr_assert_eq(ibv_post_recv(a, &rw, &brw), 0);
 	sw.wr.ud.ah = ah2;
 	sw.wr.ud.remote_qpn = wc.src_qp;
-	sw.sg_list->length = 1983; /* above one frame */
+	sw.sg_list->length = 4097; /* above the port's MTU */
 	cr_assert_eq(ibv_post_send(b, &sw, &bsw), EINVAL);
-	sw.sg_list->length = 1982;
+	sw.sg_list->length = 4096 - 40; /* three frames, and the GRH: the RECV's 4096 bytes */
 	cr_assert_eq(ibv_post_send(b, &sw, &bsw), 0);
 	do
 		wait_wc(cq, &wc);
 	while (wc.opcode != IBV_WC_RECV);
 	cr_assert(wc.wr_id == 8 && wc.status == IBV_WC_SUCCESS && wc.src_qp == b->qp_num &&
-		  wc.byte_len == 40u + 1982);
+		  wc.byte_len == 4096u);
+	/* RoCE v2 over IPv4 in sl, as mlx5 says it (UCX reads the GRH's family there) */
+	cr_assert_eq(wc.sl, 0xA);
 	cr_assert_eq(ibv_dealloc_pd(pd), EBUSY, "AHs hold the PD");
 	cr_assert_eq(ibv_destroy_ah(ah), 0);
 	cr_assert_eq(ibv_destroy_ah(ah2), 0);
 	cr_assert_eq(ibv_destroy_ah(ah2), EINVAL);
+	cr_assert_eq(ibv_destroy_qp(a), 0);
+	cr_assert_eq(ibv_destroy_qp(b), 0);
+	cr_assert_eq(ibv_destroy_cq(cq), 0);
+	cr_assert_eq(ibv_dereg_mr(mr), 0);
+	cr_assert_eq(ibv_dealloc_pd(pd), 0);
+	cr_assert_eq(ibv_close_device(c), 0);
+	free(buf);
+}
+
+/*
+ * Gather lists through the ABI, as UCX uses them: QPs of 5 send SGEs (above
+ * max_sge: EINVAL; a RECV of 2: EINVAL), a SEND of three SGEs and one inline of
+ * two, a zero-length WRITE with no SGE and rkey 0 (UCX's flush), a READ
+ * scattering over two.
+ */
+Test(ibverbs, gather_lists_as_ucx_posts_them)
+{
+	struct ibv_context *c = open_ordk();
+	struct ibv_device_attr da;
+	struct ibv_pd *pd = ibv_alloc_pd(c);
+	struct ibv_cq *cq = ibv_create_cq(c, 16, NULL, NULL, 0);
+	uint8_t *buf = calloc(1, 16384);
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, 16384, IBV_ACCESS_LOCAL_WRITE |
+					IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 8, .max_recv_wr = 8,
+						.max_send_sge = 5, .max_recv_sge = 1,
+						.max_inline_data = 64 } };
+	struct ibv_sge g[3], rs = { (uintptr_t)buf + 8192, 4096, 0 };
+	struct ibv_recv_wr rw = { .wr_id = 1, .sg_list = &rs, .num_sge = 1 }, *brw;
+	struct ibv_send_wr sw = { .wr_id = 2, .sg_list = g, .num_sge = 3, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bsw;
+	struct ibv_qp *a, *b;
+	union ibv_gid gid;
+	struct ibv_wc wc;
+
+	cr_assert(pd != NULL && cq != NULL && mr != NULL);
+	cr_assert_eq(ibv_query_device(c, &da), 0);
+	cr_assert_eq(da.max_sge, 16);
+	ia.cap.max_send_sge = 17;
+	cr_assert_null(ibv_create_qp(pd, &ia));
+	cr_assert_eq(errno, EINVAL);
+	ia.cap.max_send_sge = 5;
+	ia.cap.max_recv_sge = 2;
+	cr_assert_null(ibv_create_qp(pd, &ia), "a RECV lands in one buffer");
+	ia.cap.max_recv_sge = 1;
+	a = ibv_create_qp(pd, &ia);
+	b = ibv_create_qp(pd, &ia);
+	cr_assert(a != NULL && b != NULL);
+	cr_assert_eq(ia.cap.max_send_sge, 5, "what the QP got");
+	cr_assert_eq(ibv_query_gid(c, 1, 0, &gid), 0);
+	abi_qp_to_rts(a, b->qp_num, &gid, 0);
+	abi_qp_to_rts(b, a->qp_num, &gid, 0);
+	for (int i = 0; i < 3000; i++)
+		buf[i] = (uint8_t)(i * 7);
+	g[0] = (struct ibv_sge){ (uintptr_t)buf, 8, mr->lkey };	    /* a header */
+	g[1] = (struct ibv_sge){ (uintptr_t)buf + 8, 1000, mr->lkey };  /* two payload parts */
+	g[2] = (struct ibv_sge){ (uintptr_t)buf + 1008, 1992, mr->lkey };
+	rs.lkey = mr->lkey;
+	cr_assert_eq(ibv_post_recv(b, &rw, &brw), 0);
+	cr_assert_eq(ibv_post_send(a, &sw, &bsw), 0);
+	do
+		wait_wc(cq, &wc);
+	while (wc.opcode != IBV_WC_RECV);
+	cr_assert(wc.status == IBV_WC_SUCCESS && wc.byte_len == 3000);
+	cr_assert_eq(memcmp(buf + 8192, buf, 3000), 0);
+	wait_wc(cq, &wc);
+	cr_assert(wc.wr_id == 2 && wc.status == IBV_WC_SUCCESS);
+	/* a short AM: inline, two SGEs */
+	sw.send_flags |= IBV_SEND_INLINE;
+	sw.num_sge = 2;
+	g[1].length = 40; /* 48 bytes: within the QP's 64 */
+	rw.wr_id = 3;
+	cr_assert_eq(ibv_post_recv(b, &rw, &brw), 0);
+	cr_assert_eq(ibv_post_send(a, &sw, &bsw), 0);
+	do
+		wait_wc(cq, &wc);
+	while (wc.opcode != IBV_WC_RECV);
+	cr_assert(wc.wr_id == 3 && wc.byte_len == 48);
+	wait_wc(cq, &wc);
+	/* the flush: a WRITE of nothing, no SGE, rkey 0 */
+	sw = (struct ibv_send_wr){ .wr_id = 4, .opcode = IBV_WR_RDMA_WRITE, .num_sge = 0,
+				   .send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE };
+	cr_assert_eq(ibv_post_send(a, &sw, &bsw), 0);
+	wait_wc(cq, &wc);
+	cr_assert(wc.wr_id == 4 && wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RDMA_WRITE);
+	/* a READ scattering over two SGEs (b answers READs: abi_qp_to_rts() gives REMOTE_WRITE) */
+	cr_assert_eq(ibv_modify_qp(b, &(struct ibv_qp_attr){ .qp_access_flags =
+		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ }, IBV_QP_ACCESS_FLAGS), 0);
+	memset(buf + 12288, 0, 2000);
+	g[0] = (struct ibv_sge){ (uintptr_t)buf + 12288, 500, mr->lkey };
+	g[1] = (struct ibv_sge){ (uintptr_t)buf + 13000, 1500, mr->lkey };
+	sw = (struct ibv_send_wr){ .wr_id = 5, .sg_list = g, .num_sge = 2,
+				   .opcode = IBV_WR_RDMA_READ, .send_flags = IBV_SEND_SIGNALED };
+	sw.wr.rdma.remote_addr = (uintptr_t)buf;
+	sw.wr.rdma.rkey = mr->rkey;
+	cr_assert_eq(ibv_post_send(a, &sw, &bsw), 0);
+	wait_wc(cq, &wc);
+	cr_assert(wc.wr_id == 5 && wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RDMA_READ,
+		  "wr_id %lu %s opcode %d", (unsigned long)wc.wr_id, ibv_wc_status_str(wc.status), wc.opcode);
+	cr_assert_eq(memcmp(buf + 12288, buf, 500), 0);
+	cr_assert_eq(memcmp(buf + 13000, buf + 500, 1500), 0);
 	cr_assert_eq(ibv_destroy_qp(a), 0);
 	cr_assert_eq(ibv_destroy_qp(b), 0);
 	cr_assert_eq(ibv_destroy_cq(cq), 0);

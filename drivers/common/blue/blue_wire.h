@@ -362,6 +362,16 @@ int blue_wire_ctrl_parse(const void *frame, uint32_t len, struct blue_wire_l3 *l
  */
 #define BLUE_WIRE_UD_SEND_ONLY	   0x64u /**< BTH opcode: UD, SEND_ONLY */
 #define BLUE_WIRE_UD_SEND_ONLY_IMM 0x65u /**< BTH opcode: UD, SEND_ONLY_WITH_IMMEDIATE */
+/*
+ * ORDK's fragments of a UD message longer than a SimpleNic slot takes: UD's
+ * transport bits with RC's SEND FIRST, MIDDLE, LAST and LAST_WITH_IMMEDIATE
+ * codes (0x60-0x63, reserved for UD in IBA, which has one-packet UD
+ * messages): consecutive PSNs from one source QP, reassembled by the receiver.
+ */
+#define BLUE_WIRE_UD_SEND_FIRST	   0x60u
+#define BLUE_WIRE_UD_SEND_MIDDLE   0x61u
+#define BLUE_WIRE_UD_SEND_LAST	   0x62u
+#define BLUE_WIRE_UD_SEND_LAST_IMM 0x63u
 #define BLUE_WIRE_DETH_LEN	   8u
 #define BLUE_WIRE_PKEY_DEFAULT	   0xFFFFu
 /** Ethernet to DETH: a UD frame's headers without ImmDt. */
@@ -371,10 +381,19 @@ int blue_wire_ctrl_parse(const void *frame, uint32_t len, struct blue_wire_l3 *l
 /** The headers of a UD frame with ImmDt: what a frame holds besides its payload at most. */
 #define BLUE_WIRE_UD_HLEN_MAX (BLUE_WIRE_UD_HLEN + BLUE_WIRE_IMMDT_LEN)
 
+/** Which part of its message a UD frame carries (its BTH opcode with imm). */
+enum blue_wire_ud_frag {
+	BLUE_WIRE_UD_ONLY = 0, /**< the whole message (IBA's one-packet UD SEND) */
+	BLUE_WIRE_UD_FIRST,    /**< the first of several fragments: payload, no ImmDt, no SE */
+	BLUE_WIRE_UD_MIDDLE,   /**< payload, no ImmDt, no SE */
+	BLUE_WIRE_UD_LAST,     /**< the last: ImmDt (imm) and SE allowed */
+};
+
 /** A UD frame's fields. */
 struct blue_wire_ud {
 	struct blue_wire_l3 l3; /**< the ports are the codec's: 4793, and one from sqpn */
-	bool imm;		/**< SEND_ONLY_WITH_IMMEDIATE */
+	bool imm;		/**< ImmDt: SEND_ONLY or SEND_LAST WITH_IMMEDIATE */
+	uint8_t frag;		/**< enum blue_wire_ud_frag */
 	uint8_t solicited;
 	uint32_t dqpn;
 	uint32_t psn;
@@ -388,7 +407,8 @@ struct blue_wire_ud {
  * Build a UD frame: headers from @p u, then @p payload_len bytes of @p payload
  * (u->payload_len is ignored). @return the frame's length, or a negative
  * blue_wire_err (BLUE_WIRE_E_NOSPACE, BLUE_WIRE_E_ARG: a QPN or PSN above
- * 24 bits, a payload above BLUE_WIRE_MAX_PAYLOAD).
+ * 24 bits, a payload above BLUE_WIRE_MAX_PAYLOAD; a FIRST or MIDDLE fragment
+ * with ImmDt, SE or no payload).
  */
 int blue_wire_ud_build(void *buf, uint32_t cap, const struct blue_wire_ud *u, const void *payload,
 		       uint32_t payload_len);

@@ -2,8 +2,10 @@
 /*
  * ORDK's UD frames: RoCE v2's UD layout (BTH + DETH, IBA 9.2 and 9.3.2) on
  * UDP 4793, built and parsed by the driver on the card's SimpleNic path
- * (doc/guides/prog_guide/wire_formats.md). The parser is strict: a frame it
- * accepts rebuilds byte for byte.
+ * (doc/guides/prog_guide/wire_formats.md), a message in one frame (IBA's) or,
+ * longer than a SimpleNic slot takes, in fragments (FIRST, MIDDLE, LAST:
+ * ORDK's own opcodes). The parser is strict: a frame it accepts rebuilds byte
+ * for byte.
  */
 #include <string.h>
 
@@ -14,6 +16,40 @@
 #define DETH_OFF (BTH_OFF + BLUE_WIRE_BTH_LEN)	   /* 54 */
 #define IMM_OFF	 (DETH_OFF + BLUE_WIRE_DETH_LEN)   /* 62 */
 #define MASK24	 0xFFFFFFu
+
+/* A FIRST or MIDDLE fragment: more of its message follows (no ImmDt, no SE, a payload). */
+static bool
+ud_opening(uint8_t frag)
+{
+	return frag == BLUE_WIRE_UD_FIRST || frag == BLUE_WIRE_UD_MIDDLE;
+}
+
+static uint8_t
+ud_opcode(uint8_t frag, bool imm)
+{
+	static const uint8_t op[][2] = {
+		[BLUE_WIRE_UD_ONLY] = { BLUE_WIRE_UD_SEND_ONLY, BLUE_WIRE_UD_SEND_ONLY_IMM },
+		[BLUE_WIRE_UD_FIRST] = { BLUE_WIRE_UD_SEND_FIRST, 0 },
+		[BLUE_WIRE_UD_MIDDLE] = { BLUE_WIRE_UD_SEND_MIDDLE, 0 },
+		[BLUE_WIRE_UD_LAST] = { BLUE_WIRE_UD_SEND_LAST, BLUE_WIRE_UD_SEND_LAST_IMM },
+	};
+
+	return op[frag][imm];
+}
+
+/* The fragment and ImmDt of BTH opcode @p op. @return false: not a UD SEND opcode. */
+static bool
+ud_op_parse(uint8_t op, struct blue_wire_ud *u)
+{
+	for (uint8_t frag = BLUE_WIRE_UD_ONLY; frag <= BLUE_WIRE_UD_LAST; frag++)
+		for (int imm = 0; imm < 2; imm++)
+			if (ud_opcode(frag, imm) == op && op != 0) {
+				u->frag = frag;
+				u->imm = imm;
+				return true;
+			}
+	return false;
+}
 
 /* RoCE v2's source port: from the sender's QPN, in the dynamic range (49152..65535) */
 static uint16_t
@@ -31,7 +67,9 @@ blue_wire_ud_build(void *buf, uint32_t cap, const struct blue_wire_ud *u, const 
 	uint8_t *f = buf;
 
 	if (buf == NULL || u == NULL || (payload == NULL && payload_len > 0) || u->dqpn > MASK24 ||
-	    u->sqpn > MASK24 || u->psn > MASK24 || payload_len > BLUE_WIRE_MAX_PAYLOAD)
+	    u->sqpn > MASK24 || u->psn > MASK24 || payload_len > BLUE_WIRE_MAX_PAYLOAD ||
+	    u->frag > BLUE_WIRE_UD_LAST || (ud_opening(u->frag) &&
+					    (u->imm || u->solicited || payload_len == 0)))
 		return BLUE_WIRE_E_ARG;
 	hlen = u->imm ? BLUE_WIRE_UD_HLEN_MAX : BLUE_WIRE_UD_HLEN;
 	total = hlen + payload_len;
@@ -42,7 +80,7 @@ blue_wire_ud_build(void *buf, uint32_t cap, const struct blue_wire_ud *u, const 
 	a.dst_port = BLUE_WIRE_UD_UDP_PORT;
 	wire_l3_build(f, &a, total - WIRE_L4_PAYLOAD_OFF);
 	/* BTH: opcode; SE, M 0, pad 0, TVer 0; P_Key; reserved; DestQP; A 0; PSN */
-	f[BTH_OFF] = (uint8_t)(u->imm ? BLUE_WIRE_UD_SEND_ONLY_IMM : BLUE_WIRE_UD_SEND_ONLY);
+	f[BTH_OFF] = ud_opcode(u->frag, u->imm);
 	f[BTH_OFF + 1] = u->solicited ? 0x80 : 0;
 	wire_put_be16(f + BTH_OFF + 2, BLUE_WIRE_PKEY_DEFAULT);
 	wire_put_be32(f + BTH_OFF + 4, u->dqpn); /* byte 4 (reserved) is 0 */
@@ -89,9 +127,8 @@ blue_wire_ud_parse(const void *frame, uint32_t len, struct blue_wire_ud *u, uint
 	if (udp_payload < BLUE_WIRE_BTH_LEN + BLUE_WIRE_DETH_LEN)
 		return BLUE_WIRE_E_TRUNCATED;
 	op = f[BTH_OFF];
-	if (op != BLUE_WIRE_UD_SEND_ONLY && op != BLUE_WIRE_UD_SEND_ONLY_IMM)
+	if (!ud_op_parse(op, u))
 		return BLUE_WIRE_E_OPCODE;
-	u->imm = op == BLUE_WIRE_UD_SEND_ONLY_IMM;
 	hlen = u->imm ? BLUE_WIRE_UD_HLEN_MAX : BLUE_WIRE_UD_HLEN;
 	if (WIRE_L4_PAYLOAD_OFF + udp_payload < hlen)
 		return BLUE_WIRE_E_TRUNCATED;
@@ -110,8 +147,10 @@ blue_wire_ud_parse(const void *frame, uint32_t len, struct blue_wire_ud *u, uint
 	if (u->imm)
 		u->imm_data = wire_get_be32(f + IMM_OFF);
 	u->payload_len = WIRE_L4_PAYLOAD_OFF + udp_payload - hlen;
-	if (u->payload_len > BLUE_WIRE_MAX_PAYLOAD)
+	if (u->payload_len > BLUE_WIRE_MAX_PAYLOAD || (ud_opening(u->frag) && u->payload_len == 0))
 		return BLUE_WIRE_E_LENGTH;
+	if (ud_opening(u->frag) && u->solicited)
+		return BLUE_WIRE_E_BTH; /* SE is the message's last packet's */
 	*payload_off = hlen;
 	return 0;
 }

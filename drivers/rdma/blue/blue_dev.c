@@ -154,7 +154,9 @@ dev_query(const struct ordk_dev *odev, struct ordk_dev_attr *a)
 	a->ip = dev->hw.ip;
 	a->max_qp = BLUE_MAX_QP - 1; /* index 0 is reserved */
 	a->max_qp_wr = ORDK_MAX_QP_WR;
-	a->max_sge = 1;
+	/* a send WR gathers (rc_sgl.c, UD copies), a receive lands in one buffer */
+	a->max_sge = BLUE_MAX_SEND_SGE;
+	a->max_recv_sge = 1;
 	a->max_mr = BLUE_MAX_MR;
 	a->max_mr_size = 0x7FFFFFFFull; /* the MR length is 32 bits */
 	a->max_msg_sz = 1u << 31;

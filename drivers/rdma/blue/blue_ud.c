@@ -31,17 +31,25 @@ RTE_LOG_REGISTER(blue_ud_logtype, ordk.blue.ud, NOTICE);
 #define UD_MASK24	   0xFFFFFFu
 
 uint32_t
-blue_ud_max_msg(const struct blue_dev *dev)
+blue_ud_frag_max(const struct blue_dev *dev)
 {
 	uint32_t slot = dev->hw.snic_slot < BLUE_SNIC_BIG_SLOT ? dev->hw.snic_slot : BLUE_SNIC_BIG_SLOT;
 
 	return slot > BLUE_WIRE_UD_HLEN_MAX ? slot - BLUE_WIRE_UD_HLEN_MAX : 0;
 }
 
+uint32_t
+blue_ud_max_msg(const struct blue_dev *dev)
+{
+	/* longer than a frame holds: in fragments (wire_ud.c), reassembled by the receiver */
+	return blue_ud_frag_max(dev) > 0 ? BLUE_UD_MAX_MSG : 0;
+}
+
 int
 blue_ud_qp_init(struct blue_qp *qp)
 {
 	struct blue_ud *u = &qp->ud;
+	uint8_t *b;
 
 	if (blue_snic_big_alloc(&blue_qp_dev(qp)->hw) != 0) /* its frames' TX slots */
 		return -ENOMEM;
@@ -49,7 +57,10 @@ blue_ud_qp_init(struct blue_qp *qp)
 	rc_fifo_init(&u->rq_q, qp->vqp.init.max_recv_wr);
 	u->sq = rte_zmalloc("ordk_ud_sq", sizeof(*u->sq) * rc_fifo_slots(&u->sq_q), RTE_CACHE_LINE_SIZE);
 	u->rq = rte_zmalloc("ordk_ud_rq", sizeof(*u->rq) * rc_fifo_slots(&u->rq_q), RTE_CACHE_LINE_SIZE);
-	return u->sq != NULL && u->rq != NULL ? 0 : -ENOMEM;
+	b = rte_malloc("ordk_ud_rasm", (size_t)BLUE_UD_RASM * BLUE_UD_MAX_MSG, 0);
+	for (uint32_t i = 0; b != NULL && i < BLUE_UD_RASM; i++)
+		u->rasm[i].buf = b + (size_t)i * BLUE_UD_MAX_MSG;
+	return u->sq != NULL && u->rq != NULL && b != NULL ? 0 : -ENOMEM;
 }
 
 void
@@ -57,8 +68,20 @@ blue_ud_qp_fini(struct blue_qp *qp)
 {
 	rte_free(qp->ud.sq);
 	rte_free(qp->ud.rq);
+	rte_free(qp->ud.rasm[0].buf);
 	qp->ud.sq = NULL;
 	qp->ud.rq = NULL;
+	for (uint32_t i = 0; i < BLUE_UD_RASM; i++)
+		qp->ud.rasm[i].buf = NULL;
+}
+
+/* Messages under way (both ways) are forgotten: the QP left RTR/RTS, or will fail them. */
+static void
+frags_forget(struct blue_qp *qp)
+{
+	qp->ud.frag_off = 0;
+	for (uint32_t i = 0; i < BLUE_UD_RASM; i++)
+		qp->ud.rasm[i].busy = false;
 }
 
 void
@@ -74,6 +97,7 @@ blue_ud_flush(struct blue_qp *qp)
 	for (; u->rq_q.count > 0; rc_fifo_pop(&u->rq_q))
 		rc_flush_cqe(qp->vqp.rcq, u->rq[rc_fifo_at(&u->rq_q, 0)].wr_id, ORDK_WC_RECV,
 			     qp->vqp.qpn);
+	frags_forget(qp);
 }
 
 void
@@ -87,6 +111,7 @@ blue_ud_modify(struct blue_qp *qp, enum ordk_qp_state cur, enum ordk_qp_state ne
 	else if (next == ORDK_QPS_RESET) { /* IBA: the queues are emptied, nothing completes */
 		rc_fifo_clear(&qp->ud.sq_q);
 		rc_fifo_clear(&qp->ud.rq_q);
+		frags_forget(qp);
 	}
 }
 
@@ -111,7 +136,7 @@ send_check(struct blue_qp *qp, const struct ordk_send_wr *wr, uint32_t len)
 
 	if (wr->opcode != ORDK_WR_SEND && wr->opcode != ORDK_WR_SEND_WITH_IMM)
 		why = "a UD QP sends SEND and SEND_WITH_IMM only";
-	else if (wr->num_sge < 0 || wr->num_sge > 1 ||
+	else if (wr->num_sge < 0 ||
 		 (wr->send_flags & ~(unsigned int)(ORDK_SEND_FENCE | ORDK_SEND_SIGNALED |
 						   ORDK_SEND_SOLICITED | ORDK_SEND_INLINE)))
 		why = "num_sge or send_flags";
@@ -120,9 +145,8 @@ send_check(struct blue_qp *qp, const struct ordk_send_wr *wr, uint32_t len)
 	else if (wr->ud.remote_qpn > UD_MASK24)
 		why = "wr.ud.remote_qpn is above 24 bits";
 	if (why == NULL && len > max) {
-		UD_LOG(ERR, "qp 0x%06x: post_send: a UD message of %u bytes: at most %u (one frame "
-			    "in the card's %u-byte SimpleNic slot)", qp->vqp.qpn, len, max,
-		       blue_qp_dev(qp)->hw.snic_slot);
+		UD_LOG(ERR, "qp 0x%06x: post_send: a UD message of %u bytes: at most %u (the port's "
+			    "MTU)", qp->vqp.qpn, len, max);
 		return -EINVAL;
 	}
 	if (why != NULL) {
@@ -135,7 +159,8 @@ send_check(struct blue_qp *qp, const struct ordk_send_wr *wr, uint32_t len)
 int
 blue_ud_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 {
-	uint32_t len = wr->num_sge == 1 ? wr->sge.length : 0;
+	uint64_t total = verbs_wr_len(wr);
+	uint32_t len = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 	bool inl = (wr->send_flags & ORDK_SEND_INLINE) != 0;
 	struct blue_ud *u = &qp->ud;
 	struct ordk_send_wr *w;
@@ -144,7 +169,7 @@ blue_ud_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 		return -EINVAL;
 	if (send_check(qp, wr, len) != 0 || (inl && rc_inline_check(qp, wr, len) != 0))
 		return -EINVAL;
-	if (len > 0 && !inl && rc_mr_check(qp, wr->sge.lkey, wr->sge.addr, len, 0) != 0)
+	if (len > 0 && !inl && rc_sgl_check(qp, wr, 0) != 0)
 		return -EPERM;
 	qp->vqp.st.wr_posted++;
 	if (qp->vqp.attr.qp_state == ORDK_QPS_ERR) {
@@ -157,11 +182,18 @@ blue_ud_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 	}
 	w = &u->sq[rc_fifo_push(&u->sq_q)];
 	*w = *wr;
-	w->num_sge = len > 0 ? 1 : 0;
+	w->sg_list = NULL;
+	if (wr->num_sge == 1)
+		w->sge = verbs_wr_sgl(wr)[0];
 	if (inl) {
-		if (len > 0) /* the copy waits in this position's slot until the frame is built */
-			verbs_qp_inline(&qp->vqp, u->sq_pos, &wr->sge, &w->sge);
+		/* the copy waits in this WR's slot until the frame is built */
+		w->num_sge = len > 0 ? 1 : 0;
+		if (len > 0)
+			verbs_qp_inline(&qp->vqp, u->sq_pos, wr, &w->sge);
 		qp->vqp.st.inline_posted++;
+	} else if (wr->num_sge > 1) { /* its SGEs wait in its slot, read as the frame is built */
+		w->num_sge = (int)verbs_qp_sgl_save(&qp->vqp, u->sq_pos, wr);
+		w->sg_list = verbs_qp_sgl(&qp->vqp, u->sq_pos);
 	}
 	u->sq_pos++;
 	return 0;
@@ -174,60 +206,115 @@ to_self(const struct blue_dev *dev, const struct ordk_ah *ah)
 	return ah->attr.dest_ip == dev->hw.ip && ah->attr.dest_mac == dev->hw.mac;
 }
 
-/* Build @p w's frame and hand it to SimpleNic TX (the caller checked the room). */
+/*
+ * Bytes [off, off + n) of @p w's message: copied into @p dst when @p dst,
+ * else only checked to be still inside their MRs (the MR may have gone since
+ * the post; an inline copy is the QP's own). @return false: an SGE's MR went.
+ */
+static bool
+gather(struct blue_qp *qp, const struct ordk_send_wr *w, uint32_t off, uint32_t n, uint8_t *dst)
+{
+	const struct ordk_sge *g = verbs_wr_sgl(w);
+
+	for (int i = 0; i < w->num_sge && n > 0; i++) {
+		uint32_t from, k;
+
+		if (off >= g[i].length) {
+			off -= g[i].length;
+			continue;
+		}
+		from = off;
+		k = RTE_MIN(g[i].length - from, n);
+		if (dst == NULL && !(w->send_flags & ORDK_SEND_INLINE) &&
+		    rc_mr_check(qp, g[i].lkey, g[i].addr + from, k, 0) != 0)
+			return false;
+		if (dst != NULL) {
+			memcpy(dst, (const void *)(uintptr_t)(g[i].addr + from), k);
+			dst += k;
+		}
+		off = 0;
+		n -= k;
+	}
+	return true;
+}
+
+/*
+ * The next frame of @p w, carrying bytes [u->frag_off, + @p n) of its @p len:
+ * the whole message (ONLY), or a fragment of it (FIRST, MIDDLE, LAST; the
+ * caller checked the room).
+ */
 static enum ordk_wc_status
-send_one(struct blue_qp *qp, const struct ordk_send_wr *w)
+send_frame(struct blue_qp *qp, const struct ordk_send_wr *w, uint32_t len, uint32_t n)
 {
 	struct blue_dev *dev = blue_qp_dev(qp);
-	uint32_t len = w->num_sge == 1 ? w->sge.length : 0;
-	uint8_t frame[BLUE_SNIC_BIG_SLOT];
+	uint32_t off = qp->ud.frag_off;
+	bool last = off + n == len;
+	uint8_t frame[BLUE_SNIC_BIG_SLOT], payload[BLUE_SNIC_BIG_SLOT];
 	struct blue_wire_ud h = {
 		.l3 = { .dst_mac = w->ud.ah->attr.dest_mac, .src_mac = dev->hw.mac,
 			.src_ip = dev->hw.ip, .dst_ip = w->ud.ah->attr.dest_ip,
 			.ttl = BLUE_WIRE_CARD_TTL, .df = 1 },
-		.imm = w->opcode == ORDK_WR_SEND_WITH_IMM,
-		.solicited = (w->send_flags & ORDK_SEND_SOLICITED) != 0,
+		.frag = off == 0 ? (last ? BLUE_WIRE_UD_ONLY : BLUE_WIRE_UD_FIRST)
+				 : (last ? BLUE_WIRE_UD_LAST : BLUE_WIRE_UD_MIDDLE),
+		.imm = last && w->opcode == ORDK_WR_SEND_WITH_IMM,
+		.solicited = last && (w->send_flags & ORDK_SEND_SOLICITED) != 0,
 		.dqpn = w->ud.remote_qpn, .psn = qp->ud.psn, .sqpn = qp->vqp.qpn,
 		.qkey = (w->ud.remote_qkey & UD_QKEY_PRIVILEGED) ? qp->vqp.attr.qkey
 								 : w->ud.remote_qkey,
 		.imm_data = w->imm_data };
-	int n;
+	int k;
 
-	/* the MR may have gone since the post (an inline copy is the QP's own) */
-	if (len > 0 && !(w->send_flags & ORDK_SEND_INLINE) &&
-	    rc_mr_check(qp, w->sge.lkey, w->sge.addr, len, 0) != 0) {
+	if (!gather(qp, w, off, n, NULL)) {
 		qp->vqp.st.loc_prot_errors++;
 		return ORDK_WC_LOC_PROT_ERR;
 	}
-	n = blue_wire_ud_build(frame, sizeof(frame), &h, (const void *)(uintptr_t)w->sge.addr, len);
-	if (n < 0)
+	gather(qp, w, off, n, payload);
+	k = blue_wire_ud_build(frame, sizeof(frame), &h, payload, n);
+	if (k < 0)
 		return ORDK_WC_LOC_QP_OP_ERR; /* send_check() leaves nothing the builder refuses */
 	qp->ud.psn = (qp->ud.psn + 1) & UD_MASK24;
-	qp->vqp.st.ud_sent++;
 	if (to_self(dev, w->ud.ah))
-		blue_ud_rx(dev, frame, (uint32_t)n);
-	else if (blue_snic_tx(&dev->hw, frame, (uint32_t)n) != 0)
+		blue_ud_rx(dev, frame, (uint32_t)k);
+	else if (blue_snic_tx(&dev->hw, frame, (uint32_t)k) != 0)
 		return ORDK_WC_LOC_QP_OP_ERR; /* not after blue_snic_tx_room() */
+	qp->ud.frag_off += n;
 	return ORDK_WC_SUCCESS;
+}
+
+/* @p w's frames, from the one the last poll stopped at, while the ring has room. */
+static enum rc_step
+send_one(struct blue_qp *qp, const struct ordk_send_wr *w, enum ordk_wc_status *st)
+{
+	uint32_t len = (uint32_t)verbs_wr_len(w), frag = blue_ud_frag_max(blue_qp_dev(qp));
+
+	do {
+		uint32_t n = RTE_MIN(len - qp->ud.frag_off, frag);
+
+		if (!blue_snic_tx_room_len(&blue_qp_dev(qp)->hw, BLUE_WIRE_UD_HLEN_MAX + n))
+			return RC_MORE; /* the card fetches frames: the next poll goes on */
+		*st = send_frame(qp, w, len, n);
+	} while (*st == ORDK_WC_SUCCESS && qp->ud.frag_off < len);
+	if (*st == ORDK_WC_SUCCESS) {
+		qp->vqp.st.ud_sent++;
+		qp->vqp.st.ud_fragments += len > frag ? (len + frag - 1) / frag : 0;
+	}
+	qp->ud.frag_off = 0;
+	return RC_DONE;
 }
 
 enum rc_step
 blue_ud_step(struct blue_qp *qp)
 {
-	struct blue_dev *dev = blue_qp_dev(qp);
 	struct blue_ud *u = &qp->ud;
 
 	if (qp->vqp.attr.qp_state != ORDK_QPS_RTS)
 		return RC_DONE;
 	while (u->sq_q.count > 0) {
 		const struct ordk_send_wr *w = &u->sq[rc_fifo_at(&u->sq_q, 0)];
-		enum ordk_wc_status st;
+		enum ordk_wc_status st = ORDK_WC_SUCCESS;
 
-		uint32_t len = BLUE_WIRE_UD_HLEN_MAX + (w->num_sge == 1 ? w->sge.length : 0);
-
-		if (!blue_snic_tx_room_len(&dev->hw, len))
-			return RC_MORE; /* the card fetches frames: the next poll goes on */
-		st = send_one(qp, w);
+		if (send_one(qp, w, &st) == RC_MORE)
+			return RC_MORE;
 		if (st != ORDK_WC_SUCCESS || (w->send_flags & ORDK_SEND_SIGNALED)) {
 			struct ordk_wc wc = { .wr_id = w->wr_id, .status = st, .opcode = ORDK_WC_SEND,
 					      .qp_num = qp->vqp.qpn };
@@ -305,13 +392,116 @@ place(struct blue_qp *qp, const struct ordk_recv_wr *r, const uint8_t *f, const 
 	return ORDK_WC_SUCCESS;
 }
 
+/* A whole message (one frame, or reassembled) for @p qp: the oldest RECV takes it. */
+static void
+deliver(struct blue_qp *qp, const struct blue_wire_ud *h, const uint8_t *f,
+	const uint8_t *payload, uint32_t len)
+{
+	struct ordk_recv_wr r;
+	struct ordk_wc wc;
+
+	if (qp->ud.rq_q.count == 0) { /* IBA: a UD message without a RECV is dropped */
+		qp->vqp.st.ud_no_recv_dropped++;
+		return;
+	}
+	r = qp->ud.rq[rc_fifo_at(&qp->ud.rq_q, 0)];
+	rc_fifo_pop(&qp->ud.rq_q);
+	wc = (struct ordk_wc){ .wr_id = r.wr_id, .opcode = ORDK_WC_RECV, .qp_num = qp->vqp.qpn,
+			       .byte_len = ORDK_GRH_LEN + len, .src_qp = h->sqpn,
+			       .src_mac = h->l3.src_mac,
+			       .wc_flags = ORDK_WC_GRH | (h->imm ? ORDK_WC_WITH_IMM : 0),
+			       .imm_data = h->imm_data };
+	wc.status = place(qp, &r, f, payload, len);
+	if (wc.status == ORDK_WC_SUCCESS)
+		qp->vqp.st.ud_received++;
+	qp->vqp.st.recv_completed++;
+	verbs_cq_push(qp->vqp.rcq, &wc);
+}
+
+/* ------------------------------------------------------------ reassembly */
+
+/* The message being reassembled from @p h's source, or NULL. */
+static struct blue_ud_rasm *
+rasm_find(struct blue_qp *qp, const struct blue_wire_ud *h)
+{
+	for (uint32_t i = 0; i < BLUE_UD_RASM; i++) {
+		struct blue_ud_rasm *m = &qp->ud.rasm[i];
+
+		if (m->busy && m->src_ip == h->l3.src_ip && m->sqpn == h->sqpn)
+			return m;
+	}
+	return NULL;
+}
+
+/* A message of @p qp's that cannot complete: its datagram is dropped, counted. */
+static void
+rasm_drop(struct blue_qp *qp, struct blue_ud_rasm *m, const char *why)
+{
+	UD_LOG(DEBUG, "qp 0x%06x: a fragmented datagram from 0x%06x dropped: %s", qp->vqp.qpn,
+	       m->sqpn, why);
+	qp->vqp.st.ud_frag_dropped++;
+	m->busy = false;
+}
+
+/* A FIRST fragment: a new message from its source, in a free place or the oldest one's. */
+static void
+rasm_first(struct blue_qp *qp, const struct blue_wire_ud *h, const uint8_t *payload)
+{
+	struct blue_ud_rasm *m = rasm_find(qp, h);
+
+	if (m != NULL) {
+		rasm_drop(qp, m, "a FIRST came before its LAST"); /* its tail was lost */
+	} else {
+		m = &qp->ud.rasm[0];
+		for (uint32_t i = 0; i < BLUE_UD_RASM && m->busy; i++)
+			if (!qp->ud.rasm[i].busy || qp->ud.rasm[i].stamp < m->stamp)
+				m = &qp->ud.rasm[i];
+		if (m->busy)
+			rasm_drop(qp, m, "more sources at once than places to reassemble");
+	}
+	*m = (struct blue_ud_rasm){ .busy = true, .src_ip = h->l3.src_ip, .sqpn = h->sqpn,
+				    .next_psn = (h->psn + 1) & UD_MASK24, .len = h->payload_len,
+				    .stamp = ++qp->ud.rasm_stamp, .buf = m->buf };
+	memcpy(m->buf, payload, h->payload_len);
+}
+
+/*
+ * A MIDDLE or LAST fragment: it must come from the source of a message under
+ * way with the next PSN, and fit max_ud_msg. @return the message once its
+ * LAST is in, else NULL.
+ */
+static struct blue_ud_rasm *
+rasm_next(struct blue_qp *qp, const struct blue_wire_ud *h, const uint8_t *payload)
+{
+	struct blue_ud_rasm *m = rasm_find(qp, h);
+
+	if (m == NULL) {
+		qp->vqp.st.ud_frag_dropped++; /* its FIRST was lost, or its message dropped */
+		return NULL;
+	}
+	if (h->psn != m->next_psn) {
+		rasm_drop(qp, m, "a fragment missing (PSN)");
+		return NULL;
+	}
+	if (m->len + h->payload_len > blue_ud_max_msg(blue_qp_dev(qp))) {
+		rasm_drop(qp, m, "longer than max_ud_msg");
+		return NULL;
+	}
+	memcpy(m->buf + m->len, payload, h->payload_len);
+	m->len += h->payload_len;
+	m->next_psn = (m->next_psn + 1) & UD_MASK24;
+	if (h->frag != BLUE_WIRE_UD_LAST)
+		return NULL;
+	m->busy = false;
+	return m;
+}
+
 void
 blue_ud_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len)
 {
-	struct ordk_recv_wr r;
+	struct blue_ud_rasm *m;
 	struct blue_wire_ud h;
 	struct blue_qp *qp;
-	struct ordk_wc wc;
 	uint32_t off;
 	int rc = blue_wire_ud_parse(f, len, &h, &off);
 
@@ -327,20 +517,17 @@ blue_ud_rx(struct blue_dev *dev, const uint8_t *f, uint32_t len)
 		qp->vqp.st.ud_qkey_dropped++;
 		return;
 	}
-	if (qp->ud.rq_q.count == 0) { /* IBA: a UD message without a RECV is dropped */
-		qp->vqp.st.ud_no_recv_dropped++;
-		return;
+	switch (h.frag) {
+	case BLUE_WIRE_UD_ONLY:
+		deliver(qp, &h, f, f + off, h.payload_len);
+		break;
+	case BLUE_WIRE_UD_FIRST:
+		rasm_first(qp, &h, f + off);
+		break;
+	default:
+		m = rasm_next(qp, &h, f + off);
+		if (m != NULL) /* (the GRH takes the LAST's IPv4 header) */
+			deliver(qp, &h, f, m->buf, m->len);
+		break;
 	}
-	r = qp->ud.rq[rc_fifo_at(&qp->ud.rq_q, 0)];
-	rc_fifo_pop(&qp->ud.rq_q);
-	wc = (struct ordk_wc){ .wr_id = r.wr_id, .opcode = ORDK_WC_RECV, .qp_num = qp->vqp.qpn,
-			       .byte_len = ORDK_GRH_LEN + h.payload_len, .src_qp = h.sqpn,
-			       .src_mac = h.l3.src_mac,
-			       .wc_flags = ORDK_WC_GRH | (h.imm ? ORDK_WC_WITH_IMM : 0),
-			       .imm_data = h.imm_data };
-	wc.status = place(qp, &r, f, f + off, h.payload_len);
-	if (wc.status == ORDK_WC_SUCCESS)
-		qp->vqp.st.ud_received++;
-	qp->vqp.st.recv_completed++;
-	verbs_cq_push(qp->vqp.rcq, &wc);
 }

@@ -27,6 +27,8 @@
 #define ORDK_MAX_QP_WR 4096u
 /* bytes a send WR carries inline (ORDK_SEND_INLINE): a slot per send queue position (lib/verbs) */
 #define BLUE_MAX_INLINE 256u
+/* SGEs a send WR gathers (ibverbs' max_sge; UCX asks 5 for RC, 6 for UD): rc_sgl.c */
+#define BLUE_MAX_SEND_SGE 16u
 
 struct blue_mr;
 
@@ -52,17 +54,36 @@ struct blue_mr {
 	uint64_t iova;		/* where the device sees addr (identity with the model) */
 };
 
+/* A UD message's bytes at most: the port's MTU (IBA: a UD message fits the path MTU). */
+#define BLUE_UD_MAX_MSG 4096u
+/* Messages a UD QP reassembles at once (fragmented, one per source QP): blue_ud.c */
+#define BLUE_UD_RASM 8u
+
+/* A UD message arriving in fragments (FIRST .. LAST), from one source QP. */
+struct blue_ud_rasm {
+	bool busy;
+	uint32_t src_ip, sqpn;	/* its source */
+	uint32_t next_psn;	/* the PSN its next fragment must carry */
+	uint32_t len;		/* bytes in buf */
+	uint64_t stamp;		/* when it began (the oldest gives way) */
+	uint8_t *buf;		/* BLUE_UD_MAX_MSG bytes */
+};
+
 /*
  * A UD QP's transport (blue_ud.c): send WRs waiting for room on the SimpleNic
- * ring (an inline WR's bytes in lib/verbs' slot of its position), posted RECVs.
+ * ring (an inline WR's bytes, a gather WR's SGEs in lib/verbs' slot of its
+ * number), posted RECVs, messages being reassembled.
  */
 struct blue_ud {
 	struct ordk_send_wr *sq;
 	struct rc_fifo sq_q;
-	uint32_t sq_pos;	/* send queue positions taken: the inline slot of the next */
+	uint32_t sq_pos;	/* send WRs posted: the number (lib/verbs slot) of the next */
+	uint32_t frag_off;	/* the oldest WR's bytes sent in fragments so far */
 	struct ordk_recv_wr *rq;
 	struct rc_fifo rq_q;
-	uint32_t psn;		/* the next datagram's BTH PSN (from sq_psn) */
+	uint32_t psn;		/* the next frame's BTH PSN (from sq_psn) */
+	struct blue_ud_rasm rasm[BLUE_UD_RASM];
+	uint64_t rasm_stamp;
 };
 
 struct blue_qp {
@@ -154,8 +175,10 @@ void blue_post_done(struct ordk_qp *qp);
 int blue_srq_recv_check(const struct ordk_srq *srq, const struct ordk_recv_wr *wr);
 
 /* blue_ud.c: UD QPs on the SimpleNic path */
-/** The bytes of a UD message at most on @p dev (a frame in a SimpleNic RX slot), 0: none. */
+/** The bytes of a UD message at most on @p dev (BLUE_UD_MAX_MSG), 0: none. */
 uint32_t blue_ud_max_msg(const struct blue_dev *dev);
+/** The payload bytes of one UD frame at most (a SimpleNic RX slot less the headers), 0: none. */
+uint32_t blue_ud_frag_max(const struct blue_dev *dev);
 int blue_ud_qp_init(struct blue_qp *qp);
 void blue_ud_qp_fini(struct blue_qp *qp);
 /** The transition @p cur -> @p next (no card context: nothing to tell the card). */

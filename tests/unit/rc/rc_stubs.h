@@ -303,6 +303,20 @@
 	DEFINE_STUB(rc_source_ok, bool, (struct blue_qp *qp, struct rc_wqe *w, uint32_t off, \
 					 uint32_t len), true)
 
+/* rc_sgl.c: no WR of these suites gathers (nsge <= 1), so only the post's check runs */
+#define RC_STUB_rc_sgl_check                                                          \
+	DEFINE_STUB(rc_sgl_check, int, (struct blue_qp *qp, const struct ordk_send_wr *wr, \
+					unsigned int need), 0)
+#define RC_STUB_rc_sgl_item_len                                                       \
+	DEFINE_STUB(rc_sgl_item_len, uint32_t, (const struct blue_qp *qp, const struct rc_wqe *w, \
+						uint32_t off, uint32_t n, uint32_t pmtu), 0)
+#define RC_STUB_rc_sgl_source                                                         \
+	DEFINE_STUB_V(rc_sgl_source, (struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, \
+				      uint32_t len, uint64_t *laddr, uint32_t *lkey))
+#define RC_STUB_rc_sgl_ok                                                             \
+	DEFINE_STUB(rc_sgl_ok, bool, (struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, \
+				      uint32_t len), true)
+
 /* rc_read.c */
 #define RC_STUB_rc_read_answer_seen                                                   \
 	DEFINE_STUB_V(rc_read_answer_seen,                                            \

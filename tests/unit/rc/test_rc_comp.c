@@ -21,6 +21,7 @@
 
 #include "rc_stubs.h"
 
+RC_STUB(rc_sgl_check);
 RC_STUB(verbs_trace_add);
 RC_STUB(rc_key_revoke);
 RC_STUB(rc_key_gone);

@@ -16,6 +16,7 @@
 
 #include "rc_stubs.h"
 
+RC_STUB(rc_sgl_check);
 RC_STUB(verbs_trace_add);
 RC_STUB(rc_key_pgt);
 RC_STUB(rc_read_keys_revoke_all);

@@ -43,6 +43,9 @@ RC_STUB(rc_atomic_send);
 RC_STUB(rc_timer_arm);
 RC_STUB(rc_complete_sends);
 RC_STUB(rc_mr_check);
+RC_STUB(rc_sgl_item_len);
+RC_STUB(rc_sgl_source);
+RC_STUB(rc_sgl_ok);
 
 static unsigned int fails;
 static enum ordk_wc_status fail_status;
@@ -454,6 +457,32 @@ Test(rc_req, the_psn_window_and_the_send_ring_hold_it_back)
 	rc_push(&qp);
 	cr_assert_eq(nitems, 1);
 	cr_assert_eq(qp.req.state, RC_REQ_IDLE);
+}
+
+/*
+ * A WR of no bytes (UCX's flush: a zero-length WRITE) is one item without
+ * payload: held by a full Send ring it stays queued, and goes once there is
+ * room. Taken for sent before (no bytes left to push), it never went: on the
+ * RTL, whose card window held it behind a 1 MiB WRITE, the peer never saw
+ * its PSN and the WR ended in RETRY_EXC_ERR.
+ */
+Test(rc_req, a_wr_of_no_bytes_held_back_still_goes)
+{
+	struct rc_wqe *w = post(BLUE_WR_RDMA_WRITE, 0, 0);
+
+	dev.hw.ring[BLUE_RING_SEND0].head = BLUE_RING_DEPTH;
+	rc_push(&qp);
+	cr_assert_eq(nitems, 0);
+	cr_assert_eq(qp.req.state, RC_REQ_RING_FULL);
+	cr_assert_eq(qp.req.sq_next, 0, "it did not go: still the next to push");
+	cr_assert_neq(w->state, RC_WQE_SENT);
+	dev.hw.ring[BLUE_RING_SEND0].head = 0;
+	rc_push(&qp);
+	cr_assert_eq(nitems, 1);
+	cr_assert_eq(items[0].len, 0);
+	cr_assert(items[0].is_first && items[0].is_last);
+	cr_assert_eq(w->state, RC_WQE_SENT);
+	cr_assert_eq(qp.req.sq_next, 1);
 }
 
 /* Packets in the items pushed so far (PMTU 1024, remote address 0). */

@@ -27,7 +27,7 @@ RC_STUB(blue_send_item_put);
 RC_STUB(rc_source_ok);
 
 struct blue_send_item
-rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,
+rc_send_item(struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,
 	     uint32_t psn, bool signaled, bool last)
 {
 	(void)qp;

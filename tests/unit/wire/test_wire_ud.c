@@ -118,3 +118,50 @@ Test(wire_ud, rejects)
 	cr_assert_eq(build(g, 60, &hdr, 0), BLUE_WIRE_E_NOSPACE);
 	cr_assert_eq(blue_wire_ud_build(g, sizeof(g), &hdr, NULL, 4097), BLUE_WIRE_E_ARG);
 }
+
+/* ORDK's fragments of a message longer than a frame: FIRST, MIDDLE, LAST (0x60-0x63). */
+Test(wire_ud, fragments)
+{
+	static const struct { uint8_t frag; bool imm; uint8_t op; } ops[] = {
+		{ BLUE_WIRE_UD_FIRST, false, 0x60 }, { BLUE_WIRE_UD_MIDDLE, false, 0x61 },
+		{ BLUE_WIRE_UD_LAST, false, 0x62 },  { BLUE_WIRE_UD_LAST, true, 0x63 },
+		{ BLUE_WIRE_UD_ONLY, false, 0x64 },  { BLUE_WIRE_UD_ONLY, true, 0x65 },
+	};
+	uint8_t f[256], g[256];
+	struct blue_wire_ud u = hdr, o;
+	uint32_t off;
+	int n;
+
+	for (unsigned int i = 0; i < 6; i++) {
+		u.frag = ops[i].frag;
+		u.imm = ops[i].imm;
+		u.solicited = ops[i].frag == BLUE_WIRE_UD_LAST || ops[i].frag == BLUE_WIRE_UD_ONLY;
+		n = build(f, sizeof(f), &u, 100);
+		cr_assert_gt(n, 0, "fragment %u", i);
+		cr_assert_eq(f[42], ops[i].op);
+		cr_assert_eq(blue_wire_ud_parse(f, (uint32_t)n, &o, &off), 0);
+		cr_assert(o.frag == u.frag && o.imm == u.imm && o.solicited == u.solicited);
+		cr_assert_eq(blue_wire_ud_build(g, sizeof(g), &o, f + off, o.payload_len), n);
+		cr_assert_eq(memcmp(f, g, (size_t)n), 0, "rebuilt byte for byte");
+	}
+	/* ImmDt, SE and an empty payload belong to the message's end */
+	u = hdr;
+	u.frag = BLUE_WIRE_UD_FIRST;
+	cr_assert_eq(build(g, sizeof(g), &u, 100), BLUE_WIRE_E_ARG, "a FIRST with ImmDt");
+	u.imm = false;
+	cr_assert_eq(build(g, sizeof(g), &u, 100), BLUE_WIRE_E_ARG, "a FIRST with SE");
+	u.solicited = 0;
+	cr_assert_eq(build(g, sizeof(g), &u, 0), BLUE_WIRE_E_ARG, "a FIRST without payload");
+	u.frag = BLUE_WIRE_UD_LAST + 1;
+	cr_assert_eq(build(g, sizeof(g), &u, 100), BLUE_WIRE_E_ARG, "no such fragment");
+	u.frag = BLUE_WIRE_UD_MIDDLE;
+	n = build(f, sizeof(f), &u, 100);
+	cr_assert_gt(n, 0);
+	refused(f, n, 43, 0x80, BLUE_WIRE_E_BTH);	/* SE on a MIDDLE */
+	refused(f, n, 42, 0x66, BLUE_WIRE_E_OPCODE);
+	refused(f, n, 42, 0x67, BLUE_WIRE_E_OPCODE);
+	u.frag = BLUE_WIRE_UD_LAST;
+	n = build(f, sizeof(f), &u, 0); /* a LAST may be empty: a MIDDLE may not */
+	cr_assert_gt(n, 0);
+	refused(f, n, 42, BLUE_WIRE_UD_SEND_MIDDLE, BLUE_WIRE_E_LENGTH);
+}

@@ -28,6 +28,7 @@
 #include "rc_fifo.h"
 #include "rc_atomic.h"
 #include "rc_key.h"
+#include "rc_sgl.h"
 #include "rc_srq.h"
 
 struct blue_dev;
@@ -68,6 +69,8 @@ enum rc_wqe_flags {
 	RC_WQE_FATAL = 4,    /* in RC_WQE_ERROR: the QP goes to ERR once it completes */
 	RC_WQE_LEN_ERR = 8,  /* SEND longer than the peer's RECV: announced, then fails */
 	RC_WQE_FAILED = 16,  /* rc_qp_fail()'s oldest WR: its status is reported at the flush */
+	RC_WQE_PART = 32,    /* a READ part with parts of its WR after it: no completion of its own */
+	RC_WQE_SILENT = 64,  /* an earlier part of its WR reported the WR's error: none */
 };
 
 struct rc_wqe {
@@ -78,6 +81,7 @@ struct rc_wqe {
 	uint8_t signaled;
 	uint8_t solicited;
 	uint8_t status;	     /* ordk_wc_status in RC_WQE_ERROR */
+	uint8_t nsge;	     /* > 1: a gather WR, its SGEs in lib/verbs' slot wr_n (rc_sgl.h) */
 	uint16_t msn;
 	uint32_t imm;
 	uint64_t laddr;
@@ -89,6 +93,7 @@ struct rc_wqe {
 	uint32_t npkts;
 	uint32_t sent;	     /* bytes pushed to the Send ring */
 	uint32_t atomic_id;  /* atomics: request id */
+	uint32_t wr_n;	     /* the WR's number: its slot in lib/verbs (inline bytes, gather) */
 	uint64_t rnr_tsc;    /* SEND/IMM: when it started waiting for an advert */
 	uint32_t req_psn;    /* READ response: PSN of the request it answers */
 	uint32_t ans_psn;    /* READ, once answering: first PSN of its answer in the peer's space */
@@ -248,6 +253,7 @@ struct rc_req {
 	struct rc_wqe *sq;
 	uint32_t sq_size, sq_mask, sq_head, sq_next, sq_tail;
 	uint32_t sq_user;	   /* user WRs in the queue */
+	uint32_t wr_n;		   /* user WRs posted: the number of the next (rc_wqe.wr_n) */
 	uint32_t next_psn;
 	uint32_t pushed_psn;	   /* PSNs before this one went to the Send ring */
 	uint32_t late_psn;	   /* oldest PSN resent while a late copy may still come ... */
@@ -285,6 +291,17 @@ struct rc_req {
 	bool rnr_answer;	   /* ... if one came */
 	bool prot_err;		   /* a WR failed rc_source_ok(): the QP fails once it completes */
 };
+
+/*
+ * The WQE at sq index @p i reported its WR's error: the later parts of that
+ * WR (a READ scattering over several SGEs, rc_qp.c) report nothing.
+ */
+static inline void
+rc_wr_silence(struct rc_req *rq, uint32_t i)
+{
+	while ((rq->sq[i & rq->sq_mask].flags & RC_WQE_PART) && ++i != rq->sq_tail)
+		rq->sq[i & rq->sq_mask].flags |= RC_WQE_SILENT;
+}
 
 /* Completer: what the peer acknowledged, and the timer that asks when it says nothing. */
 struct rc_comp {
@@ -514,9 +531,10 @@ void rc_late_copy_sent(struct blue_qp *qp, uint32_t psn);
 void rc_push_owed_answers(struct blue_qp *qp);
 /**
  * The Send item for bytes [off, off + len) of @p w from PSN @p psn, asking
- * for an ACK if @p signaled; @p last: it ends the message.
+ * for an ACK if @p signaled; @p last: it ends the message. A gather WR's
+ * packet that spans SGEs is assembled in its slot now (rc_sgl_source()).
  */
-struct blue_send_item rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w,
+struct blue_send_item rc_send_item(struct blue_qp *qp, const struct rc_wqe *w,
 				   uint32_t off, uint32_t len, uint32_t psn, bool signaled,
 				   bool last);
 /**
@@ -664,31 +682,6 @@ static inline bool
 rc_is_atomic(uint8_t op)
 {
 	return op == BLUE_WR_ATOMIC_CMP_AND_SWP || op == BLUE_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-/* Packets a message of @p len bytes to @p raddr takes: PMTU boundaries of the remote address. */
-static inline uint32_t
-rc_pkts(uint64_t raddr, uint32_t len, uint32_t pmtu)
-{
-	uint32_t first = pmtu - (uint32_t)(raddr % pmtu);
-
-	if (len <= first)
-		return 1;
-	return 1 + (len - first + pmtu - 1) / pmtu;
-}
-
-/*
- * Packet @p k of a message of @p len bytes to @p raddr: bytes [*off, *off +
- * *n). The first packet ends on the first PMTU boundary of the remote
- * address, as the card splits it.
- */
-static inline void
-rc_pkt_span(uint64_t raddr, uint32_t len, uint32_t pmtu, uint32_t k, uint32_t *off, uint32_t *n)
-{
-	uint32_t first = pmtu - (uint32_t)(raddr % pmtu), cap = k == 0 ? first : pmtu;
-
-	*off = k == 0 ? 0 : first + (k - 1) * pmtu;
-	*n = len - *off < cap ? len - *off : cap;
 }
 
 #endif /* RC_H */

@@ -163,16 +163,21 @@ rc_complete_sends(struct blue_qp *qp)
 			rc_qp_fail(qp, ORDK_WC_REM_INV_REQ_ERR);
 			return;
 		}
-		if (!(w->flags & RC_WQE_INTERNAL)) {
-			if (w->signaled || failed) {
-				struct ordk_wc wc = {
-					.wr_id = w->wr_id, .opcode = rc_wc_opcode(w->opcode),
-					.status = failed ? w->status : ORDK_WC_SUCCESS,
-					.byte_len = w->len, .qp_num = qp->vqp.qpn };
-				/* ibverbs: an atomic's byte_len is 8 */
+		/* a WR of several WQEs (a READ's parts) completes with its last, or with
+		 * the first part that fails (the parts after it are silent) */
+		if (!(w->flags & (RC_WQE_INTERNAL | RC_WQE_SILENT)) &&
+		    (failed || (w->signaled && !(w->flags & RC_WQE_PART)))) {
+			struct ordk_wc wc = {
+				.wr_id = w->wr_id, .opcode = rc_wc_opcode(w->opcode),
+				.status = failed ? w->status : ORDK_WC_SUCCESS,
+				.byte_len = w->len, .qp_num = qp->vqp.qpn };
+			/* ibverbs: an atomic's byte_len is 8 */
 
-				verbs_cq_push(qp->vqp.scq, &wc);
-			}
+			verbs_cq_push(qp->vqp.scq, &wc);
+			if (failed)
+				rc_wr_silence(&qp->req, qp->req.sq_head);
+		}
+		if (!(w->flags & (RC_WQE_INTERNAL | RC_WQE_PART))) {
 			qp->req.sq_user--;
 			qp->vqp.st.wr_completed++;
 		}

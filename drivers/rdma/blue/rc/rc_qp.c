@@ -19,7 +19,8 @@ int
 rc_qp_init(struct blue_qp *qp)
 {
 	rc_qp_set_timeout(qp);
-	qp->req.sq_size = qp->vqp.init.max_send_wr; /* READ answers have their own ring */
+	/* READ answers have their own ring; a READ takes a WQE per SGE it scatters over */
+	qp->req.sq_size = qp->vqp.init.max_send_wr * qp->vqp.init.max_send_sge;
 	qp->req.sq_mask = rte_align32pow2(qp->req.sq_size) - 1;
 	/* on an SRQ: the window of RECVs lent from its pool */
 	uint32_t rq = qp->vqp.srq != NULL ? RC_SRQ_WINDOW : qp->vqp.init.max_recv_wr;
@@ -82,7 +83,7 @@ reset_queues(struct blue_qp *qp)
 	rc_srq_return(qp); /* lent and unused: back to the SRQ's pool */
 	rc_recv_keys_release(qp, true); /* the card's QP context is invalid already */
 	rc_read_keys_release(qp);
-	qp->req.sq_head = qp->req.sq_next = qp->req.sq_tail = qp->req.sq_user = 0;
+	qp->req.sq_head = qp->req.sq_next = qp->req.sq_tail = qp->req.sq_user = qp->req.wr_n = 0;
 	qp->resp.ans_head = qp->resp.ans_next = qp->resp.ans_tail = 0; /* answers of a QP in error: dropped */
 	rc_fifo_clear(&qp->req.rd_q);
 	rc_fifo_clear(&qp->req.adv_q);
@@ -175,13 +176,16 @@ flush_wrs(struct blue_qp *qp)
 	for (uint32_t i = qp->req.sq_head; i != qp->req.sq_tail; i++) {
 		struct rc_wqe *w = &qp->req.sq[i & qp->req.sq_mask];
 
+		if (w->flags & (RC_WQE_INTERNAL | RC_WQE_SILENT))
+			continue;
 		if (w->flags & RC_WQE_FAILED) {
 			/* rc_qp_fail()'s oldest WR, a READ: its error, now its key is gone */
 			struct ordk_wc wc = { .wr_id = w->wr_id, .status = w->status, .qp_num = qp->vqp.qpn,
 					      .opcode = rc_wc_opcode(w->opcode) };
 
 			verbs_cq_push(qp->vqp.scq, &wc);
-		} else if (!(w->flags & RC_WQE_INTERNAL)) {
+			rc_wr_silence(&qp->req, i);
+		} else if (!(w->flags & RC_WQE_PART)) { /* a WR's parts: its last one reports */
 			rc_flush_cqe(qp->vqp.scq, w->wr_id, rc_wc_opcode(w->opcode), qp->vqp.qpn);
 		}
 	}
@@ -230,13 +234,6 @@ rc_mr_check_pd(struct blue_dev *dev, const struct ordk_pd *pd, uint32_t key, uin
 	return 0;
 }
 
-/* The SGE must lie inside an MR of this device with the access the operation needs. */
-static int
-check_sge(struct blue_qp *qp, const struct ordk_sge *sge, unsigned int need)
-{
-	return rc_mr_check(qp, sge->lkey, sge->addr, sge->length, need) == 0 ? 0 : -EPERM;
-}
-
 /*
  * Inline: SEND and WRITE (with or without immediate) only, as in rdma-core;
  * a READ or an atomic has a local buffer the card writes. @return 0 or -EINVAL.
@@ -260,55 +257,115 @@ rc_inline_check(struct blue_qp *qp, const struct ordk_send_wr *wr, uint32_t len)
 	return 0;
 }
 
+/* What a send WR may not be, before anything is queued. @return 0 or a negative errno. */
+static int
+send_check(struct blue_qp *qp, const struct ordk_send_wr *wr, uint64_t len, bool inl)
+{
+	const struct ordk_sge *g = verbs_wr_sgl(wr);
+	bool atomic = wr->opcode == ORDK_WR_ATOMIC_CMP_AND_SWP ||
+		      wr->opcode == ORDK_WR_ATOMIC_FETCH_AND_ADD;
+
+	if ((unsigned int)wr->opcode > ORDK_WR_ATOMIC_FETCH_AND_ADD || wr->num_sge < 0 ||
+	    (wr->send_flags & ~(unsigned int)(ORDK_SEND_FENCE | ORDK_SEND_SIGNALED |
+					      ORDK_SEND_SOLICITED | ORDK_SEND_INLINE)))
+		return -EINVAL;
+	/* an atomic returns the original 8 bytes into a local buffer */
+	if (atomic && (wr->num_sge != 1 || g[0].length != 8 || g[0].addr % 8 != 0))
+		return -EINVAL;
+	if (len > (1u << 31) || (inl && rc_inline_check(qp, wr, (uint32_t)len) != 0))
+		return -EINVAL;
+	/* a READ request without a length the card does not send; a zero-length
+	 * WRITE it does (IBA allows it, no R_Key is checked: UCX's flush) */
+	if (len == 0 && wr->opcode == ORDK_WR_RDMA_READ)
+		return -EINVAL;
+	/* a READ's answer lands through its own key (rc_read.c): the MR needs
+	 * only LOCAL_WRITE, as in IBA, and no REMOTE_WRITE a peer could use */
+	if (len > 0 && !inl)
+		return rc_sgl_check(qp, wr, wr->opcode == ORDK_WR_RDMA_READ || atomic
+						    ? ORDK_ACCESS_LOCAL_WRITE : 0);
+	return 0;
+}
+
+/* @p wr's SGEs of non-zero length: how many, the first in *@p first ({0} if none). */
+static uint32_t
+sgl_used(const struct ordk_send_wr *wr, struct ordk_sge *first)
+{
+	const struct ordk_sge *g = verbs_wr_sgl(wr);
+	uint32_t n = 0;
+
+	*first = (struct ordk_sge){ 0 };
+	for (int i = 0; i < wr->num_sge; i++)
+		if (g[i].length > 0 && n++ == 0)
+			*first = g[i];
+	return n;
+}
+
+/*
+ * A READ that scatters over several SGEs: a READ request per SGE, to
+ * consecutive remote addresses, each a WQE of its own with its own card key
+ * (so every answer lands only in its SGE); @p w (the first, filled in) and
+ * the parts after it carry RC_WQE_PART but the last, which completes the WR.
+ * @return the WQEs queued.
+ */
+static uint32_t
+read_parts(struct blue_qp *qp, const struct ordk_send_wr *wr, struct rc_wqe *w)
+{
+	const struct ordk_sge *g = verbs_wr_sgl(wr);
+	struct rc_wqe first = *w;
+	uint64_t raddr = wr->rdma.remote_addr;
+	uint32_t n = 0;
+
+	for (int i = 0; i < wr->num_sge; i++) {
+		if (g[i].length == 0)
+			continue;
+		if (n > 0) { /* the previous one has parts after it */
+			w->flags |= RC_WQE_PART;
+			w->signaled = 0;
+			w = &qp->req.sq[(qp->req.sq_tail + n) & qp->req.sq_mask];
+			*w = first;
+			w->flags &= (uint16_t)~RC_WQE_FENCE; /* the first part waited */
+		}
+		w->laddr = g[i].addr;
+		w->lkey = g[i].lkey;
+		w->len = g[i].length;
+		w->raddr = raddr;
+		w->k.pgt_offset = rc_key_pgt(blue_mr_lookup(blue_qp_dev(qp), g[i].lkey), w->laddr);
+		raddr += g[i].length;
+		n++;
+	}
+	return n;
+}
+
 int
 rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 {
-	uint32_t len = wr->num_sge == 1 ? wr->sge.length : 0;
-	bool inl = (wr->send_flags & ORDK_SEND_INLINE) != 0;
-	struct ordk_sge sge = wr->sge;
+	uint64_t len = verbs_wr_len(wr);
+	bool inl = (wr->send_flags & ORDK_SEND_INLINE) != 0, atomic;
+	struct ordk_sge sge;
+	uint32_t nsge = sgl_used(wr, &sge), wqes;
 	struct rc_wqe *w;
 	int rc;
 
 	if (qp->vqp.attr.qp_state != ORDK_QPS_RTS && qp->vqp.attr.qp_state != ORDK_QPS_ERR)
 		return -EINVAL;
-	bool atomic = wr->opcode == ORDK_WR_ATOMIC_CMP_AND_SWP ||
-		      wr->opcode == ORDK_WR_ATOMIC_FETCH_AND_ADD;
-
-	/* an atomic returns the original 8 bytes into a local buffer */
-	if (atomic && (wr->num_sge != 1 || wr->sge.length != 8 || wr->sge.addr % 8 != 0))
-		return -EINVAL;
-	if ((unsigned int)wr->opcode > ORDK_WR_ATOMIC_FETCH_AND_ADD || wr->num_sge < 0 ||
-	    wr->num_sge > 1 ||
-	    (wr->send_flags & ~(unsigned int)(ORDK_SEND_FENCE | ORDK_SEND_SIGNALED |
-					      ORDK_SEND_SOLICITED | ORDK_SEND_INLINE)))
-		return -EINVAL;
-	if (inl && rc_inline_check(qp, wr, len) != 0)
-		return -EINVAL;
-	/* the card cannot send a zero-length plain WRITE or READ */
-	if (len == 0 && (wr->opcode == ORDK_WR_RDMA_WRITE || wr->opcode == ORDK_WR_RDMA_READ))
-		return -EINVAL;
-	if (len > (1u << 31))
-		return -EINVAL;
-	if (len > 0 && !inl) {
-		/* a READ's answer lands through its own key (rc_read.c): the MR needs
-		 * only LOCAL_WRITE, as in IBA, and no REMOTE_WRITE a peer could use */
-		rc = check_sge(qp, &wr->sge,
-			       wr->opcode == ORDK_WR_RDMA_READ || atomic ? ORDK_ACCESS_LOCAL_WRITE : 0);
-		if (rc != 0)
-			return rc;
-	}
+	rc = send_check(qp, wr, len, inl);
+	if (rc != 0)
+		return rc;
 	if (flushed_now(qp)) {
 		rc_flush_cqe(qp->vqp.scq, wr->wr_id, rc_wc_opcode((uint8_t)wr->opcode), qp->vqp.qpn);
 		qp->vqp.st.wr_posted++;
 		return 0;
 	}
-	if (qp->req.sq_user >= qp->vqp.init.max_send_wr || qp->req.sq_tail - qp->req.sq_head >= qp->req.sq_size)
+	wqes = !inl && nsge > 1 && wr->opcode == ORDK_WR_RDMA_READ ? nsge : 1;
+	if (qp->req.sq_user >= qp->vqp.init.max_send_wr ||
+	    qp->req.sq_tail - qp->req.sq_head + wqes > qp->req.sq_size)
 		return -ENOMEM;
-	/* the copy waits in the slot of this send queue position until the WR completes */
+	/* the copy waits in this WR's slot until the WR completes */
 	if (inl && len > 0)
-		verbs_qp_inline(&qp->vqp, qp->req.sq_tail, &wr->sge, &sge);
+		verbs_qp_inline(&qp->vqp, qp->req.wr_n, wr, &sge);
 	if (inl)
 		qp->vqp.st.inline_posted++;
+	atomic = rc_is_atomic((uint8_t)wr->opcode);
 	/* in ERR with the flush still to come, it queues behind the rest (the requester starts nothing) */
 	w = &qp->req.sq[qp->req.sq_tail & qp->req.sq_mask];
 	*w = (struct rc_wqe){
@@ -317,14 +374,19 @@ rc_post_send(struct blue_qp *qp, const struct ordk_send_wr *wr)
 		.flags = (wr->send_flags & ORDK_SEND_FENCE) ? RC_WQE_FENCE : 0,
 		.signaled = (wr->send_flags & ORDK_SEND_SIGNALED) != 0,
 		.solicited = (wr->send_flags & ORDK_SEND_SOLICITED) != 0, .imm = wr->imm_data,
-		.laddr = sge.addr, .lkey = sge.lkey, .len = len,
+		.laddr = sge.addr, .lkey = sge.lkey, .len = (uint32_t)len, .wr_n = qp->req.wr_n,
 		.raddr = atomic ? wr->atomic.remote_addr : wr->rdma.remote_addr,
 		.rkey = atomic ? wr->atomic.rkey : wr->rdma.rkey,
 		.compare_add = atomic ? wr->atomic.compare_add : 0,
 		.swap = atomic ? wr->atomic.swap : 0 };
-	if (wr->opcode == ORDK_WR_RDMA_READ)
-		w->k.pgt_offset = rc_key_pgt(blue_mr_lookup(blue_qp_dev(qp), wr->sge.lkey), w->laddr);
-	qp->req.sq_tail++;
+	if (wqes > 1)
+		read_parts(qp, wr, w);
+	else if (wr->opcode == ORDK_WR_RDMA_READ)
+		w->k.pgt_offset = rc_key_pgt(blue_mr_lookup(blue_qp_dev(qp), sge.lkey), w->laddr);
+	else if (!inl && nsge > 1) /* its SGEs wait in its slot (rc_sgl.c) */
+		w->nsge = (uint8_t)verbs_qp_sgl_save(&qp->vqp, qp->req.wr_n, wr);
+	qp->req.sq_tail += wqes;
+	qp->req.wr_n++;
 	qp->req.sq_user++;
 	qp->vqp.st.wr_posted++;
 	/* it takes one of the peer's RECVs: said in the advert ACKs (rc_want_due()) */
@@ -398,11 +460,15 @@ rc_qp_fail(struct blue_qp *qp, enum ordk_wc_status status)
 		qp->req.sq_head++;
 		if (w->flags & RC_WQE_INTERNAL)
 			continue;
+		if (!(w->flags & RC_WQE_PART))
+			qp->req.sq_user--;
+		if (w->flags & RC_WQE_SILENT)
+			continue; /* its WR's error was reported: the next WR carries this one */
 		struct ordk_wc wc = { .wr_id = w->wr_id, .status = status, .qp_num = qp->vqp.qpn,
 				      .opcode = rc_wc_opcode(w->opcode) };
 
 		verbs_cq_push(qp->vqp.scq, &wc);
-		qp->req.sq_user--;
+		rc_wr_silence(&qp->req, qp->req.sq_head - 1);
 		break;
 	}
 	RC_LOG(WARNING, "qp 0x%06x: %s; QP to ERR", qp->vqp.qpn, ordk_wc_status_str(status));

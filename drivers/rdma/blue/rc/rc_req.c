@@ -276,6 +276,9 @@ next_item(struct blue_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n
 		*n = RTE_MIN(w->len, cap - (uint32_t)(w->raddr % pmtu));
 	else
 		*n = RTE_MIN(w->len - off, cap);
+	/* a gather WR's item is read from one SGE, or is a packet assembled from several */
+	if (w->nsge > 1 && !(w->flags & RC_WQE_LEN_ERR))
+		*n = rc_sgl_item_len(qp, w, off, *n, pmtu);
 	*pk = w->opcode == BLUE_WR_RDMA_READ || (w->flags & RC_WQE_LEN_ERR)
 		      ? 1
 		      : rc_pkts(w->raddr + off, *n, pmtu);
@@ -288,9 +291,15 @@ next_item(struct blue_qp *qp, const struct rc_wqe *w, uint32_t pmtu, uint32_t *n
 }
 
 struct blue_send_item
-rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,
+rc_send_item(struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uint32_t len,
 	     uint32_t psn, bool signaled, bool last)
 {
+	/* a READ request carries the READ's own key, never the user MR's (rc_read.c) */
+	uint32_t lkey = w->opcode == BLUE_WR_RDMA_READ ? w->k.key : w->lkey;
+	uint64_t laddr = w->laddr + off;
+
+	if (w->nsge > 1 && len > 0)
+		rc_sgl_source(qp, w, off, len, &laddr, &lkey);
 	return (struct blue_send_item){
 		.opcode = (w->flags & RC_WQE_INTERNAL) ? BLUE_WR_RDMA_READ_RESP : w->opcode,
 		.valid = 1, .msn = w->msn, .total_len = (w->flags & RC_WQE_LEN_ERR) ? 0 : w->len,
@@ -300,9 +309,7 @@ rc_send_item(const struct blue_qp *qp, const struct rc_wqe *w, uint32_t off, uin
 				   (w->solicited ? BLUE_SEND_SOLICITED : 0)),
 		.pmtu = (uint8_t)qp->vqp.attr.path_mtu, .is_first = off == 0, .is_last = last,
 		.sqpn = qp->vqp.qpn, .imm = w->imm, .dst_mac = qp->vqp.attr.dest_mac,
-		/* a READ request carries the READ's own key, never the user MR's (rc_read.c) */
-		.lkey = w->opcode == BLUE_WR_RDMA_READ ? w->k.key : w->lkey,
-		.len = len, .laddr = w->laddr + off, .enable_ecn = qp->cc_on };
+		.lkey = lkey, .len = len, .laddr = laddr, .enable_ecn = qp->cc_on };
 }
 
 bool
@@ -313,7 +320,8 @@ rc_source_ok(struct blue_qp *qp, struct rc_wqe *w, uint32_t off, uint32_t len)
 	unsigned int need = w->opcode == BLUE_WR_RDMA_READ ? ORDK_ACCESS_LOCAL_WRITE : 0;
 
 	if ((w->flags & RC_WQE_INTERNAL) || len == 0 ||
-	    rc_mr_check(qp, w->lkey, w->laddr + off, len, need) == 0)
+	    (w->nsge > 1 ? rc_sgl_ok(qp, w, off, len)
+			 : rc_mr_check(qp, w->lkey, w->laddr + off, len, need) == 0))
 		return true;
 	RC_LOG(WARNING, "qp 0x%06x: WR psn 0x%06x: lkey 0x%08x no longer covers [0x%" PRIx64 ", +%u): "
 	       "LOC_PROT_ERR", qp->vqp.qpn, w->psn, w->lkey, w->laddr + off, len);
@@ -589,9 +597,10 @@ push_queued(struct blue_qp *qp)
 		pushed = push_items(qp, w, want_ack);
 		items += pushed;
 		/* ring or window full: the rest next time (a length error's announcement
-		 * is one item without payload: it went when an item went) */
+		 * and a WR of no bytes are one item without payload: it went when an
+		 * item went; taken for sent before, one the card window held never went) */
 		if (w->state != RC_WQE_ERROR &&
-		    ((w->flags & RC_WQE_LEN_ERR) ? pushed == 0 : w->sent < w->len))
+		    ((w->flags & RC_WQE_LEN_ERR) || w->len == 0 ? pushed == 0 : w->sent < w->len))
 			return items;
 		if (w->state == RC_WQE_ERROR && (w->flags & RC_WQE_FATAL)) {
 			qp->req.sq_next++;
