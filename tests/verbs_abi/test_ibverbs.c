@@ -276,7 +276,7 @@ post_and_log(void)
 	struct ibv_context *c = open_ordk();
 	struct ibv_pd *pd = ibv_alloc_pd(c);
 	struct ibv_cq *cq = ibv_create_cq(c, 4, NULL, NULL, 0);
-	static uint8_t buf[4096];
+	static uint8_t buf[8192];
 	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
 	struct ibv_qp *qp = ud_qp(pd, cq);
@@ -292,7 +292,7 @@ post_and_log(void)
 		_exit(2);
 	setvbuf(log, NULL, _IONBF, 0);
 	rte_openlog_stream(log);
-	ibv_post_send(qp, &wr, &bad); /* 4096 bytes: refused, one line from inside the verb */
+	ibv_post_send(qp, &wr, &bad); /* 8192 bytes, above the MTU: refused, one line from inside the verb */
 	_exit(3);
 }
 
